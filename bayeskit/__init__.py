@@ -1,0 +1,10 @@
+"""bayeskit: scikit-learn-compatible generative Bayesian models.
+
+Every model is a discrete latent structure x an emission family x a prior;
+inference is belief propagation (:mod:`bayeskit.graph`), learning is additive
+sufficient statistics.
+"""
+
+__version__ = "0.1.0.dev0"
+
+__all__ = ["__version__"]
