@@ -1,5 +1,30 @@
-"""The graphical-model core of bayeskit: factors, DAGs, tree and chain belief propagation.
+"""The graphical-model core: factors, DAGs, tree and chain belief propagation.
 
 This package knows nothing about estimators; it works on state indices and
 log-potentials and can be used on its own.
+
+- :class:`LogFactor`: log-space tables over named discrete variables.
+- :data:`SUM_PRODUCT`, :data:`MAX_PRODUCT`: the semirings of elimination.
+- :class:`TreeBP`: batched sum-product and max-product on trees and forests.
+- :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 """
+
+from .factor import LogFactor
+from .semiring import MAX_PRODUCT, SUM_PRODUCT, MaxProduct, Semiring, SumProduct
+from .structure import LatentNode, NodePosterior
+from .tree import TreeBP, TreeMAP, TreeMarginals, node_belief
+
+__all__ = [
+    "MAX_PRODUCT",
+    "SUM_PRODUCT",
+    "LatentNode",
+    "LogFactor",
+    "MaxProduct",
+    "NodePosterior",
+    "Semiring",
+    "SumProduct",
+    "TreeBP",
+    "TreeMAP",
+    "TreeMarginals",
+    "node_belief",
+]
