@@ -5,18 +5,22 @@ log-potentials and can be used on its own.
 
 - :class:`LogFactor`: log-space tables over named discrete variables.
 - :data:`SUM_PRODUCT`, :data:`MAX_PRODUCT`: the semirings of elimination.
+- :class:`DAG`: topological order, moral graph, Markov blanket, d-separation.
 - :class:`TreeBP`: batched sum-product and max-product on trees and forests.
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 """
 
+from .dag import DAG, CycleError
 from .factor import LogFactor
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, MaxProduct, Semiring, SumProduct
 from .structure import LatentNode, NodePosterior
 from .tree import TreeBP, TreeMAP, TreeMarginals, node_belief
 
 __all__ = [
+    "DAG",
     "MAX_PRODUCT",
     "SUM_PRODUCT",
+    "CycleError",
     "LatentNode",
     "LogFactor",
     "MaxProduct",
