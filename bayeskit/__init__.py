@@ -5,6 +5,8 @@ inference is belief propagation (:mod:`bayeskit.graph`), learning is additive
 sufficient statistics.
 """
 
+from .models import CategoricalNB, GaussianNB, MixedNB
+
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+__all__ = ["CategoricalNB", "GaussianNB", "MixedNB", "__version__"]

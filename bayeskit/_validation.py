@@ -1,0 +1,57 @@
+"""The only import point for scikit-learn's validation helpers.
+
+Several of these are private in scikit-learn; importing them here, once, means
+one file absorbs scikit-learn's changes.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    _num_samples,
+    check_is_fitted,
+    validate_data,
+)
+
+__all__ = [
+    "Interval",
+    "StrOptions",
+    "_fit_context",
+    "_num_samples",
+    "check_classification_targets",
+    "check_is_fitted",
+    "check_probability_vector",
+    "check_sample_weight",
+    "validate_data",
+]
+
+
+def check_sample_weight(sample_weight, X) -> np.ndarray:
+    """Non-negative float64 weights of shape (n_samples,), ones when None."""
+    return _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    )
+
+
+def check_probability_vector(p, name: str, size: int | None = None) -> np.ndarray:
+    """A 1-d array of non-negative numbers summing to one, or a clear ValueError."""
+    arr = np.asarray(p, dtype=float)
+    if arr.ndim != 1 or (size is not None and arr.shape[0] != size):
+        expected = f"shape ({size},)" if size is not None else "one dimension"
+        raise ValueError(f"{name} must have {expected}, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or (arr < 0).any():
+        raise ValueError(f"{name} must be finite and non-negative, got {arr}")
+    if not np.isclose(arr.sum(), 1.0, rtol=0, atol=1e-8):
+        raise ValueError(f"{name} must sum to one, it sums to {arr.sum():.10g}")
+    return arr
+
+
+def is_number(x) -> bool:
+    """A real scalar (not a bool)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool)

@@ -1,0 +1,22 @@
+"""Emission families: the messages from observed features into the latent structure.
+
+Every family offers the same three operations, and knows nothing about the
+latent structure it feeds:
+
+- ``log_likelihood(X, params)``: ``log p(x_i | z = k)``, shape ``(n, n_states)``;
+- ``stats(X, weights)``: additive sufficient statistics, ``weights`` of shape
+  ``(n, n_states)`` (one-hot labels times sample weights, or posteriors);
+- ``map_params(stats, ...)``: parameters from statistics and a prior.
+"""
+
+from .categorical import Categorical, CategoricalParams, CategoricalStats
+from .gaussian import DiagonalGaussian, DiagonalParams, DiagonalStats
+
+__all__ = [
+    "Categorical",
+    "CategoricalParams",
+    "CategoricalStats",
+    "DiagonalGaussian",
+    "DiagonalParams",
+    "DiagonalStats",
+]

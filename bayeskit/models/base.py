@@ -1,0 +1,258 @@
+"""What every generative classifier of bayeskit shares.
+
+A generative classifier is one latent class node (observed during fit) and an
+emission family. Fitting gathers additive statistics (class weights and the
+emission's statistics under one-hot weights), so ``fit`` is ``partial_fit`` on
+one chunk after a reset. Prediction is the graph core's posterior over the class
+node, and the decision is the Bayes decision: the most probable class, or with
+a cost matrix the class of least expected cost.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import abstractmethod
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import column_or_1d
+
+from .._logmath import logsumexp
+from .._validation import (
+    Interval,
+    _fit_context,
+    _num_samples,
+    check_classification_targets,
+    check_is_fitted,
+    check_probability_vector,
+    check_sample_weight,
+)
+from ..graph import LatentNode
+from ..priors import log_m_estimate
+
+__all__ = ["BaseGenerativeClassifier", "ClassifierStats"]
+
+
+@dataclass(frozen=True)
+class ClassifierStats:
+    """Sufficient statistics of a supervised generative classifier.
+
+    ``class_weight`` has shape ``(n_classes,)``; ``emission`` is the emission
+    family's statistics. Both add, so statistics of chunks merge with ``+``.
+    """
+
+    class_weight: np.ndarray
+    emission: object
+
+    def __add__(self, other: ClassifierStats) -> ClassifierStats:
+        return ClassifierStats(
+            self.class_weight + other.class_weight, self.emission + other.emission
+        )
+
+
+class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
+    """Base of bayeskit's generative classifiers: classes, priors, costs, posterior.
+
+    Subclasses provide the emission side through four hooks:
+    ``_prepare_X(X, reset)`` (validate and encode), ``_emission_stats(Xt,
+    weights, labels)``, ``_set_emission_params(stats)`` and
+    ``_log_likelihood(Xt)`` (``log p(x | class)``, shape ``(n, n_classes)``).
+    """
+
+    _parameter_constraints: dict = {
+        "priors": ["array-like", None],
+        "prior_m": [Interval(Real, 0, None, closed="left")],
+        "costs": ["array-like", None],
+    }
+
+    # -- hooks ----------------------------------------------------------------
+    @abstractmethod
+    def _prepare_X(self, X, reset: bool, sample_weight=None):
+        """Validate ``X`` and turn it into what the emission family reads.
+
+        In fit (``reset``), rows of zero ``sample_weight`` must not shape the
+        model (a weight of 0 is the row left out), e.g. by adding categories.
+        """
+
+    @abstractmethod
+    def _emission_stats(self, Xt, weights: np.ndarray, labels: np.ndarray):
+        """The emission family's statistics under one-hot ``weights``."""
+
+    @abstractmethod
+    def _set_emission_params(self, stats) -> None:
+        """Set the fitted emission attributes from merged statistics."""
+
+    @abstractmethod
+    def _log_likelihood(self, Xt) -> np.ndarray:
+        """``log p(x | class)`` for every row and class."""
+
+    # -- fitting ----------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit from ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels of any type (ints, strings, -1/+1).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of 2 is the row counted twice.
+
+        Returns
+        -------
+        self : object
+        """
+        for attr in [
+            a for a in vars(self) if a.endswith("_") and not a.startswith("_")
+        ]:
+            delattr(self, attr)
+        return self._partial_fit(X, y, None, sample_weight, reset=True)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk of data to the fitted statistics and update the parameters.
+
+        Statistics add, so any chunking gives the same model as one ``fit``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class label; required in the first call unless ``y`` of that
+            call shows them all, ignored later.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "classes_")
+        return self._partial_fit(X, y, classes, sample_weight, reset=first)
+
+    def _partial_fit(self, X, y, classes, sample_weight, reset: bool):
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, "
+                "but the target y is None"
+            )
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+        n = y.shape[0]
+        if n == 0:
+            raise ValueError("X has 0 samples; at least one is required")
+        if n != _num_samples(X):
+            raise ValueError(
+                f"X has {_num_samples(X)} samples but y has {n}; they must match"
+            )
+        sw = check_sample_weight(sample_weight, np.empty((n, 0)))
+        Xt = self._prepare_X(X, reset=reset, sample_weight=sw)
+        if reset:
+            labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+            if labels.shape[0] < 2:
+                raise ValueError(
+                    f"{type(self).__name__} needs at least two classes; y has only "
+                    f"one class, {labels.tolist()}"
+                )
+            self.classes_ = labels
+        idx = np.searchsorted(self.classes_, y)
+        idx = np.clip(idx, 0, len(self.classes_) - 1)
+        unseen = self.classes_[idx] != y
+        if unseen.any():
+            raise ValueError(
+                f"y contains labels {np.unique(y[unseen]).tolist()[:5]} that are not "
+                f"in classes {self.classes_.tolist()}; pass every class to the "
+                "first partial_fit with `classes`"
+            )
+        weights = np.zeros((n, len(self.classes_)))
+        weights[np.arange(n), idx] = sw
+        stats = ClassifierStats(
+            np.bincount(idx, weights=sw, minlength=len(self.classes_)).astype(float),
+            self._emission_stats(Xt, weights, idx),
+        )
+        self.stats_ = stats if reset else self.stats_ + stats
+        self._check_params_vs_data()
+        self._update_params()
+        return self
+
+    def _check_params_vs_data(self) -> None:
+        """Checks that need the number of classes: priors and costs."""
+        k = len(self.classes_)
+        if self.priors is not None:
+            self._priors = check_probability_vector(self.priors, "priors", k)
+        self._costs = None
+        if self.costs is not None:
+            costs = np.asarray(self.costs, dtype=float)
+            if costs.shape == (k,):
+                costs = np.diag(costs) @ (1.0 - np.eye(k))
+            if costs.shape != (k, k):
+                raise ValueError(
+                    f"costs must have shape ({k},) (cost of misclassifying each "
+                    f"true class) or ({k}, {k}) (C[true, predicted]); got "
+                    f"{np.shape(self.costs)}"
+                )
+            if not np.all(np.isfinite(costs)) or (costs < 0).any():
+                raise ValueError("costs must be finite and non-negative")
+            self._costs = costs
+
+    def _update_params(self) -> None:
+        stats = self.stats_
+        k = len(self.classes_)
+        self.class_count_ = stats.class_weight.copy()
+        if self.priors is not None:
+            with np.errstate(divide="ignore"):
+                self.class_log_prior_ = np.log(self._priors)
+        else:
+            self.class_log_prior_ = log_m_estimate(
+                stats.class_weight, stats.class_weight.sum(), self.prior_m, 1.0 / k
+            )
+        self._set_emission_params(stats.emission)
+
+    # -- prediction ---------------------------------------------------------------
+    def predict_joint_log_proba(self, X):
+        """``log P(x, y = c)`` for every row and class, shape ``(n, n_classes)``."""
+        check_is_fitted(self)
+        Xt = self._prepare_X(X, reset=False)
+        return self._log_likelihood(Xt) + self.class_log_prior_
+
+    def _log_posterior(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        Xt = self._prepare_X(X, reset=False)
+        post = LatentNode(len(self.classes_)).posterior(
+            self._log_likelihood(Xt), self.class_log_prior_
+        )
+        impossible = np.isneginf(post.log_evidence)
+        if impossible.any():
+            warnings.warn(
+                f"{int(impossible.sum())} row(s) have probability zero under every "
+                "class (a value with zero estimated probability, e.g. with m=0); "
+                "their posterior falls back to the class prior",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            prior = self.class_log_prior_ - logsumexp(self.class_log_prior_)
+            post.log_resp[impossible] = prior
+        return post.log_resp
+
+    def predict_log_proba(self, X):
+        """``log P(y = c | x)``, computed in log space (no underflow)."""
+        return self._log_posterior(X)
+
+    def predict_proba(self, X):
+        """``P(y = c | x)``, shape ``(n, n_classes)``; unaffected by ``costs``."""
+        return np.exp(self._log_posterior(X))
+
+    def predict(self, X):
+        """The Bayes decision: the class of least expected cost.
+
+        Without ``costs`` this is the most probable class. With a cost matrix
+        ``C[true, predicted]`` it is ``argmin_j sum_i P(y = i | x) C[i, j]``.
+        """
+        log_resp = self._log_posterior(X)
+        if self._costs is None:
+            return self.classes_[np.argmax(log_resp, axis=1)]
+        expected = np.exp(log_resp) @ self._costs
+        return self.classes_[np.argmin(expected, axis=1)]

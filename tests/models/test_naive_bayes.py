@@ -1,0 +1,474 @@
+"""Naive Bayes: the notes' numbers, scikit-learn parity, the shared classifier path."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import norm
+from sklearn import naive_bayes as sknb
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OrdinalEncoder, StandardScaler
+
+from bayeskit import CategoricalNB, GaussianNB, MixedNB
+from bayeskit.datasets import load_playtennis
+
+
+def playtennis():
+    df = load_playtennis()
+    return df.drop(columns="PlayTennis"), df["PlayTennis"]
+
+
+def query_day():
+    return pd.DataFrame(
+        [["Sunny", "Cool", "High", "Strong"]],
+        columns=["Outlook", "Temperature", "Humidity", "Wind"],
+    )
+
+
+# -- the notes' example ---------------------------------------------------------
+def test_playtennis_numbers_of_the_notes():
+    X, y = playtennis()
+    clf = CategoricalNB(m=0).fit(X, y)
+    joint = np.exp(clf.predict_joint_log_proba(query_day()))[0]
+    no, yes = list(clf.classes_).index("No"), list(clf.classes_).index("Yes")
+    np.testing.assert_allclose(joint[yes], 54 / 6561 * 9 / 14, rtol=1e-12)
+    np.testing.assert_allclose(joint[no], 36 / 625 * 5 / 14, rtol=1e-12)
+    assert round(joint[yes], 4) == 0.0053 and round(joint[no], 4) == 0.0206
+    assert clf.predict(query_day())[0] == "No"
+    assert round(clf.predict_proba(query_day())[0, no], 4) == 0.7954
+    # The learnt tables are the notes' tables: P(Outlook = Sunny | Yes) = 2/9.
+    sunny = list(clf.categories_[0]).index("Sunny")
+    np.testing.assert_allclose(np.exp(clf.feature_log_prob_[0][yes, sunny]), 2 / 9)
+
+
+def test_m_estimate_by_hand():
+    X, y = playtennis()
+    m = 3.0
+    clf = CategoricalNB(m=m).fit(X, y)
+    yes = list(clf.classes_).index("Yes")
+    overcast = list(clf.categories_[0]).index("Overcast")
+    # n_c = 4 overcast days among n = 9 Yes days, t = 3 outlooks, p = 1/3.
+    expected = (4 + m / 3) / (9 + m)
+    np.testing.assert_allclose(
+        np.exp(clf.feature_log_prob_[0][yes, overcast]), expected, rtol=1e-14
+    )
+    p = [[0.5, 0.25, 0.25], [1 / 3] * 3, [0.5, 0.5], [0.5, 0.5]]
+    clf = CategoricalNB(m=m, p=p).fit(X, y)
+    np.testing.assert_allclose(
+        np.exp(clf.feature_log_prob_[0][yes, overcast]), (4 + m * 0.5) / (9 + m)
+    )
+
+
+def test_posterior_is_bayes_rule_by_hand():
+    X = np.array([["a", "x"], ["a", "y"], ["b", "y"], ["b", "y"], ["a", "x"]])
+    y = np.array([0, 0, 1, 1, 1])
+    clf = CategoricalNB(m=1.0).fit(X, y)
+    # P(y): 2/5, 3/5. Feature 0 (a, b), m=1, p=1/2: class 0 counts a=2, b=0.
+    p0 = np.array([(2 + 0.5) / 3, (0 + 0.5) / 3])
+    p1 = np.array([(1 + 0.5) / 4, (2 + 0.5) / 4])
+    q0 = np.array([(1 + 0.5) / 3, (1 + 0.5) / 3])  # feature 1 (x, y), class 0
+    q1 = np.array([(1 + 0.5) / 4, (2 + 0.5) / 4])
+    joint = np.array([0.4 * p0[1] * q0[0], 0.6 * p1[1] * q1[0]])  # row (b, x)
+    np.testing.assert_allclose(
+        clf.predict_proba([["b", "x"]])[0], joint / joint.sum(), rtol=1e-14
+    )
+
+
+# -- parity with scikit-learn ------------------------------------------------------
+@pytest.mark.parity
+@pytest.mark.parametrize("seed", range(5))
+def test_categorical_parity_with_sklearn_laplace(seed):
+    rng = np.random.default_rng(seed)
+    n, t = 300, [2, 3, 5, 4]
+    y = rng.integers(0, 3, n)
+    X = np.column_stack([(rng.integers(0, k, n) + y) % k for k in t])
+    ours = CategoricalNB(m=np.array(t, dtype=float)).fit(X, y)
+    theirs = sknb.CategoricalNB(alpha=1.0).fit(X, y)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        ours.predict_log_proba(X), theirs.predict_log_proba(X), rtol=1e-12
+    )
+    for a, b in zip(ours.feature_log_prob_, theirs.feature_log_prob_):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parity
+def test_categorical_parity_on_strings_via_ordinal_encoding():
+    X, y = playtennis()
+    t = [3, 3, 2, 2]
+    ours = CategoricalNB(m=np.array(t, dtype=float)).fit(X, y)
+    Xo = OrdinalEncoder().fit_transform(X).astype(int)
+    theirs = sknb.CategoricalNB(alpha=1.0).fit(Xo, y)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(Xo), rtol=1e-12
+    )
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("shift", [0.0, 1e6])
+@pytest.mark.parametrize("seed", range(3))
+def test_gaussian_parity_with_sklearn(seed, shift):
+    rng = np.random.default_rng(seed)
+    n, d, k = 400, 6, 4
+    y = rng.integers(0, k, n)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.5, 2, d) + y[:, None] * 0.7 + shift
+    ours = GaussianNB().fit(X, y)
+    theirs = sknb.GaussianNB().fit(X, y)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10
+    )
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X), rtol=1e-9
+    )
+
+
+def test_far_from_origin_matches_centred_data(rng):
+    X = rng.normal(size=(200, 3))
+    y = rng.integers(0, 2, 200)
+    a = GaussianNB(var_smoothing=0).fit(X, y).predict_proba(X)
+    b = GaussianNB(var_smoothing=0).fit(X + 1e6, y).predict_proba(X + 1e6)
+    np.testing.assert_allclose(a, b, atol=1e-8)
+
+
+# -- GaussianNB's m ---------------------------------------------------------------
+def test_gaussian_m_shrinks_to_pooled_variance(rng):
+    n, d = 120, 3
+    y = rng.integers(0, 3, n)
+    X = rng.normal(size=(n, d)) * (1 + y[:, None])
+    m = 7.0
+    clf = GaussianNB(m=m, var_smoothing=0).fit(X, y)
+    S = np.array([((X[y == c] - X[y == c].mean(0)) ** 2).sum(0) for c in range(3)])
+    nc = np.bincount(y)[:, None]
+    s2 = S.sum(0) / n
+    np.testing.assert_allclose(clf.var_, (S + m * s2) / (nc + m), rtol=1e-12)
+    big = GaussianNB(m=1e12, var_smoothing=0).fit(X, y)
+    np.testing.assert_allclose(big.var_, np.broadcast_to(s2, big.var_.shape), rtol=1e-9)
+    # With one variance per feature the log-odds are linear in x.
+    grid = np.linspace(-3, 3, 7)[:, None] * np.ones((1, d))
+    logodds = big.predict_joint_log_proba(grid) @ np.array([1.0, -1.0, 0.0])
+    np.testing.assert_allclose(np.diff(logodds, 2), 0, atol=1e-8)
+
+
+# -- the shared classifier path ------------------------------------------------------
+def make_data(kind, rng, n=90):
+    y = rng.choice(np.array(["ham", "spam", "eggs"]), n)
+    if kind == "gaussian":
+        return rng.normal(size=(n, 4)) + (y == "spam")[:, None], y
+    X = rng.integers(0, 4, size=(n, 5))
+    if kind == "mixed":
+        return pd.DataFrame(
+            {"a": X[:, 0].astype(str), "b": rng.normal(size=n), "c": X[:, 1] > 1}
+        ), y
+    return X, y
+
+
+ALL = [
+    ("gaussian", GaussianNB),
+    ("categorical", CategoricalNB),
+    ("mixed", MixedNB),
+]
+
+
+def rows(X, idx):
+    return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
+
+
+@pytest.mark.parametrize("kind, Est", ALL)
+def test_partial_fit_equals_fit(kind, Est, rng):
+    X, y = make_data(kind, rng)
+    full = Est().fit(X, y)
+    chunked = Est()
+    for part in np.array_split(np.arange(len(y)), 4):
+        chunked.partial_fit(rows(X, part), y[part], classes=np.unique(y))
+    np.testing.assert_allclose(
+        chunked.predict_joint_log_proba(X), full.predict_joint_log_proba(X), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("kind, Est", ALL)
+def test_integer_weights_equal_repetition(kind, Est, rng):
+    X, y = make_data(kind, rng)
+    w = rng.integers(0, 4, len(y))
+    w[:3] = [1, 2, 3]
+    weighted = Est().fit(X, y, sample_weight=w)
+    repeated = Est().fit(rows(X, np.repeat(np.arange(len(y)), w)), np.repeat(y, w))
+    np.testing.assert_allclose(
+        weighted.predict_joint_log_proba(X),
+        repeated.predict_joint_log_proba(X),
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("kind, Est", ALL)
+def test_pickle_clone_pipeline_gridsearch(kind, Est, rng):
+    X, y = make_data(kind, rng)
+    clf = Est().fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    grid = {
+        "gaussian": {"m": [0.0, 5.0]},
+        "categorical": {"m": [0.5, 4.0]},
+        "mixed": {"m": [0.5, 4.0]},
+    }[kind]
+    search = GridSearchCV(Est(), grid, cv=3).fit(X, y)
+    assert search.best_params_["m"] in grid["m"]
+    assert len(search.cv_results_["mean_test_score"]) == 2
+
+
+def test_pipeline_with_scaler(rng):
+    X, y = make_data("gaussian", rng)
+    pipe = make_pipeline(StandardScaler(), GaussianNB()).fit(X, y)
+    direct = GaussianNB().fit(StandardScaler().fit_transform(X), y)
+    np.testing.assert_allclose(
+        pipe.predict_proba(X), direct.predict_proba(StandardScaler().fit_transform(X))
+    )
+
+
+def test_costs_change_predict_by_the_expected_cost_rule():
+    X = np.array([[0.0], [0.2], [1.0], [1.2]])
+    y = np.array(["a", "a", "b", "b"])
+    base = GaussianNB().fit(X, y)
+    q = np.array([[0.55], [0.62], [0.7]])
+    P = base.predict_proba(q)
+    C = np.array([[0.0, 10.0], [1.0, 0.0]])  # calling a true "a" a "b" costs 10
+    clf = GaussianNB(costs=C).fit(X, y)
+    expected = np.array(["a", "b"])[np.argmin(P @ C, axis=1)]
+    np.testing.assert_array_equal(clf.predict(q), expected)
+    assert (clf.predict(q) != base.predict(q)).any()
+    np.testing.assert_array_equal(clf.predict_proba(q), P)
+    vec = GaussianNB(costs=[10.0, 1.0]).fit(X, y)
+    np.testing.assert_array_equal(vec.predict(q), expected)
+
+
+def test_priors_and_prior_m():
+    X, y = playtennis()
+    clf = CategoricalNB(prior_m=4.0).fit(X, y)
+    yes = list(clf.classes_).index("Yes")
+    np.testing.assert_allclose(np.exp(clf.class_log_prior_[yes]), (9 + 2) / (14 + 4))
+    fixed = CategoricalNB(priors=[0.5, 0.5]).fit(X, y)
+    np.testing.assert_allclose(np.exp(fixed.class_log_prior_), [0.5, 0.5])
+    assert not np.allclose(fixed.predict_proba(X), clf.predict_proba(X))
+
+
+def test_log_proba_without_underflow(rng):
+    X, y = make_data("gaussian", rng)
+    clf = GaussianNB().fit(X, y)
+    far = np.full((1, 4), 60.0)
+    logp = clf.predict_log_proba(far)
+    assert np.all(np.isfinite(logp))
+    assert logp.min() < -745  # exp() of it underflows to 0
+    np.testing.assert_allclose(np.exp(logp), clf.predict_proba(far))
+
+
+def test_labels_of_any_type(rng):
+    X, _ = make_data("gaussian", rng)
+    for labels in (np.array([-1, 1]), np.array(["no", "yes"]), np.array([0.0, 1.0])):
+        y = labels[rng.integers(0, 2, len(X))]
+        clf = GaussianNB().fit(X, y)
+        assert set(clf.predict(X)) <= set(labels)
+        np.testing.assert_array_equal(clf.classes_, np.sort(labels))
+
+
+# -- categorical inputs, missing values, zeros -------------------------------------
+def test_categorical_takes_any_labels_and_pandas_types():
+    X, y = playtennis()
+    ref = CategoricalNB().fit(X, y).predict_proba(X)
+    cat = X.astype("category")
+    np.testing.assert_allclose(CategoricalNB().fit(cat, y).predict_proba(cat), ref)
+    as_obj = X.to_numpy(dtype=object)
+    np.testing.assert_allclose(
+        CategoricalNB().fit(as_obj, y).predict_proba(as_obj), ref
+    )
+    bools = pd.DataFrame({"windy": X["Wind"] == "Strong", "n": X["Outlook"].map(len)})
+    clf = CategoricalNB().fit(bools, y)
+    assert [list(c) for c in clf.categories_] == [[False, True], [4, 5, 8]]
+
+
+def test_missing_values_are_marginalised():
+    X, y = playtennis()
+    Xm = X.copy().astype(object)
+    Xm.iloc[0, 0] = None
+    Xm.iloc[3, 1] = np.nan
+    Xm.iloc[5, 2] = pd.NA
+    clf = CategoricalNB(m=1.0).fit(Xm, y)
+    # Counts leave the missing cells out: row 0 (Sunny, No) no longer counts.
+    no = list(clf.classes_).index("No")
+    sunny = list(clf.categories_[0]).index("Sunny")
+    assert clf.category_count_[0][no, sunny] == 2
+    assert clf.category_count_[0][no].sum() == 4
+    # A missing cell at predict time drops that feature from the product.
+    q = query_day().astype(object)
+    q.iloc[0, 1] = None
+    joint = clf.predict_joint_log_proba(q)[0]
+    by_hand = clf.class_log_prior_ + sum(
+        clf.feature_log_prob_[j][:, list(clf.categories_[j]).index(q.iloc[0, j])]
+        for j in (0, 2, 3)
+    )
+    np.testing.assert_allclose(joint, by_hand, rtol=1e-14)
+
+
+def test_gaussian_missing_values(rng):
+    X = rng.normal(size=(60, 3))
+    y = rng.integers(0, 2, 60)
+    Xm = X.copy()
+    Xm[rng.random(X.shape) < 0.2] = np.nan
+    clf = GaussianNB(var_smoothing=0).fit(Xm, y)
+    for c in (0, 1):
+        np.testing.assert_allclose(clf.theta_[c], np.nanmean(Xm[y == c], 0))
+        np.testing.assert_allclose(clf.var_[c], np.nanvar(Xm[y == c], 0), rtol=1e-12)
+    q = np.array([[0.3, np.nan, -1.0]])
+    by_hand = clf.class_log_prior_ + sum(
+        norm.logpdf(q[0, j], clf.theta_[:, j], np.sqrt(clf.var_[:, j])) for j in (0, 2)
+    )
+    np.testing.assert_allclose(clf.predict_joint_log_proba(q)[0], by_hand, rtol=1e-12)
+
+
+def test_zero_probabilities_with_m0_never_nan():
+    X, y = playtennis()
+    clf = CategoricalNB(m=0).fit(X, y)
+    q = pd.DataFrame(
+        [["Overcast", "Hot", "High", "Weak"]], columns=X.columns
+    )  # Overcast never happens on a No day
+    joint = clf.predict_joint_log_proba(q)[0]
+    no = list(clf.classes_).index("No")
+    assert np.isneginf(joint[no]) and np.isfinite(joint[1 - no])
+    np.testing.assert_allclose(clf.predict_proba(q)[0, no], 0.0)
+    assert clf.predict(q)[0] == "Yes"
+    # Zero under every class: the prior, with a warning.
+    Xz = pd.DataFrame({"f": ["a", "a", "b", "b"], "g": ["u", "v", "u", "v"]})
+    yz = ["p", "p", "q", "q"]
+    clfz = CategoricalNB(m=0).fit(Xz, yz)
+    Xq = pd.DataFrame({"f": ["a"], "g": ["u"]})
+    clfz2 = CategoricalNB(m=0).fit(Xz.assign(g=["u", "u", "v", "v"]), yz)
+    with pytest.warns(RuntimeWarning, match="falls back to the class prior"):
+        proba = clfz2.predict_proba(Xq.assign(f="b"))
+    np.testing.assert_allclose(proba, [[0.5, 0.5]])
+    assert not np.isnan(clfz.predict_log_proba(Xq)).any()
+
+
+def test_handle_unknown_and_declared_categories():
+    X, y = playtennis()
+    q = query_day().assign(Outlook="Snow")
+    clf = CategoricalNB().fit(X, y)
+    ignored = clf.predict_joint_log_proba(q)[0]
+    without = clf.class_log_prior_ + sum(
+        clf.feature_log_prob_[j][:, list(clf.categories_[j]).index(q.iloc[0, j])]
+        for j in (1, 2, 3)
+    )
+    np.testing.assert_allclose(ignored, without, rtol=1e-14)
+    with pytest.raises(ValueError, match="feature 'Outlook' has value 'Snow'"):
+        CategoricalNB(handle_unknown="error").fit(X, y).predict(q)
+    cats = [["Sunny", "Overcast", "Rain", "Snow"], None, None, None]
+    declared = CategoricalNB(
+        m=4,
+        categories=[
+            c if c else sorted(X.iloc[:, j].unique()) for j, c in enumerate(cats)
+        ],
+    ).fit(X, y)
+    assert declared.feature_log_prob_[0].shape == (2, 4)
+    snow = declared.predict_proba(q)
+    assert np.all(np.isfinite(snow))
+    codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
+    mc = CategoricalNB(min_categories=4).fit(codes, [0, 0, 1, 1])
+    assert [len(c) for c in mc.categories_] == [4, 4]
+    np.testing.assert_allclose(
+        np.exp(mc.feature_log_prob_[0][0]),
+        [(1 + 0.25) / 3, (1 + 0.25) / 3, 0.25 / 3, 0.25 / 3],
+    )
+
+
+def test_mixed_is_the_product_of_its_parts(rng):
+    X, y = make_data("mixed", rng)
+    mixed = MixedNB(m=2.0, gaussian_m=1.0).fit(X, y)
+    np.testing.assert_array_equal(mixed.categorical_features_, [True, False, True])
+    cat = CategoricalNB(m=2.0).fit(X[["a", "c"]], y)
+    gauss = GaussianNB(m=1.0).fit(X[["b"]], y)
+    prior = cat.class_log_prior_
+    np.testing.assert_allclose(
+        mixed.predict_joint_log_proba(X),
+        cat.predict_joint_log_proba(X[["a", "c"]])
+        + gauss.predict_joint_log_proba(X[["b"]])
+        - prior,
+        rtol=1e-12,
+    )
+    by_name = MixedNB(categorical_features=["a", "c"], m=2.0, gaussian_m=1.0).fit(X, y)
+    np.testing.assert_allclose(by_name.predict_proba(X), mixed.predict_proba(X))
+    arr = MixedNB(categorical_features=[0, 2], m=2.0, gaussian_m=1.0).fit(
+        X.to_numpy(dtype=object), y
+    )
+    np.testing.assert_allclose(
+        arr.predict_proba(X.to_numpy(dtype=object)), mixed.predict_proba(X), rtol=1e-12
+    )
+
+
+def test_fit_does_not_mutate_input(rng):
+    X, y = make_data("gaussian", rng)
+    X[0, 1] = np.nan
+    X_copy, y_copy = X.copy(), y.copy()
+    GaussianNB().fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(X, X_copy)
+    np.testing.assert_array_equal(y, y_copy)
+    Xc, yc = playtennis()
+    before = Xc.copy()
+    CategoricalNB().fit(Xc, yc).predict(Xc)
+    pd.testing.assert_frame_equal(Xc, before)
+
+
+# -- bad input ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "est, match",
+    [
+        (CategoricalNB(m=-1.0), "'m' parameter"),
+        (CategoricalNB(m=[1.0, -2.0, 1.0, 1.0]), "m must be finite and >= 0"),
+        (CategoricalNB(m=[1.0, 1.0]), r"m must be a number or have shape \(4,\)"),
+        (
+            CategoricalNB(p=[[0.5, 0.6, 0.1], [1 / 3] * 3, [0.5] * 2, [0.5] * 2]),
+            r"p\[0\] must sum to one",
+        ),
+        (CategoricalNB(priors=[0.2, 0.3, 0.5]), r"priors must have shape \(2,\)"),
+        (CategoricalNB(priors=[0.2, 0.3]), "priors must sum to one"),
+        (CategoricalNB(costs=np.ones((3, 3))), "costs must have shape"),
+        (CategoricalNB(costs=[-1.0, 1.0]), "costs must be finite and non-negative"),
+        (CategoricalNB(prior_m=-1), "'prior_m' parameter"),
+    ],
+)
+def test_bad_parameters(est, match):
+    X, y = playtennis()
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y)
+
+
+def test_bad_data():
+    X, y = playtennis()
+    with pytest.raises(ValueError, match="one class"):
+        CategoricalNB().fit(X, ["Yes"] * 14)
+    with pytest.raises(ValueError, match="0 sample"):
+        GaussianNB().fit(np.empty((0, 3)), [])
+    with pytest.raises(ValueError, match="0 sample"):
+        CategoricalNB().fit(X.iloc[:0], y.iloc[:0])
+    clf = GaussianNB().fit(np.eye(4), [0, 0, 1, 1])
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(np.ones((2, 3)))
+    cat = CategoricalNB().fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        cat.predict(X.to_numpy()[:, :3])
+    with pytest.raises(ValueError, match="zero variance"):
+        GaussianNB(var_smoothing=0).fit(np.ones((4, 2)), [0, 0, 1, 1])
+    with pytest.raises(ValueError, match="not in classes"):
+        GaussianNB().partial_fit(np.eye(4), [0, 0, 1, 1]).partial_fit(
+            np.eye(4)[:1], [5]
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        GaussianNB(m=1.0, var_smoothing=0).fit(
+            np.ones((4, 2)) + np.eye(4, 2), [0, 0, 1, 1]
+        )
