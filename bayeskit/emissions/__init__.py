@@ -10,13 +10,20 @@ latent structure it feeds:
 """
 
 from .categorical import Categorical, CategoricalParams, CategoricalStats
-from .gaussian import DiagonalGaussian, DiagonalParams, DiagonalStats
+from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
+from .gaussian import Gaussian, GaussianParams, GaussianStats
 
 __all__ = [
+    "DIAG",
+    "FULL",
+    "SPHERICAL",
+    "TIED",
     "Categorical",
     "CategoricalParams",
     "CategoricalStats",
-    "DiagonalGaussian",
-    "DiagonalParams",
-    "DiagonalStats",
+    "Covariance",
+    "Gaussian",
+    "GaussianParams",
+    "GaussianStats",
+    "covariance_from_name",
 ]

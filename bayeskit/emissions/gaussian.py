@@ -1,14 +1,23 @@
-"""Gaussian emissions with a diagonal covariance (one variance per feature and state).
+"""The Gaussian emission family: one family, its covariance structure an object.
 
-Missing values (NaN) are marginalised: a missing feature is left out of the
-statistics of its row and of its likelihood, which for a diagonal Gaussian is
-exactly the marginal density of the observed features.
+``Gaussian(FULL)`` is QDA's and the full mixtures' emission, ``Gaussian(TIED)``
+LDA's, ``Gaussian(DIAG)`` Gaussian naive Bayes', ``Gaussian(SPHERICAL)`` the
+spherical mixtures'. Statistics are the weight, the mean and the centred
+scatter of every state; they merge pairwise (Chan, Golub and LeVeque), never
+as ``E[x^2] - E[x]^2``. Parameters come from statistics and a prior in one
+formula for every structure, the MAP update of the reference notes (001):
 
-Statistics are centred (weights, means, sums of squared deviations per state
-and feature) and merge pairwise (Chan, Golub and LeVeque), so data far from the
-origin keeps its precision. The log-likelihood of all rows is two matrix
-products, computed in coordinates centred on the weighted mean of the training
-data so that the expansion of the quadratic form loses no precision.
+.. math::
+
+    \\Sigma_k = \\frac{S_k + \\eta\\, S_0}{n_k + \\eta} + \\text{reg}\\, I,
+
+with ``eta = 0`` the maximum-likelihood estimate. The log-density is evaluated
+through the precision Cholesky factor ``P`` (``P P^T = Sigma^{-1}``, from a
+triangular solve, never an explicit inverse) in coordinates centred on the
+training mean, so data far from the origin keeps its precision.
+
+With the diagonal structure, missing values (NaN) are marginalised: a missing
+feature is left out of the statistics of its row and of its density.
 """
 
 from __future__ import annotations
@@ -17,145 +26,158 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DiagonalGaussian", "DiagonalParams", "DiagonalStats"]
+from .covariance import DIAG, Covariance
+
+__all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
 
 @dataclass(frozen=True)
-class DiagonalStats:
-    """Per state and feature: total weight, weighted mean, sum of squared deviations.
+class GaussianStats:
+    """Weight ``(K,)`` (``(K, d)`` for DIAG), mean ``(K, d)`` and centred scatter.
 
-    All three arrays have shape ``(n_states, n_features)`` (the weight depends
-    on the feature when values are missing).
+    The scatter's shape is the covariance structure's: ``(K, d, d)`` full,
+    ``(d, d)`` tied, ``(K, d)`` diagonal, ``(K,)`` spherical.
     """
 
     weight: np.ndarray
     mean: np.ndarray
-    m2: np.ndarray
+    scatter: np.ndarray
+    covariance: Covariance
 
-    def __add__(self, other: DiagonalStats) -> DiagonalStats:
+    def __add__(self, other: GaussianStats) -> GaussianStats:
         w = self.weight + other.weight
-        with np.errstate(invalid="ignore", divide="ignore"):
-            frac = np.where(w > 0, other.weight / np.where(w > 0, w, 1.0), 0.0)
-        delta = other.mean - self.mean
-        mean = self.mean + delta * frac
-        m2 = self.m2 + other.m2 + delta**2 * self.weight * frac
-        return DiagonalStats(w, mean, m2)
-
-    def pooled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Over all states: total weight, mean and within-state sum of squares.
-
-        Returns ``(weight, mean, m2_within)`` per feature; the total sum of
-        squares is ``m2_within + between``, also returned by :meth:`total_m2`.
-        """
-        w = self.weight.sum(axis=0)
         safe = np.where(w > 0, w, 1.0)
-        mean = (self.weight * self.mean).sum(axis=0) / safe
-        return w, mean, self.m2.sum(axis=0)
+        frac = np.where(w > 0, other.weight / safe, 0.0)
+        delta = other.mean - self.mean
+        mean = self.mean + delta * (frac if frac.ndim == 2 else frac[:, None])
+        coef = self.weight * frac  # = w_a w_b / (w_a + w_b)
+        scatter = self.scatter + other.scatter + self.covariance.outer(delta, coef)
+        return GaussianStats(w, mean, scatter, self.covariance)
 
-    def total_m2(self) -> np.ndarray:
-        """Sum of squared deviations from the pooled mean, per feature."""
-        _, mean, within = self.pooled()
-        between = (self.weight * (self.mean - mean) ** 2).sum(axis=0)
-        return within + between
+    def _feature_weights(self) -> np.ndarray:
+        w = self.weight
+        return w if w.ndim == 2 else np.broadcast_to(w[:, None], self.mean.shape)
+
+    def grand_mean(self) -> np.ndarray:
+        """Weighted mean of every feature over all states."""
+        w = self._feature_weights()
+        tot = w.sum(axis=0)
+        return (w * self.mean).sum(axis=0) / np.where(tot > 0, tot, 1.0)
+
+    def within_variance(self) -> np.ndarray:
+        """Pooled within-state variance of every feature (DIAG statistics)."""
+        tot = self._feature_weights().sum(axis=0)
+        return self.scatter.sum(axis=0) / np.where(tot > 0, tot, 1.0)
+
+    def total_variance(self) -> np.ndarray:
+        """Variance of every feature over all states (DIAG statistics)."""
+        w = self._feature_weights()
+        tot = w.sum(axis=0)
+        between = (w * (self.mean - self.grand_mean()) ** 2).sum(axis=0)
+        return (self.scatter.sum(axis=0) + between) / np.where(tot > 0, tot, 1.0)
 
 
 @dataclass(frozen=True)
-class DiagonalParams:
-    """Means and variances ``(n_states, n_features)``, the centring point, and
-    ``epsilon``, what ``var_smoothing`` added to every variance."""
+class GaussianParams:
+    """Means ``(K, d)``, covariances, precision Cholesky factors, ``log det P``."""
 
     means: np.ndarray
-    var: np.ndarray
+    covariances: np.ndarray
+    precisions_cholesky: np.ndarray
+    log_det: np.ndarray
     center: np.ndarray
-    epsilon: float = 0.0
 
 
-class DiagonalGaussian:
-    """The emission family of Gaussian naive Bayes (diagonal covariance)."""
+class Gaussian:
+    """Gaussian emissions with the given covariance structure.
 
-    @staticmethod
+    Parameters
+    ----------
+    covariance : Covariance
+        ``FULL``, ``TIED``, ``DIAG`` or ``SPHERICAL`` from
+        :mod:`bayeskit.emissions.covariance`.
+    """
+
+    def __init__(self, covariance: Covariance) -> None:
+        self.covariance = covariance
+
     def stats(
-        X: np.ndarray, weights: np.ndarray, labels: np.ndarray | None = None
-    ) -> DiagonalStats:
-        """Weighted statistics of ``X`` (NaN = missing) for every state.
+        self, X: np.ndarray, weights: np.ndarray, labels: np.ndarray | None = None
+    ) -> GaussianStats:
+        """Statistics of ``X`` under ``weights`` of shape ``(n, K)``.
 
         ``labels`` may be given when every row's weight sits on one state (a
-        supervised fit): the squared deviations then take one pass over ``X``.
+        supervised fit): the deviations then take one pass over ``X``. NaN in
+        ``X`` (missing values) is only allowed with the diagonal structure.
         """
-        missing = np.isnan(X)
-        has_missing = missing.any()
-        if has_missing:
+        missing = np.isnan(X) if self.covariance is DIAG else None
+        if missing is not None and missing.any():
             observed = (~missing).astype(float)
             X = np.where(missing, 0.0, X)
             weight = weights.T @ observed
-        else:
-            weight = np.broadcast_to(
-                weights.sum(axis=0)[:, None], (weights.shape[1], X.shape[1])
-            ).copy()
+            safe = np.where(weight > 0, weight, 1.0)
+            mean = (weights.T @ X) / safe
+            # Deviations of missing cells are zeroed through the observed mask.
+            if labels is not None:
+                resid = (X - mean[labels]) * observed
+                scatter = weights.T @ (resid * resid)
+            else:
+                scatter = np.stack(
+                    [
+                        weights[:, k] @ (((X - mean[k]) * observed) ** 2)
+                        for k in range(weights.shape[1])
+                    ]
+                )
+            return GaussianStats(weight, mean, scatter, DIAG)
+        weight = weights.sum(axis=0)
         safe = np.where(weight > 0, weight, 1.0)
-        mean = (weights.T @ X) / safe
-        if labels is not None:
-            resid = X - mean[labels]
-            if has_missing:
-                resid *= observed
-            m2 = weights.T @ (resid * resid)
-        else:
-            m2 = np.empty_like(mean)
-            for k in range(weights.shape[1]):
-                resid = X - mean[k]
-                if has_missing:
-                    resid *= observed
-                m2[k] = weights[:, k] @ (resid * resid)
-        return DiagonalStats(weight, mean, m2)
+        mean = (weights.T @ X) / safe[:, None]
+        if self.covariance is DIAG:
+            weight = np.broadcast_to(weight[:, None], mean.shape).copy()
+        scatter = self.covariance.scatter(X, weights, mean, labels)
+        return GaussianStats(weight, mean, scatter, self.covariance)
 
-    @staticmethod
-    def zeros(n_states: int, n_features: int) -> DiagonalStats:
-        z = np.zeros((n_states, n_features))
-        return DiagonalStats(z, z.copy(), z.copy())
-
-    @staticmethod
     def map_params(
-        stats: DiagonalStats, m: float = 0.0, var_smoothing: float = 0.0
-    ) -> DiagonalParams:
-        """Variances shrunk toward the pooled within-state variance.
+        self,
+        stats: GaussianStats,
+        prior_weight: float = 0.0,
+        prior_scatter=None,
+        reg: float = 0.0,
+    ) -> GaussianParams:
+        """MAP parameters; ``prior_scatter`` ``S_0`` defaults to the identity.
 
-        ``var[k, j] = (S_kj + m s_j^2) / (n_kj + m) + epsilon`` where ``S_kj`` is
-        state k's sum of squared deviations of feature j, ``s_j^2`` the pooled
-        within-state variance ``sum_k S_kj / n_j`` and ``epsilon =
-        var_smoothing * max_j total_var_j`` (scikit-learn's ``var_smoothing``).
-        A state with no observed value of a feature takes the pooled mean and
-        the total variance of that feature.
+        Raises :class:`numpy.linalg.LinAlgError` when a covariance is not
+        positive definite; the estimator turns it into an error that names
+        its own remedies.
         """
-        n, center, within = stats.pooled()
-        safe_n = np.where(n > 0, n, 1.0)
-        pooled_var = within / safe_n
-        total_var = stats.total_m2() / safe_n
-        epsilon = var_smoothing * (total_var.max() if total_var.size else 0.0)
-        den = stats.weight + m
-        empty = den == 0
-        var = np.where(
-            empty, total_var, (stats.m2 + m * pooled_var) / np.where(empty, 1.0, den)
+        d = stats.mean.shape[1]
+        if prior_scatter is None:
+            prior_scatter = np.eye(d)
+        cov = self.covariance.covariances(
+            stats.scatter, stats.weight, prior_weight, prior_scatter, reg
         )
-        means = np.where(stats.weight > 0, stats.mean, center)
-        return DiagonalParams(means, var + epsilon, center, float(epsilon))
+        prec = self.covariance.precision_cholesky(cov)
+        log_det = self.covariance.log_det_precision_cholesky(prec, d)
+        center = stats.grand_mean()
+        # A state with no data for a feature takes the mean over all states.
+        means = np.where(stats._feature_weights() > 0, stats.mean, center)
+        return GaussianParams(means, cov, prec, log_det, center)
 
-    @staticmethod
-    def log_likelihood(X: np.ndarray, params: DiagonalParams) -> np.ndarray:
-        """``sum_j log N(x_j; mu_kj, var_kj)`` over observed features, ``(n, K)``."""
-        prec = 1.0 / params.var
-        mu = params.means - params.center
+    def log_likelihood(self, X: np.ndarray, params: GaussianParams) -> np.ndarray:
+        """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``."""
         Xc = X - params.center
-        missing = np.isnan(Xc)
-        has_missing = missing.any()
-        if has_missing:
+        mu_c = params.means - params.center
+        d = X.shape[1]
+        missing = np.isnan(Xc) if self.covariance is DIAG else None
+        if missing is not None and missing.any():
             Xc[missing] = 0.0
-        per_feature = mu * mu * prec + np.log(params.var) + _LOG_2PI  # (K, d)
-        out = Xc @ (mu * prec).T
-        out -= 0.5 * ((Xc * Xc) @ prec.T)
-        if has_missing:
-            out -= 0.5 * ((~missing).astype(float) @ per_feature.T)
-        else:
-            out -= 0.5 * per_feature.sum(axis=1)
-        return out
+            observed = (~missing).astype(float)
+            prec = params.precisions_cholesky**2
+            maha = Xc @ (-2.0 * (mu_c * prec).T)
+            maha += (Xc * Xc) @ prec.T
+            per_feature = mu_c * mu_c * prec + _LOG_2PI - np.log(prec)
+            return -0.5 * (maha + observed @ per_feature.T)
+        maha = self.covariance.mahalanobis(Xc, mu_c, params.precisions_cholesky)
+        return -0.5 * (maha + d * _LOG_2PI) + params.log_det

@@ -18,7 +18,7 @@ from .._validation import (
     check_probability_vector,
     validate_data,
 )
-from ..emissions import Categorical, DiagonalGaussian
+from ..emissions import DIAG, Categorical, Gaussian
 from ..emissions.base import ProductStats
 from ._encoding import encode_column, fit_categories, is_missing
 from .base import BaseGenerativeClassifier
@@ -382,17 +382,18 @@ class GaussianNB(BaseGenerativeClassifier):
         return X
 
     def _emission_stats(self, X, weights, labels):
-        return DiagonalGaussian.stats(X, weights, labels)
+        return _DIAG_GAUSSIAN.stats(X, weights, labels)
 
     def _set_emission_params(self, stats):
-        self._params = _gaussian_params(stats, self.m, self.var_smoothing)
+        self._params, self.epsilon_ = _gaussian_params(
+            stats, self.m, self.var_smoothing
+        )
         self.theta_ = self._params.means
-        self.var_ = self._params.var
-        self.epsilon_ = self._params.epsilon
+        self.var_ = self._params.covariances
         self.class_prior_ = np.exp(self.class_log_prior_)
 
     def _log_likelihood(self, X):
-        return DiagonalGaussian.log_likelihood(X, self._params)
+        return _DIAG_GAUSSIAN.log_likelihood(X, self._params)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -400,14 +401,28 @@ class GaussianNB(BaseGenerativeClassifier):
         return tags
 
 
+_DIAG_GAUSSIAN = Gaussian(DIAG)
+
+
 def _gaussian_params(stats, m, var_smoothing):
-    params = DiagonalGaussian.map_params(stats, m=m, var_smoothing=var_smoothing)
-    if not (params.var > 0).all():
+    """Naive Bayes' variances: a MAP prior toward the pooled within-class variance.
+
+    ``(S_cj + m s_j^2) / (n_cj + m)`` is the covariance prior of the Gaussian
+    family with weight ``m`` and prior scatter ``s_j^2``; ``var_smoothing``
+    times the largest total variance is added as scikit-learn does.
+    Returns the parameters and that epsilon.
+    """
+    epsilon = float(var_smoothing * stats.total_variance().max())
+    try:
+        params = _DIAG_GAUSSIAN.map_params(
+            stats, prior_weight=m, prior_scatter=stats.within_variance(), reg=epsilon
+        )
+    except np.linalg.LinAlgError:
         raise ValueError(
             "a feature has zero variance within a class (constant values); "
             "set var_smoothing > 0 or m > 0"
-        )
-    return params
+        ) from None
+    return params, epsilon
 
 
 class MixedNB(BaseGenerativeClassifier):
@@ -583,7 +598,7 @@ class MixedNB(BaseGenerativeClassifier):
         return ProductStats(
             (
                 self._part.family.stats(codes, weights) if codes is not None else None,
-                DiagonalGaussian.stats(Xnum, weights, labels)
+                _DIAG_GAUSSIAN.stats(Xnum, weights, labels)
                 if Xnum is not None
                 else None,
             )
@@ -601,8 +616,9 @@ class MixedNB(BaseGenerativeClassifier):
         if num_stats is not None:
             self._num_params = _gaussian_params(
                 num_stats, self.gaussian_m, self.var_smoothing
-            )
-            self.theta_, self.var_ = self._num_params.means, self._num_params.var
+            )[0]
+            self.theta_ = self._num_params.means
+            self.var_ = self._num_params.covariances
 
     def _log_likelihood(self, Xt):
         codes, Xnum = Xt
@@ -610,7 +626,7 @@ class MixedNB(BaseGenerativeClassifier):
         if codes is not None:
             out += self._part.family.log_likelihood(codes, self._cat_params)
         if Xnum is not None:
-            out += DiagonalGaussian.log_likelihood(Xnum, self._num_params)
+            out += _DIAG_GAUSSIAN.log_likelihood(Xnum, self._num_params)
         return out
 
     def __sklearn_tags__(self):

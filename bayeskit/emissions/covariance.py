@@ -1,0 +1,282 @@
+"""Covariance structures of the Gaussian emission family, as objects.
+
+One Gaussian family serves naive Bayes (diagonal), LDA (tied), QDA and the
+mixtures (full, tied, diagonal, spherical). What differs between the four is
+held here, once: the shape of the scatter statistics, how scatters merge, how
+a prior turns them into covariances, and how the quadratic form of the
+log-density is evaluated. A string option such as ``covariance_type='full'``
+is resolved to one of these objects once, where an estimator builds its
+components (:func:`covariance_from_name`).
+
+Scatter statistics are sums of weighted outer products of deviations from the
+state means (centred), so they merge exactly and keep their precision for data
+far from the origin.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+from scipy import linalg
+
+__all__ = [
+    "DIAG",
+    "FULL",
+    "SPHERICAL",
+    "TIED",
+    "Covariance",
+    "Diag",
+    "Full",
+    "Spherical",
+    "Tied",
+    "covariance_from_name",
+]
+
+_LOG_2PI = np.log(2.0 * np.pi)
+_CHUNK_ELEMENTS = 1 << 21  # rows x outputs per block of the full quadratic form
+
+
+class Covariance(ABC):
+    """What one covariance structure contributes to the Gaussian family."""
+
+    name: str = ""
+
+    @abstractmethod
+    def scatter(self, X, weights, means, labels=None) -> np.ndarray:
+        """Centred weighted scatter of ``X`` (NaN-free) around every state mean."""
+
+    @abstractmethod
+    def outer(self, delta: np.ndarray, coef: np.ndarray) -> np.ndarray:
+        """Scatter of the mean shift ``delta`` (n_states, d), weighted by ``coef``."""
+
+    @abstractmethod
+    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+        """MAP covariances ``(scatter + eta S) / (weight + eta) + reg``."""
+
+    @abstractmethod
+    def precision_cholesky(self, covariances) -> np.ndarray:
+        """Factors ``P`` with ``P P^T`` the precision; raises LinAlgError if not PD."""
+
+    @abstractmethod
+    def log_det_precision_cholesky(self, prec_chol, n_features: int) -> np.ndarray:
+        """``log det P`` per state, shape ``(n_states,)`` (or a scalar if tied)."""
+
+    @abstractmethod
+    def mahalanobis(self, Xc, mu_c, prec_chol) -> np.ndarray:
+        """Squared Mahalanobis distances ``(n, n_states)``; ``Xc``, ``mu_c`` centred."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __reduce__(self):
+        return (covariance_from_name, (self.name,))
+
+
+def _residuals(X, means, labels):
+    return X - means[labels]
+
+
+class Full(Covariance):
+    """A full covariance matrix per state: scatter ``(n_states, d, d)``."""
+
+    name = "full"
+
+    def scatter(self, X, weights, means, labels=None):
+        k, d = means.shape
+        out = np.empty((k, d, d))
+        if labels is not None:
+            resid = _residuals(X, means, labels)
+            for j in range(k):
+                rows = labels == j
+                r = resid[rows]
+                out[j] = (r * weights[rows, j][:, None]).T @ r
+            return out
+        for j in range(k):
+            r = X - means[j]
+            out[j] = (r * weights[:, j][:, None]).T @ r
+        return out
+
+    def outer(self, delta, coef):
+        return np.einsum("k,ki,kj->kij", coef, delta, delta)
+
+    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+        d = scatter.shape[-1]
+        den = (weight + prior_weight)[:, None, None]
+        cov = _ratio(scatter + prior_weight * prior_scatter, den, prior_scatter)
+        cov[:, np.arange(d), np.arange(d)] += reg
+        return cov
+
+    def precision_cholesky(self, covariances):
+        return np.stack([_prec_chol(c) for c in covariances])
+
+    def log_det_precision_cholesky(self, prec_chol, n_features):
+        return np.log(np.diagonal(prec_chol, axis1=1, axis2=2)).sum(axis=1)
+
+    def mahalanobis(self, Xc, mu_c, prec_chol):
+        k, d, _ = prec_chol.shape
+        n = Xc.shape[0]
+        out = np.empty((n, k))
+        # All states in one matrix product per block of rows: Y = Xc [P_1 .. P_K].
+        stacked = np.concatenate(list(prec_chol), axis=1)  # (d, K d)
+        shift = np.einsum("kj,kji->ki", mu_c, prec_chol)  # (K, d)
+        step = max(1, _CHUNK_ELEMENTS // max(k * d, 1))
+        for start in range(0, n, step):
+            y = (Xc[start : start + step] @ stacked).reshape(-1, k, d)
+            y -= shift
+            out[start : start + step] = np.einsum("nkd,nkd->nk", y, y)
+        return out
+
+
+class Tied(Covariance):
+    """One covariance matrix shared by all states: scatter ``(d, d)``."""
+
+    name = "tied"
+
+    def scatter(self, X, weights, means, labels=None):
+        if labels is not None:
+            resid = _residuals(X, means, labels)
+            w = weights[np.arange(len(labels)), labels]
+            return (resid * w[:, None]).T @ resid
+        return FULL.scatter(X, weights, means).sum(axis=0)
+
+    def outer(self, delta, coef):
+        return np.einsum("k,ki,kj->ij", coef, delta, delta)
+
+    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+        d = scatter.shape[-1]
+        den = weight.sum() + prior_weight
+        cov = _ratio(scatter + prior_weight * prior_scatter, den, prior_scatter)
+        cov[np.arange(d), np.arange(d)] += reg
+        return cov
+
+    def precision_cholesky(self, covariances):
+        return _prec_chol(covariances)
+
+    def log_det_precision_cholesky(self, prec_chol, n_features):
+        return np.sum(np.log(np.diag(prec_chol)))
+
+    def mahalanobis(self, Xc, mu_c, prec_chol):
+        y = Xc @ prec_chol
+        m = mu_c @ prec_chol
+        out = y @ (-2.0 * m.T)
+        out += np.einsum("ij,ij->i", y, y)[:, None]
+        out += np.einsum("ij,ij->i", m, m)
+        return out
+
+
+class Diag(Covariance):
+    """One variance per state and feature: scatter ``(n_states, d)``.
+
+    The only structure that marginalises missing values (NaN): a missing
+    feature is left out of its row's distance and normaliser.
+    """
+
+    name = "diag"
+
+    def scatter(self, X, weights, means, labels=None):
+        if labels is not None:
+            resid = _residuals(X, means, labels)
+            return weights.T @ (resid * resid)
+        out = np.empty(means.shape)
+        for j in range(means.shape[0]):
+            r = X - means[j]
+            out[j] = weights[:, j] @ (r * r)
+        return out
+
+    def outer(self, delta, coef):
+        return coef * delta * delta if coef.ndim == 2 else coef[:, None] * delta**2
+
+    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+        weight = weight if weight.ndim == 2 else weight[:, None]
+        prior = _diagonal(prior_scatter)
+        num = scatter + prior_weight * prior
+        return _ratio(num, weight + prior_weight, prior) + reg
+
+    def precision_cholesky(self, covariances):
+        if not np.all(covariances > 0):
+            raise np.linalg.LinAlgError("a variance is not positive")
+        return 1.0 / np.sqrt(covariances)
+
+    def log_det_precision_cholesky(self, prec_chol, n_features):
+        return np.log(prec_chol).sum(axis=1)
+
+    def mahalanobis(self, Xc, mu_c, prec_chol):
+        prec = prec_chol**2
+        out = Xc @ (-2.0 * (mu_c * prec).T)
+        out += (Xc * Xc) @ prec.T
+        out += (mu_c * mu_c * prec).sum(axis=1)
+        return out
+
+
+class Spherical(Covariance):
+    """One variance per state: scatter ``(n_states,)`` (the trace)."""
+
+    name = "spherical"
+
+    def scatter(self, X, weights, means, labels=None):
+        return DIAG.scatter(X, weights, means, labels).sum(axis=1)
+
+    def outer(self, delta, coef):
+        return coef * (delta * delta).sum(axis=1)
+
+    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+        prior = np.mean(_diagonal(prior_scatter))
+        d = np.size(_diagonal(prior_scatter))
+        num = scatter / d + prior_weight * prior
+        return _ratio(num, weight + prior_weight, prior) + reg
+
+    def precision_cholesky(self, covariances):
+        if not np.all(covariances > 0):
+            raise np.linalg.LinAlgError("a variance is not positive")
+        return 1.0 / np.sqrt(covariances)
+
+    def log_det_precision_cholesky(self, prec_chol, n_features):
+        return n_features * np.log(prec_chol)
+
+    def mahalanobis(self, Xc, mu_c, prec_chol):
+        prec = prec_chol**2
+        out = Xc @ (-2.0 * mu_c.T)
+        out += np.einsum("ij,ij->i", Xc, Xc)[:, None]
+        out += (mu_c * mu_c).sum(axis=1)
+        return out * prec
+
+
+def _diagonal(prior_scatter) -> np.ndarray:
+    """The diagonal of a prior scatter given as a matrix, or the vector itself."""
+    p = np.asarray(prior_scatter, dtype=float)
+    return np.diagonal(p) if p.ndim == 2 else p
+
+
+def _ratio(num, den, prior):
+    """``num / den``; where ``den == 0`` (no data, no prior weight) the prior.
+
+    That is the limit of the MAP estimate as the prior weight goes to zero for
+    a state that has no data.
+    """
+    den = np.asarray(den, dtype=float)
+    empty = den == 0
+    if not empty.any():
+        return num / den
+    out = num / np.where(empty, 1.0, den)
+    return np.where(empty, np.broadcast_to(prior, out.shape), out)
+
+
+def _prec_chol(cov: np.ndarray) -> np.ndarray:
+    """Upper factor ``P`` with ``P P^T = cov^{-1}``, by a triangular solve."""
+    chol = linalg.cholesky(cov, lower=True)  # raises LinAlgError when not PD
+    d = cov.shape[0]
+    # A pivot at rounding level means a singular matrix that rounding let through.
+    scale = np.max(np.abs(np.diag(cov)))
+    if np.min(np.diag(chol)) ** 2 <= d * np.finfo(float).eps * scale:
+        raise np.linalg.LinAlgError("the covariance matrix is singular")
+    return linalg.solve_triangular(chol, np.eye(d), lower=True).T
+
+
+FULL, TIED, DIAG, SPHERICAL = Full(), Tied(), Diag(), Spherical()
+_BY_NAME = {c.name: c for c in (FULL, TIED, DIAG, SPHERICAL)}
+
+
+def covariance_from_name(name: str) -> Covariance:
+    """The covariance object named full, tied, diag or spherical."""
+    return _BY_NAME[name]
