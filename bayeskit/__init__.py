@@ -5,8 +5,21 @@ inference is belief propagation (:mod:`bayeskit.graph`), learning is additive
 sufficient statistics.
 """
 
-from .models import CategoricalNB, GaussianNB, MixedNB
+from .models import (
+    CategoricalNB,
+    GaussianNB,
+    LinearDiscriminantAnalysis,
+    MixedNB,
+    QuadraticDiscriminantAnalysis,
+)
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["CategoricalNB", "GaussianNB", "MixedNB", "__version__"]
+__all__ = [
+    "CategoricalNB",
+    "GaussianNB",
+    "LinearDiscriminantAnalysis",
+    "MixedNB",
+    "QuadraticDiscriminantAnalysis",
+    "__version__",
+]

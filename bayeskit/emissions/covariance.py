@@ -51,8 +51,11 @@ class Covariance(ABC):
         """Scatter of the mean shift ``delta`` (n_states, d), weighted by ``coef``."""
 
     @abstractmethod
-    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
-        """MAP covariances ``(scatter + eta S) / (weight + eta) + reg``."""
+    def covariances(
+        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
+    ):
+        """MAP covariances ``(1 - shrink) (scatter + eta S) / (weight + eta)``
+        plus ``(shrink + reg) I``."""
 
     @abstractmethod
     def precision_cholesky(self, covariances) -> np.ndarray:
@@ -100,11 +103,14 @@ class Full(Covariance):
     def outer(self, delta, coef):
         return np.einsum("k,ki,kj->kij", coef, delta, delta)
 
-    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+    def covariances(
+        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
+    ):
         d = scatter.shape[-1]
         den = (weight + prior_weight)[:, None, None]
         cov = _ratio(scatter + prior_weight * prior_scatter, den, prior_scatter)
-        cov[:, np.arange(d), np.arange(d)] += reg
+        cov *= 1.0 - shrink
+        cov[:, np.arange(d), np.arange(d)] += shrink + reg
         return cov
 
     def precision_cholesky(self, covariances):
@@ -143,11 +149,14 @@ class Tied(Covariance):
     def outer(self, delta, coef):
         return np.einsum("k,ki,kj->ij", coef, delta, delta)
 
-    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+    def covariances(
+        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
+    ):
         d = scatter.shape[-1]
         den = weight.sum() + prior_weight
         cov = _ratio(scatter + prior_weight * prior_scatter, den, prior_scatter)
-        cov[np.arange(d), np.arange(d)] += reg
+        cov *= 1.0 - shrink
+        cov[np.arange(d), np.arange(d)] += shrink + reg
         return cov
 
     def precision_cholesky(self, covariances):
@@ -187,11 +196,13 @@ class Diag(Covariance):
     def outer(self, delta, coef):
         return coef * delta * delta if coef.ndim == 2 else coef[:, None] * delta**2
 
-    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+    def covariances(
+        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
+    ):
         weight = weight if weight.ndim == 2 else weight[:, None]
         prior = _diagonal(prior_scatter)
         num = scatter + prior_weight * prior
-        return _ratio(num, weight + prior_weight, prior) + reg
+        return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
 
     def precision_cholesky(self, covariances):
         if not np.all(covariances > 0):
@@ -220,11 +231,13 @@ class Spherical(Covariance):
     def outer(self, delta, coef):
         return coef * (delta * delta).sum(axis=1)
 
-    def covariances(self, scatter, weight, prior_weight, prior_scatter, reg):
+    def covariances(
+        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
+    ):
         prior = np.mean(_diagonal(prior_scatter))
         d = np.size(_diagonal(prior_scatter))
         num = scatter / d + prior_weight * prior
-        return _ratio(num, weight + prior_weight, prior) + reg
+        return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
 
     def precision_cholesky(self, covariances):
         if not np.all(covariances > 0):

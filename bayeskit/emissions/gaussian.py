@@ -145,8 +145,13 @@ class Gaussian:
         prior_weight: float = 0.0,
         prior_scatter=None,
         reg: float = 0.0,
+        shrink: float = 0.0,
     ) -> GaussianParams:
         """MAP parameters; ``prior_scatter`` ``S_0`` defaults to the identity.
+
+        ``shrink`` in [0, 1] pulls the covariance toward the identity,
+        ``(1 - shrink) Sigma + shrink I`` (QDA's ``reg_param``), and ``reg`` is
+        added to its diagonal afterwards.
 
         Raises :class:`numpy.linalg.LinAlgError` when a covariance is not
         positive definite; the estimator turns it into an error that names
@@ -156,7 +161,7 @@ class Gaussian:
         if prior_scatter is None:
             prior_scatter = np.eye(d)
         cov = self.covariance.covariances(
-            stats.scatter, stats.weight, prior_weight, prior_scatter, reg
+            stats.scatter, stats.weight, prior_weight, prior_scatter, reg, shrink
         )
         prec = self.covariance.precision_cholesky(cov)
         log_det = self.covariance.log_det_precision_cholesky(prec, d)

@@ -58,7 +58,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     Subclasses provide the emission side through four hooks:
     ``_prepare_X(X, reset)`` (validate and encode), ``_emission_stats(Xt,
     weights, labels)``, ``_set_emission_params(stats)`` and
-    ``_log_likelihood(Xt)`` (``log p(x | class)``, shape ``(n, n_classes)``).
+    ``_log_likelihood(Xt)`` (``log p(x | class)``, shape ``(n, n_classes)``),
+    and may override ``_class_scores(Xt)``.
     """
 
     _parameter_constraints: dict = {
@@ -87,6 +88,14 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     @abstractmethod
     def _log_likelihood(self, Xt) -> np.ndarray:
         """``log p(x | class)`` for every row and class."""
+
+    def _class_scores(self, Xt) -> np.ndarray:
+        """``log p(x | class)`` up to a constant per row: all a posterior needs.
+
+        Models whose log-likelihood has a costly term shared by every class
+        (the quadratic form of a tied covariance) leave it out here.
+        """
+        return self._log_likelihood(Xt)
 
     # -- fitting ----------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
@@ -169,9 +178,14 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         weights = np.zeros((n, len(self.classes_)))
         weights[np.arange(n), idx] = sw
+        class_weight = np.bincount(idx, weights=sw, minlength=len(self.classes_))
+        if reset and classes is None and np.count_nonzero(class_weight) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs at least two classes with positive "
+                "sample_weight"
+            )
         stats = ClassifierStats(
-            np.bincount(idx, weights=sw, minlength=len(self.classes_)).astype(float),
-            self._emission_stats(Xt, weights, idx),
+            class_weight.astype(float), self._emission_stats(Xt, weights, idx)
         )
         self.stats_ = stats if reset else self.stats_ + stats
         self._check_params_vs_data()
@@ -222,7 +236,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         Xt = self._prepare_X(X, reset=False)
         post = LatentNode(len(self.classes_)).posterior(
-            self._log_likelihood(Xt), self.class_log_prior_
+            self._class_scores(Xt), self.class_log_prior_
         )
         impossible = np.isneginf(post.log_evidence)
         if impossible.any():

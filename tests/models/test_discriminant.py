@@ -1,0 +1,254 @@
+"""LDA and QDA: the notes' hyperplane, scikit-learn parity, statistics that add."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import multivariate_normal
+from sklearn import discriminant_analysis as skda
+from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.pipeline import make_pipeline
+
+from bayeskit import LinearDiscriminantAnalysis as LDA
+from bayeskit import QuadraticDiscriminantAnalysis as QDA
+
+
+def problem(seed, k, d, n=400):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = (
+        rng.normal(size=(n, d)) @ rng.normal(size=(d, d))
+        + 0.8 * rng.normal(size=(k, d))[y]
+    )
+    return X, y
+
+
+def datasets():
+    yield from (
+        ("random", *problem(s, k, d))
+        for s, (k, d) in enumerate([(2, 2), (5, 2), (2, 50), (5, 50)])
+    )
+    for name, load in (
+        ("iris", load_iris),
+        ("wine", load_wine),
+        ("cancer", load_breast_cancer),
+    ):
+        X, y = load(return_X_y=True)
+        yield name, X, y
+
+
+DATA = list(datasets())
+SOLVERS = [
+    ("svd", None),
+    ("lsqr", None),
+    ("lsqr", 0.3),
+    ("lsqr", "auto"),
+    ("eigen", None),
+    ("eigen", 0.2),
+    ("eigen", "auto"),
+]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("solver, shrinkage", SOLVERS)
+@pytest.mark.parametrize("name, X, y", DATA, ids=[d[0] for d in DATA])
+def test_lda_parity_with_sklearn(name, X, y, solver, shrinkage):
+    ours = LDA(solver=solver, shrinkage=shrinkage).fit(X, y)
+    theirs = skda.LinearDiscriminantAnalysis(solver=solver, shrinkage=shrinkage).fit(
+        X, y
+    )
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-8
+    )
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_allclose(ours.means_, theirs.means_, rtol=1e-12)
+    scale = np.abs(theirs.coef_).max()
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, atol=1e-7 * scale)
+    np.testing.assert_allclose(
+        ours.explained_variance_ratio_ if solver != "lsqr" else 0,
+        theirs.explained_variance_ratio_ if solver != "lsqr" else 0,
+        atol=1e-8,
+    )
+    if solver != "lsqr":
+        a, b = ours.transform(X), theirs.transform(X)
+        sign = np.sign(np.sum(a * b, axis=0))
+        np.testing.assert_allclose(a * sign, b, atol=1e-7 * np.abs(b).max())
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("reg_param", [0.0, 0.3])
+@pytest.mark.parametrize("name, X, y", DATA[:3] + DATA[4:6], ids=lambda v: str(v)[:8])
+def test_qda_parity_with_sklearn(name, X, y, reg_param):
+    ours = QDA(reg_param=reg_param, store_covariance=True).fit(X, y)
+    theirs = skda.QuadraticDiscriminantAnalysis(
+        reg_param=reg_param, store_covariance=True
+    ).fit(X, y)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-8
+    )
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    for a, b in zip(ours.covariance_, theirs.covariance_):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for a, b in zip(ours.scalings_, theirs.scalings_):
+        np.testing.assert_allclose(a, b, rtol=1e-9)
+
+
+def test_two_class_boundary_is_the_notes_hyperplane(rng):
+    X, y = problem(3, 2, 4)
+    for solver in ("svd", "lsqr", "eigen"):
+        lda = LDA(solver=solver, priors=[0.5, 0.5], store_covariance=True).fit(X, y)
+        mu1, mu2 = lda.means_
+        sigma = lda.covariance_
+        w = np.linalg.solve(sigma, mu1 - mu2)
+        # The fitted log odds of class 0 vs 1 are w^T (x - (mu1 + mu2) / 2).
+        np.testing.assert_allclose(-lda.coef_[0], w, rtol=1e-10)
+        np.testing.assert_allclose(-lda.intercept_[0], -w @ (mu1 + mu2) / 2, rtol=1e-10)
+        pts = rng.normal(size=(20, 4))
+        np.testing.assert_allclose(
+            -lda.decision_function(pts), (pts - (mu1 + mu2) / 2) @ w, rtol=1e-9
+        )
+
+
+def test_joint_log_proba_is_the_gaussian_density(rng):
+    X, y = problem(4, 3, 3)
+    for est in (LDA(solver="lsqr"), LDA(solver="svd"), QDA(store_covariance=True)):
+        est.fit(X, y)
+        q = rng.normal(size=(10, 3))
+        joint = est.predict_joint_log_proba(q)
+        for k in range(3):
+            cov = (
+                est.covariance_[k]
+                if isinstance(est, QDA)
+                else np.cov((X - est.means_[y]).T, bias=True)
+            )
+            ref = multivariate_normal(est.means_[k], cov).logpdf(q) + np.log(
+                est.priors_[k]
+            )
+            np.testing.assert_allclose(joint[:, k], ref, rtol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "est",
+    [
+        LDA(),
+        LDA(solver="lsqr", shrinkage=0.2),
+        LDA(solver="eigen"),
+        QDA(),
+        QDA(covariance_prior_weight=2.0, reg_param=0.1),
+    ],
+)
+def test_partial_fit_equals_fit(est, rng):
+    X, y = problem(5, 3, 4)
+    full = est.fit(X, y).predict_proba(X)
+    chunked = type(est)(**est.get_params())
+    for part in np.array_split(rng.permutation(len(y)), 5):
+        chunked.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    np.testing.assert_allclose(chunked.predict_proba(X), full, atol=1e-10)
+
+
+def test_auto_shrinkage_needs_one_fit():
+    X, y = problem(6, 2, 3)
+    lda = LDA(solver="lsqr", shrinkage="auto").partial_fit(X, y)
+    with pytest.raises(ValueError, match="shrinkage='auto'"):
+        lda.partial_fit(X, y)
+
+
+@pytest.mark.parametrize("est", [LDA(), LDA(solver="eigen", shrinkage=0.1), QDA()])
+def test_integer_weights_equal_repetition(est, rng):
+    X, y = problem(7, 3, 3)
+    w = rng.integers(0, 4, len(y))
+    a = est.fit(X, y, sample_weight=w).predict_proba(X)
+    b = est.fit(np.repeat(X, w, axis=0), np.repeat(y, w)).predict_proba(X)
+    np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+@pytest.mark.parametrize("est", [LDA(), LDA(solver="lsqr"), QDA()])
+def test_far_from_origin_and_log_proba_without_underflow(est):
+    X, y = problem(8, 3, 3)
+    base = est.fit(X, y).predict_proba(X)
+    shifted = est.fit(X + 1e6, y).predict_proba(X + 1e6)
+    np.testing.assert_allclose(shifted, base, atol=1e-6)
+    far = X[:2] + 1e6 + 200.0
+    logp = est.predict_log_proba(far)
+    assert np.all(np.isfinite(logp)) and logp.min() < -800
+    np.testing.assert_allclose(np.exp(logp), est.predict_proba(far))
+
+
+def test_collinear_and_constant_features(rng):
+    X, y = problem(9, 3, 3)
+    X = np.column_stack([X, X[:, 0] + X[:, 1], np.full(len(X), 2.0)])
+    for est in (
+        LDA(),
+        LDA(solver="lsqr", shrinkage="auto"),
+        LDA(solver="eigen", shrinkage=0.1),
+        QDA(covariance_prior_weight=1.0),
+    ):
+        proba = est.fit(X, y).predict_proba(X)
+        assert np.all(np.isfinite(proba)) and (est.predict(X) == y).mean() > 0.5
+    with pytest.raises(ValueError, match=r"singular.*shrinkage"):
+        LDA(solver="lsqr").fit(X, y)
+    with pytest.raises(ValueError, match="covariance_prior_weight"):
+        QDA().fit(X, y)
+
+
+def test_one_sample_class_needs_a_prior():
+    X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.0], [1.5, 0.2], [5.0, 5.0]])
+    y = np.array([0, 0, 0, 0, 1])
+    with pytest.raises(ValueError, match="class 1 is not full rank"):
+        QDA().fit(X, y)
+    S = np.array([[2.0, 0.5], [0.5, 1.0]])
+    qda = QDA(covariance_prior=S, covariance_prior_weight=3.0, store_covariance=True)
+    qda.fit(X, y)
+    # Sigma_c = (S_c + eta S) / (n_c + eta): the one-sample class has S_c = 0.
+    np.testing.assert_allclose(qda.covariance_[1], 3.0 * S / 4.0)
+    Xc = X[:4] - X[:4].mean(0)
+    np.testing.assert_allclose(qda.covariance_[0], (Xc.T @ Xc + 3.0 * S) / 7.0)
+    assert np.all(np.isfinite(qda.predict_proba(X)))
+
+
+def test_transformer_in_pipelines_and_pandas_output():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    lda = LDA(n_components=1).set_output(transform="pandas").fit(X, y)
+    out = lda.transform(X)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == ["lineardiscriminantanalysis0"]
+    pipe = make_pipeline(LDA(n_components=2), QDA()).fit(X, y)
+    assert pipe.score(X, y) > 0.9
+    assert list(lda.feature_names_in_) == list(X.columns)
+
+
+def test_costs():
+    X, y = problem(10, 2, 2)
+    base = LDA().fit(X, y)
+    P = base.predict_proba(X)
+    C = np.array([[0.0, 1.0], [8.0, 0.0]])
+    np.testing.assert_array_equal(
+        LDA(costs=C).fit(X, y).predict(X), np.argmin(P @ C, axis=1)
+    )
+
+
+@pytest.mark.parametrize(
+    "est, match",
+    [
+        (LDA(shrinkage=0.5), "shrinkage is not supported with solver='svd'"),
+        (LDA(n_components=5), "n_components=5 cannot be larger"),
+        (LDA(priors=[0.5, 0.6]), "priors must sum to one"),
+        (QDA(covariance_prior=np.eye(3)), r"covariance_prior must have shape \(2, 2\)"),
+        (
+            QDA(covariance_prior=-np.eye(2), covariance_prior_weight=1.0),
+            "positive definite",
+        ),
+        (QDA(reg_param=2.0), "'reg_param' parameter"),
+    ],
+)
+def test_bad_parameters(est, match):
+    X, y = problem(11, 2, 2)
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y)
+
+
+def test_transform_needs_directions():
+    X, y = problem(12, 3, 3)
+    with pytest.raises(ValueError, match="transform needs"):
+        LDA(solver="lsqr").fit(X, y).transform(X)
+    with pytest.raises(ValueError, match="features"):
+        LDA().fit(X, y).predict(X[:, :2])
