@@ -34,7 +34,6 @@ __all__ = [
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
-_CHUNK_ELEMENTS = 1 << 21  # rows x outputs per block of the full quadratic form
 
 
 class Covariance(ABC):
@@ -80,6 +79,27 @@ def _residuals(X, means, labels):
     return X - means[labels]
 
 
+def _class_residuals(X, weights, means, labels):
+    """Per class, its rows' deviations from its mean times sqrt(weight).
+
+    One sorted copy of ``X`` makes every class a contiguous block, so that
+    ``r.T @ r`` is the class's weighted scatter with no further gathering.
+    """
+    order = np.argsort(labels, kind="stable")
+    counts = np.bincount(labels, minlength=means.shape[0])
+    xs = X[order]
+    w = weights[order, labels[order]]
+    root = None if np.all(w == 1.0) else np.sqrt(w)[:, None]
+    start = 0
+    for j, c in enumerate(counts):
+        r = xs[start : start + c]
+        r -= means[j]
+        if root is not None:
+            r *= root[start : start + c]
+        start += c
+        yield r
+
+
 class Full(Covariance):
     """A full covariance matrix per state: scatter ``(n_states, d, d)``."""
 
@@ -89,11 +109,8 @@ class Full(Covariance):
         k, d = means.shape
         out = np.empty((k, d, d))
         if labels is not None:
-            resid = _residuals(X, means, labels)
-            for j in range(k):
-                rows = labels == j
-                r = resid[rows]
-                out[j] = (r * weights[rows, j][:, None]).T @ r
+            for j, r in enumerate(_class_residuals(X, weights, means, labels)):
+                out[j] = r.T @ r
             return out
         for j in range(k):
             r = X - means[j]
@@ -121,17 +138,12 @@ class Full(Covariance):
 
     def mahalanobis(self, Xc, mu_c, prec_chol):
         k, d, _ = prec_chol.shape
-        n = Xc.shape[0]
-        out = np.empty((n, k))
-        # All states in one matrix product per block of rows: Y = Xc [P_1 .. P_K].
+        # All states in one matrix product: Y = Xc [P_1 .. P_K].
         stacked = np.concatenate(list(prec_chol), axis=1)  # (d, K d)
         shift = np.einsum("kj,kji->ki", mu_c, prec_chol)  # (K, d)
-        step = max(1, _CHUNK_ELEMENTS // max(k * d, 1))
-        for start in range(0, n, step):
-            y = (Xc[start : start + step] @ stacked).reshape(-1, k, d)
-            y -= shift
-            out[start : start + step] = np.einsum("nkd,nkd->nk", y, y)
-        return out
+        y = (Xc @ stacked).reshape(-1, k, d)
+        y -= shift
+        return np.einsum("nkd,nkd->nk", y, y)
 
 
 class Tied(Covariance):
@@ -140,11 +152,7 @@ class Tied(Covariance):
     name = "tied"
 
     def scatter(self, X, weights, means, labels=None):
-        if labels is not None:
-            resid = _residuals(X, means, labels)
-            w = weights[np.arange(len(labels)), labels]
-            return (resid * w[:, None]).T @ resid
-        return FULL.scatter(X, weights, means).sum(axis=0)
+        return FULL.scatter(X, weights, means, labels).sum(axis=0)
 
     def outer(self, delta, coef):
         return np.einsum("k,ki,kj->ij", coef, delta, delta)

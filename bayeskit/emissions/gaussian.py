@@ -28,7 +28,7 @@ import numpy as np
 
 from .covariance import DIAG, Covariance
 
-__all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
+__all__ = ["Gaussian", "GaussianParams", "GaussianStats", "row_blocks"]
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
@@ -172,11 +172,11 @@ class Gaussian:
 
     def log_likelihood(self, X: np.ndarray, params: GaussianParams) -> np.ndarray:
         """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``."""
-        Xc = X - params.center
         mu_c = params.means - params.center
-        d = X.shape[1]
-        missing = np.isnan(Xc) if self.covariance is DIAG else None
+        n, d = X.shape
+        missing = np.isnan(X) if self.covariance is DIAG else None
         if missing is not None and missing.any():
+            Xc = X - params.center
             Xc[missing] = 0.0
             observed = (~missing).astype(float)
             prec = params.precisions_cholesky**2
@@ -184,5 +184,21 @@ class Gaussian:
             maha += (Xc * Xc) @ prec.T
             per_feature = mu_c * mu_c * prec + _LOG_2PI - np.log(prec)
             return -0.5 * (maha + observed @ per_feature.T)
-        maha = self.covariance.mahalanobis(Xc, mu_c, params.precisions_cholesky)
-        return -0.5 * (maha + d * _LOG_2PI) + params.log_det
+        out = np.empty((n, mu_c.shape[0]))
+        for rows in row_blocks(n, mu_c.size):
+            maha = self.covariance.mahalanobis(
+                X[rows] - params.center, mu_c, params.precisions_cholesky
+            )
+            out[rows] = -0.5 * (maha + d * _LOG_2PI) + params.log_det
+        return out
+
+
+def row_blocks(n_rows: int, width: int, elements: int = 1 << 20):
+    """Slices of about ``elements / width`` rows covering ``range(n_rows)``.
+
+    Row-wise work on blocks this size (centring, a matrix product, a
+    reduction) stays in cache instead of streaming full-size temporaries.
+    """
+    step = max(1, elements // max(width, 1))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))

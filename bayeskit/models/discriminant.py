@@ -23,6 +23,7 @@ from .._validation import (
 )
 from ..emissions import FULL, Gaussian, GaussianStats
 from ..emissions import GaussianParams as _GaussianParams
+from ..emissions.gaussian import row_blocks
 from .base import BaseGenerativeClassifier
 
 __all__ = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis"]
@@ -350,13 +351,20 @@ class LinearDiscriminantAnalysis(
     # -- prediction ----------------------------------------------------------------
     def _class_scores(self, X):
         """``log p(x | y)`` without ``-x^T Sigma^{-1} x / 2`` and the normaliser."""
-        return (X - self._center) @ self._score_coef.T + self._score_intercept
+        out = np.empty((X.shape[0], len(self.classes_)))
+        for rows in row_blocks(X.shape[0], X.shape[1]):
+            out[rows] = (X[rows] - self._center) @ self._score_coef.T
+        out += self._score_intercept
+        return out
 
     def _log_likelihood(self, X):
-        white = (X - self._center) @ self._whitening
         rank = self._whitening.shape[1]
-        row = -0.5 * (np.einsum("ij,ij->i", white, white) + rank * _LOG_2PI)
-        return self._class_scores(X) + (row + self._log_det)[:, None]
+        row = np.empty(X.shape[0])
+        for rows in row_blocks(X.shape[0], X.shape[1] + rank):
+            white = (X[rows] - self._center) @ self._whitening
+            row[rows] = np.einsum("ij,ij->i", white, white)
+        row = -0.5 * (row + rank * _LOG_2PI) + self._log_det
+        return self._class_scores(X) + row[:, None]
 
     def decision_function(self, X):
         """``X @ coef_.T + intercept_``: the log posterior up to a constant per row.
