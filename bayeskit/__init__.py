@@ -7,19 +7,25 @@ sufficient statistics.
 
 from .models import (
     CategoricalNB,
+    GaussianMixture,
+    GaussianMixtureClassifier,
     GaussianNB,
     LinearDiscriminantAnalysis,
     MixedNB,
     QuadraticDiscriminantAnalysis,
+    select_mixture,
 )
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
     "CategoricalNB",
+    "GaussianMixture",
+    "GaussianMixtureClassifier",
     "GaussianNB",
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "QuadraticDiscriminantAnalysis",
     "__version__",
+    "select_mixture",
 ]

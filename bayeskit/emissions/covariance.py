@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
-from scipy import linalg
+from scipy.linalg import lapack
 
 __all__ = [
     "DIAG",
@@ -31,6 +31,7 @@ __all__ = [
     "Spherical",
     "Tied",
     "covariance_from_name",
+    "precision_cholesky",
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
@@ -284,14 +285,23 @@ def _ratio(num, den, prior):
 
 
 def _prec_chol(cov: np.ndarray) -> np.ndarray:
-    """Upper factor ``P`` with ``P P^T = cov^{-1}``, by a triangular solve."""
-    chol = linalg.cholesky(cov, lower=True)  # raises LinAlgError when not PD
+    """Upper factor ``P`` with ``P P^T = cov^{-1}``: the inverse of the Cholesky
+    factor (LAPACK's triangular inversion), transposed."""
+    chol = np.linalg.cholesky(cov)  # raises LinAlgError when not PD
     d = cov.shape[0]
     # A pivot at rounding level means a singular matrix that rounding let through.
     scale = np.max(np.abs(np.diag(cov)))
     if np.min(np.diag(chol)) ** 2 <= d * np.finfo(float).eps * scale:
         raise np.linalg.LinAlgError("the covariance matrix is singular")
-    return linalg.solve_triangular(chol, np.eye(d), lower=True).T
+    inv, info = lapack.dtrtri(chol, lower=1)
+    if info != 0:
+        raise np.linalg.LinAlgError("the covariance matrix is singular")
+    return inv.T
+
+
+def precision_cholesky(cov: np.ndarray) -> np.ndarray:
+    """Public name of the factor ``P`` (``P P^T = cov^{-1}``) of one matrix."""
+    return _prec_chol(cov)
 
 
 FULL, TIED, DIAG, SPHERICAL = Full(), Tied(), Diag(), Spherical()

@@ -56,6 +56,12 @@ class GaussianStats:
         scatter = self.scatter + other.scatter + self.covariance.outer(delta, coef)
         return GaussianStats(w, mean, scatter, self.covariance)
 
+    def state_weight(self) -> np.ndarray:
+        """Total weight of every state, ``(K,)`` (with missing values: the
+        largest over the features)."""
+        w = self.weight
+        return w if w.ndim == 1 else w.max(axis=1)
+
     def _feature_weights(self) -> np.ndarray:
         w = self.weight
         return w if w.ndim == 2 else np.broadcast_to(w[:, None], self.mean.shape)
@@ -163,6 +169,12 @@ class Gaussian:
         cov = self.covariance.covariances(
             stats.scatter, stats.weight, prior_weight, prior_scatter, reg, shrink
         )
+        if self.covariance.name in ("diag", "spherical"):
+            # Deviations of identical points are at most rounding of the mean:
+            # a variance at that level is zero that rounding let through.
+            floor = d * (np.finfo(float).eps * np.max(np.abs(stats.mean))) ** 2
+            if np.any(cov <= floor):
+                raise np.linalg.LinAlgError("a variance is zero")
         prec = self.covariance.precision_cholesky(cov)
         log_det = self.covariance.log_det_precision_cholesky(prec, d)
         center = stats.grand_mean()

@@ -14,9 +14,12 @@ import warnings
 from abc import abstractmethod
 from dataclasses import dataclass
 from numbers import Real
+from time import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import column_or_1d
 
 from .._logmath import logsumexp
@@ -32,7 +35,7 @@ from .._validation import (
 from ..graph import LatentNode
 from ..priors import log_m_estimate
 
-__all__ = ["BaseGenerativeClassifier", "ClassifierStats"]
+__all__ = ["BaseGenerativeClassifier", "BaseLatentModel", "ClassifierStats"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,12 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             delattr(self, attr)
         return self._partial_fit(X, y, None, sample_weight, reset=True)
 
+    _additive_stats = True  # False for models fitted by EM per class
+
+    def _has_additive_stats(self) -> bool:
+        return self._additive_stats
+
+    @available_if(_has_additive_stats)
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a chunk of data to the fitted statistics and update the parameters.
@@ -270,3 +279,77 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[np.argmax(log_resp, axis=1)]
         expected = np.exp(log_resp) @ self._costs
         return self.classes_[np.argmin(expected, axis=1)]
+
+
+class BaseLatentModel(DensityMixin, BaseEstimator):
+    """Base of the models fitted by EM: mixtures now, hidden Markov models later.
+
+    EM is "posterior, statistics, parameters" in a loop. Subclasses provide:
+    ``_initialize(X, sample_weight, random_state)`` (set the first
+    parameters), ``_e_step(X)`` returning ``(log_resp, log_prob)`` (posterior
+    and per-sample log-likelihood under the current parameters),
+    ``_m_step(X, resp)`` (``resp`` already multiplied by the sample weights),
+    ``_log_prior()`` (log density of the prior at the current parameters, up
+    to a constant), ``_get_parameters()`` / ``_set_parameters(params)``, and
+    ``_convergence_advice`` (what to change when EM does not converge).
+
+    The monitored objective, ``lower_bound_``, is the per-sample log
+    posterior: ``(sum_i w_i log p(x_i) + log p(theta)) / sum_i w_i``. EM never
+    decreases it.
+    """
+
+    _convergence_advice = "increase max_iter or tol"
+
+    def _run_em(self, X, sample_weight, random_state):
+        """Fit by EM with ``n_init`` starts; keep the best; return the last log_resp."""
+        do_init = not (self.warm_start and hasattr(self, "converged_"))
+        n_init = self.n_init if do_init else 1
+        total = sample_weight.sum()
+        best, best_bound = None, -np.inf
+        self.converged_ = False
+        for init in range(n_init):
+            if self.verbose:
+                print(f"Initialization {init}")
+                start = time()
+            if do_init:
+                self._initialize(X, sample_weight, random_state)
+            bound = -np.inf if do_init else self.lower_bound_
+            bounds = []
+            converged, n_iter = False, 0
+            for n_iter in range(1, self.max_iter + 1):
+                previous = bound
+                log_resp, log_prob = self._e_step(X)
+                bound = (sample_weight @ log_prob + self._log_prior()) / total
+                self._m_step(X, np.exp(log_resp) * sample_weight[:, None])
+                bounds.append(bound)
+                change = bound - previous
+                if self.verbose >= 2 and n_iter % self.verbose_interval == 0:
+                    print(
+                        f"  Iteration {n_iter}\t time lapse {time() - start:.5f}s\t "
+                        f"lower bound change {change:.5f}"
+                    )
+                if abs(change) < self.tol:
+                    converged = True
+                    break
+            if self.verbose:
+                state = "converged" if converged else "did not converge"
+                print(
+                    f"Initialization {state}. time lapse {time() - start:.5f}s\t "
+                    f"lower bound {bound:.5f}"
+                )
+            if best is None or bound > best_bound:
+                best, best_bound = self._get_parameters(), bound
+                best_iter, best_bounds = n_iter, bounds
+                self.converged_ = converged
+        if not self.converged_ and self.max_iter > 0:
+            warnings.warn(
+                f"EM did not converge in max_iter={self.max_iter} iterations (tol="
+                f"{self.tol}): {self._convergence_advice}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self._set_parameters(best)
+        self.n_iter_ = best_iter
+        self.lower_bound_ = best_bound
+        self.lower_bounds_ = best_bounds
+        return self._e_step(X)[0]

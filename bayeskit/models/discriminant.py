@@ -23,6 +23,7 @@ from .._validation import (
 )
 from ..emissions import FULL, Gaussian, GaussianStats
 from ..emissions import GaussianParams as _GaussianParams
+from ..emissions.covariance import precision_cholesky
 from ..emissions.gaussian import row_blocks
 from .base import BaseGenerativeClassifier
 
@@ -273,14 +274,13 @@ class LinearDiscriminantAnalysis(
         else:
             self.covariance_ = within
             try:
-                chol = linalg.cholesky(within, lower=True)
-            except linalg.LinAlgError:
+                self._whitening = precision_cholesky(within)
+            except np.linalg.LinAlgError:
                 raise ValueError(
                     "the within-class covariance is singular (collinear or constant "
                     "features): set shrinkage, or use solver='svd'"
                 ) from None
-            self._whitening = linalg.solve_triangular(chol, np.eye(d), lower=True).T
-            coef = linalg.cho_solve((chol, True), self.means_.T).T
+            coef = (self.means_ @ self._whitening) @ self._whitening.T
             self._set_linear(coef, -0.5 * np.sum(self.means_ * coef, axis=1))
             if self.solver == "eigen":
                 self._solve_eigen(gstats, lw, within)

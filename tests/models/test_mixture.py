@@ -1,0 +1,255 @@
+"""Gaussian mixtures: scikit-learn parity, the MAP prior, monotone EM, selection."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn import mixture as skm
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, KFold
+
+from bayeskit import (
+    GaussianMixture,
+    GaussianMixtureClassifier,
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+    select_mixture,
+)
+
+TYPES = ["full", "tied", "diag", "spherical"]
+
+
+def blobs(seed=0, n=150, d=3, centres=(0, 4, 8)):
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(d, d))
+    return np.vstack([rng.normal(c, 1 + c / 8, size=(n, d)) @ A for c in centres])
+
+
+def sk_start(X, cov, k=3):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sk = skm.GaussianMixture(k, covariance_type=cov, random_state=0, max_iter=1)
+        sk.fit(X)
+    return {
+        "weights_init": sk.weights_,
+        "means_init": sk.means_,
+        "precisions_init": sk.precisions_,
+    }
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", TYPES)
+def test_parity_with_sklearn_from_the_same_start(cov):
+    X = blobs()
+    init = sk_start(X, cov)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        theirs = skm.GaussianMixture(
+            3, covariance_type=cov, max_iter=25, tol=0, **init
+        ).fit(X)
+        ours = GaussianMixture(3, covariance_type=cov, max_iter=25, tol=0, **init).fit(
+            X
+        )
+    np.testing.assert_allclose(ours.lower_bounds_, theirs.lower_bounds_, rtol=1e-8)
+    for attr in (
+        "weights_",
+        "means_",
+        "covariances_",
+        "precisions_",
+        "precisions_cholesky_",
+    ):
+        np.testing.assert_allclose(
+            getattr(ours, attr), getattr(theirs, attr), rtol=1e-8, atol=1e-10
+        )
+    np.testing.assert_allclose(
+        ours.score_samples(X), theirs.score_samples(X), rtol=1e-10
+    )
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-8
+    )
+    assert ours.bic(X) == pytest.approx(theirs.bic(X), rel=1e-10)
+    assert ours.aic(X) == pytest.approx(theirs.aic(X), rel=1e-10)
+
+
+@pytest.mark.parametrize("cov", TYPES)
+@pytest.mark.parametrize("prior", [0.0, 2.0])
+def test_lower_bound_never_decreases(cov, prior):
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(c, 1.0, size=(30, 2)) for c in (0, 2, 5)])
+    worst = 0.0
+    for seed in range(50):
+        gm = GaussianMixture(
+            3,
+            covariance_type=cov,
+            init_params="random",
+            covariance_prior_weight=prior,
+            reg_covar=0.0,
+            max_iter=60,
+            tol=0,
+            random_state=seed,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            gm.fit(X)
+        b = np.asarray(gm.lower_bounds_)
+        worst = min(worst, np.min(np.diff(b) / np.abs(b[1:])))
+    assert worst > -1e-10
+
+
+def test_map_update_and_prior_density():
+    X = blobs(2, n=40)
+    S = np.diag([2.0, 1.0, 0.5])
+    gm = GaussianMixture(
+        3,
+        covariance_prior=S,
+        covariance_prior_weight=4.0,
+        reg_covar=0.0,
+        max_iter=5,
+        tol=0,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        gm.fit(X)
+    # One more M-step by hand from the final E-step reproduces the parameters'
+    # formula: Sigma_k = (sum tau (x - mu)(x - mu)^T + eta S) / (sum tau + eta).
+    tau = gm.predict_proba(X)
+    nk = tau.sum(0)
+    mu = tau.T @ X / nk[:, None]
+    step = GaussianMixture(
+        3,
+        covariance_prior=S,
+        covariance_prior_weight=4.0,
+        reg_covar=0.0,
+        max_iter=1,
+        tol=0,
+        weights_init=gm.weights_,
+        means_init=gm.means_,
+        precisions_init=gm.precisions_,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        step.fit(X)
+    for k in range(3):
+        r = X - mu[k]
+        expected = ((r * tau[:, k, None]).T @ r + 4.0 * S) / (nk[k] + 4.0)
+        np.testing.assert_allclose(step.covariances_[k], expected, rtol=1e-10)
+
+
+def test_integer_weights_equal_repetition():
+    X = blobs(3, n=40)
+    rng = np.random.default_rng(3)
+    w = rng.integers(0, 4, len(X))
+    init = sk_start(X, "full")
+    kw = dict(max_iter=20, tol=0, **init)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        a = GaussianMixture(3, **kw).fit(X, sample_weight=w)
+        b = GaussianMixture(3, **kw).fit(np.repeat(X, w, axis=0))
+    for attr in ("weights_", "means_", "covariances_"):
+        np.testing.assert_allclose(getattr(a, attr), getattr(b, attr), rtol=1e-10)
+    np.testing.assert_allclose(a.lower_bounds_, b.lower_bounds_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("cov", TYPES)
+def test_degenerate_data_needs_the_prior(cov):
+    rng = np.random.default_rng(4)
+    pts = rng.normal(size=(3, 5))
+    X = np.repeat(pts, 10, axis=0)  # 30 rows, 3 distinct points in 5 dimensions
+    gm = GaussianMixture(
+        3,
+        covariance_type=cov,
+        covariance_prior_weight=1.0,
+        reg_covar=0.0,
+        random_state=0,
+    ).fit(X)
+    covs = gm.covariances_
+    if cov == "full":
+        full = covs
+    elif cov == "tied":
+        full = covs[None]
+    elif cov == "diag":
+        full = [np.diag(c) for c in covs]
+    else:
+        full = [np.eye(5) * c for c in covs]
+    assert all(np.linalg.eigvalsh(c).min() > 0 for c in full)
+    assert np.all(np.isfinite(gm.score_samples(X)))
+    with pytest.raises(ValueError, match=r"covariance_prior_weight.*reg_covar"):
+        GaussianMixture(3, covariance_type=cov, reg_covar=0.0, random_state=0).fit(X)
+
+
+def test_selection_picks_three_components():
+    X = blobs(5, n=120, d=2, centres=(0, 8, 16))
+    table, best = select_mixture(X, range(1, 6), TYPES, random_state=0)
+    assert best.n_components == 3
+    assert list(table.columns) == ["n_components", "covariance_type", "bic", "aic"]
+    assert len(table) == 20 and table["bic"].is_monotonic_increasing
+    search = GridSearchCV(
+        GaussianMixture(random_state=0),
+        {"n_components": [1, 2, 3]},
+        cv=KFold(3, shuffle=True, random_state=0),
+    ).fit(X)
+    assert search.best_params_["n_components"] == 3
+
+
+def test_mixture_classifier_on_alternating_blobs():
+    rng = np.random.default_rng(6)
+    centres = [0, 8, 16, 24, 32]
+    X = np.vstack(
+        [
+            np.column_stack([rng.normal(c, 1.0, 100), rng.normal(0, 1, 100)])
+            for c in centres
+        ]
+    )
+    y = np.repeat([0, 1, 0, 1, 0], 100)
+    clf = GaussianMixtureClassifier(n_components=[3, 2], random_state=0).fit(X, y)
+    assert clf.score(X, y) > 0.99
+    assert LinearDiscriminantAnalysis().fit(X, y).score(X, y) < 0.8
+    assert QuadraticDiscriminantAnalysis().fit(X, y).score(X, y) < 0.8
+    assert not hasattr(clf, "partial_fit")
+
+
+def test_one_component_per_class_is_qda():
+    X = blobs(7, n=80)
+    y = np.repeat([0, 1, 2], 80)
+    gmc = GaussianMixtureClassifier(1, reg_covar=0.0).fit(X, y)
+    qda = QuadraticDiscriminantAnalysis().fit(X, y)
+    np.testing.assert_array_equal(gmc.predict(X), qda.predict(X))
+    np.testing.assert_allclose(gmc.predict_proba(X), qda.predict_proba(X), atol=1e-8)
+
+
+def test_sample_fit_predict_verbose_and_warning(capsys):
+    X = blobs(8)
+    gm = GaussianMixture(3, random_state=0).fit(X)
+    a, la = gm.sample(50, random_state=1)
+    b, _ = gm.sample(50, random_state=1)
+    np.testing.assert_array_equal(a, b)
+    assert a.shape == (50, 3) and np.bincount(la, minlength=3).sum() == 50
+    np.testing.assert_array_equal(
+        GaussianMixture(3, random_state=0).fit_predict(X), gm.predict(X)
+    )
+    GaussianMixture(3, random_state=0, verbose=2, verbose_interval=1).fit(X)
+    out = capsys.readouterr().out
+    assert "Initialization 0" in out and "Iteration 1" in out
+    with pytest.warns(ConvergenceWarning, match="increase max_iter"):
+        GaussianMixture(3, max_iter=1, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"weights_init": [0.5, 0.6, 0.1]}, "weights_init must sum to one"),
+        ({"means_init": np.zeros((2, 3))}, r"means_init must have shape \(3, 3\)"),
+        ({"precisions_init": np.ones(3)}, "precisions_init must have shape"),
+        (
+            {"covariance_prior": np.eye(2), "covariance_prior_weight": 1.0},
+            r"covariance_prior must have shape \(3, 3\)",
+        ),
+        ({"n_components": 500}, "n_samples >= n_components"),
+        ({"covariance_prior_weight": -1.0}, "'covariance_prior_weight' parameter"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    params = {"n_components": 3, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        GaussianMixture(**params).fit(blobs(9, n=20))
