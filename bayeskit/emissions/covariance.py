@@ -32,9 +32,21 @@ __all__ = [
     "Tied",
     "covariance_from_name",
     "precision_cholesky",
+    "row_blocks",
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
+
+
+def row_blocks(n_rows: int, width: int, elements: int = 1 << 20):
+    """Slices of about ``elements / width`` rows covering ``range(n_rows)``.
+
+    Row-wise work on blocks this size (centring, a matrix product, a
+    reduction) stays in cache instead of streaming full-size temporaries.
+    """
+    step = max(1, elements // max(width, 1))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(start + step, n_rows))
 
 
 class Covariance(ABC):
@@ -113,9 +125,12 @@ class Full(Covariance):
             for j, r in enumerate(_class_residuals(X, weights, means, labels)):
                 out[j] = r.T @ r
             return out
-        for j in range(k):
-            r = X - means[j]
-            out[j] = (r * weights[:, j][:, None]).T @ r
+        out[:] = 0.0
+        for rows in row_blocks(X.shape[0], k * d):
+            xb, wb = X[rows], weights[rows]
+            for j in range(k):
+                r = xb - means[j]
+                out[j] += (r * wb[:, j, None]).T @ r
         return out
 
     def outer(self, delta, coef):
@@ -142,9 +157,10 @@ class Full(Covariance):
         # All states in one matrix product: Y = Xc [P_1 .. P_K].
         stacked = np.concatenate(list(prec_chol), axis=1)  # (d, K d)
         shift = np.einsum("kj,kji->ki", mu_c, prec_chol)  # (K, d)
-        y = (Xc @ stacked).reshape(-1, k, d)
-        y -= shift
-        return np.einsum("nkd,nkd->nk", y, y)
+        y = Xc @ stacked
+        y -= shift.reshape(-1)
+        y *= y
+        return y.reshape(-1, k, d).sum(axis=2)
 
 
 class Tied(Covariance):
@@ -196,10 +212,12 @@ class Diag(Covariance):
         if labels is not None:
             resid = _residuals(X, means, labels)
             return weights.T @ (resid * resid)
-        out = np.empty(means.shape)
-        for j in range(means.shape[0]):
-            r = X - means[j]
-            out[j] = weights[:, j] @ (r * r)
+        out = np.zeros(means.shape)
+        for rows in row_blocks(X.shape[0], means.size):
+            xb, wb = X[rows], weights[rows]
+            for j in range(means.shape[0]):
+                r = xb - means[j]
+                out[j] += wb[:, j] @ (r * r)
         return out
 
     def outer(self, delta, coef):

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .covariance import DIAG, Covariance
+from .covariance import DIAG, Covariance, row_blocks
 
-__all__ = ["Gaussian", "GaussianParams", "GaussianStats", "row_blocks"]
+__all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
 
 _LOG_2PI = np.log(2.0 * np.pi)
 
@@ -203,14 +203,3 @@ class Gaussian:
             )
             out[rows] = -0.5 * (maha + d * _LOG_2PI) + params.log_det
         return out
-
-
-def row_blocks(n_rows: int, width: int, elements: int = 1 << 20):
-    """Slices of about ``elements / width`` rows covering ``range(n_rows)``.
-
-    Row-wise work on blocks this size (centring, a matrix product, a
-    reduction) stays in cache instead of streaming full-size temporaries.
-    """
-    step = max(1, elements // max(width, 1))
-    for start in range(0, n_rows, step):
-        yield slice(start, min(start + step, n_rows))

@@ -23,8 +23,7 @@ from .._validation import (
 )
 from ..emissions import FULL, Gaussian, GaussianStats
 from ..emissions import GaussianParams as _GaussianParams
-from ..emissions.covariance import precision_cholesky
-from ..emissions.gaussian import row_blocks
+from ..emissions.covariance import precision_cholesky, row_blocks
 from .base import BaseGenerativeClassifier
 
 __all__ = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis"]
