@@ -246,7 +246,7 @@ default='kmeans'
         self._family = Gaussian(self._covariance)
         self._prior_scatter = self._resolve_prior(X, sw)
         self._check_initial_parameters(X.shape[1])
-        return self._run_em(X, sw, check_random_state(self.random_state))
+        return self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
 
     def _resolve_prior(self, X, sw):
         d = X.shape[1]
@@ -314,7 +314,7 @@ default='kmeans'
         given = (self.weights_init, self.means_init, self.precisions_init)
         if any(p is None for p in given):
             resp = self._initial_resp(X, sample_weight, random_state)
-            self._m_step(X, resp * sample_weight[:, None])
+            self._update(X, resp * sample_weight[:, None])
         if self.weights_init is not None:
             self.weights_ = np.asarray(self.weights_init, dtype=float)
         if self.means_init is not None:
@@ -356,7 +356,11 @@ default='kmeans'
             self._center,
         )
 
-    def _m_step(self, X, resp):
+    def _m_step(self, X, log_resp, sample_weight):
+        self._update(X, np.exp(log_resp) * sample_weight[:, None])
+
+    def _update(self, X, resp):
+        """Parameters from responsibilities already weighted by sample_weight."""
         stats = self._family.stats(X, resp)
         try:
             params = self._family.map_params(
