@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -20,6 +20,7 @@ from sklearn.utils.validation import (
 )
 
 __all__ = [
+    "HasMethods",
     "Interval",
     "StrOptions",
     "_fit_context",

@@ -81,6 +81,44 @@ class Covariance(ABC):
     def mahalanobis(self, Xc, mu_c, prec_chol) -> np.ndarray:
         """Squared Mahalanobis distances ``(n, n_states)``; ``Xc``, ``mu_c`` centred."""
 
+    def dense(self, covariances, state: int, n_features: int) -> np.ndarray:
+        """The full ``(d, d)`` covariance matrix of one state."""
+        c = np.asarray(covariances)
+        if self.name == "full":
+            return c[state]
+        if self.name == "tied":
+            return c
+        if self.name == "diag":
+            return np.diag(c[state])
+        return np.eye(n_features) * c[state]
+
+    def log_prior(self, prec_chol, prior_scatter, prior_weight: float) -> float:
+        """Log density of the covariance prior at ``P``, up to its constant.
+
+        ``sum_k -eta/2 (log|Sigma_k| + tr(Sigma_k^{-1} S))``: the density the
+        MAP update ``(S_k + eta S) / (n_k + eta)`` maximises (for the diagonal
+        and spherical structures, its exact analogue).
+        """
+        if prior_weight == 0:
+            return 0.0
+        P = prec_chol
+        S = np.asarray(prior_scatter, dtype=float)
+        diag = _diagonal(S)
+        if self.name == "full":
+            log_det = -2.0 * np.log(np.diagonal(P, axis1=1, axis2=2)).sum()
+            trace = np.einsum("kji,jl,kli->", P, S, P)
+        elif self.name == "tied":
+            log_det = -2.0 * np.log(np.diag(P)).sum()
+            trace = np.einsum("ji,jl,li->", P, S, P)
+        elif self.name == "diag":
+            log_det = -2.0 * np.log(P).sum()
+            trace = np.sum(P**2 * diag)
+        else:
+            d = diag.size
+            log_det = -2.0 * d * np.log(P).sum()
+            trace = d * np.mean(diag) * np.sum(P**2)
+        return float(-0.5 * prior_weight * (log_det + trace))
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 

@@ -385,26 +385,11 @@ default='kmeans'
 
     def _log_prior(self):
         """``log p(Sigma)`` of the MAP prior, up to its constant."""
-        eta = self.covariance_prior_weight
-        if eta == 0:
-            return 0.0
-        P = self.precisions_cholesky_
-        S = self._prior_scatter
-        name = self._covariance.name
-        if name == "full":
-            log_det = -2.0 * np.log(np.diagonal(P, axis1=1, axis2=2)).sum()
-            trace = np.einsum("kji,jl,kli->", P, S, P)
-        elif name == "tied":
-            log_det = -2.0 * np.log(np.diag(P)).sum()
-            trace = np.einsum("ji,jl,li->", P, S, P)
-        elif name == "diag":
-            log_det = -2.0 * np.log(P).sum()
-            trace = np.sum(P**2 * np.diag(S))
-        else:
-            d = S.shape[0]
-            log_det = -2.0 * d * np.log(P).sum()
-            trace = d * np.mean(np.diag(S)) * np.sum(P**2)
-        return -0.5 * eta * (log_det + trace)
+        return self._covariance.log_prior(
+            self.precisions_cholesky_,
+            self._prior_scatter,
+            self.covariance_prior_weight,
+        )
 
     def _get_parameters(self):
         return (
@@ -468,18 +453,12 @@ default='kmeans'
         )
         counts = rng.multinomial(n_samples, self.weights_)
         d = self.means_.shape[1]
-        cov = self.covariances_
-        parts = []
-        for k, c in enumerate(counts):
-            if self._covariance.name == "full":
-                ck = cov[k]
-            elif self._covariance.name == "tied":
-                ck = cov
-            elif self._covariance.name == "diag":
-                ck = np.diag(cov[k])
-            else:
-                ck = np.eye(d) * cov[k]
-            parts.append(rng.multivariate_normal(self.means_[k], ck, c))
+        parts = [
+            rng.multivariate_normal(
+                self.means_[k], self._covariance.dense(self.covariances_, k, d), c
+            )
+            for k, c in enumerate(counts)
+        ]
         X = np.vstack(parts)
         y = np.repeat(np.arange(self.n_components), counts)
         return X, y
