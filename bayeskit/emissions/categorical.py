@@ -3,8 +3,10 @@
 Features are integer codes ``0 .. t_j - 1``; a code of ``-1`` marks a value that
 is missing (or unknown and ignored) and is left out of both the statistics and
 the product. The tables of all features are stacked into one array of shape
-``(sum_j t_j, n_states)`` so that the likelihood and the counts of all features
-are one sparse-times-dense matrix product each.
+``(sum_j t_j, n_states)``, row ``offsets[j] + a`` for value ``a`` of feature
+``j``: the likelihood of a row is a gather of one table row per feature, and
+the counts one addition per cell (one per cell and state for soft weights),
+each a single compiled pass over the codes.
 """
 
 from __future__ import annotations
@@ -12,9 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..priors.dirichlet import log_m_estimate
+from ._kernels import (
+    categorical_counts,
+    categorical_log_likelihood,
+    categorical_soft_counts,
+)
 
 __all__ = ["Categorical", "CategoricalParams", "CategoricalStats"]
 
@@ -47,33 +53,39 @@ class Categorical:
 
     def __init__(self, n_categories) -> None:
         self.n_categories = np.asarray(n_categories, dtype=np.intp)
-        self.offsets = np.concatenate([[0], np.cumsum(self.n_categories)])
+        self.offsets = np.zeros(len(self.n_categories) + 1, dtype=np.intp)
+        np.cumsum(self.n_categories, out=self.offsets[1:])
 
     @property
     def n_total(self) -> int:
         return int(self.offsets[-1])
 
-    def one_hot(self, codes: np.ndarray) -> sp.csr_matrix:
-        """Sparse indicator matrix ``(n, sum_j t_j)`` of the observed codes."""
-        n, d = codes.shape
-        flat = codes + self.offsets[:-1]
-        observed = codes >= 0
-        if observed.all():
-            indices = flat.ravel()
-            indptr = np.arange(0, n * d + 1, d)
-        else:
-            indices = flat[observed]
-            indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))])
-        data = np.ones(indices.shape[0])
-        return sp.csr_matrix((data, indices, indptr), shape=(n, self.n_total))
-
-    def log_likelihood(self, codes: np.ndarray, params: CategoricalParams):
+    def log_likelihood(
+        self, codes: np.ndarray, params: CategoricalParams
+    ) -> np.ndarray:
         """``sum_j log P(x_j | z = k)`` over the observed features, ``(n, K)``."""
-        return np.asarray(self.one_hot(codes) @ params.log_prob)
+        log_prob = np.ascontiguousarray(params.log_prob, dtype=float)
+        out = np.empty((codes.shape[0], log_prob.shape[1]))
+        categorical_log_likelihood(_as_codes(codes), self.offsets, log_prob, out)
+        return out
 
-    def stats(self, codes: np.ndarray, weights: np.ndarray) -> CategoricalStats:
-        """Counts of every category weighted by ``weights`` of shape ``(n, K)``."""
-        return CategoricalStats(np.asarray(self.one_hot(codes).T @ weights))
+    def stats(
+        self, codes: np.ndarray, weights: np.ndarray, labels: np.ndarray | None = None
+    ) -> CategoricalStats:
+        """Counts of every category weighted by ``weights`` of shape ``(n, K)``.
+
+        ``labels`` may be given when every row's weight sits on one state (a
+        supervised fit, ``weights[i, labels[i]]`` the row's weight): each cell
+        then adds to one count instead of ``K``.
+        """
+        weights = np.ascontiguousarray(weights, dtype=float)
+        counts = np.zeros((self.n_total, weights.shape[1]))
+        if labels is None:
+            categorical_soft_counts(_as_codes(codes), self.offsets, weights, counts)
+        else:
+            labels = np.ascontiguousarray(labels, dtype=np.intp)
+            categorical_counts(_as_codes(codes), self.offsets, weights, labels, counts)
+        return CategoricalStats(counts)
 
     def zeros(self, n_states: int) -> CategoricalStats:
         return CategoricalStats(np.zeros((self.n_total, n_states)))
@@ -99,3 +111,9 @@ class Categorical:
         return CategoricalParams(
             log_m_estimate(stats.counts, totals, m_rows, p[:, None])
         )
+
+
+def _as_codes(codes: np.ndarray) -> np.ndarray:
+    """Codes as the kernels read them: a C-ordered ``intp`` matrix (no copy if
+    they are one already)."""
+    return np.ascontiguousarray(codes, dtype=np.intp)

@@ -17,7 +17,11 @@ triangular solve, never an explicit inverse) in coordinates centred on the
 training mean, so data far from the origin keeps its precision.
 
 With the diagonal structure, missing values (NaN) are marginalised: a missing
-feature is left out of the statistics of its row and of its density.
+feature is left out of the statistics of its row and of its density. Its
+density (one compiled pass over the rows) and its statistics in a supervised
+fit (two) take deviations from the means themselves
+(:mod:`bayeskit.emissions._kernels`), which keeps data far from the origin
+just as precise.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._kernels import diag_class_moments, diag_log_likelihood
 from .covariance import DIAG, Covariance, row_blocks
 
 __all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
@@ -115,27 +120,40 @@ class Gaussian:
         """Statistics of ``X`` under ``weights`` of shape ``(n, K)``.
 
         ``labels`` may be given when every row's weight sits on one state (a
-        supervised fit): the deviations then take one pass over ``X``. NaN in
-        ``X`` (missing values) is only allowed with the diagonal structure.
+        supervised fit, ``weights[i, labels[i]]`` the row's weight): the
+        deviations then take one pass over ``X`` (with the diagonal structure,
+        two compiled passes in all). NaN in ``X`` (missing values) is only
+        allowed with the diagonal structure.
         """
+        if self.covariance is DIAG and labels is not None:
+            shape = (weights.shape[1], X.shape[1])
+            weight, mean, scatter = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+            diag_class_moments(
+                np.ascontiguousarray(X, dtype=float),
+                np.ascontiguousarray(weights, dtype=float),
+                np.ascontiguousarray(labels, dtype=np.intp),
+                np.empty(X.shape[1]),
+                weight,
+                mean,
+                scatter,
+                np.zeros(shape),
+            )
+            return GaussianStats(weight, mean, scatter, DIAG)
         missing = np.isnan(X) if self.covariance is DIAG else None
         if missing is not None and missing.any():
+            # Weights spread over the states: NaN cells drop out of each sum.
             observed = (~missing).astype(float)
             X = np.where(missing, 0.0, X)
             weight = weights.T @ observed
             safe = np.where(weight > 0, weight, 1.0)
             mean = (weights.T @ X) / safe
             # Deviations of missing cells are zeroed through the observed mask.
-            if labels is not None:
-                resid = (X - mean[labels]) * observed
-                scatter = weights.T @ (resid * resid)
-            else:
-                scatter = np.stack(
-                    [
-                        weights[:, k] @ (((X - mean[k]) * observed) ** 2)
-                        for k in range(weights.shape[1])
-                    ]
-                )
+            scatter = np.stack(
+                [
+                    weights[:, k] @ (((X - mean[k]) * observed) ** 2)
+                    for k in range(weights.shape[1])
+                ]
+            )
             return GaussianStats(weight, mean, scatter, DIAG)
         weight = weights.sum(axis=0)
         safe = np.where(weight > 0, weight, 1.0)
@@ -184,18 +202,21 @@ class Gaussian:
 
     def log_likelihood(self, X: np.ndarray, params: GaussianParams) -> np.ndarray:
         """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``."""
+        if self.covariance is DIAG:
+            prec_chol = params.precisions_cholesky  # 1 / sigma, (K, d)
+            log_norm = np.log(prec_chol) - 0.5 * _LOG_2PI
+            out = np.empty((X.shape[0], prec_chol.shape[0]))
+            diag_log_likelihood(
+                np.ascontiguousarray(X, dtype=float),
+                np.ascontiguousarray(params.means, dtype=float),
+                0.5 * prec_chol * prec_chol,
+                log_norm,
+                log_norm.sum(axis=1),
+                out,
+            )
+            return out
         mu_c = params.means - params.center
         n, d = X.shape
-        missing = np.isnan(X) if self.covariance is DIAG else None
-        if missing is not None and missing.any():
-            Xc = X - params.center
-            Xc[missing] = 0.0
-            observed = (~missing).astype(float)
-            prec = params.precisions_cholesky**2
-            maha = Xc @ (-2.0 * (mu_c * prec).T)
-            maha += (Xc * Xc) @ prec.T
-            per_feature = mu_c * mu_c * prec + _LOG_2PI - np.log(prec)
-            return -0.5 * (maha + observed @ per_feature.T)
         out = np.empty((n, mu_c.shape[0]))
         for rows in row_blocks(n, mu_c.size):
             maha = self.covariance.mahalanobis(

@@ -158,7 +158,16 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 "but the target y is None"
             )
         y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
+        fresh = reset and classes is None
+        if not fresh or y.dtype.kind == "O":
+            # Object labels are checked as they are: sorting mixed types would
+            # fail before the check could say why.
+            check_classification_targets(y)
+        if fresh:
+            # The classes and every row's class index in one sort; the target
+            # type depends only on the distinct values, so they are checked.
+            labels, idx = np.unique(y, return_inverse=True)
+            check_classification_targets(labels)
         n = y.shape[0]
         if n == 0:
             raise ValueError("X has 0 samples; at least one is required")
@@ -169,22 +178,24 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         sw = check_sample_weight(sample_weight, np.empty((n, 0)))
         Xt = self._prepare_X(X, reset=reset, sample_weight=sw)
         if reset:
-            labels = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+            if not fresh:
+                labels = np.unique(np.asarray(classes))
             if labels.shape[0] < 2:
                 raise ValueError(
                     f"{type(self).__name__} needs at least two classes; y has only "
                     f"one class, {labels.tolist()}"
                 )
             self.classes_ = labels
-        idx = np.searchsorted(self.classes_, y)
-        idx = np.clip(idx, 0, len(self.classes_) - 1)
-        unseen = self.classes_[idx] != y
-        if unseen.any():
-            raise ValueError(
-                f"y contains labels {np.unique(y[unseen]).tolist()[:5]} that are not "
-                f"in classes {self.classes_.tolist()}; pass every class to the "
-                "first partial_fit with `classes`"
-            )
+        if not fresh:
+            idx = np.searchsorted(self.classes_, y)
+            idx = np.clip(idx, 0, len(self.classes_) - 1)
+            unseen = self.classes_[idx] != y
+            if unseen.any():
+                raise ValueError(
+                    f"y contains labels {np.unique(y[unseen]).tolist()[:5]} that are "
+                    f"not in classes {self.classes_.tolist()}; pass every class to "
+                    "the first partial_fit with `classes`"
+                )
         weights = np.zeros((n, len(self.classes_)))
         weights[np.arange(n), idx] = sw
         class_weight = np.bincount(idx, weights=sw, minlength=len(self.classes_))

@@ -20,7 +20,14 @@ from .._validation import (
 )
 from ..emissions import DIAG, Categorical, Gaussian
 from ..emissions.base import ProductStats
-from ._encoding import encode_column, fit_categories, is_missing
+from ._encoding import (
+    count_out_of_range,
+    encode_column,
+    fit_categories,
+    integer_categories,
+    is_integer_matrix,
+    is_missing,
+)
 from .base import BaseGenerativeClassifier
 
 __all__ = ["CategoricalNB", "GaussianNB", "MixedNB"]
@@ -38,31 +45,47 @@ def _kept_rows(sample_weight):
     return sample_weight > 0
 
 
-def _columns(est, X, reset: bool) -> list:
-    """Validate ``X`` without casting and return its columns as 1-d arrays."""
+def _validated(est, X, reset: bool):
+    """Validate ``X`` without casting: a DataFrame as it is, else an ndarray."""
     if hasattr(X, "iloc"):
         validate_data(est, X, reset=reset, skip_check_array=True)
-        cols = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
-        n = X.shape[0]
     else:
         X = validate_data(est, X, reset=reset, dtype=None, ensure_all_finite=False)
-        cols = [X[:, j] for j in range(X.shape[1])]
-        n = X.shape[0]
-    if n == 0:
+    if X.shape[0] == 0:
         raise ValueError("X has 0 samples; at least one is required")
-    return cols
+    return X
+
+
+def _columns(X) -> list:
+    """The columns of a validated ``X`` as contiguous 1-d arrays."""
+    if hasattr(X, "iloc"):
+        return [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
+    # One transposed copy: distinct values and casts of strided columns take
+    # several times longer.
+    return list(np.ascontiguousarray(X.T))
+
+
+def _seen_values(cols, keep) -> list:
+    """Distinct observed values of every column in the rows of ``keep``."""
+    seen = []
+    for col in cols:
+        col = col if keep is None else col[keep]
+        seen.append(fit_categories(col, is_missing(col)))
+    return seen
 
 
 class _CategoricalPart:
     """Categories, codes and m-estimate settings of the categorical columns.
 
     Shared by CategoricalNB and MixedNB: fixed at the first fit, it encodes
-    every later X the same way.
+    every later X the same way. ``seen`` holds every feature's distinct
+    observed values in fit (sorted where they sort): from :func:`_seen_values`,
+    or for an integer matrix from :func:`integer_categories`.
     """
 
-    def __init__(self, cols, categories, min_categories, names, keep):
+    def __init__(self, seen, categories, min_categories, names):
         self.names = names
-        d = len(cols)
+        d = len(seen)
         if isinstance(categories, str):
             categories = [None] * d
         elif len(categories) != d:
@@ -73,17 +96,14 @@ class _CategoricalPart:
             np.asarray(0 if min_categories is None else min_categories), (d,)
         )
         self.categories = []
-        for j, col in enumerate(cols):
-            col = col if keep is None else col[keep]
-            missing = is_missing(col)
+        for j, observed in enumerate(seen):
             if categories[j] is not None:
                 cats = np.asarray(categories[j])
                 if len(set(cats.tolist())) != len(cats):
                     raise ValueError(f"categories[{j}] has repeated values")
             else:
-                cats = fit_categories(col, missing)
+                cats = observed
             if mins[j] > 0:
-                observed = col[~missing]
                 if cats.dtype.kind not in "iu" or (observed < 0).any():
                     raise ValueError(
                         f"min_categories applies to features coded 0, 1, 2, ...; "
@@ -95,10 +115,31 @@ class _CategoricalPart:
                 raise ValueError(f"feature {names[j]} has no observed value")
             self.categories.append(cats)
         self.family = Categorical([len(c) for c in self.categories])
+        # Categories 0 .. t_j - 1 everywhere: an integer matrix is its own codes.
+        self.identity = all(
+            c.dtype.kind in "iu" and np.array_equal(c, np.arange(len(c)))
+            for c in self.categories
+        )
+
+    def integer_codes(self, X: np.ndarray, in_range: bool = False):
+        """An integer matrix as its own codes, or None if :meth:`encode` must
+        map it (categories other than ``0 .. t_j - 1``, or values out of range).
+
+        ``in_range`` says the categories were found in these very rows, so no
+        value can be out of range. The codes may be ``X`` itself (no copy):
+        they are only read.
+        """
+        if not self.identity:
+            return None
+        codes = np.ascontiguousarray(X, dtype=np.intp)
+        if not in_range and count_out_of_range(codes, self.family.n_categories):
+            return None
+        return codes
 
     def encode(self, cols, handle_unknown: str, fitting: bool, keep=None):
         """Codes ``(n, d)``, -1 where missing or ignored; ``keep`` as in fit."""
-        codes = np.empty((len(cols[0]), len(cols)), dtype=np.intp)
+        # Written a feature at a time into contiguous rows, transposed once.
+        codes = np.empty((len(cols), len(cols[0])), dtype=np.intp)
         for j, col in enumerate(cols):
             code = encode_column(col, self.categories[j], is_missing(col))
             if keep is not None:
@@ -113,8 +154,8 @@ class _CategoricalPart:
                         + ("" if fitting else "; use handle_unknown='ignore'")
                     )
                 code[unknown] = -1
-            codes[:, j] = code
-        return codes
+            codes[j] = code
+        return np.ascontiguousarray(codes.T)
 
     def m_and_p(self, m, p) -> tuple[np.ndarray, np.ndarray]:
         d = len(self.categories)
@@ -265,18 +306,37 @@ class CategoricalNB(BaseGenerativeClassifier):
         self.handle_unknown = handle_unknown
 
     def _prepare_X(self, X, reset, sample_weight=None):
-        cols = _columns(self, X, reset)
+        X = _validated(self, X, reset)
         keep = _kept_rows(sample_weight)
+        integers = is_integer_matrix(X)
+        cols, found = None, False
         if reset:
-            names = [_feature_name(self, j) for j in range(len(cols))]
+            seen = None
+            if integers:
+                seen = integer_categories(X if keep is None else X[keep])
+                # Categories found in all of X (min_categories only adds some)
+                # hold every value of X: no value can be out of range.
+                found = (
+                    seen is not None
+                    and keep is None
+                    and isinstance(self.categories, str)
+                )
+            if seen is None:
+                cols = _columns(X)
+                seen = _seen_values(cols, keep)
+            names = [_feature_name(self, j) for j in range(X.shape[1])]
             self._part = _CategoricalPart(
-                cols, self.categories, self.min_categories, names, keep
+                seen, self.categories, self.min_categories, names
             )
             self.categories_ = self._part.categories
-        return self._part.encode(cols, self.handle_unknown, reset, keep)
+        codes = self._part.integer_codes(X, in_range=found) if integers else None
+        if codes is None:
+            cols = _columns(X) if cols is None else cols
+            codes = self._part.encode(cols, self.handle_unknown, reset, keep)
+        return codes
 
     def _emission_stats(self, codes, weights, labels):
-        return self._part.family.stats(codes, weights)
+        return self._part.family.stats(codes, weights, labels)
 
     def _set_emission_params(self, stats):
         m, p = self._part.m_and_p(self.m, self.p)
@@ -345,10 +405,11 @@ class GaussianNB(BaseGenerativeClassifier):
 
         \\sigma^2_{cj} = \\frac{S_{cj} + m\\, s_j^2}{n_c + m} + \\epsilon .
 
-    The joint log-likelihood of all rows is two matrix products in
-    coordinates centred on the training mean, so data far from the origin
-    (a feature of 1e6 +- 1) keeps its precision. Missing values (NaN) are left
-    out of the statistics and the product.
+    The statistics (two passes: the means, then the squared deviations from
+    them) and the joint log-likelihood of all rows (one pass) take deviations
+    from the class means, so data far from the origin (a feature of 1e6 +- 1)
+    keeps its precision. Missing values (NaN) are left out of the statistics
+    and the product.
 
     Examples
     --------
@@ -548,14 +609,17 @@ class MixedNB(BaseGenerativeClassifier):
         return mask
 
     def _prepare_X(self, X, reset, sample_weight=None):
-        cols = _columns(self, X, reset)
+        X = _validated(self, X, reset)
+        cols = _columns(X)
         keep = _kept_rows(sample_weight)
         if reset:
             self.categorical_features_ = self._resolve_mask(X, cols)
             cat_idx = np.flatnonzero(self.categorical_features_)
             names = [_feature_name(self, j) for j in cat_idx]
             self._part = (
-                _CategoricalPart([cols[j] for j in cat_idx], "auto", None, names, keep)
+                _CategoricalPart(
+                    _seen_values([cols[j] for j in cat_idx], keep), "auto", None, names
+                )
                 if len(cat_idx)
                 else None
             )
@@ -597,7 +661,9 @@ class MixedNB(BaseGenerativeClassifier):
         codes, Xnum = Xt
         return ProductStats(
             (
-                self._part.family.stats(codes, weights) if codes is not None else None,
+                self._part.family.stats(codes, weights, labels)
+                if codes is not None
+                else None,
                 _DIAG_GAUSSIAN.stats(Xnum, weights, labels)
                 if Xnum is not None
                 else None,

@@ -1,0 +1,89 @@
+"""Timing helpers shared by the benchmarks: interleaved medians and a ratio table.
+
+Each benchmark compares a bayeskit operation with its peer's in one process.
+Both are warmed up, then timed alternately (ours, theirs, theirs, ours, ...) so
+that drift of a shared, noisy machine hits both sides alike; the median of the
+repeats is reported, and the ratio ours / theirs is the number that matters.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+__all__ = ["Result", "compare", "print_table", "time_once"]
+
+
+def time_once(func: Callable[[], object]) -> float:
+    """Wall-clock seconds of one call of ``func``."""
+    start = time.perf_counter()
+    func()
+    return time.perf_counter() - start
+
+
+@dataclass(frozen=True)
+class Result:
+    """Median seconds of one operation, ours and the peer's, and a goal ratio."""
+
+    model: str
+    operation: str
+    ours: float
+    theirs: float
+    goal: float | None = None
+
+    @property
+    def ratio(self) -> float:
+        return self.ours / self.theirs
+
+    @property
+    def met(self) -> bool | None:
+        return None if self.goal is None else self.ratio <= self.goal
+
+
+def compare(
+    model: str,
+    operation: str,
+    ours: Callable[[], object],
+    theirs: Callable[[], object],
+    repeats: int,
+    goal: float | None = None,
+    warmup: int = 1,
+) -> Result:
+    """Warm both up, time them interleaved ``repeats`` times, keep the medians."""
+    for _ in range(warmup):
+        ours()
+        theirs()
+    t_ours, t_theirs = [], []
+    for r in range(repeats):
+        if r % 2 == 0:
+            t_ours.append(time_once(ours))
+            t_theirs.append(time_once(theirs))
+        else:
+            t_theirs.append(time_once(theirs))
+            t_ours.append(time_once(ours))
+    return Result(
+        model,
+        operation,
+        statistics.median(t_ours),
+        statistics.median(t_theirs),
+        goal,
+    )
+
+
+def print_table(results: list[Result], peer: str = "theirs") -> None:
+    """One row per operation: medians, the ratio and whether it meets its goal."""
+    header = (
+        f"{'model':<16} {'operation':<14} {'ours (s)':>10} "
+        f"{peer + ' (s)':>14} {'ratio':>7} {'goal':>6}  ok"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        goal = "" if r.goal is None else f"{r.goal:.2f}"
+        ok = "" if r.met is None else ("yes" if r.met else "NO")
+        print(
+            f"{r.model:<16} {r.operation:<14} {r.ours:>10.4f} "
+            f"{r.theirs:>14.4f} {r.ratio:>7.3f} {goal:>6}  {ok}"
+        )

@@ -1,0 +1,103 @@
+"""Log-space helpers: logsumexp and log_normalize on every axis and edge value."""
+
+import numpy as np
+import pytest
+from scipy.special import logsumexp as scipy_logsumexp
+
+from bayeskit._logmath import log_normalize, logsumexp
+
+INF = np.inf
+
+
+@pytest.mark.parametrize(
+    "axis", [None, 0, 1, 2, -1, -2, (0, 2), (2, 0), (-1, -3), (0, 1, 2), ()]
+)
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_logsumexp_matches_scipy_on_every_axis(axis, keepdims, rng):
+    a = rng.normal(size=(4, 3, 5)) * 50
+    ours = logsumexp(a, axis=axis, keepdims=keepdims)
+    ref = scipy_logsumexp(a, axis=axis, keepdims=keepdims)
+    assert np.shape(ours) == np.shape(ref)
+    np.testing.assert_allclose(ours, ref, rtol=1e-14)
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_log_normalize_on_every_axis(axis, rng):
+    a = rng.normal(size=(4, 3, 5)) * 50
+    out, lse = log_normalize(a, axis=axis)
+    ref = scipy_logsumexp(a, axis=axis, keepdims=True)
+    np.testing.assert_allclose(lse, ref, rtol=1e-14)
+    np.testing.assert_allclose(out, a - ref, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.exp(out).sum(axis=axis), 1.0, rtol=1e-13)
+
+
+def test_layouts_and_dtypes_give_the_same_result(rng):
+    a = rng.normal(size=(30, 4)) * 10
+    out, lse = log_normalize(a)
+    for b in (np.asfortranarray(a), a[::1, :], np.concatenate([a, a], 1)[:, :4]):
+        o, s = log_normalize(b)
+        np.testing.assert_array_equal(o, out)
+        np.testing.assert_array_equal(s, lse)
+    ints = np.arange(6).reshape(2, 3)
+    np.testing.assert_allclose(logsumexp(ints, axis=1), scipy_logsumexp(ints, 1))
+    assert logsumexp(np.float32([1.0, 2.0])).dtype == np.float64
+    assert logsumexp(np.array(3.0)) == 3.0
+
+
+def test_rows_of_only_minus_inf_stay_minus_inf():
+    a = np.array([[-INF, -INF, -INF], [0.0, -INF, np.log(3.0)]])
+    with np.errstate(all="raise"):  # and no warning on the way
+        out, lse = log_normalize(a)
+        s = logsumexp(a, axis=1)
+    np.testing.assert_array_equal(out[0], [-INF, -INF, -INF])
+    assert lse[0, 0] == -INF and s[0] == -INF
+    np.testing.assert_allclose(out[1], [np.log(0.25), -INF, np.log(0.75)])
+    assert out[1, 1] == -INF
+    np.testing.assert_allclose(lse[1, 0], np.log(4.0))
+    assert logsumexp(np.full(3, -INF)) == -INF
+
+
+def test_plus_inf_and_nan_rows_are_left_as_they_are():
+    a = np.array(
+        [
+            [INF, 0.0, -INF],  # lse = +inf
+            [INF, INF, 1.0],
+            [np.nan, 0.0, 1.0],  # lse = NaN
+            [np.nan, INF, -INF],
+            [1.0, 2.0, 3.0],  # an ordinary row next to them
+        ]
+    )
+    with np.errstate(all="raise"):
+        out, lse = log_normalize(a)
+    np.testing.assert_array_equal(lse[:2, 0], [INF, INF])
+    assert np.isnan(lse[2:4, 0]).all()
+    np.testing.assert_array_equal(out[:4], a[:4])  # NaN where a has NaN only
+    np.testing.assert_allclose(out[4], [1.0, 2.0, 3.0] - scipy_logsumexp([1, 2, 3]))
+    np.testing.assert_array_equal(logsumexp(a, axis=1)[:2], [INF, INF])
+    assert np.isnan(logsumexp(a, axis=1)[2:4]).all()
+
+
+def test_empty_slices():
+    assert np.array_equal(logsumexp(np.empty((3, 0)), axis=1), np.full(3, -INF))
+    assert logsumexp(np.empty((0, 3)), axis=1).shape == (0,)
+    assert logsumexp(np.empty((2, 0, 3)), axis=1).shape == (2, 3)
+    assert logsumexp(np.empty(0)) == -INF
+    out, lse = log_normalize(np.empty((0, 4)))
+    assert out.shape == (0, 4) and lse.shape == (0, 1)
+
+
+def test_large_magnitudes_keep_their_precision():
+    # The normalised row is the shifted row minus log(sum), not a - lse with
+    # lse rounded at the magnitude of the entries.
+    a = np.array([[1e300, 1e300], [-1e300, -1e300], [700.0, 700.0 - np.log(3.0)]])
+    out, lse = log_normalize(a)
+    np.testing.assert_allclose(out[:2], np.log(0.5))
+    np.testing.assert_allclose(np.exp(out[2]), [0.75, 0.25], rtol=1e-13)
+    np.testing.assert_allclose(lse[2, 0], 700.0 + np.log(4.0 / 3.0), rtol=1e-15)
+
+
+def test_bad_axis():
+    with pytest.raises(ValueError, match="out of bounds"):  # numpy's AxisError
+        logsumexp(np.ones((2, 3)), axis=2)
+    with pytest.raises(ValueError, match="repeated axis"):
+        logsumexp(np.ones((2, 3)), axis=(1, 1))
