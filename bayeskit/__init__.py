@@ -6,6 +6,7 @@ sufficient statistics.
 """
 
 from .models import (
+    BayesianNetwork,
     CategoricalNB,
     GaussianMixture,
     GaussianMixtureClassifier,
@@ -13,12 +14,15 @@ from .models import (
     LinearDiscriminantAnalysis,
     MixedNB,
     QuadraticDiscriminantAnalysis,
+    TreeAugmentedNB,
+    chow_liu_tree,
     select_mixture,
 )
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "BayesianNetwork",
     "CategoricalNB",
     "GaussianMixture",
     "GaussianMixtureClassifier",
@@ -26,6 +30,8 @@ __all__ = [
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "QuadraticDiscriminantAnalysis",
+    "TreeAugmentedNB",
     "__version__",
+    "chow_liu_tree",
     "select_mixture",
 ]

@@ -3,6 +3,7 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayeskit import (
+    BayesianNetwork,
     CategoricalNB,
     GaussianMixture,
     GaussianMixtureClassifier,
@@ -10,6 +11,7 @@ from bayeskit import (
     LinearDiscriminantAnalysis,
     MixedNB,
     QuadraticDiscriminantAnalysis,
+    TreeAugmentedNB,
 )
 
 ESTIMATORS = [
@@ -25,6 +27,8 @@ ESTIMATORS = [
         n_components=2, covariance_type="diag", covariance_prior_weight=1.0
     ),
     GaussianMixtureClassifier(),
+    BayesianNetwork(),
+    TreeAugmentedNB(),
 ]
 
 _QDA_TINY = (
@@ -39,8 +43,17 @@ _EM_START = (
 )
 
 
+_FIRST_SEEN = (
+    "this check's data are continuous, so every value is a state: the values of "
+    "zero-weight rows are unknown states to the repeated fit (a ValueError), and "
+    "states keep their order of first appearance (issue 7), which shuffling changes"
+)
+
+
 def expected_failed_checks(estimator):
     """Checks an estimator fails on purpose, each with its reason."""
+    if isinstance(estimator, BayesianNetwork):
+        return {"check_sample_weight_equivalence_on_dense_data": _FIRST_SEEN}
     if isinstance(estimator, GaussianMixture) and estimator.n_components > 1:
         return {"check_sample_weight_equivalence_on_dense_data": _EM_START}
     if (

@@ -6,7 +6,7 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["load_playtennis"]
+__all__ = ["flu_network", "load_playtennis"]
 
 
 def load_playtennis() -> pd.DataFrame:
@@ -30,3 +30,66 @@ def load_playtennis() -> pd.DataFrame:
     path = resources.files("bayeskit.datasets") / "data" / "playtennis.csv"
     with resources.as_file(path) as f:
         return pd.read_csv(f, index_col="Day", dtype=str)
+
+
+def flu_network():
+    """The flu network of the reference notes (001), with illustrative CPTs.
+
+    Six binary variables: flu (x1), fever (x2), sinus_infection (x3),
+    temperature (x4), sinus_swelling (x5) and headache (x6), with
+
+    .. math::
+
+        p(x) = p(x_1)\\, p(x_2 \\mid x_1)\\, p(x_3 \\mid x_1)\\, p(x_4 \\mid x_2)
+               \\, p(x_5 \\mid x_3)\\, p(x_6 \\mid x_2, x_5):
+
+    13 free parameters against 63 for the full joint table. The structure is
+    the notes'; **the numbers in the CPTs are made up for illustration** (the
+    notes give none), chosen only to be plausible.
+
+    Returns
+    -------
+    BayesianNetwork
+        Built by hand with ``set_cpd``: every variable has the states
+        ``["no", "yes"]`` except temperature, ``["normal", "high"]``.
+
+    Examples
+    --------
+    "The patient has a headache and a high temperature: does he have the flu?"
+
+    >>> from bayeskit.datasets import flu_network
+    >>> bn = flu_network()
+    >>> bn.query("flu", evidence={"headache": "yes",
+    ...                           "temperature": "high"})["yes"].round(4)
+    np.float64(0.5608)
+    """
+    from ..models.bayesnet import BayesianNetwork
+
+    no_yes = ["no", "yes"]
+    bn = BayesianNetwork(
+        [
+            ("flu", "fever"),
+            ("flu", "sinus_infection"),
+            ("fever", "temperature"),
+            ("sinus_infection", "sinus_swelling"),
+            ("fever", "headache"),
+            ("sinus_swelling", "headache"),
+        ],
+        states={
+            "flu": no_yes,
+            "fever": no_yes,
+            "sinus_infection": no_yes,
+            "temperature": ["normal", "high"],
+            "sinus_swelling": no_yes,
+            "headache": no_yes,
+        },
+    )
+    bn.set_cpd("flu", [0.9, 0.1])
+    bn.set_cpd("fever", [[0.95, 0.05], [0.2, 0.8]])  # rows: flu = no, yes
+    bn.set_cpd("sinus_infection", [[0.9, 0.1], [0.6, 0.4]])  # rows: flu
+    bn.set_cpd("temperature", [[0.9, 0.1], [0.1, 0.9]])  # rows: fever
+    bn.set_cpd("sinus_swelling", [[0.95, 0.05], [0.3, 0.7]])  # rows: infection
+    bn.set_cpd(  # [fever, sinus_swelling, headache]
+        "headache", [[[0.9, 0.1], [0.4, 0.6]], [[0.5, 0.5], [0.1, 0.9]]]
+    )
+    return bn

@@ -7,11 +7,13 @@ log-potentials and can be used on its own.
 - :data:`SUM_PRODUCT`, :data:`MAX_PRODUCT`: the semirings of elimination.
 - :class:`DAG`: topological order, moral graph, Markov blanket, d-separation.
 - :class:`TreeBP`: batched sum-product and max-product on trees and forests.
+- :class:`JunctionTree`: exact inference on any DAG (Shafer-Shenoy, batched).
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 """
 
 from .dag import DAG, CycleError
 from .factor import LogFactor
+from .junction_tree import JunctionTree
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, MaxProduct, Semiring, SumProduct
 from .structure import LatentNode, NodePosterior
 from .tree import TreeBP, TreeMAP, TreeMarginals, node_belief
@@ -21,6 +23,7 @@ __all__ = [
     "MAX_PRODUCT",
     "SUM_PRODUCT",
     "CycleError",
+    "JunctionTree",
     "LatentNode",
     "LogFactor",
     "MaxProduct",

@@ -1,10 +1,12 @@
 """The estimators: thin scikit-learn classes over the graph core and the emissions."""
 
+from .bayesnet import BayesianNetwork, TreeAugmentedNB, chow_liu_tree
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from .mixture import GaussianMixture, GaussianMixtureClassifier, select_mixture
 from .naive_bayes import CategoricalNB, GaussianNB, MixedNB
 
 __all__ = [
+    "BayesianNetwork",
     "CategoricalNB",
     "GaussianMixture",
     "GaussianMixtureClassifier",
@@ -12,5 +14,7 @@ __all__ = [
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "QuadraticDiscriminantAnalysis",
+    "TreeAugmentedNB",
+    "chow_liu_tree",
     "select_mixture",
 ]

@@ -1,0 +1,1115 @@
+"""Junction trees: moralise, triangulate (min-fill), clique tree, calibrate.
+
+Exact inference on any Bayesian network is belief propagation on a tree whose
+nodes are sets of variables. The construction has four steps:
+
+1. **moralise** the DAG (:meth:`DAG.moral_graph`): marry the parents of every
+   node and drop the directions, so that every family is a clique;
+2. **triangulate** the moral graph by eliminating its nodes one by one in the
+   greedy *min-fill* order (:func:`min_fill_order`), adding the fill edges
+   that make the graph chordal;
+3. take the **maximal cliques** of the chordal graph (:func:`maximal_cliques`);
+4. join them by a **maximum-weight spanning tree** on separator sizes
+   (:func:`maximum_spanning_tree`), which has the running intersection
+   property: the cliques that hold a variable form a connected subtree.
+
+:class:`JunctionTree` is the result. Its calibration is Shafer-Shenoy message
+passing in log space with a :class:`~bayeskit.graph.Semiring` (sum-product
+for marginals and the log partition function, max-product for the most
+probable assignment with traceback). Every message carries a leading batch
+axis, so the evidence of ``n`` rows propagates in one pass.
+:class:`CalibrationPlan` is the schedule compiled once for given factor
+scopes; it runs on raw log arrays and is what estimators call on their hot
+path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .dag import DAG
+from .factor import LogFactor
+from .semiring import MAX_PRODUCT, SUM_PRODUCT, Semiring, SumProduct
+from .tree import TreeMAP
+
+__all__ = [
+    "CalibrationPlan",
+    "JunctionTree",
+    "JunctionTreeCalibration",
+    "maximal_cliques",
+    "maximum_spanning_tree",
+    "min_fill_order",
+    "triangulate",
+]
+
+Node = Hashable
+Adjacency = Mapping[Node, Iterable[Node]]
+
+
+# ---------------------------------------------------------------------------
+# Triangulation
+
+
+def _copy_adjacency(adjacency: Adjacency) -> dict[Node, set[Node]]:
+    """A mutable, checked copy: symmetric, no self-loop, no unknown node."""
+    adj = {node: set(nbs) for node, nbs in adjacency.items()}
+    for node, nbs in adj.items():
+        if node in nbs:
+            raise ValueError(f"node {node!r} is its own neighbour in adjacency")
+        for other in nbs:
+            if other not in adj:
+                raise ValueError(
+                    f"adjacency names node {other!r} as a neighbour of {node!r} "
+                    "but has no entry for it"
+                )
+            if node not in adj[other]:
+                raise ValueError(
+                    f"adjacency is not symmetric: {other!r} is a neighbour of "
+                    f"{node!r} but not the other way round"
+                )
+    return adj
+
+
+def _log_cards(nodes, cardinalities: Mapping[Node, int] | None) -> dict:
+    if cardinalities is None:
+        return dict.fromkeys(nodes, math.log(2.0))
+    out = {}
+    for node in nodes:
+        if node not in cardinalities:
+            raise ValueError(f"cardinalities has no entry for node {node!r}")
+        k = int(cardinalities[node])
+        if k < 1:
+            raise ValueError(f"cardinality of {node!r} must be positive, got {k}")
+        out[node] = math.log(k)
+    return out
+
+
+def min_fill_order(
+    adjacency: Adjacency, cardinalities: Mapping[Node, int] | None = None
+) -> list[Node]:
+    """A greedy elimination order that adds few fill edges (min-fill).
+
+    Parameters
+    ----------
+    adjacency : mapping of node -> iterable of nodes
+        An undirected graph (symmetric neighbour sets), such as the dict
+        returned by :meth:`DAG.moral_graph`.
+    cardinalities : mapping of node -> int, default=None
+        Number of states of every node, used to break ties; ``None`` counts
+        every node as binary.
+
+    Returns
+    -------
+    order : list of hashable
+        Every node once. At each step the node whose elimination adds the
+        fewest edges between its remaining neighbours goes next; ties go to
+        the smallest clique table (product of the cardinalities of the node
+        and its neighbours), then to the node given first.
+
+    Examples
+    --------
+    A four-cycle needs one chord; every node of it adds one edge, so the first
+    node goes first:
+
+    >>> from bayeskit.graph.junction_tree import min_fill_order
+    >>> cycle = {"A": {"B", "D"}, "B": {"A", "C"}, "C": {"B", "D"},
+    ...          "D": {"A", "C"}}
+    >>> min_fill_order(cycle)
+    ['A', 'B', 'C', 'D']
+    """
+    adj = _copy_adjacency(adjacency)
+    index = {node: i for i, node in enumerate(adj)}
+    log_card = _log_cards(adj, cardinalities)
+
+    def score(node) -> tuple:
+        nbs = adj[node]
+        # Each neighbour a misses |nbs - adj[a]| - 1 of the others (a itself
+        # is in nbs but not in adj[a]); every missing edge is counted twice.
+        fill = (sum(len(nbs - adj[a]) for a in nbs) - len(nbs)) // 2
+        weight = log_card[node] + sum(log_card[u] for u in nbs)
+        return (fill, round(weight, 9), index[node])
+
+    scores = {node: score(node) for node in adj}
+    order: list[Node] = []
+    while scores:
+        node = min(scores, key=scores.__getitem__)
+        del scores[node]
+        nbs = adj.pop(node)
+        # Only the neighbours (which lost ``node`` and may gain edges) and the
+        # common neighbours of a new fill edge's ends change their scores.
+        affected = set(nbs)
+        for a in nbs:
+            adj_a = adj[a]
+            adj_a.discard(node)
+            for b in nbs:
+                if b != a and b not in adj_a:
+                    adj_a.add(b)
+                    adj[b].add(a)
+                    affected |= adj_a & adj[b]
+        for a in affected:
+            scores[a] = score(a)
+        order.append(node)
+    return order
+
+
+def _elimination_game(
+    adjacency: Adjacency, order: Sequence[Node] | None, cardinalities
+):
+    """Run the elimination game: the filled graph and the elimination cliques."""
+    adj = _copy_adjacency(adjacency)
+    if order is None:
+        order = min_fill_order(adj, cardinalities)
+    order = list(order)
+    if len(order) != len(adj) or set(order) != set(adj):
+        raise ValueError(
+            "order must list every node of the graph exactly once; got "
+            f"{len(order)} entries for {len(adj)} nodes"
+        )
+    index = {node: i for i, node in enumerate(adj)}
+    filled = {node: set(nbs) for node, nbs in adj.items()}
+    work = {node: set(nbs) for node, nbs in adj.items()}
+    cliques: list[tuple] = []
+    for node in order:
+        nbs = work.pop(node)
+        cliques.append(tuple(sorted((node, *nbs), key=index.__getitem__)))
+        for a in nbs:
+            work[a].discard(node)
+            for b in nbs:
+                if b != a and b not in work[a]:
+                    work[a].add(b)
+                    filled[a].add(b)
+    return filled, cliques, order
+
+
+def triangulate(
+    adjacency: Adjacency,
+    order: Sequence[Node] | None = None,
+    cardinalities: Mapping[Node, int] | None = None,
+) -> dict[Node, set[Node]]:
+    """Make a graph chordal by eliminating its nodes in ``order``.
+
+    Parameters
+    ----------
+    adjacency : mapping of node -> iterable of nodes
+        An undirected graph.
+    order : sequence of hashable, default=None
+        The elimination order; ``None`` uses :func:`min_fill_order`.
+    cardinalities : mapping of node -> int, default=None
+        Passed to :func:`min_fill_order` when ``order`` is None.
+
+    Returns
+    -------
+    chordal : dict of hashable to set of hashable
+        The graph with the fill edges added: eliminating a node joins all of
+        its remaining neighbours. Every cycle of four or more nodes of the
+        result has a chord, and ``order`` is a perfect elimination order of it.
+    """
+    return _elimination_game(adjacency, order, cardinalities)[0]
+
+
+def maximal_cliques(
+    adjacency: Adjacency,
+    order: Sequence[Node] | None = None,
+    cardinalities: Mapping[Node, int] | None = None,
+) -> list[tuple]:
+    """The maximal cliques of the graph triangulated by eliminating in ``order``.
+
+    Parameters
+    ----------
+    adjacency, order, cardinalities
+        As :func:`triangulate`.
+
+    Returns
+    -------
+    cliques : list of tuple
+        Eliminating a node creates the clique of the node and its remaining
+        neighbours; the maximal ones among these are the maximal cliques of
+        the triangulated graph. They come in elimination order, each with its
+        nodes in the order of ``adjacency``. An isolated node is a clique of
+        its own.
+    """
+    _, candidates, order = _elimination_game(adjacency, order, cardinalities)
+    # The i-th candidate holds the i-th eliminated node, which no later
+    # candidate holds: only an earlier candidate holding that node can
+    # contain it.
+    holding: dict = {}
+    keep = []
+    for node, clique in zip(order, candidates):
+        members = frozenset(clique)
+        if not any(members <= other for other in holding.get(node, ())):
+            keep.append(clique)
+        for v in clique:
+            holding.setdefault(v, []).append(members)
+    return keep
+
+
+def maximum_spanning_tree(
+    n_nodes: int, weighted_edges: Iterable[tuple[int, int, float]]
+) -> list[tuple[int, int]]:
+    """A maximum-weight spanning forest (Kruskal's algorithm).
+
+    Parameters
+    ----------
+    n_nodes : int
+        Nodes are ``0 .. n_nodes - 1``.
+    weighted_edges : iterable of (i, j, weight)
+        Candidate edges. Only these can be chosen, so nodes joined by no
+        candidate path end up in different trees of the forest.
+
+    Returns
+    -------
+    edges : list of (i, j)
+        The chosen edges, heaviest first; ties go to the edge listed first.
+        Their total weight is the largest of all spanning forests of the
+        candidate graph.
+
+    Examples
+    --------
+    >>> from bayeskit.graph.junction_tree import maximum_spanning_tree
+    >>> maximum_spanning_tree(3, [(0, 1, 1.0), (1, 2, 3.0), (0, 2, 2.0)])
+    [(1, 2), (0, 2)]
+    """
+    parent = list(range(n_nodes))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    candidates = []
+    for rank, (i, j, w) in enumerate(weighted_edges):
+        i, j = int(i), int(j)
+        if not (0 <= i < n_nodes and 0 <= j < n_nodes) or i == j:
+            raise ValueError(f"edge ({i}, {j}) is not between two of {n_nodes} nodes")
+        candidates.append((-float(w), rank, i, j))
+    candidates.sort()
+    chosen = []
+    for _, _, i, j in candidates:
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            parent[ri] = rj
+            chosen.append((i, j))
+    return chosen
+
+
+# ---------------------------------------------------------------------------
+# The tree
+
+
+class JunctionTree:
+    """A clique tree (or forest) with the running intersection property.
+
+    Parameters
+    ----------
+    cliques : sequence of iterable of hashable
+        The variables of every clique. A clique given as a sequence keeps its
+        order, which is the axis order of that clique's tables; a set is laid
+        out in its iteration order.
+    edges : sequence of (int, int), default=()
+        Undirected edges between clique indices. They must form a forest, and
+        the cliques that contain any one variable must form a connected part
+        of it (the running intersection property). Cliques of disconnected
+        parts of a network are simply not joined.
+
+    Attributes
+    ----------
+    cliques : list of frozenset
+        The variables of every clique.
+    edges : list of (int, int)
+        The edges between cliques.
+    separators : list of frozenset
+        ``cliques[i] & cliques[j]`` for every edge ``(i, j)``.
+    variables : tuple
+        Every variable once, in order of first appearance in ``cliques``.
+    elimination_order : list or None
+        The order that triangulated the graph, for trees built by
+        :meth:`from_graph` or :meth:`from_dag`.
+
+    See Also
+    --------
+    DAG.moral_graph : The graph a Bayesian network's tree is built from.
+    TreeBP : Belief propagation on a tree of single variables.
+
+    Notes
+    -----
+    Calibration is Shafer-Shenoy message passing: the message from clique
+    :math:`i` to its neighbour :math:`j` is
+
+    .. math::
+
+        \\mu_{i \\to j}(s_{ij}) = \\bigoplus_{c_i \\setminus s_{ij}}
+            \\psi_i(c_i) \\prod_{k \\in N(i) \\setminus j} \\mu_{k \\to i}(s_{ki}),
+
+    where :math:`\\psi_i` is the product of the factors assigned to clique
+    :math:`i` and :math:`\\oplus` is the semiring's elimination (a sum for
+    marginals, a max for the most probable assignment). Everything is in log
+    space, where products are sums; no message is ever divided, so zero
+    potentials stay ``-inf`` and never become NaN. After a pass from the
+    leaves to a root and back, the belief of every clique is its (unnormalised)
+    marginal.
+
+    References
+    ----------
+    .. [1] S. L. Lauritzen and D. J. Spiegelhalter, "Local computations with
+       probabilities on graphical structures and their application to expert
+       systems", JRSS B, 50(2), 1988.
+    .. [2] G. Shafer and P. P. Shenoy, "Probability propagation", Annals of
+       Mathematics and Artificial Intelligence, 2, 1990.
+    .. [3] D. Koller and N. Friedman, "Probabilistic Graphical Models", MIT
+       Press, 2009, chapters 9-10 (min-fill: section 9.4.3.2).
+
+    Examples
+    --------
+    The network ``P(A) P(B | A) P(C | A) P(D | B, C)``: moralising marries B
+    and C, and the tree has two cliques.
+
+    >>> import numpy as np
+    >>> from bayeskit.graph import DAG, LogFactor
+    >>> from bayeskit.graph.junction_tree import JunctionTree
+    >>> dag = DAG([("A", "B"), ("A", "C"), ("B", "D"), ("C", "D")])
+    >>> tree = JunctionTree.from_dag(dag)
+    >>> [sorted(c) for c in tree.cliques], tree.edges
+    ([['A', 'B', 'C'], ['B', 'C', 'D']], [(0, 1)])
+    >>> cpts = [
+    ...     LogFactor.from_probabilities(["A"], [2], [0.6, 0.4]),
+    ...     LogFactor.from_probabilities(["A", "B"], [2, 2], [[0.7, 0.3], [0.2, 0.8]]),
+    ...     LogFactor.from_probabilities(["A", "C"], [2, 2], [[0.9, 0.1], [0.5, 0.5]]),
+    ...     LogFactor.from_probabilities(
+    ...         ["B", "C", "D"], [2, 2, 2],
+    ...         [[[0.99, 0.01], [0.4, 0.6]], [[0.3, 0.7], [0.05, 0.95]]]),
+    ... ]
+
+    Evidence D = 1 is one more factor, an indicator:
+
+    >>> d_is_1 = LogFactor.from_probabilities(["D"], [2], [0.0, 1.0])
+    >>> cal = tree.calibrate([*cpts, d_is_1])
+    >>> np.exp(cal.marginal(["A"]).log_values).round(4)
+    array([0.3561, 0.6439])
+    >>> tree.max_product([*cpts, d_is_1]).assignment  # A, B, C, D
+    array([[1, 1, 1, 1]])
+    """
+
+    def __init__(
+        self,
+        cliques: Sequence[Iterable[Node]],
+        edges: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        layouts = []
+        for i, clique in enumerate(cliques):
+            if isinstance(clique, (str, bytes)):
+                raise TypeError(
+                    f"clique {i} is a string; give an iterable of variables"
+                )
+            layout = tuple(clique)
+            if not layout:
+                raise ValueError(f"clique {i} is empty")
+            if len(set(layout)) != len(layout):
+                raise ValueError(f"clique {i} lists a variable twice: {layout!r}")
+            layouts.append(layout)
+        n = len(layouts)
+        edge_list: list[tuple[int, int]] = []
+        parent = list(range(n))
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for edge in edges:
+            i, j = (int(e) for e in edge)
+            if not (0 <= i < n and 0 <= j < n) or i == j:
+                raise ValueError(f"edge {edge!r} does not join two of the {n} cliques")
+            ri, rj = find(i), find(j)
+            if ri == rj:
+                raise ValueError(
+                    f"edge ({i}, {j}) closes a cycle: the edges must form a forest"
+                )
+            parent[ri] = rj
+            edge_list.append((i, j))
+
+        self._layout: list[tuple] = layouts
+        self.cliques: list[frozenset] = [frozenset(c) for c in layouts]
+        self.edges: list[tuple[int, int]] = edge_list
+        self.separators: list[frozenset] = [
+            self.cliques[i] & self.cliques[j] for i, j in edge_list
+        ]
+        variables: dict = {}
+        for layout in layouts:
+            variables.update(dict.fromkeys(layout))
+        self.variables: tuple = tuple(variables)
+        self.elimination_order: list | None = None
+        self._neighbours: list[list[int]] = [[] for _ in range(n)]
+        for i, j in edge_list:
+            self._neighbours[i].append(j)
+            self._neighbours[j].append(i)
+        components: dict[int, list[int]] = {}
+        for i in range(n):
+            components.setdefault(find(i), []).append(i)
+        self._components: list[list[int]] = list(components.values())
+        self._check_running_intersection()
+        self._plans: dict = {}
+
+    def _check_running_intersection(self) -> None:
+        holders: dict = {v: [] for v in self.variables}
+        for i, clique in enumerate(self.cliques):
+            for v in clique:
+                holders[v].append(i)
+        n_edges = dict.fromkeys(self.variables, 0)
+        for sep in self.separators:
+            for v in sep:
+                n_edges[v] += 1
+        for v, cl in holders.items():
+            if n_edges[v] != len(cl) - 1:
+                raise ValueError(
+                    f"the cliques holding variable {v!r} ({cl}) are not connected "
+                    "in the tree: the running intersection property fails"
+                )
+
+    @classmethod
+    def from_graph(
+        cls,
+        adjacency: Adjacency,
+        cardinalities: Mapping[Node, int] | None = None,
+        order: Sequence[Node] | None = None,
+    ) -> JunctionTree:
+        """The junction tree of an undirected graph.
+
+        Parameters
+        ----------
+        adjacency : mapping of node -> iterable of nodes
+            A symmetric undirected graph; every node becomes a variable.
+        cardinalities : mapping of node -> int, default=None
+            Numbers of states, used by min-fill to break ties towards small
+            tables.
+        order : sequence of hashable, default=None
+            An elimination order to use instead of min-fill.
+
+        Returns
+        -------
+        JunctionTree
+            Maximal cliques of the triangulated graph, joined by a
+            maximum-weight spanning forest on separator sizes.
+        """
+        adj = _copy_adjacency(adjacency)
+        if order is None:
+            order = min_fill_order(adj, cardinalities)
+        cliques = maximal_cliques(adj, order)
+        sets = [frozenset(c) for c in cliques]
+        weighted = [
+            (i, j, len(sets[i] & sets[j]))
+            for i in range(len(sets))
+            for j in range(i + 1, len(sets))
+            if not sets[i].isdisjoint(sets[j])
+        ]
+        tree = cls(cliques, maximum_spanning_tree(len(cliques), weighted))
+        tree.elimination_order = list(order)
+        return tree
+
+    @classmethod
+    def from_dag(
+        cls, dag: DAG, cardinalities: Mapping[Node, int] | None = None
+    ) -> JunctionTree:
+        """The junction tree of a Bayesian network's DAG (of its moral graph).
+
+        Parameters
+        ----------
+        dag : DAG
+        cardinalities : mapping of node -> int, default=None
+            As :meth:`from_graph`.
+
+        Returns
+        -------
+        JunctionTree
+            Every family (a node and its parents) lies in some clique, so
+            every conditional probability table can be assigned to one.
+        """
+        return cls.from_graph(dag.moral_graph(), cardinalities)
+
+    @property
+    def width(self) -> int:
+        """Size of the largest clique minus one (the treewidth of this tree)."""
+        return max((len(c) for c in self.cliques), default=0) - 1
+
+    def __repr__(self) -> str:
+        cl = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in self._layout)
+        return f"JunctionTree(cliques=[{cl}], edges={self.edges})"
+
+    def clique_containing(self, variables: Iterable[Node]) -> int:
+        """Index of a smallest clique that contains every one of ``variables``.
+
+        Raises
+        ------
+        ValueError
+            If no clique holds them all (they do not form a clique of the
+            triangulated graph).
+        """
+        wanted = set(variables)
+        best = None
+        for i, clique in enumerate(self.cliques):
+            if wanted <= clique and (
+                best is None or len(clique) < len(self.cliques[best])
+            ):
+                best = i
+        if best is None:
+            raise ValueError(
+                f"no clique contains all of {sorted(map(repr, wanted))}; build the "
+                "tree from a graph in which they are joined"
+            )
+        return best
+
+    # -- calibration on factors -------------------------------------------
+    def plan(
+        self,
+        scopes: Sequence[Sequence[Node]],
+        cardinalities: Mapping[Node, int],
+        static: Sequence[bool] | None = None,
+    ) -> CalibrationPlan:
+        """The message schedule for factors of these scopes.
+
+        See :class:`CalibrationPlan` for the parameters.
+        """
+        return CalibrationPlan(self, scopes, cardinalities, static)
+
+    def _factor_plan(self, factors: Sequence[LogFactor]):
+        cards: dict = {}
+        for f in factors:
+            for v, k in zip(f.variables, f.cardinalities):
+                if cards.setdefault(v, k) != k:
+                    raise ValueError(
+                        f"variable {v!r} has {cards[v]} states in one factor and "
+                        f"{k} in another"
+                    )
+        missing = [v for v in self.variables if v not in cards]
+        if missing:
+            raise ValueError(
+                f"no factor mentions variables {missing!r}: their number of states "
+                "is unknown (add a factor of log-potentials 0 over each of them)"
+            )
+        key = tuple((f.variables, f.cardinalities) for f in factors)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = CalibrationPlan(
+                self, [f.variables for f in factors], cards
+            )
+        sizes = {f.n_batch for f in factors if f.batched}
+        if len(sizes) > 1:
+            raise ValueError(f"batched factors have different batch sizes {sizes}")
+        n = sizes.pop() if sizes else None
+        arrays = [f.log_values if f.batched else f.log_values[None] for f in factors]
+        return plan, arrays, n
+
+    def calibrate(
+        self, factors: Sequence[LogFactor], semiring: Semiring = SUM_PRODUCT
+    ) -> JunctionTreeCalibration:
+        """Calibrate the tree: a pass from the leaves to the roots and back.
+
+        Parameters
+        ----------
+        factors : sequence of LogFactor
+            The potentials, such as conditional probability tables reduced by
+            evidence. Each goes to a smallest clique that contains its scope; a
+            factor over no variable (a per-row constant) goes to the log
+            partition function. Batched factors (one table per row of
+            evidence) make the whole calibration batched.
+        semiring : Semiring, default=SUM_PRODUCT
+            ``SUM_PRODUCT`` for marginals, ``MAX_PRODUCT`` for max-marginals.
+
+        Returns
+        -------
+        JunctionTreeCalibration
+        """
+        plan, arrays, n = self._factor_plan(factors)
+        beliefs, log_z = plan.calibrate(arrays, semiring, n=n)
+        batched = n is not None
+        out = []
+        for layout, b in zip(self._layout, beliefs):
+            cards = tuple(plan.cardinalities[v] for v in layout)
+            if batched:
+                values = np.broadcast_to(b, (n, *cards)).copy()
+            else:
+                values = np.array(b[0])
+            out.append(LogFactor._trusted(layout, cards, values))
+        return JunctionTreeCalibration(
+            self, out, log_z if batched else float(log_z[0]), semiring
+        )
+
+    def max_product(self, factors: Sequence[LogFactor]) -> TreeMAP:
+        """The most probable joint assignment of every variable, per row.
+
+        Parameters
+        ----------
+        factors : sequence of LogFactor
+            As :meth:`calibrate`.
+
+        Returns
+        -------
+        TreeMAP
+            ``assignment`` of shape ``(n, n_variables)`` (columns in the order
+            of :attr:`variables`; ``n = 1`` without batched factors),
+            ``log_score`` of shape ``(n,)``: the log of the unnormalised
+            product of the factors at that assignment (``-inf`` when every
+            assignment has weight zero). Ties go to the lowest state indices.
+        """
+        plan, arrays, n = self._factor_plan(factors)
+        assignment, log_score = plan.max_product(arrays, n=n)
+        return TreeMAP(assignment, log_score, self.variables)
+
+
+@dataclass(frozen=True)
+class JunctionTreeCalibration:
+    """A calibrated junction tree: one belief per clique and the log partition.
+
+    Attributes
+    ----------
+    tree : JunctionTree
+    beliefs : list of LogFactor
+        The belief of every clique, in log space and unnormalised: for
+        sum-product the log of the sum of the product of all factors over
+        every variable outside the clique; for max-product the same with max.
+        Factors over no variable are left out of them (they are constants).
+    log_partition : float or ndarray of shape (n,)
+        Sum-product: the log of the sum over all assignments of the product of
+        the factors (``log P(evidence)`` for CPTs reduced by evidence).
+        Max-product: the log of its largest term.
+    semiring : Semiring
+    """
+
+    tree: JunctionTree
+    beliefs: list
+    log_partition: object
+    semiring: Semiring
+
+    def marginal(self, variables: Sequence[Node]) -> LogFactor:
+        """The marginal over ``variables``, which must share a clique.
+
+        Parameters
+        ----------
+        variables : sequence of hashable
+            Axes of the result, in this order.
+
+        Returns
+        -------
+        LogFactor
+            Sum-product: the normalised posterior marginal (per row when
+            batched; a row of zero probability stays ``-inf``). Max-product:
+            the log max-marginal, unnormalised.
+        """
+        variables = tuple(variables)
+        belief = self.beliefs[self.tree.clique_containing(variables)]
+        others = [v for v in belief.variables if v not in variables]
+        factor = belief.marginalize(others, self.semiring).transpose(variables)
+        if not isinstance(self.semiring, SumProduct):
+            return factor
+        return factor.normalize()[0]
+
+
+# ---------------------------------------------------------------------------
+# The compiled schedule
+
+
+def _reduce(semiring: Semiring, values: np.ndarray, axes: tuple) -> np.ndarray:
+    """``semiring.eliminate`` of ``axes``, with a lean path for sum-product.
+
+    Messages are small arrays, where numpy's own reductions cost less than the
+    call overhead of the row kernels behind ``logsumexp``; the result is the
+    same: shifted by the maximum, and ``-inf`` (never NaN) where all is ``-inf``.
+    """
+    if type(semiring) is not SumProduct:
+        return semiring.eliminate(values, axes)
+    top = values.max(axis=axes, keepdims=True)
+    finite = np.isfinite(top)
+    if finite.all():
+        out = np.log(np.exp(values - top).sum(axis=axes, keepdims=True)) + top
+    else:
+        top = np.where(finite, top, 0.0)
+        with np.errstate(divide="ignore"):
+            out = np.log(np.exp(values - top).sum(axis=axes, keepdims=True)) + top
+    return out.squeeze(axis=axes)
+
+
+class _EdgeInfo:
+    """How a message from clique ``c`` becomes an array in clique ``d``'s layout."""
+
+    __slots__ = (
+        "elim_axes",  # axes of c's belief (batch axis 0) summed or maximised out
+        "elim_cards",
+        "elim_vars",  # the eliminated variables in c's order
+        "perm",  # separator order of c -> order of d (None: identity)
+        "sep_cards_c",  # separator cardinalities in c's order
+        "sep_first",  # transposition of c's belief: separator axes, then the rest
+        "sep_vars_c",  # separator variables in c's order
+        "shape_in_d",  # d's layout with 1 on every axis outside the separator
+    )
+
+    def __init__(self, lay_c: tuple, lay_d: tuple, cards: Mapping) -> None:
+        in_d = set(lay_d)
+        sep_c = tuple(v for v in lay_c if v in in_d)
+        sep_d = [v for v in lay_d if v in in_d and v in sep_c]
+        self.elim_vars = tuple(v for v in lay_c if v not in in_d)
+        self.elim_axes = tuple(1 + i for i, v in enumerate(lay_c) if v not in in_d)
+        sep_axes = tuple(1 + i for i, v in enumerate(lay_c) if v in in_d)
+        perm = tuple(sep_c.index(v) for v in sep_d)
+        self.perm = (
+            None if perm == tuple(range(len(sep_c))) else (0, *(1 + p for p in perm))
+        )
+        self.sep_first = (0, *sep_axes, *self.elim_axes)
+        self.sep_cards_c = tuple(cards[v] for v in sep_c)
+        self.sep_vars_c = sep_c
+        self.elim_cards = tuple(cards[v] for v in self.elim_vars)
+        sep = set(sep_c)
+        self.shape_in_d = tuple(cards[v] if v in sep else 1 for v in lay_d)
+
+
+class CalibrationPlan:
+    """The message schedule of a junction tree for factors of given scopes.
+
+    Compiled once (which factor goes to which clique, how every message is
+    eliminated and laid out), a plan runs on raw log arrays; estimators keep
+    plans for the patterns of evidence they meet and call them on their hot
+    path. Everything has a leading batch axis of size 1 or ``n``.
+
+    Parameters
+    ----------
+    tree : JunctionTree
+    scopes : sequence of sequence of hashable
+        The variables of every factor, in the axis order of its array. An
+        empty scope is a per-row constant added to the log partition.
+    cardinalities : mapping of node -> int
+        Number of states of every variable of the tree.
+    static : sequence of bool, default=None
+        For every factor, whether its values are the same in every call (no
+        evidence in it). A message that depends on static factors only is
+        computed once and reused.
+
+    Raises
+    ------
+    ValueError
+        If no clique contains the scope of some factor.
+
+    Notes
+    -----
+    Arrays returned by the methods may share memory with the messages the plan
+    keeps (those of static factors): treat them as read-only.
+    """
+
+    def __init__(
+        self,
+        tree: JunctionTree,
+        scopes: Sequence[Sequence[Node]],
+        cardinalities: Mapping[Node, int],
+        static: Sequence[bool] | None = None,
+    ) -> None:
+        self.tree = tree
+        self.scopes = [tuple(s) for s in scopes]
+        self.cardinalities = {v: int(cardinalities[v]) for v in tree.variables}
+        for scope in self.scopes:
+            for v in scope:
+                if v not in self.cardinalities:
+                    raise ValueError(
+                        f"a factor is over variable {v!r}, which is in no clique"
+                    )
+        layouts = tree._layout
+        self._cards = [tuple(self.cardinalities[v] for v in lay) for lay in layouts]
+        n_cliques = len(layouts)
+        static = [False] * len(self.scopes) if static is None else list(static)
+        if len(static) != len(self.scopes):
+            raise ValueError(
+                f"static has {len(static)} entries for {len(scopes)} scopes"
+            )
+
+        # Factor -> clique: the smallest clique (fewest table entries) holding it.
+        size = [math.prod(c) for c in self._cards]
+        self._assigned: list[list[tuple[int, tuple | None, tuple]]] = [
+            [] for _ in range(n_cliques)
+        ]
+        self._constants: list[int] = []
+        clique_static = [True] * n_cliques
+        for f, scope in enumerate(self.scopes):
+            if not scope:
+                self._constants.append(f)
+                continue
+            holders = [c for c in range(n_cliques) if tree.cliques[c].issuperset(scope)]
+            if not holders:
+                raise ValueError(
+                    f"no clique contains the scope {scope!r} of factor {f}: the "
+                    "tree must be built from a graph in which its variables are "
+                    "joined"
+                )
+            c = min(holders, key=lambda h: (size[h], h))
+            layout = layouts[c]
+            in_clique = [v for v in layout if v in scope]
+            perm = tuple(scope.index(v) for v in in_clique)
+            perm = (
+                None
+                if perm == tuple(range(len(scope)))
+                else (0, *(1 + p for p in perm))
+            )
+            shape = tuple(self.cardinalities[v] if v in scope else 1 for v in layout)
+            self._assigned[c].append((f, perm, shape))
+            clique_static[c] = clique_static[c] and static[f]
+        self._zeros = [np.zeros((1, *cards)) for cards in self._cards]
+
+        # Directed edges: message layouts and static flags, made when first used.
+        self._clique_static = clique_static
+        self._edge: dict[tuple[int, int], _EdgeInfo] = {}
+        self._static_edge: dict[tuple[int, int], bool] = {}
+        self._cache: dict = {}
+        self._schedules: dict = {}
+
+    def _info(self, c: int, d: int) -> _EdgeInfo:
+        info = self._edge.get((c, d))
+        if info is None:
+            layouts = self.tree._layout
+            info = self._edge[(c, d)] = _EdgeInfo(
+                layouts[c], layouts[d], self.cardinalities
+            )
+        return info
+
+    def _static(self, c: int, d: int) -> bool:
+        """Whether the message c -> d depends on static factors only."""
+        flag = self._static_edge.get((c, d))
+        if flag is None:
+            flag = self._clique_static[c] and all(
+                self._static(k, c) for k in self.tree._neighbours[c] if k != d
+            )
+            self._static_edge[(c, d)] = flag
+        return flag
+
+    def _schedule(self, root: int | None) -> tuple[list, list]:
+        """(clique, parent) pairs, parents first, and the root of each component."""
+        hit = self._schedules.get(root)
+        if hit is not None:
+            return hit
+        order: list[tuple[int, int | None]] = []
+        roots = []
+        for component in self.tree._components:
+            r = root if root is not None and root in component else component[0]
+            roots.append(r)
+            order.append((r, None))
+            head = len(order) - 1
+            while head < len(order):
+                c, parent = order[head]
+                head += 1
+                order.extend((nb, c) for nb in self.tree._neighbours[c] if nb != parent)
+        self._schedules[root] = (order, roots)
+        return order, roots
+
+    # -- running ------------------------------------------------------------
+    def _batch_size(self, arrays: Sequence[np.ndarray], n: int | None) -> int:
+        if len(arrays) != len(self.scopes):
+            raise ValueError(
+                f"expected {len(self.scopes)} arrays (one per scope), got {len(arrays)}"
+            )
+        sizes = {a.shape[0] for a in arrays} - {1}
+        if n is not None:
+            sizes.add(int(n))
+        if len(sizes) > 1:
+            raise ValueError(f"the arrays disagree on the batch size: {sorted(sizes)}")
+        return sizes.pop() if sizes else 1
+
+    def _potential(self, c: int, arrays, memo: dict) -> np.ndarray:
+        psi = memo.get(c)
+        if psi is None:
+            psi = self._zeros[c]
+            for f, perm, shape in self._assigned[c]:
+                a = arrays[f]
+                if perm is not None:
+                    a = a.transpose(perm)
+                psi = psi + a.reshape((a.shape[0], *shape))
+            memo[c] = psi
+        return psi
+
+    def _send(self, c, d, arrays, memo, inbox, semiring, argmax=None) -> np.ndarray:
+        static = self._static(c, d)
+        key = (c, d, semiring, argmax is not None)
+        if static:
+            hit = self._cache.get(key)
+            if hit is not None:
+                if argmax is not None:
+                    argmax[c] = hit[1]
+                return hit[0]
+        belief = self._potential(c, arrays, memo)
+        for k in self.tree._neighbours[c]:
+            if k != d:
+                belief = belief + inbox[(k, c)]
+        info = self._info(c, d)
+        arg = None
+        if argmax is not None:
+            b = belief.transpose(info.sep_first).reshape(
+                belief.shape[0], math.prod(info.sep_cards_c), -1
+            )
+            arg = b.argmax(axis=2)
+            out = np.take_along_axis(b, arg[:, :, None], axis=2)
+            out = out.reshape((b.shape[0], *info.sep_cards_c))
+            argmax[c] = arg
+        elif info.elim_axes:
+            out = _reduce(semiring, belief, info.elim_axes)
+        else:
+            out = belief
+        if info.perm is not None:
+            out = out.transpose(info.perm)
+        out = out.reshape((out.shape[0], *info.shape_in_d))
+        if static:
+            self._cache[key] = (out, arg)
+        return out
+
+    def _collect(self, arrays, semiring, root, argmax=None):
+        memo: dict = {}
+        inbox: dict = {}
+        order, roots = self._schedule(root)
+        for c, parent in reversed(order):
+            if parent is not None:
+                inbox[(c, parent)] = self._send(
+                    c, parent, arrays, memo, inbox, semiring, argmax
+                )
+        root_beliefs = {}
+        for r in roots:
+            belief = self._potential(r, arrays, memo)
+            for k in self.tree._neighbours[r]:
+                belief = belief + inbox[(k, r)]
+            root_beliefs[r] = belief
+        return memo, inbox, order, root_beliefs
+
+    def _log_partition(self, root_beliefs, semiring, arrays, n) -> np.ndarray:
+        total = np.zeros(n)
+        for belief in root_beliefs.values():
+            flat = belief.reshape(belief.shape[0], -1)
+            total = total + _reduce(semiring, flat, (1,))
+        for f in self._constants:
+            total = total + arrays[f].reshape(-1)
+        return total
+
+    def collect(
+        self,
+        arrays: Sequence[np.ndarray],
+        semiring: Semiring = SUM_PRODUCT,
+        root: int | None = None,
+        n: int | None = None,
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """One pass from the leaves to the roots.
+
+        Parameters
+        ----------
+        arrays : sequence of ndarray
+            The log-values of every factor, shape ``(1 or n, *cards)`` with the
+            axes in the order of its scope.
+        semiring : Semiring, default=SUM_PRODUCT
+        root : int, default=None
+            The clique to collect into; its component's messages all flow to
+            it. Other components (and ``root=None``) use their first clique.
+        n : int, default=None
+            Number of rows when no array has more than one.
+
+        Returns
+        -------
+        belief : ndarray of shape (1 or n, *cards of the root clique) or None
+            The root's belief, in the layout of ``tree.cliques[root]``
+            (``None`` when ``root`` is None).
+        log_partition : ndarray of shape (n,)
+            Log partition function (sum-product) or log of the largest term
+            (max-product) of all components and constants.
+        """
+        n = self._batch_size(arrays, n)
+        _, _, _, root_beliefs = self._collect(arrays, semiring, root)
+        log_z = self._log_partition(root_beliefs, semiring, arrays, n)
+        return (None if root is None else root_beliefs[root]), log_z
+
+    def calibrate(
+        self,
+        arrays: Sequence[np.ndarray],
+        semiring: Semiring = SUM_PRODUCT,
+        n: int | None = None,
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Two passes: the belief of every clique and the log partition.
+
+        Parameters are those of :meth:`collect`. Returns the list of clique
+        beliefs (each of shape ``(1 or n, *cards)`` in its clique's layout)
+        and the log partition of shape ``(n,)``.
+        """
+        n = self._batch_size(arrays, n)
+        memo, inbox, order, root_beliefs = self._collect(arrays, semiring, None)
+        for c, parent in order:
+            if parent is not None:
+                inbox[(parent, c)] = self._send(
+                    parent, c, arrays, memo, inbox, semiring
+                )
+        beliefs = []
+        for c in range(len(self._cards)):
+            if c in root_beliefs:
+                beliefs.append(root_beliefs[c])
+                continue
+            belief = self._potential(c, arrays, memo)
+            for k in self.tree._neighbours[c]:
+                belief = belief + inbox[(k, c)]
+            beliefs.append(belief)
+        return beliefs, self._log_partition(root_beliefs, semiring, arrays, n)
+
+    def max_product(
+        self, arrays: Sequence[np.ndarray], n: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The most probable joint assignment, by max-product and traceback.
+
+        Parameters are those of :meth:`collect`. Returns ``assignment`` of
+        shape ``(n, n_variables)`` (columns in the order of
+        ``tree.variables``) and ``log_score`` of shape ``(n,)``. Ties go to the
+        lowest state index (of the joint index of a clique's eliminated
+        variables).
+        """
+        n = self._batch_size(arrays, n)
+        argmax: dict = {}
+        _, _, order, root_beliefs = self._collect(arrays, MAX_PRODUCT, None, argmax)
+        column = {v: i for i, v in enumerate(self.tree.variables)}
+        assignment = np.zeros((n, len(column)), dtype=np.intp)
+        rows = np.arange(n)
+        for r, belief in root_beliefs.items():
+            best = belief.reshape(belief.shape[0], -1).argmax(axis=1)
+            states = np.unravel_index(best, self._cards[r])
+            for v, s in zip(self.tree._layout[r], states):
+                assignment[:, column[v]] = s
+        for c, parent in order:
+            if parent is None:
+                continue
+            info = self._info(c, parent)
+            if not info.elim_vars:
+                continue
+            if info.sep_vars_c:
+                sep = np.ravel_multi_index(
+                    tuple(assignment[:, column[v]] for v in info.sep_vars_c),
+                    info.sep_cards_c,
+                )
+            else:
+                sep = np.zeros(n, dtype=np.intp)
+            table = argmax[c]
+            best = table[rows if table.shape[0] == n else 0, sep]
+            states = np.unravel_index(best, info.elim_cards)
+            for v, s in zip(info.elim_vars, states):
+                assignment[:, column[v]] = s
+        log_score = self._log_partition(root_beliefs, MAX_PRODUCT, arrays, n)
+        return assignment, log_score
+
+    def normalized_marginal(
+        self, belief: np.ndarray, clique: int, variables: Sequence[Node]
+    ) -> np.ndarray:
+        """Sum a clique belief down to ``variables`` (in that order) and normalise.
+
+        Returns an array of shape ``(1 or n, *cards of variables)`` whose every
+        row sums to one in probability (a row of zero mass stays ``-inf``).
+        """
+        layout = self.tree._layout[clique]
+        variables = tuple(variables)
+        others = tuple(1 + i for i, v in enumerate(layout) if v not in variables)
+        out = _reduce(SUM_PRODUCT, belief, others) if others else belief
+        kept = [v for v in layout if v in variables]
+        perm = [kept.index(v) for v in variables]
+        if perm != list(range(len(perm))):
+            out = out.transpose((0, *(1 + p for p in perm)))
+        flat = out.reshape(out.shape[0], -1)
+        norm = _reduce(SUM_PRODUCT, flat, (1,))
+        norm = np.where(np.isfinite(norm), norm, 0.0)  # no mass: stays -inf
+        return (flat - norm[:, None]).reshape(out.shape)

@@ -1,0 +1,1633 @@
+"""Discrete Bayesian networks, Chow-Liu trees and tree-augmented naive Bayes.
+
+A :class:`BayesianNetwork` is a DAG over categorical variables with one
+conditional probability table (CPT) per variable, ``P(x_v | pa(v))``. Its CPTs
+are m-estimates from weighted counts that add (``fit`` is ``partial_fit`` on
+one chunk), and every query is exact: the CPTs are reduced by the evidence,
+and the variables left are eliminated by belief propagation on a junction tree
+(:mod:`bayeskit.graph.junction_tree`). Rows that share a pattern of observed
+columns are solved together, by one calibration batched over those rows.
+
+:func:`chow_liu_tree` learns the best tree-shaped structure from data, and
+:class:`TreeAugmentedNB` is naive Bayes whose features form such a tree given
+the class.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils import check_random_state
+
+from .._logmath import safe_log
+from .._validation import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+    check_probability_vector,
+    check_sample_weight,
+    validate_data,
+)
+from ..graph import DAG, SUM_PRODUCT, TreeBP
+from ..graph.junction_tree import CalibrationPlan, JunctionTree, maximum_spanning_tree
+from ..priors import log_m_estimate
+from ._encoding import encode_column, is_missing
+from .base import BaseGenerativeClassifier
+from .naive_bayes import CategoricalNB
+
+__all__ = [
+    "BayesianNetwork",
+    "NetworkStats",
+    "TreeAugmentedNB",
+    "TreeStats",
+    "chow_liu_tree",
+]
+
+
+# ---------------------------------------------------------------------------
+# Statistics
+
+
+@dataclass(frozen=True)
+class NetworkStats:
+    """Weighted counts of every family of a Bayesian network.
+
+    ``counts[i]`` belongs to the ``i``-th variable and has shape
+    ``(*parent cardinalities, k_i)``: the weight of the rows in which the
+    variable and all of its parents are observed, per joint state. Counts of
+    chunks add.
+    """
+
+    counts: tuple
+
+    def __add__(self, other: NetworkStats) -> NetworkStats:
+        return NetworkStats(tuple(a + b for a, b in zip(self.counts, other.counts)))
+
+
+@dataclass(frozen=True)
+class TreeStats:
+    """Pairwise weighted counts of categorical features, per class.
+
+    ``pair_counts[k, off_i + a, off_j + b]`` is the weight of the rows of
+    class ``k`` with ``x_i = a`` and ``x_j = b`` (both observed); the diagonal
+    blocks hold the counts of single features. Counts of chunks add.
+    """
+
+    pair_counts: np.ndarray
+
+    def __add__(self, other: TreeStats) -> TreeStats:
+        return TreeStats(self.pair_counts + other.pair_counts)
+
+
+# ---------------------------------------------------------------------------
+# Helpers: states, mutual information
+
+
+def _columns(est, X, reset: bool) -> list:
+    """Validate ``X`` without casting; its columns as 1-d arrays."""
+    if hasattr(X, "iloc"):
+        validate_data(est, X, reset=reset, skip_check_array=True)
+        cols = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
+    else:
+        X = validate_data(est, X, reset=reset, dtype=None, ensure_all_finite=False)
+        cols = [X[:, j] for j in range(X.shape[1])]
+    if X.shape[0] == 0:
+        raise ValueError("X has 0 samples; at least one is required")
+    return cols
+
+
+def _as_states(values, variable) -> np.ndarray:
+    """State labels as an array, in the given order; distinct and not missing."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(
+            f"states of {variable!r} must be a list of labels, got {values!r}"
+        )
+    index = pd.Index(list(values))
+    if len(index) == 0:
+        raise ValueError(f"states of {variable!r} is empty")
+    if index.hasnans:
+        raise ValueError(f"states of {variable!r} contain a missing value")
+    if index.has_duplicates:
+        dup = index[index.duplicated()].tolist()
+        raise ValueError(f"states of {variable!r} repeat {dup!r}")
+    return index.to_numpy()
+
+
+def _observed_states(col: np.ndarray, missing: np.ndarray) -> np.ndarray:
+    """Distinct observed values in order of first appearance (never sorted)."""
+    return pd.Index(pd.unique(col[~missing])).to_numpy()
+
+
+def _one_hot(codes: np.ndarray, offsets: np.ndarray) -> sp.csr_matrix:
+    """Sparse indicators ``(n, sum_j t_j)`` of the observed codes (-1: missing)."""
+    n = codes.shape[0]
+    observed = codes >= 0
+    indices = (codes + offsets[:-1])[observed]
+    indptr = np.concatenate([[0], np.cumsum(observed.sum(axis=1))])
+    data = np.ones(indices.shape[0])
+    return sp.csr_matrix((data, indices, indptr), shape=(n, int(offsets[-1])))
+
+
+def _pair_counts(codes: np.ndarray, offsets: np.ndarray, weights: np.ndarray):
+    """Weighted pairwise counts ``(K, T, T)`` under ``weights`` of shape (n, K)."""
+    onehot = _one_hot(codes, offsets)
+    onehot_t = onehot.T.tocsr()
+    total = int(offsets[-1])
+    pair = np.empty((weights.shape[1], total, total))
+    for k in range(weights.shape[1]):
+        weighted = onehot.multiply(weights[:, k : k + 1]).tocsr()
+        pair[k] = (onehot_t @ weighted).toarray()
+    return pair
+
+
+def _mutual_information(pair_counts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Mutual information (conditional on a leading class axis) of every pair.
+
+    ``pair_counts`` has shape ``(K, T, T)`` (see :class:`TreeStats`); returns
+    ``(d, d)`` with ``I(X_i; X_j | C)`` estimated by maximum likelihood from
+    the rows where both features are observed (0 on the diagonal).
+    """
+    d = len(offsets) - 1
+    mi = np.zeros((d, d))
+    for i, j in itertools.combinations(range(d), 2):
+        block = pair_counts[:, offsets[i] : offsets[i + 1], offsets[j] : offsets[j + 1]]
+        total = block.sum()
+        if total <= 0:
+            continue
+        n_c = block.sum(axis=(1, 2), keepdims=True)
+        n_a = block.sum(axis=2, keepdims=True)
+        n_b = block.sum(axis=1, keepdims=True)
+        pos = block > 0
+        ratio = (block * n_c)[pos] / (n_a * n_b * np.ones_like(block))[pos]
+        mi[i, j] = mi[j, i] = max(float(block[pos] @ np.log(ratio)) / total, 0.0)
+    return mi
+
+
+def _orient(d: int, edges, root: int = 0) -> np.ndarray:
+    """Parent of every node of an undirected forest rooted at ``root`` (-1: root)."""
+    neighbours: list[list[int]] = [[] for _ in range(d)]
+    for i, j in edges:
+        neighbours[i].append(j)
+        neighbours[j].append(i)
+    parent = np.full(d, -1, dtype=np.intp)
+    seen = [False] * d
+    for start in [root, *range(d)]:
+        if seen[start]:
+            continue
+        seen[start] = True
+        queue = [start]
+        while queue:
+            node = queue.pop(0)
+            for nb in neighbours[node]:
+                if not seen[nb]:
+                    seen[nb] = True
+                    parent[nb] = node
+                    queue.append(nb)
+    return parent
+
+
+def chow_liu_tree(X, *, root=None, sample_weight=None) -> list[tuple]:
+    """The Chow-Liu tree: the best tree-shaped Bayesian network for the data.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_variables)
+        Categorical data (any labels); missing values (NaN, None) are left out
+        of the counts of the pairs they touch. The variables are the columns
+        of a DataFrame, or ``0 .. n_variables - 1`` for an array.
+    root : hashable, default=None
+        The variable the edges point away from; ``None`` takes the first.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the rows.
+
+    Returns
+    -------
+    edges : list of (parent, child)
+        ``n_variables - 1`` edges, each variable but the root with one parent,
+        ready for ``BayesianNetwork(edges=...)``.
+
+    Notes
+    -----
+    Among all distributions that factorise along a tree, the one closest to
+    the empirical distribution in Kullback-Leibler divergence (the maximum-
+    likelihood tree) is the maximum-weight spanning tree of the pairwise
+    mutual information
+
+    .. math::
+
+        I(X_i; X_j) = \\sum_{a, b} \\hat P(a, b)
+            \\log \\frac{\\hat P(a, b)}{\\hat P(a) \\hat P(b)}
+
+    (Chow and Liu, 1968). The direction of the edges does not change the
+    distribution; they point away from ``root``.
+
+    References
+    ----------
+    .. [1] C. Chow and C. Liu, "Approximating discrete probability
+       distributions with dependence trees", IEEE Transactions on Information
+       Theory, 14(3), 1968.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayeskit import chow_liu_tree
+    >>> df = pd.DataFrame({"a": list("xxyyxy"), "b": list("xxyyxy"),
+    ...                    "c": list("uvuvvu")})
+    >>> chow_liu_tree(df)
+    [('a', 'b'), ('a', 'c')]
+    """
+    if hasattr(X, "columns"):
+        names = list(X.columns)
+        cols = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
+    else:
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
+        names = list(range(arr.shape[1]))
+        cols = [arr[:, j] for j in range(arr.shape[1])]
+    if not cols or len(cols[0]) == 0:
+        raise ValueError("X needs at least one row and one column")
+    n = len(cols[0])
+    sw = check_sample_weight(sample_weight, np.empty((n, 0)))
+    if root is None:
+        root_index = 0
+    elif root in names:
+        root_index = names.index(root)
+    else:
+        raise ValueError(f"root {root!r} is not a column of X; the columns are {names}")
+    codes = np.empty((n, len(cols)), dtype=np.intp)
+    sizes = []
+    for j, col in enumerate(cols):
+        missing = is_missing(col)
+        states = _observed_states(col, missing)
+        codes[:, j] = encode_column(col, states, missing)
+        sizes.append(max(len(states), 1))
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    mi = _mutual_information(_pair_counts(codes, offsets, sw[:, None]), offsets)
+    d = len(names)
+    tree = maximum_spanning_tree(
+        d, [(i, j, mi[i, j]) for i, j in itertools.combinations(range(d), 2)]
+    )
+    parent = _orient(d, tree, root_index)
+    order = _bfs_order(parent, root_index)
+    return [(names[parent[j]], names[j]) for j in order if parent[j] >= 0]
+
+
+def _bfs_order(parent: np.ndarray, root: int) -> list[int]:
+    children: list[list[int]] = [[] for _ in parent]
+    for j, p in enumerate(parent):
+        if p >= 0:
+            children[p].append(j)
+    roots = [root] + [j for j in range(len(parent)) if parent[j] < 0 and j != root]
+    order, queue = [], list(roots)
+    while queue:
+        node = queue.pop(0)
+        order.append(node)
+        queue.extend(children[node])
+    return order
+
+
+# ---------------------------------------------------------------------------
+# Inference engine: plans per pattern of observed variables
+
+
+@dataclass(frozen=True)
+class _Gather:
+    """A CPT laid out for one pattern: observed axes flattened first.
+
+    ``table[flat]`` with ``flat = sum_u codes[u] * strides[u]`` over the
+    observed variables is the CPT reduced by the evidence, shape
+    ``(n, *cards of scope)`` (``(1, ...)`` when nothing of it is observed).
+    """
+
+    observed: tuple
+    strides: tuple
+    table: np.ndarray
+    scope: tuple
+
+
+@dataclass
+class _Pattern:
+    gathers: list
+    plan: CalibrationPlan
+    hidden: tuple
+    root: int | None
+    clique_of: dict
+
+
+class _Engine:
+    """Exact inference on a fitted network, with one compiled plan per pattern."""
+
+    def __init__(self, dag: DAG, cards: dict, log_cpds: dict) -> None:
+        self.dag = dag
+        self.variables = dag.nodes
+        self.cards = cards
+        self.log_cpds = log_cpds
+        self.families = {v: (*dag.parents(v), v) for v in self.variables}
+        self._patterns: dict = {}
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_patterns"] = {}
+        return state
+
+    def pattern(self, observed: frozenset, targets: tuple, mode: str) -> _Pattern:
+        key = (observed, targets, mode)
+        pat = self._patterns.get(key)
+        if pat is None:
+            pat = self._patterns[key] = self._compile(observed, targets, mode)
+        return pat
+
+    def _compile(self, observed: frozenset, targets: tuple, mode: str) -> _Pattern:
+        # Sum-product needs only the ancestors of what is observed or asked
+        # (other CPTs sum to one); max-product needs every variable.
+        if mode in ("marginal", "likelihood"):
+            seeds = set(observed) | set(targets)
+            kept = seeds | self.dag.ancestors(seeds) if seeds else set()
+        else:
+            kept = set(self.variables)
+        order = [v for v in self.variables if v in kept]
+        hidden = [v for v in order if v not in observed]
+        scopes = {
+            v: tuple(u for u in self.families[v] if u not in observed) for v in order
+        }
+        adjacency: dict = {u: set() for u in hidden}
+        for scope in (*scopes.values(), targets):
+            for a, b in itertools.combinations(scope, 2):
+                adjacency[a].add(b)
+                adjacency[b].add(a)
+        if mode == "marginal":
+            # Only the part of the reduced graph joined to the targets matters:
+            # the rest (and the CPTs over observed variables only) changes the
+            # normaliser, not the posterior.
+            reach, stack = set(targets), list(targets)
+            while stack:
+                for nb in adjacency[stack.pop()]:
+                    if nb not in reach:
+                        reach.add(nb)
+                        stack.append(nb)
+            order = [v for v in order if reach.intersection(scopes[v])]
+            hidden = [v for v in hidden if v in reach]
+            adjacency = {v: adjacency[v] for v in hidden}
+        gathers = []
+        for v in order:
+            family = self.families[v]
+            obs = tuple(u for u in family if u in observed)
+            scope = scopes[v]
+            perm = [family.index(u) for u in obs + scope]
+            table = np.ascontiguousarray(np.transpose(self.log_cpds[v], perm))
+            table = table.reshape((-1, *(self.cards[u] for u in scope)))
+            obs_cards = [self.cards[u] for u in obs]
+            strides = tuple(math.prod(obs_cards[i + 1 :]) for i in range(len(obs)))
+            gathers.append(_Gather(obs, strides, table, scope))
+        tree = JunctionTree.from_graph(adjacency, self.cards)
+        plan = tree.plan(
+            [g.scope for g in gathers], self.cards, [not g.observed for g in gathers]
+        )
+        root = tree.clique_containing(targets) if targets else None
+        clique_of = (
+            {v: tree.clique_containing([v]) for v in hidden} if mode == "all" else {}
+        )
+        return _Pattern(gathers, plan, tuple(hidden), root, clique_of)
+
+    @staticmethod
+    def _arrays(pattern: _Pattern, codes: dict) -> list:
+        out = []
+        for g in pattern.gathers:
+            if not g.observed:
+                out.append(g.table)
+                continue
+            flat = codes[g.observed[0]] * g.strides[0]
+            for u, s in zip(g.observed[1:], g.strides[1:]):
+                flat = flat + codes[u] * s
+            out.append(g.table[flat])
+        return out
+
+    def posterior(self, codes: dict, n: int, targets: tuple):
+        """Joint log posterior of ``targets``, ``(n, *cards)``; log P(evidence)."""
+        pat = self.pattern(frozenset(codes), targets, "marginal")
+        belief, log_z = pat.plan.collect(
+            self._arrays(pat, codes), SUM_PRODUCT, root=pat.root, n=n
+        )
+        post = pat.plan.normalized_marginal(belief, pat.root, targets)
+        return np.broadcast_to(post, (n, *post.shape[1:])), log_z
+
+    def log_likelihood(self, codes: dict, n: int) -> np.ndarray:
+        pat = self.pattern(frozenset(codes), (), "likelihood")
+        return pat.plan.collect(self._arrays(pat, codes), SUM_PRODUCT, n=n)[1]
+
+    def marginals(self, codes: dict, n: int):
+        """Log posterior ``(n, k)`` of every unobserved variable; log P(evidence)."""
+        pat = self.pattern(frozenset(codes), (), "all")
+        beliefs, log_z = pat.plan.calibrate(self._arrays(pat, codes), SUM_PRODUCT, n=n)
+        out = {}
+        for v in pat.hidden:
+            c = pat.clique_of[v]
+            post = pat.plan.normalized_marginal(beliefs[c], c, (v,))
+            out[v] = np.broadcast_to(post, (n, post.shape[1]))
+        return out, log_z
+
+    def map(self, codes: dict, n: int):
+        """Most probable joint state of every unobserved variable, and its log score."""
+        pat = self.pattern(frozenset(codes), (), "map")
+        assignment, score = pat.plan.max_product(self._arrays(pat, codes), n=n)
+        column = {v: i for i, v in enumerate(pat.plan.tree.variables)}
+        return {v: assignment[:, column[v]] for v in pat.hidden}, score
+
+
+def _group_rows(missing: np.ndarray):
+    """Yield (rows, observed column mask) for every pattern of missing cells."""
+    d = missing.shape[1]
+    if d <= 62:
+        keys = missing.astype(np.int64) @ (np.int64(1) << np.arange(d, dtype=np.int64))
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        masks = ((uniq[:, None] >> np.arange(d)) & 1).astype(bool)
+    else:
+        masks, inverse = np.unique(missing, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.concatenate(
+        [[0], np.cumsum(np.bincount(inverse, minlength=len(masks)))]
+    )
+    for p, mask in enumerate(masks):
+        yield order[bounds[p] : bounds[p + 1]], ~mask
+
+
+# ---------------------------------------------------------------------------
+# The estimator
+
+
+class BayesianNetwork(DensityMixin, BaseEstimator):
+    """A discrete Bayesian network: m-estimate CPTs and exact junction-tree inference.
+
+    The joint distribution of the variables factorises along a DAG,
+
+    .. math::
+
+        P(x_1, \\ldots, x_n) = \\prod_{v} P(x_v \\mid \\mathrm{pa}(v)),
+
+    with one conditional probability table (CPT) per variable. CPTs are learnt
+    from data by :meth:`fit` (or chunk by chunk by :meth:`partial_fit`), or set
+    by hand with :meth:`set_cpd`. Every query is exact.
+
+    Parameters
+    ----------
+    edges : list of (parent, child), default=None
+        The DAG. Node names are the columns of the DataFrame given to
+        :meth:`fit` (``0 .. n - 1`` for an array); a column on no edge is an
+        isolated variable. ``None`` is the network with no edges (every
+        variable independent).
+    m : float or dict, default=1.0
+        Equivalent sample size of the m-estimate of every CPT row, or a dict
+        from variable to its own ``m`` (missing variables take 1.0). ``m=0``
+        is the maximum-likelihood estimate (unseen combinations get
+        probability zero).
+    p : dict, default=None
+        Prior distribution of a variable's states for the m-estimate: a dict
+        from variable to probabilities in the order of its states. Missing
+        variables (and ``None``) take the uniform ``1 / k``.
+    states : dict, default=None
+        The states of some variables, in the order to keep: a dict from
+        variable to a list of labels. Other variables take the values that
+        the data show, in order of first appearance (a pandas categorical
+        column: its categories); labels are never re-sorted. A value outside
+        the given states is an error.
+    handle_unknown : {'error', 'ignore'}, default='error'
+        A value never seen in fit when predicting or scoring: raise a
+        ValueError, or treat the cell as missing.
+
+    Attributes
+    ----------
+    variables_ : list
+        The variables, in the order of the columns.
+    states_ : dict
+        The labels of every variable's states, as arrays.
+    dag_ : DAG
+        The structure.
+    cpds_ : dict
+        ``P(x_v | pa(v))`` of every variable, an array of shape
+        ``(*parent cardinalities, k_v)`` with the parents in the order of
+        ``dag_.parents(v)``; every row sums to one over the last axis.
+    stats_ : NetworkStats
+        The weighted counts, absent for a network built by hand.
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the columns seen in fit, when they are all strings.
+
+    See Also
+    --------
+    chow_liu_tree : Learn a tree-shaped structure.
+    TreeAugmentedNB : A classifier whose features form a Chow-Liu tree.
+    bayeskit.graph.junction_tree.JunctionTree : The inference engine.
+
+    Notes
+    -----
+    **Learning.** With :math:`n_{u,a}` the weighted number of rows in which
+    the variable has state :math:`a` and its parents the joint state
+    :math:`u`, the m-estimate of the reference notes (004) is
+
+    .. math::
+
+        P(x_v = a \\mid \\mathrm{pa}(v) = u) = \\frac{n_{u,a} + m\\, p_a}{n_u + m}.
+
+    A row with a missing value is left out of the counts of every CPT whose
+    family (the variable and its parents) holds that value, and still counts
+    in the others. Counts add, so :meth:`partial_fit` on chunks equals one
+    :meth:`fit`.
+
+    **Inference.** The CPTs are reduced by the observed values; CPTs of
+    variables that are neither observed, asked for, nor ancestors of either
+    sum to one and are dropped (for sum-product), and so, for a query, is
+    every part of the reduced network not joined to the queried variables
+    (it changes the normaliser only); the remaining variables are
+    moralised, triangulated by min-fill and joined in a junction tree, and
+    Shafer-Shenoy message passing in log space gives posterior marginals
+    (sum-product) or the most probable joint assignment (max-product with
+    traceback). The compiled schedule of each pattern of observed variables is
+    kept, and rows sharing a pattern are propagated together along a batch
+    axis.
+
+    References
+    ----------
+    .. [1] J. Pearl, "Probabilistic Reasoning in Intelligent Systems", Morgan
+       Kaufmann, 1988.
+    .. [2] D. Koller and N. Friedman, "Probabilistic Graphical Models", MIT
+       Press, 2009, chapters 10 and 17.
+
+    Examples
+    --------
+    The flu network of the reference notes (001), with illustrative CPTs:
+    the patient has a headache and a high temperature; does he have the flu?
+
+    >>> from bayeskit.datasets import flu_network
+    >>> bn = flu_network()
+    >>> bn.n_parameters()
+    13
+    >>> bn.query("flu", evidence={"headache": "yes", "temperature": "high"}).round(4)
+    flu
+    no     0.4392
+    yes    0.5608
+    Name: P(flu | evidence), dtype: float64
+    >>> bn.map_query(evidence={"headache": "yes", "temperature": "high"})
+    {'flu': 'yes', 'fever': 'yes', 'sinus_infection': 'no', 'sinus_swelling': 'no'}
+    >>> bn.is_dseparated("temperature", "headache", given="fever")
+    True
+
+    Learning the CPTs back from data sampled from the network (its
+    ``P(fever | flu = yes)`` is ``[0.2, 0.8]``):
+
+    >>> from bayeskit import BayesianNetwork
+    >>> df = bn.sample(20000, random_state=0)
+    >>> learnt = BayesianNetwork(bn.dag_.edges).fit(df)
+    >>> learnt.get_cpd("fever").loc["yes"].round(2).tolist()
+    [0.2, 0.8]
+    >>> learnt.predict(df.head(2).assign(flu=None))  # fill the missing cells
+      flu fever sinus_infection temperature sinus_swelling headache
+    0  no    no              no        high             no       no
+    1  no    no              no        high             no      yes
+    """
+
+    _parameter_constraints: dict = {
+        "edges": ["array-like", None],
+        "m": [Interval(Real, 0, None, closed="left"), dict],
+        "p": [dict, None],
+        "states": [dict, None],
+        "handle_unknown": [StrOptions({"error", "ignore"})],
+    }
+
+    def __init__(
+        self, edges=None, *, m=1.0, p=None, states=None, handle_unknown="error"
+    ):
+        self.edges = edges
+        self.m = m
+        self.p = p
+        self.states = states
+        self.handle_unknown = handle_unknown
+
+    # -- fitted state ------------------------------------------------------------
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "cpds_") and len(self.cpds_) == len(self.variables_)
+
+    def _reset(self) -> None:
+        for attr in [
+            a for a in vars(self) if a.endswith("_") and not a.startswith("__")
+        ]:
+            delattr(self, attr)
+
+    def _check_ready(self) -> None:
+        if hasattr(self, "variables_") and hasattr(self, "cpds_"):
+            missing = [v for v in self.variables_ if v not in self.cpds_]
+            if missing:
+                raise ValueError(
+                    f"no CPD for variables {missing!r}: call set_cpd for each of "
+                    "them, or fit the network to data"
+                )
+        check_is_fitted(self)
+
+    def _set_states(self, variable, states: np.ndarray) -> None:
+        self.states_[variable] = states
+        self._state_index_[variable] = {s: i for i, s in enumerate(states.tolist())}
+        self._labels_[variable] = pd.Index(states, name=variable)
+
+    def _structure(self, variables: list) -> DAG:
+        """The DAG over ``variables``; edges must name only these."""
+        edges = [] if self.edges is None else list(self.edges)
+        dag = DAG(edges, nodes=variables)
+        known = set(variables)
+        extra = [v for v in dag.nodes if v not in known]
+        if extra:
+            raise ValueError(
+                f"edges name {extra!r}, which are not columns of X; the columns "
+                f"are {list(variables)!r}"
+            )
+        return dag
+
+    def _declared_states(self) -> dict:
+        states = self.states or {}
+        return {v: _as_states(s, v) for v, s in states.items()}
+
+    # -- fitting -----------------------------------------------------------------
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Learn the CPTs from data.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+            One column per variable, any labels; missing values (NaN, None,
+            pd.NA) are left out of the counts they touch.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a weight of 2 counts the row twice.
+
+        Returns
+        -------
+        self : object
+        """
+        self._reset()
+        return self._partial_fit(X, sample_weight, reset=True)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """Add the counts of a chunk of data and update the CPTs.
+
+        The first call (or any call on a network without counts, such as one
+        built by :meth:`set_cpd`) is :meth:`fit`; later ones keep the
+        variables and their states (a new state is an error: declare it in
+        ``states``) and re-derive every CPT from the summed counts.
+
+        Parameters
+        ----------
+        X, y, sample_weight
+            As :meth:`fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        reset = not hasattr(self, "stats_")
+        if reset:
+            self._reset()
+        return self._partial_fit(X, sample_weight, reset=reset)
+
+    def _partial_fit(self, X, sample_weight, reset: bool):
+        cols = _columns(self, X, reset)
+        if not cols:
+            raise ValueError("X has 0 columns; at least one variable is required")
+        n = len(cols[0])
+        sw = check_sample_weight(sample_weight, np.empty((n, 0)))
+        if not (sw > 0).any():
+            raise ValueError(
+                "sample_weight is zero for every row: at least one row of non-zero "
+                "weight is required"
+            )
+        keep = None if (sw > 0).all() else sw > 0
+        if reset:
+            names = list(X.columns) if hasattr(X, "columns") else list(range(len(cols)))
+            if len(set(names)) != len(names):
+                raise ValueError(f"X has repeated column names: {names!r}")
+            self.dag_ = self._structure(names)
+            self.variables_ = list(self.dag_.nodes)
+            declared = self._declared_states()
+            unknown = [v for v in declared if v not in set(names)]
+            if unknown:
+                raise ValueError(
+                    f"states names {unknown!r}, which are not columns of X; the "
+                    f"columns are {names!r}"
+                )
+            self.states_, self._state_index_, self._labels_ = {}, {}, {}
+            for j, v in enumerate(names):
+                if v in declared:
+                    states = declared[v]
+                elif hasattr(X, "dtypes") and isinstance(
+                    X.dtypes.iloc[j], pd.CategoricalDtype
+                ):
+                    states = X.iloc[:, j].cat.categories.to_numpy()
+                else:
+                    col = cols[j] if keep is None else cols[j][keep]
+                    states = _observed_states(col, is_missing(col))
+                if len(states) == 0:
+                    raise ValueError(
+                        f"variable {v!r} has no observed value; declare its states "
+                        "with `states`"
+                    )
+                self._set_states(v, states)
+        codes = self._encode(cols, fitting=True, keep=keep)
+        stats = self._count(codes, sw)
+        self.stats_ = stats if reset else self.stats_ + stats
+        self._set_cpds_from_stats()
+        return self
+
+    def _encode(self, cols, fitting: bool, keep=None) -> np.ndarray:
+        """Codes ``(n, n_variables)``; -1 where missing (or unknown and ignored)."""
+        codes = np.empty((len(cols[0]), len(cols)), dtype=np.intp)
+        for j, (v, col) in enumerate(zip(self.variables_, cols)):
+            code = encode_column(col, self.states_[v], is_missing(col))
+            if keep is not None:
+                code[~keep & (code == -2)] = -1  # weight 0: not part of the data
+            unknown = code == -2
+            if unknown.any():
+                if fitting or self.handle_unknown == "error":
+                    value = col[np.argmax(unknown)]
+                    raise ValueError(
+                        f"variable {v!r} has state {value!r}, not among its states "
+                        f"{self.states_[v].tolist()!r}"
+                        + (
+                            "; declare every state with `states`"
+                            if fitting
+                            else " seen in fit; use handle_unknown='ignore'"
+                        )
+                    )
+                code[unknown] = -1
+            codes[:, j] = code
+        return codes
+
+    def _cards(self) -> dict:
+        return {v: len(self.states_[v]) for v in self.variables_}
+
+    def _count(self, codes: np.ndarray, sw: np.ndarray) -> NetworkStats:
+        cards = self._cards()
+        column = {v: j for j, v in enumerate(self.variables_)}
+        counts = []
+        for v in self.variables_:
+            family = [*self.dag_.parents(v), v]
+            shape = tuple(cards[u] for u in family)
+            sub = codes[:, [column[u] for u in family]]
+            ok = (sub >= 0).all(axis=1)
+            flat = np.ravel_multi_index(tuple(sub[ok].T), shape)
+            c = np.bincount(flat, weights=sw[ok], minlength=math.prod(shape))
+            counts.append(c.reshape(shape))
+        return NetworkStats(tuple(counts))
+
+    def _m_and_p(self, v, k: int) -> tuple[float, np.ndarray]:
+        m = self.m.get(v, 1.0) if isinstance(self.m, dict) else self.m
+        if not isinstance(m, Real) or isinstance(m, bool) or not (0 <= m < np.inf):
+            raise ValueError(f"m of {v!r} must be a finite number >= 0, got {m!r}")
+        if self.p is not None and v in self.p:
+            p = check_probability_vector(self.p[v], f"p[{v!r}]", k)
+        else:
+            p = np.full(k, 1.0 / k)
+        return float(m), p
+
+    def _check_params_vs_data(self) -> None:
+        known = set(self.variables_)
+        for name, value in (("m", self.m), ("p", self.p)):
+            if isinstance(value, dict):
+                unknown = [v for v in value if v not in known]
+                if unknown:
+                    raise ValueError(
+                        f"{name} names {unknown!r}, which are not variables of the "
+                        f"network {self.variables_!r}"
+                    )
+
+    def _set_cpds_from_stats(self) -> None:
+        self._check_params_vs_data()
+        self.cpds_, self._log_cpds_ = {}, {}
+        for v, counts in zip(self.variables_, self.stats_.counts):
+            m, p = self._m_and_p(v, counts.shape[-1])
+            log_cpd = log_m_estimate(counts, counts.sum(axis=-1, keepdims=True), m, p)
+            self._log_cpds_[v] = log_cpd
+            self.cpds_[v] = np.exp(log_cpd)
+        self._engine_ = _Engine(self.dag_, self._cards(), self._log_cpds_)
+
+    # -- CPDs by hand ------------------------------------------------------------
+    def set_cpd(self, variable, table, *, states=None):
+        """Set the CPT of one variable by hand.
+
+        A network can be built without data: give the structure in ``edges``
+        (and the states in the constructor's ``states`` or here), then call
+        ``set_cpd`` for every variable, parents first when their states are
+        not declared.
+
+        Parameters
+        ----------
+        variable : hashable
+            A variable of the network (for a network built by hand, a new
+            isolated variable is added).
+        table : array-like of shape (*parent cardinalities, k)
+            ``P(variable | parents)``, parents in the order of
+            ``dag_.parents(variable)`` (the order of their edges); every row
+            must sum to one over the last axis. A 2-d array of shape
+            ``(prod of parent cardinalities, k)`` is accepted too (the rows of
+            :meth:`get_cpd`).
+        states : list, default=None
+            Labels of the variable's states, if not known yet; ``None`` keeps
+            the known ones, or numbers them ``0 .. k - 1``.
+
+        Returns
+        -------
+        self : object
+        """
+        if not hasattr(self, "variables_"):
+            self._validate_params()
+            declared = self._declared_states()
+            names = list(declared)
+            self.dag_ = self._structure_by_hand(names)
+            self.variables_ = list(self.dag_.nodes)
+            self.states_, self._state_index_, self._labels_ = {}, {}, {}
+            for v, s in declared.items():
+                self._set_states(v, s)
+            self.cpds_, self._log_cpds_ = {}, {}
+        if variable not in self.dag_:
+            if hasattr(self, "stats_"):
+                raise ValueError(
+                    f"unknown variable {variable!r}; the variables are "
+                    f"{self.variables_!r}"
+                )
+            self.dag_ = DAG(self.dag_.edges, nodes=[*self.variables_, variable])
+            self.variables_ = list(self.dag_.nodes)
+        parents = self.dag_.parents(variable)
+        unknown = [u for u in parents if u not in self.states_]
+        if unknown:
+            raise ValueError(
+                f"the states of {unknown!r} (parents of {variable!r}) are unknown: "
+                "set their CPDs first or declare them in `states`"
+            )
+        values = np.asarray(table, dtype=float)
+        if states is not None:
+            states = _as_states(states, variable)
+        elif variable in self.states_:
+            states = self.states_[variable]
+        else:
+            states = np.arange(values.shape[-1] if values.ndim else 0)
+        pcards = tuple(len(self.states_[u]) for u in parents)
+        shape = (*pcards, len(states))
+        if values.ndim == 2 and values.shape == (math.prod(pcards), len(states)):
+            values = values.reshape(shape)
+        if values.shape != shape:
+            raise ValueError(
+                f"the CPD of {variable!r} has shape {values.shape}; expected {shape} "
+                f"(parents {list(parents)!r}, then {len(states)} states of "
+                f"{variable!r})"
+            )
+        if not np.all(np.isfinite(values)) or (values < 0).any():
+            raise ValueError(f"the CPD of {variable!r} must be finite and >= 0")
+        sums = values.sum(axis=-1)
+        if not np.allclose(sums, 1.0, rtol=0, atol=1e-6):
+            raise ValueError(
+                f"every row of the CPD of {variable!r} must sum to one over its "
+                f"states; the sums are {np.round(sums, 6).ravel()[:8]}"
+            )
+        if variable in self.states_ and not np.array_equal(
+            self.states_[variable], states
+        ):
+            children = [c for c in self.dag_.children(variable) if c in self.cpds_]
+            if hasattr(self, "stats_") or children:
+                raise ValueError(
+                    f"the states of {variable!r} are already "
+                    f"{self.states_[variable].tolist()!r}"
+                )
+        self._set_states(variable, states)
+        self.cpds_[variable] = values.copy()
+        self._log_cpds_[variable] = safe_log(values)
+        if self.__sklearn_is_fitted__():
+            self._engine_ = _Engine(self.dag_, self._cards(), self._log_cpds_)
+        return self
+
+    def _structure_by_hand(self, names: list) -> DAG:
+        edges = [] if self.edges is None else list(self.edges)
+        return DAG(edges, nodes=names)
+
+    def get_cpd(self, variable):
+        """The CPT of one variable as a labelled pandas object.
+
+        Returns
+        -------
+        Series or DataFrame
+            For a variable without parents, a Series over its states; otherwise
+            a DataFrame with one row per joint state of the parents (a
+            MultiIndex named after them) and one column per state.
+        """
+        self._check_variable(variable)
+        if variable not in getattr(self, "cpds_", {}):
+            raise ValueError(f"no CPD for {variable!r} yet")
+        values = self.cpds_[variable]
+        columns = pd.Index(self.states_[variable], name=variable)
+        parents = self.dag_.parents(variable)
+        if not parents:
+            return pd.Series(values, index=columns, name=f"P({variable})")
+        index = pd.MultiIndex.from_product(
+            [self.states_[u] for u in parents], names=list(parents)
+        )
+        if len(parents) == 1:
+            index = index.get_level_values(0)
+        return pd.DataFrame(
+            values.reshape(len(index), -1), index=index, columns=columns
+        )
+
+    # -- structure -----------------------------------------------------------------
+    def _dag(self) -> DAG:
+        if hasattr(self, "dag_"):
+            return self.dag_
+        edges = [] if self.edges is None else list(self.edges)
+        return DAG(edges, nodes=list(self.states or ()))
+
+    def _check_variable(self, variable) -> None:
+        known = getattr(self, "_state_index_", None)
+        try:
+            ok = known is not None and variable in self.dag_ and variable in known
+        except TypeError:
+            ok = False
+        if not ok:
+            names = getattr(self, "variables_", None)
+            raise ValueError(
+                f"unknown variable {variable!r}; the variables are {names!r}"
+            )
+
+    def is_dseparated(self, xs, ys, given=()) -> bool:
+        """Whether ``xs`` and ``ys`` are d-separated by ``given``.
+
+        See :meth:`bayeskit.graph.DAG.is_dseparated`.
+
+        Parameters
+        ----------
+        xs, ys : hashable or iterable of hashable
+            Two disjoint sets of variables (a single variable as is).
+        given : hashable or iterable of hashable, default=()
+            The conditioning variables.
+
+        Returns
+        -------
+        bool
+            ``True`` when every distribution that factorises along the DAG has
+            ``xs`` independent of ``ys`` given ``given``.
+        """
+        return self._dag().is_dseparated(xs, ys, given)
+
+    def moral_graph(self) -> dict:
+        """The moral graph: a dict from each variable to the set of its neighbours."""
+        return self._dag().moral_graph()
+
+    def markov_blanket(self, node) -> set:
+        """Parents, children and the children's other parents of ``node``."""
+        return self._dag().markov_blanket(node)
+
+    def junction_tree(self) -> JunctionTree:
+        """The junction tree of the whole network (min-fill triangulation).
+
+        Returns
+        -------
+        JunctionTree
+            ``cliques`` is a list of frozensets of variables and ``edges`` a
+            list of pairs of clique indices; cliques of disconnected parts of
+            the network are not joined.
+        """
+        dag = self._dag()
+        cards = (
+            self._cards()
+            if hasattr(self, "states_") and all(v in self.states_ for v in dag.nodes)
+            else None
+        )
+        return JunctionTree.from_dag(dag, cards)
+
+    def n_parameters(self) -> int:
+        """Number of free parameters: ``sum_v (k_v - 1) prod_{u in pa(v)} k_u``."""
+        if not hasattr(self, "states_") or len(self.states_) < len(self.variables_):
+            check_is_fitted(self)
+        cards = self._cards()
+        return int(
+            sum(
+                (cards[v] - 1) * math.prod(cards[u] for u in self.dag_.parents(v))
+                for v in self.variables_
+            )
+        )
+
+    # -- data in -------------------------------------------------------------------
+    def _codes(self, X) -> tuple[np.ndarray, list]:
+        """Validate ``X`` and encode it: codes ``(n, n_variables)``, -1 unobserved."""
+        self._check_ready()
+        if hasattr(self, "n_features_in_"):
+            cols = _columns(self, X, reset=False)
+        elif hasattr(X, "columns"):
+            known = set(self.variables_)
+            unknown = [c for c in X.columns if c not in known]
+            if unknown:
+                raise ValueError(
+                    f"X has columns {unknown!r} that are not variables of the "
+                    f"network; the variables are {self.variables_!r}"
+                )
+            if X.shape[0] == 0:
+                raise ValueError("X has 0 samples; at least one is required")
+            n = X.shape[0]
+            cols = [
+                X[v].to_numpy() if v in X.columns else np.full(n, None, dtype=object)
+                for v in self.variables_
+            ]
+        else:
+            X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
+            if X.shape[1] != len(self.variables_):
+                raise ValueError(
+                    f"X has {X.shape[1]} columns; the network has "
+                    f"{len(self.variables_)} variables"
+                )
+            cols = [X[:, j] for j in range(X.shape[1])]
+        return self._encode(cols, fitting=False), cols
+
+    def _evidence(self, evidence) -> dict:
+        if evidence is None:
+            return {}
+        if not isinstance(evidence, Mapping):
+            raise TypeError(
+                f"evidence must be a dict from variable to state, got "
+                f"{type(evidence).__name__}"
+            )
+        codes = {}
+        for v, state in evidence.items():
+            self._check_variable(v)
+            try:
+                code = self._state_index_[v].get(state)
+            except TypeError:
+                code = None
+            if code is None:
+                raise ValueError(
+                    f"evidence gives {v!r} the state {state!r}, which is not among "
+                    f"its states {self.states_[v].tolist()!r}"
+                )
+            codes[v] = np.array([code], dtype=np.intp)
+        return codes
+
+    def _targets(self, variables) -> tuple:
+        try:
+            single = variables in self._state_index_
+        except TypeError:
+            single = False
+        if single:
+            return (variables,)
+        if isinstance(variables, (str, bytes)) or not hasattr(variables, "__iter__"):
+            self._check_variable(variables)
+        targets = tuple(variables)
+        if not targets:
+            raise ValueError("variables is empty: name at least one variable")
+        for v in targets:
+            self._check_variable(v)
+        if len(set(targets)) != len(targets):
+            raise ValueError(f"variables lists a variable twice: {list(targets)!r}")
+        return targets
+
+    # -- queries -------------------------------------------------------------------
+    def query(self, variables, evidence=None) -> pd.Series:
+        """Posterior marginal of a variable, or joint posterior of several.
+
+        Parameters
+        ----------
+        variables : hashable or list of hashable
+            One variable, or several for their joint posterior.
+        evidence : dict, default=None
+            Observed states, ``{variable: state label}``.
+
+        Returns
+        -------
+        Series
+            ``P(variables | evidence)``, indexed by the states of the variable
+            (a MultiIndex over the variables' states, in the order given, for
+            several); the values sum to one.
+
+        Raises
+        ------
+        ValueError
+            For an unknown variable or state, a queried variable that is also
+            observed, or evidence of probability zero (in the part of the
+            network joined to the queried variables: evidence on a part that
+            the query does not depend on is not looked at).
+        """
+        self._check_ready()
+        targets = self._targets(variables)
+        codes = self._evidence(evidence)
+        self._check_disjoint(targets, codes)
+        log_post, log_z = self._engine_.posterior(codes, 1, targets)
+        if np.isneginf(log_z[0]):
+            raise ValueError("the evidence has probability zero under the network")
+        probs = np.exp(log_post[0]).ravel()
+        name = f"P({', '.join(map(str, targets))} | evidence)"
+        if len(targets) == 1:
+            index = self._labels_[targets[0]]
+        else:
+            index = pd.MultiIndex.from_product(
+                [self.states_[v] for v in targets], names=list(targets)
+            )
+        return pd.Series(probs, index=index, name=name)
+
+    def _check_disjoint(self, targets, codes) -> None:
+        both = [v for v in targets if v in codes]
+        if both:
+            raise ValueError(f"variables {both!r} are both queried and observed")
+
+    def map_query(self, variables=None, evidence=None) -> dict:
+        """The most probable joint assignment.
+
+        Parameters
+        ----------
+        variables : list of hashable, default=None
+            ``None``: every unobserved variable, by max-product. A list: the
+            argmax of the exact joint posterior of those variables, the others
+            summed out (never per-variable maxima).
+        evidence : dict, default=None
+            Observed states, ``{variable: state label}``.
+
+        Returns
+        -------
+        dict
+            ``{variable: state label}``, in the order of the variables. Ties
+            go to the state listed first.
+        """
+        self._check_ready()
+        codes = self._evidence(evidence)
+        hidden = [v for v in self.variables_ if v not in codes]
+        if variables is not None:
+            targets = self._targets(variables)
+            self._check_disjoint(targets, codes)
+            if set(targets) != set(hidden):
+                log_post, log_z = self._engine_.posterior(codes, 1, targets)
+                if np.isneginf(log_z[0]):
+                    raise ValueError(
+                        "the evidence has probability zero under the network"
+                    )
+                best = np.unravel_index(np.argmax(log_post[0]), log_post.shape[1:])
+                return {
+                    v: self.states_[v].tolist()[int(s)] for v, s in zip(targets, best)
+                }
+        else:
+            targets = tuple(hidden)
+        assignment, score = self._engine_.map(codes, 1)
+        if np.isneginf(score[0]):
+            raise ValueError("the evidence has probability zero under the network")
+        return {v: self.states_[v].tolist()[int(assignment[v][0])] for v in targets}
+
+    # -- batched methods -------------------------------------------------------------
+    def _impossible(self, log_z: np.ndarray, rows: np.ndarray, what: str) -> np.ndarray:
+        bad = np.isneginf(log_z)
+        if bad.any():
+            warnings.warn(
+                f"{int(bad.sum())} row(s) have probability zero under the network "
+                f"(a state of zero estimated probability, e.g. with m=0); {what}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        return bad
+
+    def log_likelihood(self, X) -> np.ndarray:
+        """``log P(observed cells)`` of every row, shape ``(n_samples,)``.
+
+        Missing cells are summed out; a row with nothing observed scores 0.
+        """
+        codes, _ = self._codes(X)
+        out = np.zeros(codes.shape[0])
+        for rows, observed in _group_rows(codes < 0):
+            ev = {
+                v: codes[rows, j] for j, v in enumerate(self.variables_) if observed[j]
+            }
+            out[rows] = self._engine_.log_likelihood(ev, len(rows))
+        return out
+
+    def score_samples(self, X) -> np.ndarray:
+        """Same as :meth:`log_likelihood`."""
+        return self.log_likelihood(X)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Mean log-likelihood per row (weighted by ``sample_weight``).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        float
+        """
+        ll = self.log_likelihood(X)
+        sw = check_sample_weight(sample_weight, np.empty((len(ll), 0)))
+        keep = sw > 0
+        return float(np.average(ll[keep], weights=sw[keep]))
+
+    def predict(self, X):
+        """Fill the missing cells of every row with their most probable joint state.
+
+        Each row's missing variables get the maximum-a-posteriori joint
+        assignment given that row's observed cells (``map_query`` of the
+        row's missing variables); observed cells are kept.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+            Missing cells are NaN, None or pd.NA (with
+            ``handle_unknown='ignore'``, unknown states count as missing).
+
+        Returns
+        -------
+        DataFrame or ndarray
+            ``X`` with its missing cells filled, of the same type.
+        """
+        codes, cols = self._codes(X)
+        filled = codes.copy()
+        for rows, observed in _group_rows(codes < 0):
+            if observed.all():
+                continue
+            ev = {
+                v: codes[rows, j] for j, v in enumerate(self.variables_) if observed[j]
+            }
+            assignment, score = self._engine_.map(ev, len(rows))
+            self._impossible(score, rows, "their missing cells take the first states")
+            for j, v in enumerate(self.variables_):
+                if not observed[j]:
+                    filled[rows, j] = assignment[v]
+        return self._fill(X, cols, codes, filled)
+
+    def _fill(self, X, cols, codes, filled):
+        changed = [j for j in range(codes.shape[1]) if (codes[:, j] < 0).any()]
+        if hasattr(X, "columns") and not hasattr(self, "n_features_in_"):
+            out = X.copy()
+            names = list(out.columns)
+            changed = [j for j in changed if self.variables_[j] in names]
+        elif hasattr(X, "columns"):
+            out = X.copy()
+            names = list(out.columns)
+        else:
+            obj = np.array(cols, dtype=object).T
+            for j in changed:
+                miss = codes[:, j] < 0
+                obj[miss, j] = self.states_[self.variables_[j]][filled[miss, j]]
+            numeric = all(
+                self.states_[self.variables_[j]].dtype.kind in "biuf" for j in changed
+            )
+            arr = np.asarray(X)
+            if arr.dtype.kind in "fc" and numeric:
+                return obj.astype(arr.dtype)
+            return obj
+        for j in changed:
+            v = self.variables_[j]
+            col = names.index(v) if v in names else j
+            miss = codes[:, j] < 0
+            values = np.array(out.iloc[:, col].to_numpy(), dtype=object)
+            values[miss] = self.states_[v][filled[miss, j]]
+            series = pd.Series(values, index=out.index, name=out.columns[col])
+            dtype = out.dtypes.iloc[col]
+            if isinstance(dtype, pd.CategoricalDtype):
+                series = series.astype(dtype)
+            else:
+                series = series.infer_objects()
+            out.isetitem(col, series)
+        return out
+
+    def predict_proba(self, X, variable=None) -> pd.DataFrame:
+        """Posterior of a variable (or of every variable) given each row.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+            Missing cells are NaN, None or pd.NA.
+        variable : hashable, default=None
+            The variable; ``None`` gives every variable.
+
+        Returns
+        -------
+        DataFrame of shape (n_samples, k) or (n_samples, sum of k)
+            ``P(variable = state | observed cells of the row)`` with one column
+            per state (a column MultiIndex ``(variable, state)`` for every
+            variable), indexed like ``X``. Where the variable is observed the
+            row is that state with probability one. A row of probability zero
+            (possible with ``m=0``) is uniform, with a warning.
+        """
+        codes, _ = self._codes(X)
+        if variable is not None:
+            self._check_variable(variable)
+        targets = self.variables_ if variable is None else [variable]
+        n = codes.shape[0]
+        probs = {v: np.zeros((n, len(self.states_[v]))) for v in targets}
+        position = {v: j for j, v in enumerate(self.variables_)}
+        for rows, observed in _group_rows(codes < 0):
+            ev = {
+                v: codes[rows, j] for j, v in enumerate(self.variables_) if observed[j]
+            }
+            for v in targets:
+                if observed[position[v]]:
+                    probs[v][rows, codes[rows, position[v]]] = 1.0
+            hidden = [v for v in targets if not observed[position[v]]]
+            if not hidden:
+                continue
+            if variable is None:
+                log_post, log_z = self._engine_.marginals(ev, len(rows))
+            else:
+                post, log_z = self._engine_.posterior(ev, len(rows), (variable,))
+                log_post = {variable: post}
+            bad = self._impossible(log_z, rows, "their posterior is uniform")
+            for v in hidden:
+                p = np.exp(log_post[v])
+                if bad.any():
+                    p = np.where(bad[:, None], 1.0 / p.shape[1], p)
+                probs[v][rows] = p
+        index = X.index if hasattr(X, "index") else None
+        if variable is not None:
+            return pd.DataFrame(
+                probs[variable],
+                index=index,
+                columns=pd.Index(self.states_[variable], name=variable),
+            )
+        columns = pd.MultiIndex.from_tuples(
+            [(v, s) for v in targets for s in self.states_[v].tolist()],
+            names=["variable", "state"],
+        )
+        return pd.DataFrame(
+            np.hstack([probs[v] for v in targets]), index=index, columns=columns
+        )
+
+    # -- model selection and sampling ------------------------------------------
+    def bic(self, X) -> float:
+        """Bayesian information criterion on ``X`` (lower is better)."""
+        ll = self.log_likelihood(X)
+        return float(-2 * ll.sum() + self.n_parameters() * np.log(len(ll)))
+
+    def aic(self, X) -> float:
+        """Akaike information criterion on ``X`` (lower is better)."""
+        return float(-2 * self.log_likelihood(X).sum() + 2 * self.n_parameters())
+
+    def sample(self, n_samples=1, random_state=None) -> pd.DataFrame:
+        """Draw rows by ancestral sampling.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, RandomState or Generator, default=None
+
+        Returns
+        -------
+        DataFrame of shape (n_samples, n_variables)
+            One column per variable (in the order of ``variables_``) holding
+            state labels.
+        """
+        self._check_ready()
+        if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+            raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
+        if isinstance(random_state, np.random.Generator):
+            uniform = random_state.random
+        else:
+            uniform = check_random_state(random_state).random_sample
+        cards = self._cards()
+        codes: dict = {}
+        for v in self.dag_.topological_order():
+            parents = self.dag_.parents(v)
+            table = self.cpds_[v].reshape(-1, cards[v])
+            if parents:
+                flat = np.ravel_multi_index(
+                    tuple(codes[u] for u in parents), [cards[u] for u in parents]
+                )
+                cdf = np.cumsum(table, axis=1)[flat]
+            else:
+                cdf = np.cumsum(table, axis=1)
+            u = uniform(n_samples) * cdf[..., -1]
+            codes[v] = np.minimum((u[:, None] >= cdf).sum(axis=1), cards[v] - 1)
+        return pd.DataFrame(
+            {v: self.states_[v][codes[v]] for v in self.variables_},
+            columns=pd.Index(self.variables_),
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+# ---------------------------------------------------------------------------
+# Tree-augmented naive Bayes
+
+
+class TreeAugmentedNB(BaseGenerativeClassifier):
+    """Tree-augmented naive Bayes (TAN): features form a Chow-Liu tree given the class.
+
+    Naive Bayes assumes the features independent given the class; TAN lets
+    every feature but one depend on one other feature as well, along the tree
+    that maximises the conditional mutual information given the class. It
+    takes categorical data as :class:`CategoricalNB` does (any labels,
+    missing values marginalised).
+
+    Parameters
+    ----------
+    m : float or array-like of shape (n_features,), default=1.0
+        Equivalent sample size of the m-estimate of every table (per feature
+        for an array). ``m=0`` is the maximum-likelihood estimate.
+    p : list of array-like, default=None
+        Prior distribution of each feature's categories (in the order of
+        ``categories_``); None is uniform.
+    priors : array-like of shape (n_classes,), default=None
+        Class prior probabilities. None estimates them from the class counts.
+    prior_m : float, default=0.0
+        m-estimate of the class prior (see :class:`CategoricalNB`).
+    costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
+        Misclassification costs for :meth:`predict` (see :class:`CategoricalNB`).
+    categories : 'auto' or list of array-like, default='auto'
+        The categories of each feature; 'auto' takes the values seen in fit.
+    min_categories : int or array-like of shape (n_features,), default=None
+        For features coded ``0, 1, 2, ...``: at least this many categories,
+        so that codes unseen in fit are known categories.
+    handle_unknown : {'ignore', 'error'}, default='ignore'
+        A value never seen in fit at predict time: treat it as missing, or
+        raise a ValueError.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    class_log_prior_ : ndarray of shape (n_classes,)
+    categories_ : list of ndarray
+        Categories of each feature.
+    feature_parents_ : ndarray of shape (n_features,)
+        The feature each feature depends on besides the class (-1 for the
+        root of the tree, feature 0).
+    feature_log_prob_ : list of ndarray
+        ``log P(x_j | y)`` of shape ``(n_classes, t_j)`` for the root and
+        ``log P(x_j | x_parent, y)`` of shape ``(n_classes, t_parent, t_j)``
+        for the others.
+    conditional_mutual_information_ : ndarray of shape (n_features, n_features)
+        ``I(x_i; x_j | y)``, the weights of the tree.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+    stats_ : ClassifierStats
+        Class weights and the pairwise counts (:class:`TreeStats`), which add.
+
+    See Also
+    --------
+    CategoricalNB : The same without the tree.
+    chow_liu_tree : The tree without a class.
+
+    Notes
+    -----
+    The model is
+
+    .. math::
+
+        P(y, x) = P(y)\\, P(x_r \\mid y) \\prod_{j \\ne r}
+            P(x_j \\mid x_{\\pi(j)}, y),
+
+    with the tree :math:`\\pi` the maximum-weight spanning tree of
+    :math:`I(x_i; x_j \\mid y)`, estimated from the rows where both features
+    are observed, and the tables m-estimates from the same pairwise counts.
+    The structure and the tables are derived from counts that add, so
+    ``partial_fit`` may change the tree. A missing feature is summed out by
+    belief propagation on the tree, per class.
+
+    References
+    ----------
+    .. [1] N. Friedman, D. Geiger and M. Goldszmidt, "Bayesian network
+       classifiers", Machine Learning, 29, 1997.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit import TreeAugmentedNB
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(2, size=400)
+    >>> a = np.where(rng.random(400) < 0.8, y, 1 - y)
+    >>> b = np.where(rng.random(400) < 0.9, a, 1 - a)  # a copy of a, mostly
+    >>> X = np.column_stack([a, b])
+    >>> clf = TreeAugmentedNB().fit(X, y)
+    >>> clf.feature_parents_
+    array([-1,  0])
+    >>> clf.predict([[1, 1], [0, 0]])
+    array([1, 0])
+    """
+
+    _parameter_constraints: dict = {
+        **BaseGenerativeClassifier._parameter_constraints,
+        "m": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "p": [list, tuple, None],
+        "categories": [StrOptions({"auto"}), list],
+        "min_categories": [
+            Interval(Integral, 1, None, closed="left"),
+            "array-like",
+            None,
+        ],
+        "handle_unknown": [StrOptions({"ignore", "error"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        m=1.0,
+        p=None,
+        priors=None,
+        prior_m=0.0,
+        costs=None,
+        categories="auto",
+        min_categories=None,
+        handle_unknown="ignore",
+    ):
+        self.m = m
+        self.p = p
+        self.priors = priors
+        self.prior_m = prior_m
+        self.costs = costs
+        self.categories = categories
+        self.min_categories = min_categories
+        self.handle_unknown = handle_unknown
+
+    # Categorical data in, exactly as CategoricalNB takes it (labels, missing
+    # values, unknown values, categories): its encoder, shared.
+    _prepare_X = CategoricalNB._prepare_X
+
+    def _emission_stats(self, codes, weights, labels):
+        return TreeStats(_pair_counts(codes, self._part.family.offsets, weights))
+
+    def _set_emission_params(self, stats):
+        family = self._part.family
+        off = family.offsets
+        d = len(off) - 1
+        pair = stats.pair_counts
+        cmi = _mutual_information(pair, off)
+        edges = maximum_spanning_tree(
+            d, [(i, j, cmi[i, j]) for i, j in itertools.combinations(range(d), 2)]
+        )
+        parent = _orient(d, edges, 0)
+        m, p = self._part.m_and_p(self.m, self.p)
+        tables = []
+        for j in range(d):
+            pj = p[off[j] : off[j + 1]]
+            own = slice(off[j], off[j + 1])
+            if parent[j] < 0:
+                counts = np.diagonal(pair[:, own, own], axis1=1, axis2=2)
+            else:
+                i = parent[j]
+                counts = pair[:, off[i] : off[i + 1], own]
+            tables.append(
+                log_m_estimate(counts, counts.sum(axis=-1, keepdims=True), m[j], pj)
+            )
+        self.conditional_mutual_information_ = cmi
+        self.feature_parents_ = parent
+        self.feature_log_prob_ = tables
+        self._order = _bfs_order(parent, 0)
+        cards = {j: int(family.n_categories[j]) for j in range(d)}
+        tree_edges = [(int(parent[j]), j) for j in self._order if parent[j] >= 0]
+        self._trees = [
+            TreeBP(
+                cards,
+                tree_edges,
+                [np.exp(tables[j][k]) for _, j in tree_edges],
+                {0: np.exp(tables[0][k])},
+            )
+            for k in range(pair.shape[0])
+        ]
+
+    def _log_likelihood(self, codes):
+        n, d = codes.shape
+        k = len(self.classes_)
+        out = np.zeros((n, k))
+        complete = (codes >= 0).all(axis=1)
+        rows = np.flatnonzero(complete)
+        if rows.size:
+            c = codes[rows]
+            total = np.zeros((k, rows.size))
+            for j in range(d):
+                table = self.feature_log_prob_[j]
+                if self.feature_parents_[j] < 0:
+                    total += table[:, c[:, j]]
+                else:
+                    total += table[:, c[:, self.feature_parents_[j]], c[:, j]]
+            out[rows] = total.T
+        rows = np.flatnonzero(~complete)
+        if rows.size:
+            evidence = {j: codes[rows, j] for j in range(d)}
+            for cls, tree in enumerate(self._trees):
+                out[rows, cls] = tree.sum_product(evidence=evidence).log_partition
+        return out
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags

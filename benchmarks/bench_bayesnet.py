@@ -1,0 +1,217 @@
+"""Bayesian networks: bayeskit against pgmpy on the ALARM network, as time ratios.
+
+Both libraries hold the same network: pgmpy loads ALARM (37 nodes, 509 free
+parameters) offline with ``get_example_model('alarm')``, and the script copies
+its CPTs into a ``bayeskit.BayesianNetwork`` with ``set_cpd``. Before timing it
+checks (untimed) that the two give the same posteriors and predictions.
+
+Operations, ours vs theirs:
+
+- ``query``: one posterior marginal with evidence on 2-3 variables,
+  ``BayesianNetwork.query`` vs ``VariableElimination.query`` (pgmpy's fastest
+  exact inference). bayeskit compiles a junction-tree schedule per pattern of
+  observed variables and keeps it: ``query`` times a repeated query (the plan
+  kept), ``query (cold)`` drops the kept plans before every call, so it also
+  times moralising, triangulating and compiling.
+- ``predict``: fill one missing variable in each of 10,000 rows (the other
+  36 observed), ``BayesianNetwork.predict`` vs a loop of pgmpy queries, one
+  per row, each followed by the argmax. The loop is timed on a subset of the
+  rows and extrapolated to all of them (the table says how many).
+
+Each operation is warmed up once, then ours and theirs are timed interleaved;
+the table shows the medians and the ratio ours / theirs (lower is better)
+against the goal of the issue (query: 0.5, predict: 0.01).
+
+Run from the repository root::
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE MALLOC_MMAP_MAX_=0 \\
+        MALLOC_TRIM_THRESHOLD_=100000000000 \\
+        python benchmarks/bench_bayesnet.py
+
+Add ``--quick`` (1,000 rows, 20 pgmpy queries in the loop, 3 repeats) for a run
+of a few seconds in CI; ``--check`` exits with status 1 when a ratio misses its
+goal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import platform
+import sys
+import warnings
+
+import numpy as np
+
+# Run from a checkout: benchmark this repository's bayeskit, installed or not.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(_HERE), _HERE]
+
+from _timing import compare, print_table  # noqa: E402
+
+import bayeskit  # noqa: E402
+from bayeskit import BayesianNetwork  # noqa: E402
+from bayeskit.graph import DAG  # noqa: E402
+
+# pgmpy warns about its own deprecations on import and on some calls.
+warnings.filterwarnings("ignore", category=FutureWarning)
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+import pgmpy  # noqa: E402
+from pgmpy.inference import VariableElimination  # noqa: E402
+from pgmpy.utils import get_example_model  # noqa: E402
+
+GOALS = {"query": 0.5, "query (cold)": 0.5, "predict": 0.01}
+
+# Posterior queries with evidence on 2-3 variables.
+QUERIES = [
+    ("HISTORY", {"CVP": "LOW", "HR": "HIGH", "BP": "LOW"}),
+    ("LVFAILURE", {"HRBP": "HIGH", "EXPCO2": "LOW"}),
+    ("PULMEMBOLUS", {"SAO2": "LOW", "PAP": "HIGH", "MINVOL": "ZERO"}),
+]
+PREDICT_TARGET = "LVFAILURE"
+
+
+def alarm():
+    """pgmpy's ALARM model and a bayeskit network with the same CPTs."""
+    model = get_example_model("alarm")
+    edges, states = [], {}
+    for v in model.nodes():
+        cpd = model.get_cpds(v)
+        edges += [(parent, v) for parent in cpd.variables[1:]]
+        states[v] = list(cpd.state_names[v])
+    bn = BayesianNetwork(edges, states=states)
+    for v in DAG(edges, nodes=list(model.nodes())).topological_order():
+        cpd = model.get_cpds(v)
+        # pgmpy: values[state, parents...] with parents in cpd.variables[1:].
+        bn.set_cpd(v, np.moveaxis(cpd.values, 0, -1))
+    return model, bn
+
+
+def check_agreement(bn, ve, X, rows: int) -> None:
+    """Untimed: the same posteriors and the same filled values."""
+    for target, evidence in QUERIES:
+        ours = bn.query(target, evidence=evidence)
+        theirs = ve.query([target], evidence=evidence, show_progress=False)
+        assert theirs.state_names[target] == ours.index.tolist()
+        np.testing.assert_allclose(ours.to_numpy(), theirs.values, rtol=1e-9)
+    filled = bn.predict(X.iloc[:rows])[PREDICT_TARGET].tolist()
+    assert filled == pgmpy_predict(ve, X, rows), "predictions differ"
+
+
+def pgmpy_predict(ve, X, rows: int) -> list:
+    """One pgmpy query per row, each followed by the argmax of the posterior."""
+    out = []
+    for record in X.iloc[:rows].drop(columns=PREDICT_TARGET).to_dict("records"):
+        post = ve.query([PREDICT_TARGET], evidence=record, show_progress=False)
+        out.append(post.state_names[PREDICT_TARGET][int(np.argmax(post.values))])
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="1,000 rows, 20 pgmpy queries in the loop, 3 repeats (for CI)",
+    )
+    parser.add_argument("--n-samples", type=int, default=None, help="rows to fill")
+    parser.add_argument(
+        "--loop", type=int, default=None, help="pgmpy queries timed in the loop"
+    )
+    parser.add_argument("--repeats", type=int, default=None, help="timed repeats")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--check", action="store_true", help="exit with 1 when a goal is missed"
+    )
+    args = parser.parse_args(argv)
+    n = args.n_samples or (1_000 if args.quick else 10_000)
+    loop = min(n, args.loop or (20 if args.quick else 200))
+    repeats = args.repeats or (3 if args.quick else 7)
+
+    print(
+        f"bayeskit {bayeskit.__version__}, pgmpy {pgmpy.__version__}, "
+        f"numpy {np.__version__}, Python {platform.python_version()}"
+    )
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"CPUs: {os.cpu_count()}; load average: {load}")
+
+    model, bn = alarm()
+    ve = VariableElimination(model)
+    tree = bn.junction_tree()
+    print(
+        f"ALARM: {len(bn.variables_)} variables, {bn.n_parameters()} free "
+        f"parameters; junction tree of {len(tree.cliques)} cliques, width "
+        f"{tree.width}"
+    )
+    X = bn.sample(n, random_state=args.seed).assign(**{PREDICT_TARGET: None})
+    check_agreement(bn, ve, X, min(loop, 50))
+    print(
+        f"repeats={repeats} (median); predict: {n} rows, the pgmpy loop timed on "
+        f"{loop} rows and extrapolated x{n / loop:g}\n"
+    )
+
+    for target, evidence in QUERIES:
+        given = ", ".join(f"{v}={s}" for v, s in evidence.items())
+        print(f"query: P({target} | {given})")
+    print()
+    results = []
+    for target, evidence in QUERIES:
+        label = target
+        results.append(
+            compare(
+                label,
+                "query",
+                lambda t=target, e=evidence: bn.query(t, evidence=e),
+                lambda t=target, e=evidence: ve.query(
+                    [t], evidence=e, show_progress=False
+                ),
+                repeats * 5,
+                GOALS["query"],
+            )
+        )
+
+        def cold(t=target, e=evidence):
+            bn._engine_._patterns.clear()  # drop the kept junction-tree plans
+            return bn.query(t, evidence=e)
+
+        results.append(
+            compare(
+                label,
+                "query (cold)",
+                cold,
+                lambda t=target, e=evidence: ve.query(
+                    [t], evidence=e, show_progress=False
+                ),
+                repeats * 5,
+                GOALS["query (cold)"],
+            )
+        )
+
+    timed = compare(
+        f"{n} rows",
+        "predict",
+        lambda: bn.predict(X),
+        lambda: pgmpy_predict(ve, X, loop),
+        repeats,
+        GOALS["predict"],
+    )
+    results.append(dataclasses.replace(timed, theirs=timed.theirs * n / loop))
+
+    print_table(results, peer="pgmpy")
+    print(
+        f"\npredict: pgmpy's time is its loop over {loop} rows times {n / loop:g} "
+        f"({timed.theirs / loop * 1e3:.2f} ms per query)"
+    )
+    missed = [r for r in results if r.met is False]
+    if missed:
+        print(
+            "goal missed: "
+            + ", ".join(f"{r.model} {r.operation} ({r.ratio:.3f})" for r in missed)
+        )
+    return 1 if args.check and missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
