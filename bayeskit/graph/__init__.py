@@ -8,9 +8,11 @@ log-potentials and can be used on its own.
 - :class:`DAG`: topological order, moral graph, Markov blanket, d-separation.
 - :class:`TreeBP`: batched sum-product and max-product on trees and forests.
 - :class:`JunctionTree`: exact inference on any DAG (Shafer-Shenoy, batched).
+- :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs).
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 """
 
+from .chain import ChainFilter, ChainPosterior, forward, forward_backward, viterbi
 from .dag import DAG, CycleError
 from .factor import LogFactor
 from .junction_tree import JunctionTree
@@ -22,6 +24,8 @@ __all__ = [
     "DAG",
     "MAX_PRODUCT",
     "SUM_PRODUCT",
+    "ChainFilter",
+    "ChainPosterior",
     "CycleError",
     "JunctionTree",
     "LatentNode",
@@ -33,5 +37,8 @@ __all__ = [
     "TreeBP",
     "TreeMAP",
     "TreeMarginals",
+    "forward",
+    "forward_backward",
     "node_belief",
+    "viterbi",
 ]

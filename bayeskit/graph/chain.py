@@ -1,0 +1,873 @@
+"""Chain kernels: belief propagation on the state chain of a hidden Markov model.
+
+Three public functions, all taking the model as log-probabilities and the
+observations as emission log-likelihoods (the message each observation sends
+into the chain), for one or many sequences at once:
+
+- :func:`forward`: sum-product filtering; the log-likelihood of every sequence
+  and the filtered distribution of its last state (the score path, and the
+  message to continue a sequence from).
+- :func:`forward_backward`: sum-product smoothing; the log-likelihood, the
+  posterior marginal of every step and the expected transition counts (the
+  E-step of Baum-Welch).
+- :func:`viterbi`: max-product; the most probable state path of every sequence.
+
+Sequences follow hmmlearn's convention: the steps of all sequences are rows of
+one array, concatenated, and ``lengths`` gives the number of steps of each
+(``None`` means one sequence).
+
+Numerics. The sum-product recursion has one implementation (DESIGN.md,
+STYLE.md §6): each step's emission log-likelihoods are shifted by their
+maximum, which is kept in log space, before they are exponentiated; the
+recursion then runs on scaled probabilities with the start and transition
+probabilities in probability space, so exact zeros (structural zeros) are
+ordinary values. The log-likelihood is the sum of the shifts, of the exact
+power-of-two rescalings that keep the forward message in the normal floating
+point range, and of the log of the last message's mass. A step whose
+best-fitting states cannot be reached is redone with the shift taken over
+the reachable states, so a possible sequence is never scored ``-inf``. The
+max-product recursion runs in log space (additions and maxima only).
+
+One limit is inherent to a single scale per step: a state whose forward
+probability is more than about 1e308 times (e^708) below the best state's at
+some step is dropped. That is exact to double precision when every
+transition probability is positive, since any path can then switch to
+whatever the dropped one would have done. With zero transitions a dropped
+path can be the only one that later fits, and the log-likelihood and
+posteriors are then wrong (without warning, or FloatingPointError when a
+posterior overflows). That needs emission log-likelihoods that differ by
+hundreds of nats between states, which is common for Gaussian emissions in
+several dimensions, together with zeros in the transition matrix, as in a
+left-to-right model; see ``test_state_dropped_by_the_scaling_and_needed_later``.
+
+The kernels are compiled with numba; the validation of the arguments happens
+once, in the public functions, and the kernels assume valid input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from .._logmath import log_normalize, logsumexp, safe_log
+
+__all__ = ["ChainFilter", "ChainPosterior", "forward", "forward_backward", "viterbi"]
+
+# Tolerance on the total mass of the start distribution and of each row of
+# the transition matrix.
+_SUM_TOL = 1e-8
+
+# Parallel tasks per thread, and the least work (steps x states**2) for which
+# the kernels use more than one thread.
+_TASKS_PER_THREAD = 8
+_MIN_PARALLEL_WORK = 1 << 22
+
+# A forward message whose mass drops below _RESCALE_BELOW is multiplied by a
+# power of two (exact) to bring its mass back into [0.5, 1). A step whose mass
+# drops below _RESCUE_BELOW although the previous message had mass of at
+# least _RESCALE_BELOW has its best-fitting states (nearly) unreachable; it is
+# recomputed with the shift taken over the reachable states (see _rescue_step).
+_RESCALE_BELOW = 2.0**-256
+_RESCUE_BELOW = 2.0**-900
+
+# ---------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChainFilter:
+    """Result of :func:`forward`: the filtering pass over every sequence.
+
+    Attributes
+    ----------
+    log_likelihood : ndarray of shape (n_sequences,)
+        ``log p(x_1, ..., x_T)`` of each sequence; ``-inf`` for a sequence of
+        probability zero.
+    log_final_filtered : ndarray of shape (n_sequences, n_states)
+        ``log p(z_T = k | x_1, ..., x_T)``: the filtered distribution of the
+        last state of each sequence. All ``-inf`` for a sequence of probability
+        zero, which has no filtered distribution.
+    """
+
+    log_likelihood: np.ndarray
+    log_final_filtered: np.ndarray
+
+
+@dataclass(frozen=True)
+class ChainPosterior:
+    """Result of :func:`forward_backward`: the smoothing pass over every sequence.
+
+    Attributes
+    ----------
+    log_likelihood : ndarray of shape (n_sequences,)
+        ``log p(x_1, ..., x_T)`` of each sequence.
+    log_posterior : ndarray of shape (n_steps_total, n_states)
+        ``log p(z_t = k | x_1, ..., x_T)``: the posterior marginal of every
+        step, the rows of all sequences concatenated in the order given.
+    transition_counts : ndarray of shape (n_states, n_states)
+        Expected transition counts summed over all sequences,
+        ``sum_t p(z_t = i, z_{t+1} = j | x)``; row ``i`` is the from-state.
+    """
+
+    log_likelihood: np.ndarray
+    log_posterior: np.ndarray
+    transition_counts: np.ndarray
+
+
+# ---------------------------------------------------------------------------
+# Public functions
+# ---------------------------------------------------------------------------
+
+
+def forward(
+    log_startprob: np.ndarray,
+    log_transmat: np.ndarray,
+    log_emission: np.ndarray,
+    lengths: np.ndarray | None = None,
+) -> ChainFilter:
+    """Filter every sequence: its log-likelihood and its last filtered message.
+
+    Parameters
+    ----------
+    log_startprob : array-like of shape (n_states,)
+        Log-probabilities of the first state of every sequence. Must sum
+        (as probabilities) to 1 within 1e-8; ``-inf`` entries are allowed.
+    log_transmat : array-like of shape (n_states, n_states)
+        Log transition probabilities, ``log p(z_{t+1} = j | z_t = i)`` in row
+        ``i``, column ``j``. Every row must sum to 1 within 1e-8.
+    log_emission : array-like of shape (n_steps_total, n_states)
+        Emission log-likelihood ``log p(x_t | z_t = k)`` of every step under
+        every state, the steps of all sequences concatenated. Any finite value
+        or ``-inf``; not NaN or ``+inf``.
+    lengths : array-like of int of shape (n_sequences,), default=None
+        Number of steps of each sequence, positive and summing to
+        ``n_steps_total``. None means one sequence.
+
+    Returns
+    -------
+    filtered : ChainFilter
+        ``log_likelihood`` of shape (n_sequences,) and ``log_final_filtered``
+        of shape (n_sequences, n_states).
+
+    Raises
+    ------
+    ValueError
+        If an argument has the wrong shape or invalid values; the message
+        names the argument.
+
+    See Also
+    --------
+    forward_backward : The posterior marginal of every step.
+
+    Notes
+    -----
+    The forward message is :math:`\\alpha_t(k) = p(x_1, \\dots, x_t, z_t = k)`,
+    with :math:`\\alpha_1 = \\pi \\circ e_1` and
+    :math:`\\alpha_{t+1} = (\\alpha_t A) \\circ e_{t+1}`. It is carried as
+    :math:`\\alpha_t = \\hat\\alpha_t \\exp(o_t)`, where the offset
+    :math:`o_t` collects the emission shifts :math:`\\max_k \\log e_t(k)` and
+    exact power-of-two rescalings, and :math:`\\hat\\alpha_t` stays in the
+    normal floating point range. The log-likelihood is
+    :math:`o_T + \\log \\sum_k \\hat\\alpha_T(k)`. States more than about
+    1e308 times less probable than the best one at a step are dropped; the
+    module docstring says when that matters.
+
+    The filtered message of the last step is all a continuation needs: a
+    sequence split into two parts ``x[:m]`` and ``x[m:]`` has the
+    log-likelihood ``forward(s, A, e[:m]).log_likelihood[0]`` plus
+    ``forward(s2, A, e[m:]).log_likelihood[0]``, where the start of the second
+    part is the one-step prediction
+    ``s2 = log_matmul(f.log_final_filtered, A)[0]`` (see
+    :func:`bayeskit._logmath.log_matmul`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit.graph.chain import forward
+    >>> log_start = np.log([0.5, 0.5])
+    >>> log_trans = np.log([[0.9, 0.1], [0.2, 0.8]])
+    >>> log_emission = np.log([[0.7, 0.1], [0.7, 0.1], [0.1, 0.6]])
+    >>> f = forward(log_start, log_trans, log_emission)
+    >>> f.log_likelihood.round(4)
+    array([-3.2735])
+    >>> np.exp(f.log_final_filtered).round(4)
+    array([[0.5446, 0.4554]])
+    """
+    start, trans, log_emission, bounds = _check_chain(
+        log_startprob, log_transmat, log_emission, lengths
+    )
+    n_sequences = len(bounds) - 1
+    n_threads, n_tasks = _parallel_plan(log_emission.shape, n_sequences)
+    alpha, shift = _scaled_emissions(log_emission, n_threads)
+    log_likelihood = np.empty(n_sequences)
+    _run_parallel(
+        _forward_pass, min(n_threads, n_tasks), 1,
+        np.exp(start), np.exp(trans), log_emission, shift, alpha, bounds, n_tasks,
+        log_likelihood,
+    )  # fmt: skip
+    last = alpha[bounds[1:] - 1]
+    last[log_likelihood == -np.inf] = 0.0
+    log_final_filtered, _ = log_normalize(safe_log(last), axis=1)
+    return ChainFilter(log_likelihood, log_final_filtered)
+
+
+def forward_backward(
+    log_startprob: np.ndarray,
+    log_transmat: np.ndarray,
+    log_emission: np.ndarray,
+    lengths: np.ndarray | None = None,
+) -> ChainPosterior:
+    """Posterior marginals and expected transition counts of every sequence.
+
+    Parameters
+    ----------
+    log_startprob : array-like of shape (n_states,)
+        Log-probabilities of the first state of every sequence. Must sum
+        (as probabilities) to 1 within 1e-8; ``-inf`` entries are allowed.
+    log_transmat : array-like of shape (n_states, n_states)
+        Log transition probabilities, ``log p(z_{t+1} = j | z_t = i)`` in row
+        ``i``, column ``j``. Every row must sum to 1 within 1e-8.
+    log_emission : array-like of shape (n_steps_total, n_states)
+        Emission log-likelihood ``log p(x_t | z_t = k)`` of every step under
+        every state, the steps of all sequences concatenated. Any finite value
+        or ``-inf``; not NaN or ``+inf``.
+    lengths : array-like of int of shape (n_sequences,), default=None
+        Number of steps of each sequence, positive and summing to
+        ``n_steps_total``. None means one sequence.
+
+    Returns
+    -------
+    posterior : ChainPosterior
+        ``log_likelihood`` of shape (n_sequences,), ``log_posterior`` of shape
+        (n_steps_total, n_states) and ``transition_counts`` of shape
+        (n_states, n_states).
+
+    Raises
+    ------
+    ValueError
+        If an argument has the wrong shape or invalid values (the message
+        names the argument), or if a sequence has probability zero under the
+        model: its posterior is undefined. Use :func:`forward` to score
+        sequences that may be impossible (their log-likelihood is ``-inf``).
+    FloatingPointError
+        If a posterior came out non-finite (see Notes).
+
+    See Also
+    --------
+    forward : Log-likelihoods only, and the message to continue a sequence.
+    viterbi : The most probable state path.
+
+    Notes
+    -----
+    The forward pass is the one of :func:`forward`, keeping every scaled
+    message :math:`\\hat\\alpha_t`. The backward pass computes the posterior
+    :math:`\\gamma_t = p(z_t | x_{1:T})` directly (forward filtering,
+    backward smoothing):
+
+    .. math::
+
+        p_{t+1} = \\hat\\alpha_t A, \\qquad
+        \\gamma_t(i) = \\hat\\alpha_t(i) \\sum_j A_{ij}
+            \\frac{\\gamma_{t+1}(j)}{p_{t+1}(j)},
+
+    starting from :math:`\\gamma_T = \\hat\\alpha_T / \\sum_k \\hat\\alpha_T(k)`,
+    the one normalisation. The expected transition counts sum
+    :math:`\\xi_t(i, j) = \\hat\\alpha_t(i) A_{ij} \\gamma_{t+1}(j) /
+    p_{t+1}(j)`. Both are invariant to the scale of each
+    :math:`\\hat\\alpha_t`, and every :math:`\\gamma_t` sums to 1 by
+    construction. The forward pass stores :math:`1 / p_{t+1}`, so the backward
+    pass has no division.
+
+    The forward pass shares the limit of :func:`forward` on states more than
+    about 1e308 times less probable than the best one (see the module
+    docstring). A posterior that comes out non-finite raises
+    FloatingPointError rather than being returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit.graph.chain import forward_backward
+    >>> log_start = np.log([0.5, 0.5])
+    >>> log_trans = np.log([[0.9, 0.1], [0.2, 0.8]])
+    >>> log_emission = np.log([[0.7, 0.1], [0.7, 0.1], [0.1, 0.6]])
+    >>> post = forward_backward(log_start, log_trans, log_emission)
+    >>> np.exp(post.log_posterior).round(3)
+    array([[0.919, 0.081],
+           [0.901, 0.099],
+           [0.545, 0.455]])
+    >>> post.transition_counts.sum().round(6)
+    np.float64(2.0)
+    """
+    start, trans, log_emission, bounds = _check_chain(
+        log_startprob, log_transmat, log_emission, lengths
+    )
+    n_sequences, n_states = len(bounds) - 1, len(start)
+    n_threads, n_tasks = _parallel_plan(log_emission.shape, n_sequences)
+    # Scaled emissions, then forward messages, then posteriors, in place.
+    lattice, shift = _scaled_emissions(log_emission, n_threads)
+    inv_pred = np.empty_like(lattice)
+    log_likelihood = np.empty(n_sequences)
+    counts = np.zeros((n_tasks, n_states, n_states))
+    finite = np.ones(n_sequences, dtype=np.bool_)
+    _run_parallel(
+        _forward_backward_pass, min(n_threads, n_tasks), 1,
+        np.exp(start), np.exp(trans), log_emission, shift, lattice, inv_pred, bounds,
+        n_tasks, log_likelihood, counts, finite,
+    )  # fmt: skip
+    del inv_pred
+    impossible = np.flatnonzero(log_likelihood == -np.inf)
+    if impossible.size:
+        n = impossible[0]
+        raise ValueError(
+            f"sequence {n} (rows {bounds[n]} to {bounds[n + 1] - 1} of "
+            "log_emission) has probability zero under the model, so its "
+            "posterior is undefined; forward() scores it as -inf."
+        )
+    counts = counts.sum(axis=0)
+    if not (finite.all() and np.isfinite(counts).all()):
+        raise FloatingPointError(
+            "the posterior came out non-finite: the emission log-likelihoods "
+            "differ by more than double precision can carry across the zero "
+            "transitions of the model (see Notes of forward_backward)."
+        )
+    return ChainPosterior(log_likelihood, safe_log(lattice), counts)
+
+
+def viterbi(
+    log_startprob: np.ndarray,
+    log_transmat: np.ndarray,
+    log_emission: np.ndarray,
+    lengths: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Most probable state path of every sequence (max-product).
+
+    Parameters
+    ----------
+    log_startprob : array-like of shape (n_states,)
+        Log-probabilities of the first state of every sequence. Must sum
+        (as probabilities) to 1 within 1e-8; ``-inf`` entries are allowed.
+    log_transmat : array-like of shape (n_states, n_states)
+        Log transition probabilities, ``log p(z_{t+1} = j | z_t = i)`` in row
+        ``i``, column ``j``. Every row must sum to 1 within 1e-8.
+    log_emission : array-like of shape (n_steps_total, n_states)
+        Emission log-likelihood ``log p(x_t | z_t = k)`` of every step under
+        every state, the steps of all sequences concatenated. Any finite value
+        or ``-inf``; not NaN or ``+inf``.
+    lengths : array-like of int of shape (n_sequences,), default=None
+        Number of steps of each sequence, positive and summing to
+        ``n_steps_total``. None means one sequence.
+
+    Returns
+    -------
+    path : ndarray of int of shape (n_steps_total,)
+        The most probable state of every step, the paths of all sequences
+        concatenated.
+    log_prob : ndarray of shape (n_sequences,)
+        ``max_z log p(x, z)``, the log joint probability of each best path;
+        ``-inf`` for a sequence of probability zero, whose path is then
+        meaningless (every path ties at ``-inf``).
+
+    Raises
+    ------
+    ValueError
+        If an argument has the wrong shape or invalid values; the message
+        names the argument.
+
+    See Also
+    --------
+    forward_backward : The posterior marginal of every step.
+
+    Notes
+    -----
+    The recursion runs in log space,
+    :math:`\\delta_1 = \\log\\pi + \\log e_1` and
+    :math:`\\delta_{t+1}(j) = \\max_i (\\delta_t(i) + \\log A_{ij}) +
+    \\log e_{t+1}(j)`, keeping the maximising :math:`i` of every step and
+    state, then backtracks from :math:`\\arg\\max_k \\delta_T(k)`. Ties are
+    broken towards the lowest state index, both in the recursion and at the
+    end, so the result is deterministic.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayeskit.graph.chain import viterbi
+    >>> log_start = np.log([0.5, 0.5])
+    >>> log_trans = np.log([[0.9, 0.1], [0.2, 0.8]])
+    >>> log_emission = np.log([[0.7, 0.1], [0.7, 0.1], [0.1, 0.6]])
+    >>> path, log_prob = viterbi(log_start, log_trans, log_emission)
+    >>> path
+    array([0, 0, 0])
+    >>> log_prob.round(4)
+    array([-3.9198])
+    """
+    start, trans, log_emission, bounds = _check_chain(
+        log_startprob, log_transmat, log_emission, lengths
+    )
+    n_sequences, n_states = len(bounds) - 1, len(start)
+    n_threads, n_tasks = _parallel_plan(log_emission.shape, n_sequences)
+    path = np.empty(len(log_emission), dtype=np.intp)
+    log_prob = np.empty(n_sequences)
+    backpointers = np.empty(log_emission.shape, dtype=_index_dtype(n_states))
+    _run_parallel(
+        _viterbi_pass, min(n_threads, n_tasks), 1,
+        start, trans, log_emission, backpointers, path, bounds, n_tasks, log_prob,
+    )  # fmt: skip
+    if np.isnan(log_prob).any():
+        raise ValueError("log_emission contains NaN or +inf.")
+    return path, log_prob
+
+
+# ---------------------------------------------------------------------------
+# Validation (at the public functions only)
+# ---------------------------------------------------------------------------
+
+
+def _check_chain(log_startprob, log_transmat, log_emission, lengths):
+    """Validate the arguments; return them as float64 arrays plus boundaries.
+
+    The boundaries ``bounds`` (int64, length ``n_sequences + 1``) put the
+    steps of sequence ``n`` in rows ``bounds[n]:bounds[n + 1]``. The values
+    of ``log_emission`` (no NaN, no ``+inf``) are checked by the caller, in
+    its first pass over them.
+    """
+    start = _as_float_array(log_startprob, "log_startprob", ndim=1)
+    n_states = len(start)
+    if n_states == 0:
+        raise ValueError("log_startprob must have at least one state, got 0.")
+    trans = _as_float_array(log_transmat, "log_transmat", ndim=2)
+    if trans.shape != (n_states, n_states):
+        raise ValueError(
+            f"log_transmat must have shape ({n_states}, {n_states}) to match "
+            f"log_startprob, got {trans.shape}."
+        )
+    emission = _as_float_array(log_emission, "log_emission", ndim=2)
+    if emission.shape[1] != n_states:
+        raise ValueError(
+            f"log_emission must have {n_states} columns (one per state of "
+            f"log_startprob), got shape {emission.shape}."
+        )
+    n_steps = emission.shape[0]
+    if n_steps == 0:
+        raise ValueError("log_emission has no rows: a sequence cannot be empty.")
+    _check_no_nan_or_posinf(start, "log_startprob")
+    _check_no_nan_or_posinf(trans, "log_transmat")
+    mass = logsumexp(start)
+    if not abs(mass) <= _SUM_TOL:
+        raise ValueError(
+            "log_startprob must be log-probabilities summing to 1 within "
+            f"{_SUM_TOL:g}; they sum to {math.exp(mass):.17g}."
+        )
+    row_mass = logsumexp(trans, axis=1)
+    bad = np.flatnonzero(~(np.abs(row_mass) <= _SUM_TOL))
+    if bad.size:
+        raise ValueError(
+            "log_transmat rows must be log-probabilities summing to 1 within "
+            f"{_SUM_TOL:g}; row {bad[0]} sums to {math.exp(row_mass[bad[0]]):.17g}."
+        )
+    return start, trans, emission, _sequence_bounds(lengths, n_steps)
+
+
+def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
+    try:
+        arr = np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers: {exc}") from exc
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}.")
+    return arr
+
+
+def _check_no_nan_or_posinf(arr: np.ndarray, name: str) -> None:
+    # One reduction, no temporary: the maximum is NaN if any entry is NaN.
+    top = arr.max()
+    if np.isnan(top):
+        raise ValueError(f"{name} contains NaN.")
+    if top == np.inf:
+        raise ValueError(f"{name} contains +inf, which is not a log-probability.")
+
+
+def _sequence_bounds(lengths, n_steps: int) -> np.ndarray:
+    if lengths is None:
+        return np.array([0, n_steps], dtype=np.int64)
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1:
+        raise ValueError(f"lengths must be 1-dimensional, got shape {lengths.shape}.")
+    if lengths.size == 0:
+        raise ValueError("lengths must hold at least one sequence length.")
+    if lengths.dtype.kind not in "iu":
+        raise ValueError(f"lengths must be integers, got dtype {lengths.dtype}.")
+    if lengths.min() < 0:
+        raise ValueError("lengths must be non-negative.")
+    if lengths.min() == 0:
+        empty = int(np.flatnonzero(lengths == 0)[0])
+        raise ValueError(f"lengths must be positive: sequence {empty} is empty.")
+    total = int(lengths.sum(dtype=np.int64))
+    if total != n_steps:
+        raise ValueError(
+            f"lengths must sum to the number of rows of log_emission ({n_steps}), "
+            f"got {total}."
+        )
+    bounds = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=bounds[1:])
+    return bounds
+
+
+def _parallel_plan(shape: tuple[int, int], n_sequences: int) -> tuple[int, int]:
+    """Threads to use and tasks to split the sequences into.
+
+    One thread when the work is too small to pay for waking the others;
+    several tasks per thread, handed out one at a time, even out sequences
+    of unequal length.
+    """
+    n_steps, n_states = shape
+    if n_steps * n_states * n_states < _MIN_PARALLEL_WORK:
+        return 1, 1
+    n_threads = numba.get_num_threads()
+    return n_threads, min(n_sequences, _TASKS_PER_THREAD * n_threads)
+
+
+def _index_dtype(n_states: int) -> type:
+    """The smallest signed integer type that holds every state index."""
+    for dtype in (np.int8, np.int16, np.int32):
+        if n_states <= np.iinfo(dtype).max + 1:
+            return dtype
+    return np.int64
+
+
+def _run_parallel(kernel, n_threads: int, chunksize: int, *args):
+    """Call a parallel kernel on at most ``n_threads`` threads, handing out
+    ``chunksize`` iterations of its parallel loop at a time (0: in equal
+    static blocks)."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(max(1, min(n_threads, previous)))
+    try:
+        with numba.parallel_chunksize(chunksize):
+            return kernel(*args)
+    finally:
+        numba.set_num_threads(previous)
+
+
+def _scaled_emissions(
+    log_emission: np.ndarray, n_threads: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``exp(row - max(row))`` of every row of emissions, and the maxima.
+
+    Also the check of the values of ``log_emission``, in the same pass.
+    """
+    scaled = np.empty_like(log_emission)
+    shift = np.empty(len(log_emission))
+    if _run_parallel(_shift_rows, n_threads, 0, log_emission, scaled, shift):
+        raise ValueError("log_emission contains NaN or +inf.")
+    np.exp(scaled, out=scaled)
+    return scaled, shift
+
+
+# ---------------------------------------------------------------------------
+# Sum-product kernels
+#
+# The element-wise exponentials and logarithms run in numpy, whose SIMD exp and
+# log are several times faster than the scalar libm calls numba would make;
+# the kernels below do the recursions, which are inherently sequential in time.
+# ---------------------------------------------------------------------------
+
+_JIT = {"cache": True, "error_model": "numpy"}
+_PARALLEL_JIT = {"cache": True, "error_model": "numpy", "parallel": True}
+
+
+@numba.njit(**_PARALLEL_JIT)
+def _shift_rows(log_emission, shifted, shift):  # pragma: no cover - compiled
+    """``shift[t] = max_k log_emission[t, k]`` and ``shifted = row - shift``.
+
+    A row of only ``-inf`` keeps ``-inf`` everywhere (shift ``-inf``).
+    Returns the number of rows holding NaN or ``+inf``, which are invalid.
+    """
+    n_states = log_emission.shape[1]
+    n_invalid = 0
+    for t in numba.prange(log_emission.shape[0]):
+        m = log_emission[t, 0]
+        invalid = False
+        for k in range(n_states):
+            v = log_emission[t, k]
+            invalid |= not (v < np.inf)
+            m = v if v > m else m
+        n_invalid += invalid
+        shift[t] = m
+        if m == -np.inf:
+            m = 0.0
+        for k in range(n_states):
+            shifted[t, k] = log_emission[t, k] - m
+    return n_invalid
+
+
+@numba.njit(**_JIT)
+def _forward_sequence(
+    start, trans, log_emission, shift, alpha, inv_pred, pred, s, e, keep
+):  # pragma: no cover - compiled
+    """Scaled forward pass over rows ``s:e`` of ``alpha``, in place.
+
+    On entry ``alpha[s:e]`` holds the scaled emissions ``exp(row - shift)``;
+    on return row ``t`` holds a message proportional to
+    ``p(x_s, ..., x_t, z_t)``. With ``keep``, ``inv_pred[t]`` receives the
+    reciprocal of the one-step prediction ``alpha[t - 1] @ trans`` (0 where
+    the prediction is 0), which the backward pass needs. ``pred`` is scratch
+    of length ``n_states``. Returns the log-likelihood of the sequence, or
+    ``-inf`` if it is impossible (later rows are then unset).
+    """
+    n_states = len(start)
+    offset = 0.0
+    for t in range(s, e):
+        if t == s:
+            for j in range(n_states):
+                pred[j] = start[j]
+        else:
+            a = alpha[t - 1, 0]
+            for j in range(n_states):
+                pred[j] = a * trans[0, j]
+            for i in range(1, n_states):
+                a = alpha[t - 1, i]
+                for j in range(n_states):
+                    pred[j] += a * trans[i, j]
+        mass = 0.0
+        for j in range(n_states):
+            u = pred[j] * alpha[t, j]
+            alpha[t, j] = u
+            mass += u
+        if keep:
+            for j in range(n_states):
+                inv_pred[t, j] = 1.0 / pred[j] if pred[j] > 0.0 else 0.0
+        step_shift = shift[t]
+        if mass < _RESCALE_BELOW:
+            if mass >= _RESCUE_BELOW:
+                step_shift += _rescale(alpha, t, mass)
+            else:
+                step_shift = _rescue_step(pred, log_emission, alpha, t)
+                if step_shift == -np.inf:
+                    return -np.inf
+        offset += step_shift
+    return offset + math.log(_row_sum(alpha, e - 1))
+
+
+@numba.njit(**_JIT)
+def _rescale(alpha, t, mass):  # pragma: no cover - compiled
+    """Multiply ``alpha[t]`` by the power of two that puts its mass in
+    ``[0.5, 1)`` (exact); return the log of the factor taken out."""
+    _, exponent = math.frexp(mass)
+    factor = math.ldexp(1.0, -exponent)
+    for j in range(alpha.shape[1]):
+        alpha[t, j] *= factor
+    return exponent * math.log(2.0)
+
+
+@numba.njit(**_JIT)
+def _rescue_step(pred, log_emission, alpha, t):  # pragma: no cover - compiled
+    """Redo a step whose best-fitting states are (nearly) unreachable.
+
+    The shift becomes ``max_j log(pred[j]) + log_emission[t, j]`` over the
+    states the chain can reach, so the new message has maximum 1 again.
+    Returns that shift, or ``-inf`` if no reachable state can emit ``x_t``.
+    """
+    n_states = len(pred)
+    shift = -np.inf
+    for j in range(n_states):
+        if pred[j] > 0.0:
+            shift = max(shift, math.log(pred[j]) + log_emission[t, j])
+    if shift == -np.inf:
+        return shift
+    for j in range(n_states):
+        if pred[j] > 0.0:
+            alpha[t, j] = math.exp(math.log(pred[j]) + log_emission[t, j] - shift)
+        else:
+            alpha[t, j] = 0.0
+    return shift
+
+
+@numba.njit(**_JIT)
+def _row_sum(x, t):  # pragma: no cover - compiled
+    total = 0.0
+    for j in range(x.shape[1]):
+        total += x[t, j]
+    return total
+
+
+@numba.njit(**_JIT)
+def _backward_sequence(trans, lattice, inv_pred, counts, w, s, e):  # pragma: no cover
+    """Turn the forward messages in ``lattice[s:e]`` into posteriors, in place.
+
+    Smooths backwards from the normalised last message (see
+    :func:`forward_backward`) with the reciprocal predictions ``inv_pred``,
+    and adds the expected transitions to ``counts``. ``w`` is scratch of
+    length ``n_states``. Returns False if a posterior is not finite.
+    """
+    n_states = trans.shape[0]
+    finite = True
+    inv_mass = 1.0 / _row_sum(lattice, e - 1)
+    for j in range(n_states):
+        lattice[e - 1, j] *= inv_mass
+    # Here lattice[t] holds the posterior, lattice[t - 1] the forward message.
+    for t in range(e - 1, s, -1):
+        for j in range(n_states):
+            g = lattice[t, j]
+            w[j] = g * inv_pred[t, j] if g > 0.0 else 0.0
+        for i in range(n_states):
+            a = lattice[t - 1, i]
+            r = 0.0
+            for j in range(n_states):
+                v = trans[i, j] * w[j]
+                r += v
+                counts[i, j] += a * v
+            g = a * r
+            lattice[t - 1, i] = g
+            finite &= g <= 2.0
+    return finite
+
+
+@numba.njit(**_PARALLEL_JIT)
+def _forward_pass(
+    start, trans, log_emission, shift, alpha, bounds, n_tasks, log_likelihood
+):  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    for task in numba.prange(n_tasks):
+        pred = np.empty(len(start))
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            log_likelihood[n] = _forward_sequence(
+                start, trans, log_emission, shift, alpha, alpha, pred,
+                bounds[n], bounds[n + 1], False,
+            )  # fmt: skip
+
+
+@numba.njit(**_PARALLEL_JIT)
+def _forward_backward_pass(
+    start, trans, log_emission, shift, lattice, inv_pred, bounds, n_tasks,
+    log_likelihood, counts, finite,
+):  # fmt: skip  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    for task in numba.prange(n_tasks):
+        scratch = np.empty(len(start))
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            s, e = bounds[n], bounds[n + 1]
+            log_likelihood[n] = _forward_sequence(
+                start, trans, log_emission, shift, lattice, inv_pred, scratch, s, e,
+                True,
+            )  # fmt: skip
+            if log_likelihood[n] > -np.inf:
+                finite[n] = _backward_sequence(
+                    trans, lattice, inv_pred, counts[task], scratch, s, e
+                )
+
+
+# ---------------------------------------------------------------------------
+# Max-product kernel
+# ---------------------------------------------------------------------------
+
+
+@numba.njit(**_JIT)
+def _viterbi_sequence(
+    log_start, log_trans, log_emission, backpointers, delta, path, s, e
+):  # pragma: no cover - compiled
+    """Max-product over rows ``s:e``; fills ``path[s:e]``.
+
+    ``delta`` (two rows, used in turn) holds the log joint probability of the
+    best path ending in each state at the previous and the current step, and
+    ``backpointers[t, j]`` the best predecessor of state ``j`` at step ``t``.
+    The states are scanned upwards with a strict comparison, so ties go to
+    the lowest index. The sweep handles the states four at a time in
+    registers, the remainder one at a time. Returns the best log joint
+    probability, or NaN if ``log_emission`` holds NaN or ``+inf``.
+    """
+    n_states = len(log_start)
+    n_blocked = n_states - n_states % 4
+    invalid = False
+    for j in range(n_states):
+        x = log_emission[s, j]
+        invalid |= not (x < np.inf)
+        delta[0, j] = log_start[j] + x
+    for t in range(s + 1, e):
+        prev = (t - s - 1) & 1
+        cur = 1 - prev
+        for o in range(0, n_blocked, 4):
+            d = delta[prev, 0]
+            b0 = d + log_trans[0, o]
+            b1 = d + log_trans[0, o + 1]
+            b2 = d + log_trans[0, o + 2]
+            b3 = d + log_trans[0, o + 3]
+            a0 = a1 = a2 = a3 = 0
+            for i in range(1, n_states):
+                d = delta[prev, i]
+                v0 = d + log_trans[i, o]
+                v1 = d + log_trans[i, o + 1]
+                v2 = d + log_trans[i, o + 2]
+                v3 = d + log_trans[i, o + 3]
+                c0 = v0 > b0
+                c1 = v1 > b1
+                c2 = v2 > b2
+                c3 = v3 > b3
+                b0 = v0 if c0 else b0
+                b1 = v1 if c1 else b1
+                b2 = v2 if c2 else b2
+                b3 = v3 if c3 else b3
+                a0 = i if c0 else a0
+                a1 = i if c1 else a1
+                a2 = i if c2 else a2
+                a3 = i if c3 else a3
+            x0 = log_emission[t, o]
+            x1 = log_emission[t, o + 1]
+            x2 = log_emission[t, o + 2]
+            x3 = log_emission[t, o + 3]
+            invalid |= not (
+                (x0 < np.inf) & (x1 < np.inf) & (x2 < np.inf) & (x3 < np.inf)
+            )
+            delta[cur, o] = b0 + x0
+            delta[cur, o + 1] = b1 + x1
+            delta[cur, o + 2] = b2 + x2
+            delta[cur, o + 3] = b3 + x3
+            backpointers[t, o] = a0
+            backpointers[t, o + 1] = a1
+            backpointers[t, o + 2] = a2
+            backpointers[t, o + 3] = a3
+        for j in range(n_blocked, n_states):
+            b = delta[prev, 0] + log_trans[0, j]
+            a = 0
+            for i in range(1, n_states):
+                v = delta[prev, i] + log_trans[i, j]
+                c = v > b
+                b = v if c else b
+                a = i if c else a
+            x = log_emission[t, j]
+            invalid |= not (x < np.inf)
+            delta[cur, j] = b + x
+            backpointers[t, j] = a
+    last = (e - 1 - s) & 1
+    state = 0
+    for j in range(1, n_states):
+        if delta[last, j] > delta[last, state]:
+            state = j
+    best = delta[last, state]
+    path[e - 1] = state
+    for t in range(e - 1, s, -1):
+        state = backpointers[t, state]
+        path[t - 1] = state
+    return np.nan if invalid else best
+
+
+@numba.njit(**_PARALLEL_JIT)
+def _viterbi_pass(
+    log_start, log_trans, log_emission, backpointers, path, bounds, n_tasks, log_prob
+):  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    for task in numba.prange(n_tasks):
+        delta = np.empty((2, len(log_start)))
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            log_prob[n] = _viterbi_sequence(
+                log_start, log_trans, log_emission, backpointers, delta, path,
+                bounds[n], bounds[n + 1],
+            )  # fmt: skip
