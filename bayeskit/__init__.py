@@ -7,10 +7,13 @@ sufficient statistics.
 
 from .models import (
     BayesianNetwork,
+    CategoricalHMM,
     CategoricalNB,
+    GaussianHMM,
     GaussianMixture,
     GaussianMixtureClassifier,
     GaussianNB,
+    HMMClassifier,
     LinearDiscriminantAnalysis,
     MixedNB,
     QuadraticDiscriminantAnalysis,
@@ -23,10 +26,13 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "BayesianNetwork",
+    "CategoricalHMM",
     "CategoricalNB",
+    "GaussianHMM",
     "GaussianMixture",
     "GaussianMixtureClassifier",
     "GaussianNB",
+    "HMMClassifier",
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "QuadraticDiscriminantAnalysis",

@@ -2,15 +2,19 @@
 
 from .bayesnet import BayesianNetwork, TreeAugmentedNB, chow_liu_tree
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+from .hmm import CategoricalHMM, GaussianHMM, HMMClassifier
 from .mixture import GaussianMixture, GaussianMixtureClassifier, select_mixture
 from .naive_bayes import CategoricalNB, GaussianNB, MixedNB
 
 __all__ = [
     "BayesianNetwork",
+    "CategoricalHMM",
     "CategoricalNB",
+    "GaussianHMM",
     "GaussianMixture",
     "GaussianMixtureClassifier",
     "GaussianNB",
+    "HMMClassifier",
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "QuadraticDiscriminantAnalysis",

@@ -1,0 +1,117 @@
+"""Hidden Markov models: bayeskit's CategoricalHMM against hmmlearn's, as ratios.
+
+Both libraries run in this one process on identical parameters (8 states, 20
+symbols), hmmlearn in its fastest setting, ``implementation='scaling'``. Two
+cases: (a) one sequence of 10**6 steps, (b) 10,000 sequences of 100 steps.
+Operations: ``score``, ``decode`` (Viterbi), ``predict_proba`` and ``fit`` (10
+Baum-Welch iterations from the same start). The estimator's timing includes
+everything a user pays: validation, symbol encoding, emissions, the chain
+kernels (``benchmarks/bench_chain.py`` times the kernels alone). Each
+operation is warmed up, then ours and theirs are timed interleaved; the table
+shows medians and ours / theirs.
+
+Run from the repository root::
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE MALLOC_MMAP_MAX_=0 \\
+        MALLOC_TRIM_THRESHOLD_=100000000000 python benchmarks/bench_hmm.py
+
+``--quick`` runs small sizes with few repeats, for CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+import numpy as np
+from hmmlearn import hmm as hh
+from numpy.testing import assert_allclose
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(_HERE), _HERE]
+
+from _timing import compare, print_table  # noqa: E402
+
+import bayeskit  # noqa: E402
+
+K, M, GOAL = 8, 20, 0.5
+
+
+def models(rng, n_iter):
+    start = rng.dirichlet(np.ones(K))
+    trans = rng.dirichlet(np.ones(K), size=K)
+    emis = rng.dirichlet(np.ones(M), size=K)
+    theirs = hh.CategoricalHMM(
+        K, implementation="scaling", n_iter=n_iter, init_params="", tol=-np.inf
+    )
+    theirs.n_features = M
+    ours = bayeskit.CategoricalHMM(
+        K, n_features=M, n_iter=n_iter, init_params="", tol=0
+    )
+    for m in (theirs, ours):
+        m.startprob_, m.transmat_, m.emissionprob_ = start, trans, emis
+    return ours, theirs, (start, trans, emis)
+
+
+def run_case(case, lengths, rng, repeats):
+    """Check agreement, then time the four operations on one case."""
+    X = rng.integers(0, M, size=(sum(lengths), 1))
+    ours, theirs, start = models(rng, n_iter=10)
+    ours.fit(X, lengths=lengths)  # also sets the symbol mapping
+    theirs.fit(X, lengths)
+    assert_allclose(ours.emissionprob_, theirs.emissionprob_, atol=1e-8)
+    assert_allclose(ours.score(X, lengths=lengths), theirs.score(X, lengths), rtol=1e-8)
+
+    def refit(model, *fit_args):
+        model.startprob_, model.transmat_, model.emissionprob_ = start
+        return model.fit(*fit_args)
+
+    ops = [
+        (
+            "score",
+            lambda: ours.score(X, lengths=lengths),
+            lambda: theirs.score(X, lengths),
+        ),
+        (
+            "decode",
+            lambda: ours.decode(X, lengths=lengths),
+            lambda: theirs.decode(X, lengths),
+        ),
+        (
+            "predict_proba",
+            lambda: ours.predict_proba(X, lengths=lengths),
+            lambda: theirs.predict_proba(X, lengths),
+        ),
+        (
+            "fit 10 it.",
+            lambda: refit(ours, X, None, lengths),
+            lambda: refit(theirs, X, lengths),
+        ),
+    ]
+    return [compare(f"HMM {case}", op, a, b, repeats, GOAL) for op, a, b in ops]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    repeats = 3 if args.quick else args.repeats
+    scale = 100 if args.quick else 1
+    cases = {
+        "(a) 1 x 10^6": [1_000_000 // scale],
+        "(b) 10^4 x 100": [100] * (10_000 // scale),
+    }
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng(0)
+    results = []
+    for case, lengths in cases.items():
+        results += run_case(case, lengths, rng, repeats)
+    print(f"{K} states, {M} symbols; medians of {repeats} runs")
+    print_table(results, peer="hmmlearn")
+
+
+if __name__ == "__main__":
+    main()

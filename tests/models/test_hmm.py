@@ -1,0 +1,339 @@
+"""Hidden Markov models: hmmlearn parity, both input forms, Baum-Welch, the casino."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+
+from bayeskit import CategoricalHMM, GaussianHMM, HMMClassifier
+
+
+def random_model(rng, k=3, m=5):
+    return (
+        rng.dirichlet(np.ones(k)),
+        rng.dirichlet(np.ones(k), size=k),
+        rng.dirichlet(np.ones(m), size=k),
+    )
+
+
+def with_params(model, start, trans, **emission):
+    model.startprob_, model.transmat_ = start.copy(), trans.copy()
+    for name, value in emission.items():
+        setattr(model, name, np.array(value, copy=True))
+    return model
+
+
+def casino(n_seq=30, length=500, seed=0):
+    """The dishonest casino: a fair die and a loaded one (a six half the time)."""
+    start = np.array([0.5, 0.5])
+    trans = np.array([[0.98, 0.02], [0.05, 0.95]])
+    emis = np.array([[1 / 6] * 6, [0.1] * 5 + [0.5]])
+    hmm = with_params(CategoricalHMM(2, n_features=6), start, trans, emissionprob_=emis)
+    hmm.symbols_, hmm.n_features_ = np.arange(6), 6
+    seqs, states = [], []
+    for i in range(n_seq):
+        x, z = hmm.sample(length, random_state=seed + i)
+        seqs.append(x[:, 0])
+        states.append(z)
+    return seqs, states, emis
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("prior", [1.0, 2.5])
+def test_categorical_parity_with_hmmlearn(prior):
+    hh = pytest.importorskip("hmmlearn.hmm")
+    rng = np.random.default_rng(0)
+    start, trans, emis = random_model(rng)
+    X = rng.integers(0, 5, size=(200, 1))
+    lengths = [50, 80, 70]
+    priors = dict(startprob_prior=prior, transmat_prior=prior, emissionprob_prior=prior)
+    theirs = with_params(
+        hh.CategoricalHMM(
+            3, n_iter=1, init_params="", implementation="scaling", tol=-1, **priors
+        ),
+        start,
+        trans,
+        emissionprob_=emis,
+    )
+    theirs.n_features = 5
+    ours = with_params(
+        CategoricalHMM(3, n_features=5, n_iter=1, init_params="", tol=0, **priors),
+        start,
+        trans,
+        emissionprob_=emis,
+    )
+    ours.fit(X, lengths=lengths)
+    ref = with_params(
+        hh.CategoricalHMM(3, implementation="scaling"), start, trans, emissionprob_=emis
+    )
+    ref.n_features = 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.fit(X, lengths)
+    for name in ("startprob_", "transmat_", "emissionprob_"):
+        np.testing.assert_allclose(
+            getattr(ours, name), getattr(theirs, name), atol=1e-10
+        )
+    # Scoring and decoding from identical parameters.
+    fixed = with_params(CategoricalHMM(3), start, trans, emissionprob_=emis)
+    fixed.symbols_, fixed.n_features_ = np.arange(5), 5
+    assert fixed.score(X, lengths=lengths) == pytest.approx(
+        ref.score(X, lengths), rel=1e-10
+    )
+    np.testing.assert_allclose(
+        fixed.predict_proba(X, lengths=lengths),
+        ref.predict_proba(X, lengths),
+        atol=1e-10,
+    )
+    np.testing.assert_array_equal(
+        fixed.predict(X, lengths=lengths), ref.predict(X, lengths)
+    )
+    assert fixed.decode(X, lengths=lengths)[0] == pytest.approx(
+        ref.decode(X, lengths)[0], rel=1e-10
+    )
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
+def test_gaussian_parity_with_hmmlearn(cov):
+    hh = pytest.importorskip("hmmlearn.hmm")
+    rng = np.random.default_rng(1)
+    start, trans, _ = random_model(rng)
+    means = rng.normal(size=(3, 2)) * 3
+    covs = {
+        "diag": np.ones((3, 2)),
+        "full": np.stack([np.eye(2)] * 3),
+        "spherical": np.ones(3),
+        "tied": np.eye(2),
+    }[cov]
+    X = rng.normal(size=(200, 2)) * 2
+    lengths = [50, 80, 70]
+    theirs = with_params(
+        hh.GaussianHMM(
+            3,
+            covariance_type=cov,
+            n_iter=1,
+            init_params="",
+            implementation="scaling",
+            covars_prior=0,
+            tol=-1,
+            covars_weight=1 if cov in ("diag", "spherical") else 0,
+        ),
+        start,
+        trans,
+        means_=means,
+        covars_=covs,
+    )
+    ours = with_params(
+        GaussianHMM(
+            3, covariance_type=cov, n_iter=1, init_params="", reg_covar=0, tol=0
+        ),
+        start,
+        trans,
+        means_=means,
+        covars_=covs,
+    )
+    ref = with_params(
+        hh.GaussianHMM(
+            3, covariance_type=cov, init_params="", implementation="scaling"
+        ),
+        start,
+        trans,
+        means_=means,
+        covars_=covs,
+    )
+    ours_fixed = with_params(
+        GaussianHMM(3, covariance_type=cov, n_iter=0, init_params=""),
+        start,
+        trans,
+        means_=means,
+        covars_=covs,
+    ).fit(X)
+    assert ours_fixed.score(X, lengths=lengths) == pytest.approx(
+        ref.score(X, lengths), rel=1e-10
+    )
+    np.testing.assert_allclose(
+        ours_fixed.predict_proba(X, lengths=lengths),
+        ref.predict_proba(X, lengths),
+        atol=1e-10,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs.fit(X, lengths)
+    ours.fit(X, lengths=lengths)
+    np.testing.assert_allclose(ours.means_, theirs.means_, atol=1e-10)
+    their_cov = theirs._covars_[:, 0] if cov == "spherical" else theirs._covars_
+    np.testing.assert_allclose(ours.covars_, their_cov, atol=1e-10)
+    np.testing.assert_allclose(ours.transmat_, theirs.transmat_, atol=1e-10)
+
+
+def test_list_and_concatenated_forms_agree():
+    seqs, _, _ = casino(n_seq=4, length=60)
+    X = np.concatenate(seqs)[:, None]
+    lengths = [len(s) for s in seqs]
+    a = CategoricalHMM(2, random_state=0, n_iter=5).fit(seqs)
+    b = CategoricalHMM(2, random_state=0, n_iter=5).fit(X, lengths=lengths)
+    np.testing.assert_allclose(a.emissionprob_, b.emissionprob_, rtol=1e-12)
+    per_step = a.predict_proba(seqs)
+    assert isinstance(per_step, list) and len(per_step) == 4
+    np.testing.assert_allclose(
+        np.concatenate(per_step), b.predict_proba(X, lengths=lengths)
+    )
+    paths = a.predict(seqs)
+    assert [len(p) for p in paths] == lengths
+    np.testing.assert_allclose(a.score_sequences(seqs).sum(), a.score(seqs))
+
+
+def test_string_symbols_and_unseen_symbols():
+    seqs = [list("HHTHT"), list("TTHH"), list("HT")]
+    hmm = CategoricalHMM(2, random_state=0).fit(seqs)
+    assert hmm.symbols_.tolist() == ["H", "T"]
+    with pytest.raises(ValueError, match="symbol 'X' was not seen in fit"):
+        hmm.score([list("HXT")])
+    # Declared but unseen: a legitimate symbol, with probability zero under
+    # maximum likelihood and a smoothed one under a Dirichlet prior.
+    ml = CategoricalHMM(2, n_features=4, random_state=0).fit([[0, 1, 1, 0]])
+    assert np.isneginf(ml.score([[3, 2]]))
+    smooth = CategoricalHMM(2, n_features=4, emissionprob_prior=2.0, random_state=0)
+    assert np.isfinite(smooth.fit([[0, 1, 1, 0]]).score([[3, 2]]))
+    with pytest.raises(ValueError, match="not seen in fit"):
+        CategoricalHMM(2, random_state=0).fit([[0, 1, 1]]).score([[5]])
+
+
+@pytest.mark.parametrize("prior", [1.0, 2.0])
+def test_log_posterior_never_decreases(prior):
+    seqs, _, _ = casino(n_seq=3, length=80, seed=7)
+    for seed in range(25):
+        hmm = CategoricalHMM(
+            3,
+            random_state=seed,
+            n_iter=30,
+            tol=0,
+            startprob_prior=prior,
+            transmat_prior=prior,
+            emissionprob_prior=prior,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            hmm.fit(seqs)
+        history = np.asarray(hmm.monitor_.history)
+        assert np.all(np.diff(history) >= -1e-10 * np.abs(history[1:]))
+    for seed in range(5):
+        g = GaussianHMM(
+            2,
+            covariance_type="full",
+            covariance_prior_weight=prior - 1,
+            reg_covar=0,
+            random_state=seed,
+            n_iter=20,
+            tol=0,
+        )
+        X = np.concatenate(
+            [np.random.default_rng(seed).normal(m, 1, (40, 2)) for m in (0, 4, 0)]
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g.fit(X)
+        h = np.asarray(g.monitor_.history)
+        assert np.all(np.diff(h) >= -1e-10 * np.abs(h[1:]))
+
+
+def test_dishonest_casino():
+    seqs, states, emis = casino()
+    hmm = CategoricalHMM(2, n_iter=200, tol=1e-6, random_state=3, n_init=3).fit(seqs)
+    loaded = int(np.argmax(hmm.emissionprob_[:, 5]))
+    np.testing.assert_allclose(hmm.emissionprob_[loaded], emis[1], atol=0.05)
+    np.testing.assert_allclose(hmm.emissionprob_[1 - loaded], emis[0], atol=0.05)
+    paths = hmm.predict(seqs)
+    agree = np.mean(
+        np.concatenate(paths)
+        == (np.concatenate(states) == 1) * loaded
+        + (np.concatenate(states) == 0) * (1 - loaded)
+    )
+    assert agree >= 0.8
+    a, za = hmm.sample(100, random_state=5)
+    b, zb = hmm.sample(100, random_state=5)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(za, zb)
+
+
+def test_model_selection_with_sklearn():
+    seqs, _, _ = casino(n_seq=12, length=100, seed=20)
+    cv = KFold(3, shuffle=True, random_state=0)
+    scores = cross_val_score(CategoricalHMM(2, random_state=0), seqs, cv=cv)
+    assert scores.shape == (3,) and np.all(np.isfinite(scores))
+    search = GridSearchCV(
+        CategoricalHMM(random_state=0, n_iter=100, n_init=3),
+        {"n_components": [1, 2]},
+        cv=cv,
+    ).fit(seqs)
+    assert search.best_params_["n_components"] == 2
+
+
+def test_hmm_classifier():
+    rng = np.random.default_rng(2)
+    seqs_a, _, _ = casino(n_seq=20, length=60, seed=100)
+    seqs_b = [rng.integers(0, 6, 60) for _ in range(20)]
+    X = seqs_a + seqs_b
+    y = np.array(["casino"] * 20 + ["fair"] * 20)
+    clf = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=30)).fit(X, y)
+    assert clf.score(X, y) > 0.8
+    P = clf.predict_proba(X)
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    search = GridSearchCV(
+        HMMClassifier(CategoricalHMM(random_state=0)),
+        {"hmm__n_components": [1, 2]},
+        cv=KFold(3, shuffle=True, random_state=0),
+    ).fit(X, y)
+    assert search.best_params_["hmm__n_components"] in (1, 2)
+    assert not hasattr(clf, "partial_fit")
+
+
+def test_unvisited_state_keeps_finite_parameters():
+    start = np.array([1.0, 0.0])
+    trans = np.array([[1.0, 0.0], [0.5, 0.5]])  # state 1 is never reached
+    hmm = with_params(
+        CategoricalHMM(2, n_features=3, init_params="", n_iter=3),
+        start,
+        trans,
+        emissionprob_=np.full((2, 3), 1 / 3),
+    )
+    with pytest.warns(RuntimeWarning, match=r"state\(s\) \[1\] were never visited"):
+        hmm.fit([[0, 1, 2, 2]])
+    assert np.all(np.isfinite(hmm.emissionprob_)) and np.all(np.isfinite(hmm.transmat_))
+    np.testing.assert_allclose(hmm.emissionprob_[1], 1 / 3)
+    assert hmm.transmat_[0, 1] == 0.0  # structural zeros survive EM
+
+
+def test_long_sequence():
+    rng = np.random.default_rng(3)
+    start, trans, emis = random_model(rng, 4, 6)
+    hmm = with_params(CategoricalHMM(4), start, trans, emissionprob_=emis)
+    hmm.symbols_, hmm.n_features_ = np.arange(6), 6
+    X = rng.integers(0, 6, size=(1_000_000, 1))
+    assert np.isfinite(hmm.score(X))
+    assert np.all(np.isfinite(hmm.predict_proba(X)[-5:]))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: CategoricalHMM(2, n_features=3).fit([[0, 5]]), "out of range"),
+        (lambda: CategoricalHMM(2).fit([[0, -1]]), "non-negative"),
+        (
+            lambda: CategoricalHMM(2).fit(np.zeros((5, 1), int), lengths=[2, 2]),
+            "lengths sum to 4",
+        ),
+        (lambda: CategoricalHMM(2).fit([[0, 1], []]), "sequence 1 is empty"),
+        (
+            lambda: with_params(
+                CategoricalHMM(2, init_params="e"), np.array([0.5, 0.6]), np.eye(2)
+            ).fit([[0, 1]]),
+            "startprob_ must be non-negative with rows summing to one",
+        ),
+    ],
+)
+def test_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
