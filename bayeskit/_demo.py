@@ -1,9 +1,12 @@
 """The demonstration that ``python -m bayeskit demo`` prints.
 
-Exact inference on the tree-shaped network of the reference notes (000,
-eq. 12.1), P(X1) P(X2|X1) P(X3|X2) P(X4|X2) P(X5|X4), with binary variables
-and illustrative tables: every marginal by sum-product, with and without
-evidence, and the most probable joint assignment by max-product.
+- Naive Bayes on the PlayTennis data of the reference notes (004): the joint
+  scores and the posterior of the notes' new day.
+- Exact inference on the tree-shaped network of the notes (000, eq. 12.1),
+  P(X1) P(X2|X1) P(X3|X2) P(X4|X2) P(X5|X4), with binary variables and
+  illustrative tables: every marginal by sum-product, with and without
+  evidence, and the most probable joint assignment by max-product.
+- The flu network of the notes (001): "headache and high temperature: flu?"
 """
 
 from __future__ import annotations
@@ -42,10 +45,40 @@ def demo_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
     return pd.DataFrame(marginals), pd.DataFrame(maps, dtype=object)
 
 
+def playtennis_table() -> pd.DataFrame:
+    """CategoricalNB(m=0) on PlayTennis: the notes' day (Sunny, Cool, High, Strong)."""
+    from .datasets import load_playtennis
+    from .models import CategoricalNB
+
+    df = load_playtennis()
+    X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
+    clf = CategoricalNB(m=0).fit(X, y)
+    day = pd.DataFrame([["Sunny", "Cool", "High", "Strong"]], columns=X.columns)
+    return pd.DataFrame(
+        {
+            "P(x, class)": np.exp(clf.predict_joint_log_proba(day)[0]),
+            "P(class | x)": clf.predict_proba(day)[0],
+        },
+        index=pd.Index(clf.classes_, name="PlayTennis"),
+    )
+
+
 def run_demo() -> None:
+    print(
+        "Naive Bayes (m-estimate, m=0) on PlayTennis, day = Sunny, Cool, High, Strong"
+    )
+    print(playtennis_table().round(4).to_string())
+    print()
     marginals, maps = demo_tables()
     print("Network P(X1) P(X2|X1) P(X3|X2) P(X4|X2) P(X5|X4), binary variables")
     print("\nPosterior P(Xi = 1 | evidence) by sum-product belief propagation:")
     print(marginals.round(4).to_string())
     print("\nMost probable joint assignment by max-product:")
     print(maps.to_string())
+    from .datasets import flu_network
+
+    flu = flu_network().query(
+        "flu", evidence={"headache": "yes", "temperature": "high"}
+    )
+    print("\nFlu network (illustrative CPTs): P(flu | headache, high temperature)")
+    print(flu.round(4).to_string())

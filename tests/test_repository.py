@@ -48,3 +48,11 @@ def test_demo_prints_exact_marginals():
     p1 = CPTS["X1"][1][1]
     assert abs(marginals.loc["X1", "no evidence"] - p1) < 1e-12
     assert maps.loc["X3", "X3 = 0, X5 = 1"] == 0
+
+
+def test_demo_playtennis_matches_the_notes():
+    from bayeskit._demo import playtennis_table
+
+    table = playtennis_table()
+    assert abs(table.loc["Yes", "P(x, class)"] - 54 / 6561 * 9 / 14) < 1e-12
+    assert round(table.loc["No", "P(class | x)"], 4) == 0.7954
