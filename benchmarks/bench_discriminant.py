@@ -54,10 +54,8 @@ def main(argv=None):
     rng = np.random.default_rng(0)
     d, k = 50, 5
     y = rng.integers(0, k, n)
-    X = (
-        rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) * 0.3
-        + rng.normal(size=(k, d))[y]
-    )
+    mixing = np.eye(d) + 0.3 * rng.normal(size=(d, d)) / np.sqrt(d)
+    X = rng.normal(size=(n, d)) @ mixing + rng.normal(size=(k, d))[y]
     print(f"{n} rows, {d} features, {k} classes; medians of {repeats} runs")
     pairs = [
         (
