@@ -26,6 +26,7 @@ __all__ = [
     "_fit_context",
     "_num_samples",
     "check_classification_targets",
+    "check_covariance_prior",
     "check_is_fitted",
     "check_probability_vector",
     "check_sample_weight",
@@ -56,3 +57,17 @@ def check_probability_vector(p, name: str, size: int | None = None) -> np.ndarra
 def is_number(x) -> bool:
     """A real scalar (not a bool)."""
     return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+
+def check_covariance_prior(covariance_prior, n_features: int) -> np.ndarray:
+    """The prior scatter ``S`` of the MAP covariance estimate: None is the
+    identity; otherwise a symmetric positive definite (d, d) matrix."""
+    if covariance_prior is None:
+        return np.eye(n_features)
+    S = np.asarray(covariance_prior, dtype=float)
+    d = n_features
+    if S.shape != (d, d):
+        raise ValueError(f"covariance_prior must have shape ({d}, {d}), got {S.shape}")
+    if not np.allclose(S, S.T) or np.any(np.linalg.eigvalsh(S) <= 0):
+        raise ValueError("covariance_prior must be symmetric positive definite")
+    return S

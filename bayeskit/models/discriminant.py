@@ -18,6 +18,7 @@ from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from .._validation import (
     Interval,
     StrOptions,
+    check_covariance_prior,
     check_is_fitted,
     validate_data,
 )
@@ -510,25 +511,13 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         self.prior_m = prior_m
         self.costs = costs
 
-    def _prior_scatter(self, d: int) -> np.ndarray:
-        if self.covariance_prior is None:
-            return np.eye(d)
-        S = np.asarray(self.covariance_prior, dtype=float)
-        if S.shape != (d, d):
-            raise ValueError(
-                f"covariance_prior must have shape ({d}, {d}), got {S.shape}"
-            )
-        if not np.allclose(S, S.T) or np.any(linalg.eigvalsh(S) <= 0):
-            raise ValueError("covariance_prior must be symmetric positive definite")
-        return S
-
     def _set_emission_params(self, stats):
         d = stats.mean.shape[1]
         cov = FULL.covariances(
             stats.scatter,
             stats.weight,
             self.covariance_prior_weight,
-            self._prior_scatter(d),
+            check_covariance_prior(self.covariance_prior, d),
             0.0,
             self.reg_param,
         )

@@ -31,6 +31,7 @@ from .._validation import (
     StrOptions,
     _fit_context,
     _num_samples,
+    check_covariance_prior,
     check_is_fitted,
     validate_data,
 )
@@ -664,14 +665,6 @@ verbose, n_init
             self._family = Gaussian(covariance_from_name(self.covariance_type))
         return X
 
-    def _prior_scatter(self, d):
-        if self.covariance_prior is None:
-            return np.eye(d)
-        S = np.asarray(self.covariance_prior, dtype=float)
-        if S.shape != (d, d):
-            raise ValueError(f"covariance_prior must have shape ({d}, {d})")
-        return S
-
     def _check_emission_params(self):
         k, d = self.n_components, self.n_features_in_
         if np.shape(self.means_) != (k, d):
@@ -721,7 +714,7 @@ verbose, n_init
             params = self._family.map_params(
                 stats,
                 prior_weight=self.covariance_prior_weight,
-                prior_scatter=self._prior_scatter(X.shape[1]),
+                prior_scatter=check_covariance_prior(self.covariance_prior, X.shape[1]),
                 reg=self.reg_covar,
             )
         except np.linalg.LinAlgError:
@@ -739,7 +732,7 @@ verbose, n_init
     def _emission_log_prior(self):
         return self._family.covariance.log_prior(
             self._prec_chol,
-            self._prior_scatter(self.n_features_in_),
+            check_covariance_prior(self.covariance_prior, self.n_features_in_),
             self.covariance_prior_weight,
         )
 

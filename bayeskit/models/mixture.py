@@ -23,6 +23,7 @@ from .._validation import (
     Interval,
     StrOptions,
     _fit_context,
+    check_covariance_prior,
     check_is_fitted,
     check_probability_vector,
     check_sample_weight,
@@ -250,20 +251,11 @@ default='kmeans'
 
     def _resolve_prior(self, X, sw):
         d = X.shape[1]
-        if self.covariance_prior is None:
-            return np.eye(d)
         if isinstance(self.covariance_prior, str):  # 'empirical'
             mean = sw @ X / sw.sum()
             r = X - mean
             return (r * sw[:, None]).T @ r / sw.sum()
-        S = np.asarray(self.covariance_prior, dtype=float)
-        if S.shape != (d, d):
-            raise ValueError(
-                f"covariance_prior must have shape ({d}, {d}), got {S.shape}"
-            )
-        if not np.allclose(S, S.T) or np.any(linalg.eigvalsh(S) <= 0):
-            raise ValueError("covariance_prior must be symmetric positive definite")
-        return S
+        return check_covariance_prior(self.covariance_prior, d)
 
     def _check_initial_parameters(self, d):
         k = self.n_components
