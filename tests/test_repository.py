@@ -22,6 +22,15 @@ def test_quick_start_is_two_commands_and_ci_runs_the_test_one():
     assert test_command in ci_lines
 
 
+def test_quick_start_runs_the_compare_tool_first():
+    first = quick_start_commands()[0]
+    assert first == "pip install . && python -m bayeskit compare"
+    from bayeskit.__main__ import _parser
+
+    args = _parser().parse_args(first.split("python -m bayeskit ", 1)[1].split())
+    assert args.command == "compare"
+
+
 def test_graph_core_imports_no_estimator():
     allowed = {"bayeskit._logmath", "bayeskit.graph"}
     for path in (ROOT / "bayeskit" / "graph").glob("*.py"):

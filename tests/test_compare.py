@@ -1,0 +1,223 @@
+"""The compare tool: ``python -m bayeskit compare`` (issue 8)."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.model_selection import StratifiedKFold, cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from bayeskit import GaussianNB
+from bayeskit import _compare as cmp
+from bayeskit.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def iris_comparison():
+    return cmp.compare(cmp.load_dataset("iris"), progress=False)
+
+
+def test_one_row_per_model_with_finite_metrics(iris_comparison):
+    data = iris_comparison.data
+    run, skipped = cmp.candidates(data)
+    table = cmp.results_table(iris_comparison)
+    assert list(table["model"]) == [c.name for c in run]
+    assert len(table) == len(iris_comparison.results) == 11
+    assert {r.library for r in iris_comparison.results} == {"bayeskit", "scikit-learn"}
+    assert "LogisticRegression" in set(table["model"])
+    for r in iris_comparison.results:
+        assert r.error is None, r.error
+        for metric in cmp.METRICS:
+            assert len(r.scores[metric]) == 5
+            assert math.isfinite(r.mean(metric)) and math.isfinite(r.std(metric))
+        assert 0.8 < r.mean("accuracy") <= 1.0
+    text = cmp.format_table(table)
+    assert len(text.splitlines()) == 2 + len(table)
+    assert [name for name, _ in skipped] == ["MixedNB"]
+
+
+def test_numbers_equal_cross_validate_with_the_same_folds(iris_comparison):
+    data = iris_comparison.data
+    result = next(
+        r
+        for r in iris_comparison.results
+        if (r.library, r.name) == ("bayeskit", "GaussianNB")
+    )
+    direct = cross_validate(
+        make_pipeline(StandardScaler(), GaussianNB()),
+        data.X,
+        data.y,
+        cv=StratifiedKFold(5, shuffle=True, random_state=0),
+        scoring=["accuracy", "neg_log_loss"],
+    )
+    np.testing.assert_allclose(result.scores["accuracy"], direct["test_accuracy"])
+    np.testing.assert_allclose(result.scores["log_loss"], -direct["test_neg_log_loss"])
+
+
+def test_playtennis_uses_leave_one_out_and_categorical_models(capsys):
+    assert main(["compare", "--dataset", "playtennis", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "leave-one-out" in out
+    names = cmp.results_table(cmp.compare(cmp.load_dataset("playtennis"))).model
+    assert list(names) == [
+        "CategoricalNB",
+        "TreeAugmentedNB",
+        "LogisticRegression",
+        "CategoricalNB",
+    ]
+
+
+def test_csv_with_mixed_columns_and_json(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 80)
+    colour = np.where(y == 1, "red", "blue")
+    colour[:10] = "green"
+    size = rng.normal(y * 2.0, 1.0)
+    lines = ["colour,size,label"] + [
+        f"{c},{s:.3f},{'yes' if t else 'no'}" for c, s, t in zip(colour, size, y)
+    ]
+    csv = tmp_path / "data.csv"
+    csv.write_text("\n".join(lines) + "\n")
+    out_json = tmp_path / "out.json"
+    argv = ["compare", "--csv", str(csv), "--target", "label", "--cv", "4"]
+    assert main([*argv, "--json", str(out_json), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    payload = json.loads(out_json.read_text())
+    assert payload["dataset"]["categorical_features"] == ["colour"]
+    assert payload["dataset"]["n_samples"] == 80
+    assert payload["cv"]["n_splits"] == 4
+    models = [(r["library"], r["model"]) for r in payload["results"]]
+    assert ("bayeskit", "MixedNB") in models
+    assert ("scikit-learn", "LogisticRegression") in models
+    for r in payload["results"]:
+        assert r["error"] is None
+        assert len(r["accuracy"]["folds"]) == 4
+        assert r["accuracy"]["mean"] == pytest.approx(np.mean(r["accuracy"]["folds"]))
+        assert math.isfinite(r["log_loss"]["mean"])
+        assert set(r) >= {"fit_time", "predict_time", "input"}
+        assert f"{r['accuracy']['mean']:.3f}" in printed
+    assert "learning_curve" not in payload
+
+
+def test_learning_curve_table_shape(tmp_path):
+    data = cmp.load_dataset("iris")
+    curve = cmp.learning_curve(data, n_repeats=3, progress=False)
+    table = curve.table()
+    assert table.shape == (len(curve.sizes), 4)
+    assert curve.errors.shape == (2, len(curve.sizes), 3)
+    assert list(table.index) == sorted(table.index) and table.index[-1] == 105
+    assert np.isfinite(curve.errors).all()
+    assert (table.filter(like="error") <= 1).all().all()
+    text = cmp.format_curve(curve)
+    assert len(text.splitlines()) == 2 + len(curve.sizes)
+    assert "logistic regression" in text and "naive Bayes" in text
+
+
+def test_learning_curve_option_and_json(tmp_path, capsys):
+    out_json = tmp_path / "lc.json"
+    argv = ["compare", "--dataset", "playtennis", "--learning-curve"]
+    assert main([*argv, "--json", str(out_json), "--no-progress"]) == 0
+    assert "Ng and Jordan" in capsys.readouterr().out
+    curve = json.loads(out_json.read_text())["learning_curve"]
+    for model in curve["models"].values():
+        assert len(model["error_mean"]) == len(curve["training_rows"])
+
+
+def _bad_csv(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("a,b\n1,2\n1,2,3,4\n")
+    return path
+
+
+def _one_class_csv(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("a,b,y\n1,x,p\n2,y,p\n3,x,p\n")
+    return path
+
+
+ERRORS = {
+    "unknown dataset": (lambda tmp: ["--dataset", "mnist"], "unknown dataset"),
+    "missing target": (
+        lambda tmp: ["--csv", str(_one_class_csv(tmp)), "--target", "label"],
+        "target column 'label' is not in",
+    ),
+    "one class": (
+        lambda tmp: ["--csv", str(_one_class_csv(tmp)), "--target", "y"],
+        "has one class",
+    ),
+    "csv does not parse": (
+        lambda tmp: ["--csv", str(_bad_csv(tmp)), "--target", "a"],
+        "cannot parse",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_error_is_one_line_and_exit_status_2(case, tmp_path, capsys):
+    make_args, message = ERRORS[case]
+    assert main(["compare", *make_args(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert message in lines[0] and "Traceback" not in captured.err
+
+
+def test_error_through_a_subprocess(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "bayeskit", "compare", "--dataset", "nope"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "bayeskit compare: error: unknown dataset 'nope': choose one of "
+        "breast_cancer, iris, playtennis, wine, or give --csv PATH --target COLUMN"
+    ]
+
+
+def test_plot_without_matplotlib_is_a_clear_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cmp.importlib.util, "find_spec", lambda name: None)
+    png = tmp_path / "curve.png"
+    assert main(["compare", "--dataset", "iris", "--plot", str(png)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["bayeskit compare: error: " + cmp.PLOT_MISSING]
+    assert "pip install matplotlib" in err[0]
+    assert not png.exists()
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    curve = cmp.learning_curve(cmp.load_dataset("iris"), n_repeats=2, progress=False)
+    png = tmp_path / "curve.png"
+    cmp.save_plot(curve, str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_progress_bar_draws_on_a_terminal_only():
+    import io
+
+    stream = io.StringIO()
+    bar = cmp.Progress(2, "compare", stream=stream, enabled=True)
+    bar.show("first")
+    bar.advance()
+    bar.close()
+    assert "compare [" in stream.getvalue() and "1/2" in stream.getvalue()
+    quiet = io.StringIO()
+    cmp.Progress(2, "compare", stream=quiet).advance()
+    assert quiet.getvalue() == ""
+
+
+def test_demo_is_still_a_subcommand(capsys):
+    assert main(["demo"]) == 0
+    assert "PlayTennis" in capsys.readouterr().out
