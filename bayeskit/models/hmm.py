@@ -779,7 +779,8 @@ class HMMClassifier(BaseGenerativeClassifier):
         The template model, cloned per class; None is ``CategoricalHMM()``.
         Grid-search its parameters as ``hmm__n_components``.
     priors, prior_m, costs
-        As every bayeskit classifier.
+        As every bayeskit classifier. ``sample_weight`` in :meth:`fit` must be 0
+        or 1 (which sequences count): the per-class Baum-Welch is unweighted.
 
     Attributes
     ----------
@@ -817,6 +818,12 @@ class HMMClassifier(BaseGenerativeClassifier):
         return [np.asarray(s) for s in X]
 
     def _emission_stats(self, seqs, weights, labels):
+        w = weights[np.arange(len(labels)), labels]
+        if not np.all((w == 0) | (w == 1)):
+            raise ValueError(
+                "HMMClassifier takes sample_weight of 0 or 1 (which sequences "
+                "count): the per-class Baum-Welch fits are unweighted"
+            )
         template = self.hmm if self.hmm is not None else CategoricalHMM()
         models = []
         for c in range(len(self.classes_)):

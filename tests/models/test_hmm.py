@@ -288,6 +288,13 @@ def test_hmm_classifier():
     ).fit(X, y)
     assert search.best_params_["hmm__n_components"] in (1, 2)
     assert not hasattr(clf, "partial_fit")
+    with pytest.raises(ValueError, match="sample_weight of 0 or 1"):
+        HMMClassifier().fit(X, y, sample_weight=np.full(len(y), 2.0))
+    kept = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=30))
+    kept.fit(X, y, sample_weight=np.r_[np.zeros(5), np.ones(35)])
+    alone = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=30))
+    alone.fit(X[5:], y[5:])
+    np.testing.assert_allclose(kept.predict_proba(X), alone.predict_proba(X))
 
 
 def test_unvisited_state_keeps_finite_parameters():
