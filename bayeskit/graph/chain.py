@@ -28,17 +28,37 @@ best-fitting states cannot be reached is redone with the shift taken over
 the reachable states, so a possible sequence is never scored ``-inf``. The
 max-product recursion runs in log space (additions and maxima only).
 
-One limit is inherent to a single scale per step: a state whose forward
-probability is more than about 1e308 times (e^708) below the best state's at
-some step is dropped. That is exact to double precision when every
-transition probability is positive, since any path can then switch to
-whatever the dropped one would have done. With zero transitions a dropped
-path can be the only one that later fits, and the log-likelihood and
-posteriors are then wrong (without warning, or FloatingPointError when a
-posterior overflows). That needs emission log-likelihoods that differ by
-hundreds of nats between states, which is common for Gaussian emissions in
-several dimensions, together with zeros in the transition matrix, as in a
-left-to-right model; see ``test_state_dropped_by_the_scaling_and_needed_later``.
+The scaled recursion has a limit, and the kernels a fallback for it. With a
+single scale per step, a state whose forward probability is more than about
+1e308 times (e^708) below the best state's at some step underflows and is
+dropped. STYLE.md §6 calls the scaled recursion "safe for any emission
+log-likelihood"; that holds only when every transition probability is
+positive. Then a dropped path is harmless: any path can switch to whatever
+the dropped one would have done, at a cost of at most a factor ``1 /
+min(A)``, so the error stays below double precision (the kernels take that
+view when every transition is at least 2**-600, and redo a step whose mass is
+tiny from its prediction in log space rather than rescale it if one of its
+entries underflowed, so a dropped entry is always at least 2**-766 below the
+message's mass). With zero transitions (a left-to-right model, or
+transitions that became exactly 0 during Baum-Welch) a dropped path can be
+the only one that fits later data, and the scaled recursion alone returns a
+wrong log-likelihood and posteriors without warning, or a posterior
+overflows; it takes emission log-likelihoods that differ by hundreds of nats
+between states, as Gaussian emissions readily do. So for such a model the
+scaled pass checks, at every step, that no state the chain can reach (its
+exact prediction is positive) and that can emit the step has a prediction or
+message entry below 2**-960 (zero, subnormal, or near them): up to the first
+such loss, the computed support of the message is the exact one, which makes
+the check exact and cheap (O(n_states) per step). A sequence that loses a
+state is recomputed exactly by a compiled log-space recursion, in which each
+log-sum-exp is shifted by the largest of its own terms; every other sequence
+keeps the scaled result, which is exact to double precision. Results, then,
+are exact for every input (``test_state_dropped_by_the_scaling_and_needed_later``
+and the left-to-right stress tests), and no NaN or FloatingPointError can
+come out. The log-space recursion costs about n_states**2 exponentials per
+step, several times the scaled one, but runs only on the sequences that need
+it; the scaled pass of a model whose transitions are all positive does no
+check at all.
 
 The kernels are compiled with numba; the validation of the arguments happens
 once, in the public functions, and the kernels assume valid input.
@@ -70,8 +90,20 @@ _MIN_PARALLEL_WORK = 1 << 22
 # drops below _RESCUE_BELOW although the previous message had mass of at
 # least _RESCALE_BELOW has its best-fitting states (nearly) unreachable; it is
 # recomputed with the shift taken over the reachable states (see _rescue_step).
+# So is a step below _RESCALE_BELOW with an entry that underflowed, which the
+# rescaling would carry forward (see _underflowed).
 _RESCALE_BELOW = 2.0**-256
 _RESCUE_BELOW = 2.0**-900
+
+# The smallest normal double: a product below it has lost precision or is 0.
+_TINY = float(np.finfo(np.float64).tiny)
+
+# With every transition probability at least _SAFE_TRANSITION, a state dropped
+# by the scaling is harmless (see the module docstring); otherwise a reachable
+# forward message entry or prediction below _LOST_BELOW sends its sequence to
+# the log-space recursion.
+_SAFE_TRANSITION = 2.0**-600
+_LOST_BELOW = 2.0**-960
 
 # ---------------------------------------------------------------------------
 # Results
@@ -172,9 +204,9 @@ def forward(
     :math:`o_t` collects the emission shifts :math:`\\max_k \\log e_t(k)` and
     exact power-of-two rescalings, and :math:`\\hat\\alpha_t` stays in the
     normal floating point range. The log-likelihood is
-    :math:`o_T + \\log \\sum_k \\hat\\alpha_T(k)`. States more than about
-    1e308 times less probable than the best one at a step are dropped; the
-    module docstring says when that matters.
+    :math:`o_T + \\log \\sum_k \\hat\\alpha_T(k)`. A sequence in which the
+    scaling loses a state that zero transitions may make necessary later is
+    recomputed exactly in log space (see the module docstring).
 
     The filtered message of the last step is all a continuation needs: a
     sequence split into two parts ``x[:m]`` and ``x[m:]`` has the
@@ -204,14 +236,26 @@ def forward(
     n_threads, n_tasks = _parallel_plan(log_emission.shape, n_sequences)
     alpha, shift = _scaled_emissions(log_emission, n_threads)
     log_likelihood = np.empty(n_sequences)
+    trans_prob = np.exp(trans)
     _run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
-        np.exp(start), np.exp(trans), log_emission, shift, alpha, bounds, n_tasks,
-        log_likelihood,
+        np.exp(start), trans_prob, start, trans, log_emission, shift, alpha, bounds,
+        n_tasks, _needs_detection(trans_prob), log_likelihood,
     )  # fmt: skip
+    # Sequences that lost a reachable state (NaN): exactly, in log space, with
+    # their log forward messages written over their rows of alpha.
+    lost = np.flatnonzero(np.isnan(log_likelihood))
+    if lost.size:
+        _log_sum_product(
+            start, trans, log_emission, alpha, bounds, lost, False, log_likelihood
+        )
     last = alpha[bounds[1:] - 1]
+    log_last = last[lost]
+    last[lost] = 1.0
     last[log_likelihood == -np.inf] = 0.0
-    log_final_filtered, _ = log_normalize(safe_log(last), axis=1)
+    last = safe_log(last)
+    last[lost] = log_last
+    log_final_filtered, _ = log_normalize(last, axis=1)
     return ChainFilter(log_likelihood, log_final_filtered)
 
 
@@ -253,8 +297,6 @@ def forward_backward(
         names the argument), or if a sequence has probability zero under the
         model: its posterior is undefined. Use :func:`forward` to score
         sequences that may be impossible (their log-likelihood is ``-inf``).
-    FloatingPointError
-        If a posterior came out non-finite (see Notes).
 
     See Also
     --------
@@ -282,10 +324,11 @@ def forward_backward(
     construction. The forward pass stores :math:`1 / p_{t+1}`, so the backward
     pass has no division.
 
-    The forward pass shares the limit of :func:`forward` on states more than
-    about 1e308 times less probable than the best one (see the module
-    docstring). A posterior that comes out non-finite raises
-    FloatingPointError rather than being returned.
+    A sequence that loses a state in the scaled forward pass is smoothed by
+    the log-space recursion instead, like in :func:`forward` (see the module
+    docstring): the log-likelihood, the posteriors (exact as probabilities;
+    a log-posterior below about -708 may be ``-inf`` on the scaled path) and
+    the expected transition counts are exact for every input.
 
     Examples
     --------
@@ -313,12 +356,29 @@ def forward_backward(
     log_likelihood = np.empty(n_sequences)
     counts = np.zeros((n_tasks, n_states, n_states))
     finite = np.ones(n_sequences, dtype=np.bool_)
+    trans_prob = np.exp(trans)
     _run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
-        np.exp(start), np.exp(trans), log_emission, shift, lattice, inv_pred, bounds,
-        n_tasks, log_likelihood, counts, finite,
+        np.exp(start), trans_prob, start, trans, log_emission, shift, lattice,
+        inv_pred, bounds, n_tasks, _needs_detection(trans_prob), log_likelihood,
+        counts, finite,
     )  # fmt: skip
     del inv_pred
+    counts = counts.sum(axis=0)
+    if not (finite.all() and np.isfinite(counts).all()):  # pragma: no cover
+        # Unreachable by the argument in the module docstring; should it
+        # happen, every sequence is redone exactly rather than return NaN.
+        log_likelihood[:] = np.nan
+        counts[:] = 0.0
+    log_posterior = safe_log(lattice)
+    del lattice
+    # Sequences that lost a reachable state (NaN): exactly, in log space.
+    lost = np.flatnonzero(np.isnan(log_likelihood))
+    if lost.size:
+        counts += _log_sum_product(
+            start, trans, log_emission, log_posterior, bounds, lost, True,
+            log_likelihood,
+        )  # fmt: skip
     impossible = np.flatnonzero(log_likelihood == -np.inf)
     if impossible.size:
         n = impossible[0]
@@ -327,14 +387,7 @@ def forward_backward(
             "log_emission) has probability zero under the model, so its "
             "posterior is undefined; forward() scores it as -inf."
         )
-    counts = counts.sum(axis=0)
-    if not (finite.all() and np.isfinite(counts).all()):
-        raise FloatingPointError(
-            "the posterior came out non-finite: the emission log-likelihoods "
-            "differ by more than double precision can carry across the zero "
-            "transitions of the model (see Notes of forward_backward)."
-        )
-    return ChainPosterior(log_likelihood, safe_log(lattice), counts)
+    return ChainPosterior(log_likelihood, log_posterior, counts)
 
 
 def viterbi(
@@ -551,6 +604,34 @@ def _run_parallel(kernel, n_threads: int, chunksize: int, *args):
         numba.set_num_threads(previous)
 
 
+def _needs_detection(trans_prob: np.ndarray) -> bool:
+    """Whether the scaled kernels must watch for lost states: the model has a
+    transition probability below ``_SAFE_TRANSITION`` (zero, typically)."""
+    return not trans_prob.min() >= _SAFE_TRANSITION
+
+
+def _log_sum_product(
+    log_start, log_trans, log_emission, out, bounds, which, smooth, log_likelihood
+) -> np.ndarray:
+    """Run the exact log-space recursion on the sequences listed in ``which``.
+
+    Writes their log forward messages (with ``smooth``, their log posteriors)
+    over their rows of ``out`` and their log-likelihoods into
+    ``log_likelihood``; returns their expected transition counts (zeros
+    unless ``smooth``).
+    """
+    n_states = len(log_start)
+    n_rows = int((bounds[which + 1] - bounds[which]).sum())
+    n_threads, n_tasks = _parallel_plan((n_rows, n_states), len(which))
+    counts = np.zeros((n_tasks, n_states, n_states))
+    _run_parallel(
+        _log_sum_product_pass, min(n_threads, n_tasks), 1,
+        log_start, log_trans, log_emission, out, bounds, which, n_tasks, smooth,
+        log_likelihood, counts,
+    )  # fmt: skip
+    return counts.sum(axis=0)
+
+
 def _scaled_emissions(
     log_emission: np.ndarray, n_threads: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -605,8 +686,9 @@ def _shift_rows(log_emission, shifted, shift):  # pragma: no cover - compiled
 
 @numba.njit(**_JIT)
 def _forward_sequence(
-    start, trans, log_emission, shift, alpha, inv_pred, pred, s, e, keep
-):  # pragma: no cover - compiled
+    start, trans, log_start, log_trans, log_emission, shift, alpha, inv_pred, pred,
+    s, e, keep, detect,
+):  # fmt: skip  # pragma: no cover - compiled
     """Scaled forward pass over rows ``s:e`` of ``alpha``, in place.
 
     On entry ``alpha[s:e]`` holds the scaled emissions ``exp(row - shift)``;
@@ -615,7 +697,10 @@ def _forward_sequence(
     reciprocal of the one-step prediction ``alpha[t - 1] @ trans`` (0 where
     the prediction is 0), which the backward pass needs. ``pred`` is scratch
     of length ``n_states``. Returns the log-likelihood of the sequence, or
-    ``-inf`` if it is impossible (later rows are then unset).
+    ``-inf`` if it is impossible (later rows are then unset). With ``detect``
+    (a model with zero or tiny transitions), returns NaN as soon as a
+    reachable state is lost (see :func:`_lost`): the sequence must be
+    recomputed in log space, and the rows are then unset.
     """
     n_states = len(start)
     offset = 0.0
@@ -641,14 +726,57 @@ def _forward_sequence(
                 inv_pred[t, j] = 1.0 / pred[j] if pred[j] > 0.0 else 0.0
         step_shift = shift[t]
         if mass < _RESCALE_BELOW:
-            if mass >= _RESCUE_BELOW:
+            if mass >= _RESCUE_BELOW and not _underflowed(pred, log_emission, alpha, t):
                 step_shift += _rescale(alpha, t, mass)
             else:
                 step_shift = _rescue_step(pred, log_emission, alpha, t)
-                if step_shift == -np.inf:
-                    return -np.inf
+        if detect and _lost(log_start, log_trans, log_emission, alpha, pred, s, t):
+            return np.nan
+        if step_shift == -np.inf:
+            return -np.inf
         offset += step_shift
     return offset + math.log(_row_sum(alpha, e - 1))
+
+
+@numba.njit(**_JIT)
+def _underflowed(pred, log_emission, alpha, t):  # pragma: no cover - compiled
+    """Whether a positive entry of ``alpha[t]`` fell below the normal range.
+
+    A power-of-two rescaling would carry its lost precision (or its loss)
+    forward, so such a step is redone by :func:`_rescue_step` instead.
+    """
+    for j in range(alpha.shape[1]):
+        if alpha[t, j] < _TINY and pred[j] > 0.0 and log_emission[t, j] > -np.inf:
+            return True
+    return False
+
+
+@numba.njit(**_JIT)
+def _lost(log_start, log_trans, log_emission, alpha, pred, s, t):  # pragma: no cover
+    """Whether step ``t`` lost a reachable state (models with zero transitions).
+
+    A state is lost if it can emit ``x_t`` and the chain can reach it (its
+    exact prediction is positive) but its prediction or its message entry is
+    below ``_LOST_BELOW``: zero, subnormal or close to it. No state was lost
+    before step ``t`` (the pass stops at the first), so the exact support of
+    ``alpha[t - 1]`` is its computed support, and a prediction that came out
+    exactly 0 is exact unless a positive term underflowed.
+    """
+    n_states = alpha.shape[1]
+    for j in range(n_states):
+        if (pred[j] < _LOST_BELOW or alpha[t, j] < _LOST_BELOW) and log_emission[
+            t, j
+        ] > -np.inf:
+            if pred[j] > 0.0:
+                return True
+            if t == s:
+                if log_start[j] > -np.inf:
+                    return True
+            else:
+                for i in range(n_states):
+                    if alpha[t - 1, i] > 0.0 and log_trans[i, j] > -np.inf:
+                        return True
+    return False
 
 
 @numba.njit(**_JIT)
@@ -664,21 +792,20 @@ def _rescale(alpha, t, mass):  # pragma: no cover - compiled
 
 @numba.njit(**_JIT)
 def _rescue_step(pred, log_emission, alpha, t):  # pragma: no cover - compiled
-    """Redo a step whose best-fitting states are (nearly) unreachable.
+    """Redo a step whose mass is tiny, from the prediction in log space.
 
     The shift becomes ``max_j log(pred[j]) + log_emission[t, j]`` over the
     states the chain can reach, so the new message has maximum 1 again.
-    Returns that shift, or ``-inf`` if no reachable state can emit ``x_t``.
+    Returns that shift, or ``-inf`` (and a row of zeros) if no reachable state
+    can emit ``x_t``.
     """
     n_states = len(pred)
     shift = -np.inf
     for j in range(n_states):
         if pred[j] > 0.0:
             shift = max(shift, math.log(pred[j]) + log_emission[t, j])
-    if shift == -np.inf:
-        return shift
     for j in range(n_states):
-        if pred[j] > 0.0:
+        if pred[j] > 0.0 and shift > -np.inf:
             alpha[t, j] = math.exp(math.log(pred[j]) + log_emission[t, j] - shift)
         else:
             alpha[t, j] = 0.0
@@ -727,8 +854,9 @@ def _backward_sequence(trans, lattice, inv_pred, counts, w, s, e):  # pragma: no
 
 @numba.njit(**_PARALLEL_JIT)
 def _forward_pass(
-    start, trans, log_emission, shift, alpha, bounds, n_tasks, log_likelihood
-):  # pragma: no cover - compiled
+    start, trans, log_start, log_trans, log_emission, shift, alpha, bounds, n_tasks,
+    detect, log_likelihood,
+):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     for task in numba.prange(n_tasks):
         pred = np.empty(len(start))
@@ -736,15 +864,15 @@ def _forward_pass(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             log_likelihood[n] = _forward_sequence(
-                start, trans, log_emission, shift, alpha, alpha, pred,
-                bounds[n], bounds[n + 1], False,
+                start, trans, log_start, log_trans, log_emission, shift, alpha,
+                alpha, pred, bounds[n], bounds[n + 1], False, detect,
             )  # fmt: skip
 
 
 @numba.njit(**_PARALLEL_JIT)
 def _forward_backward_pass(
-    start, trans, log_emission, shift, lattice, inv_pred, bounds, n_tasks,
-    log_likelihood, counts, finite,
+    start, trans, log_start, log_trans, log_emission, shift, lattice, inv_pred,
+    bounds, n_tasks, detect, log_likelihood, counts, finite,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     for task in numba.prange(n_tasks):
@@ -754,13 +882,111 @@ def _forward_backward_pass(
         ):
             s, e = bounds[n], bounds[n + 1]
             log_likelihood[n] = _forward_sequence(
-                start, trans, log_emission, shift, lattice, inv_pred, scratch, s, e,
-                True,
+                start, trans, log_start, log_trans, log_emission, shift, lattice,
+                inv_pred, scratch, s, e, True, detect,
             )  # fmt: skip
-            if log_likelihood[n] > -np.inf:
+            if log_likelihood[n] > -np.inf:  # neither impossible nor NaN
                 finite[n] = _backward_sequence(
                     trans, lattice, inv_pred, counts[task], scratch, s, e
                 )
+
+
+# ---------------------------------------------------------------------------
+# Log-space sum-product: the exact recursion for the sequences that lost a
+# reachable state in the scaled one (see the module docstring)
+# ---------------------------------------------------------------------------
+
+
+@numba.njit(**_JIT)
+def _log_sum_product_sequence(
+    log_start, log_trans, log_emission, out, beta, w, counts, s, e, smooth
+):  # pragma: no cover - compiled
+    """Log-space forward (and with ``smooth`` backward) pass over rows ``s:e``.
+
+    Fills ``out[s:e]`` with the log forward messages
+    ``log p(x_s, ..., x_t, z_t)``; with ``smooth``, turns them into the log
+    posteriors ``log p(z_t | x)`` and adds the expected transitions to
+    ``counts``. Every log-sum-exp is shifted by the maximum of its own terms,
+    so nothing is dropped that double precision can represent relative to
+    its sum. ``beta`` and ``w`` are scratch of length ``n_states``. Returns
+    the log-likelihood (``-inf`` for an impossible sequence, which is then
+    not smoothed).
+    """
+    n_states = len(log_start)
+    for j in range(n_states):
+        out[s, j] = log_start[j] + log_emission[s, j]
+    for t in range(s + 1, e):
+        for j in range(n_states):
+            m = -np.inf
+            for i in range(n_states):
+                m = max(m, out[t - 1, i] + log_trans[i, j])
+            if m == -np.inf:
+                out[t, j] = -np.inf
+                continue
+            acc = 0.0
+            for i in range(n_states):
+                acc += math.exp(out[t - 1, i] + log_trans[i, j] - m)
+            out[t, j] = m + math.log(acc) + log_emission[t, j]
+    log_lik = _log_sum_row(out, e - 1)
+    if not smooth or log_lik == -np.inf:
+        return log_lik
+    # beta holds log p(x_{t+1}, ..., x_T | z_t); out[t] becomes the posterior.
+    for j in range(n_states):
+        beta[j] = 0.0
+    for t in range(e - 1, s, -1):
+        for j in range(n_states):
+            w[j] = log_emission[t, j] + beta[j]
+            out[t, j] += beta[j] - log_lik
+        for i in range(n_states):
+            m = -np.inf
+            for j in range(n_states):
+                m = max(m, log_trans[i, j] + w[j])
+            a = out[t - 1, i]
+            if m == -np.inf:
+                beta[i] = -np.inf
+                continue
+            acc = 0.0
+            for j in range(n_states):
+                acc += math.exp(log_trans[i, j] + w[j] - m)
+            beta[i] = m + math.log(acc)
+            if a > -np.inf:
+                for j in range(n_states):
+                    counts[i, j] += math.exp(a + log_trans[i, j] + w[j] - log_lik)
+    for j in range(n_states):
+        out[s, j] += beta[j] - log_lik
+    return log_lik
+
+
+@numba.njit(**_JIT)
+def _log_sum_row(x, t):  # pragma: no cover - compiled
+    m = -np.inf
+    for j in range(x.shape[1]):
+        m = max(m, x[t, j])
+    if m == -np.inf:
+        return m
+    acc = 0.0
+    for j in range(x.shape[1]):
+        acc += math.exp(x[t, j] - m)
+    return m + math.log(acc)
+
+
+@numba.njit(**_PARALLEL_JIT)
+def _log_sum_product_pass(
+    log_start, log_trans, log_emission, out, bounds, which, n_tasks, smooth,
+    log_likelihood, counts,
+):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`_log_sum_product_sequence` over the sequences listed in ``which``."""
+    n_which = len(which)
+    n_states = len(log_start)
+    for task in numba.prange(n_tasks):
+        beta = np.empty(n_states)
+        w = np.empty(n_states)
+        for k in range(task * n_which // n_tasks, (task + 1) * n_which // n_tasks):
+            n = which[k]
+            log_likelihood[n] = _log_sum_product_sequence(
+                log_start, log_trans, log_emission, out, beta, w, counts[task],
+                bounds[n], bounds[n + 1], smooth,
+            )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------
