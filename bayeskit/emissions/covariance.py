@@ -272,9 +272,7 @@ class Diag(Covariance):
         return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
 
     def precision_cholesky(self, covariances):
-        if not np.all(covariances > 0):
-            raise np.linalg.LinAlgError("a variance is not positive")
-        return 1.0 / np.sqrt(covariances)
+        return _inverse_sqrt(covariances)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.log(prec_chol).sum(axis=1)
@@ -307,9 +305,7 @@ class Spherical(Covariance):
         return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
 
     def precision_cholesky(self, covariances):
-        if not np.all(covariances > 0):
-            raise np.linalg.LinAlgError("a variance is not positive")
-        return 1.0 / np.sqrt(covariances)
+        return _inverse_sqrt(covariances)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return n_features * np.log(prec_chol)
@@ -340,6 +336,13 @@ def _ratio(num, den, prior):
         return num / den
     out = num / np.where(empty, 1.0, den)
     return np.where(empty, np.broadcast_to(prior, out.shape), out)
+
+
+def _inverse_sqrt(variances: np.ndarray) -> np.ndarray:
+    """``1 / sigma``: the precision factor of variances, which must be positive."""
+    if not np.all(variances > 0):
+        raise np.linalg.LinAlgError("a variance is not positive")
+    return 1.0 / np.sqrt(variances)
 
 
 def _prec_chol(cov: np.ndarray) -> np.ndarray:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "categorical_input_tags",
     "count_out_of_range",
     "encode_column",
     "fit_categories",
@@ -140,3 +141,12 @@ def _count_out_of_range(X, n_categories):  # pragma: no cover - compiled
             v = X[i, j]
             bad += (v < 0) | (v >= n_categories[j])
     return bad
+
+
+def categorical_input_tags(tags):
+    """Declare what every categorical estimator takes: category labels of any
+    type (strings included), with missing values."""
+    tags.input_tags.categorical = True
+    tags.input_tags.string = True
+    tags.input_tags.allow_nan = True
+    return tags

@@ -41,7 +41,7 @@ from .._validation import (
 from ..graph import DAG, SUM_PRODUCT, TreeBP
 from ..graph.junction_tree import CalibrationPlan, JunctionTree, maximum_spanning_tree
 from ..priors import log_m_estimate
-from ._encoding import encode_column, is_missing
+from ._encoding import categorical_input_tags, encode_column, is_missing
 from .base import BaseGenerativeClassifier
 from .naive_bayes import CategoricalNB
 
@@ -1416,11 +1416,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         )
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
+        return categorical_input_tags(super().__sklearn_tags__())
 
 
 # ---------------------------------------------------------------------------
@@ -1626,8 +1622,4 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
         return out
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
+        return categorical_input_tags(super().__sklearn_tags__())

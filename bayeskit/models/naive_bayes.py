@@ -21,6 +21,7 @@ from .._validation import (
 from ..emissions import DIAG, Categorical, Gaussian
 from ..emissions.base import ProductStats
 from ._encoding import (
+    categorical_input_tags,
     count_out_of_range,
     encode_column,
     fit_categories,
@@ -348,11 +349,7 @@ class CategoricalNB(BaseGenerativeClassifier):
         return self._part.family.log_likelihood(codes, self._params)
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
+        return categorical_input_tags(super().__sklearn_tags__())
 
 
 class GaussianNB(BaseGenerativeClassifier):
@@ -696,8 +693,4 @@ class MixedNB(BaseGenerativeClassifier):
         return out
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.input_tags.allow_nan = True
-        return tags
+        return categorical_input_tags(super().__sklearn_tags__())
