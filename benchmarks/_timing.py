@@ -4,16 +4,31 @@ Each benchmark compares a bayeskit operation with its peer's in one process.
 Both are warmed up, then timed alternately (ours, theirs, theirs, ours, ...) so
 that drift of a shared, noisy machine hits both sides alike; the median of the
 repeats is reported, and the ratio ours / theirs is the number that matters.
+
+Every script also takes ``--json PATH`` (``add_json_option``), where it writes
+its results and the sizes it ran at (``write_json``), so that
+``benchmarks/run.py`` can run them all, one process each, and print one table.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import statistics
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
-__all__ = ["Result", "compare", "print_table", "time_once"]
+__all__ = [
+    "Result",
+    "add_json_option",
+    "compare",
+    "print_table",
+    "read_json",
+    "time_once",
+    "write_json",
+]
 
 
 def time_once(func: Callable[[], object]) -> float:
@@ -25,13 +40,17 @@ def time_once(func: Callable[[], object]) -> float:
 
 @dataclass(frozen=True)
 class Result:
-    """Median seconds of one operation, ours and the peer's, and a goal ratio."""
+    """Median seconds of one operation, ours and the peer's, and a goal ratio.
+
+    ``repeats`` is the number of timed runs of each side behind the medians.
+    """
 
     model: str
     operation: str
     ours: float
     theirs: float
     goal: float | None = None
+    repeats: int | None = None
 
     @property
     def ratio(self) -> float:
@@ -69,6 +88,7 @@ def compare(
         statistics.median(t_ours),
         statistics.median(t_theirs),
         goal,
+        repeats,
     )
 
 
@@ -87,3 +107,46 @@ def print_table(results: list[Result], peer: str = "theirs") -> None:
             f"{r.model:<16} {r.operation:<14} {r.ours:>10.4f} "
             f"{r.theirs:>14.4f} {r.ratio:>7.3f} {goal:>6}  {ok}"
         )
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--json PATH`` to a benchmark's command line (see ``write_json``)."""
+    parser.add_argument(
+        "--json",
+        metavar="PATH",
+        default=None,
+        help="also write the results and the sizes used as JSON "
+        "(read by benchmarks/run.py)",
+    )
+
+
+def write_json(
+    path: str | Path,
+    results: Sequence[Result],
+    sizes: str | Sequence[str],
+    peer: str,
+) -> None:
+    """Write ``results`` as JSON, each with the sizes it was measured at.
+
+    ``sizes`` is one description for all results or one per result, in order.
+    """
+    if isinstance(sizes, str):
+        sizes = [sizes] * len(results)
+    if len(sizes) != len(results):
+        raise ValueError(f"{len(sizes)} size descriptions for {len(results)} results")
+    rows = [
+        {**asdict(r), "sizes": s, "ratio": r.ratio, "met": r.met}
+        for r, s in zip(results, sizes)
+    ]
+    Path(path).write_text(json.dumps({"peer": peer, "results": rows}, indent=1))
+
+
+def read_json(path: str | Path) -> tuple[str, list[tuple[Result, str]]]:
+    """The peer's name and the (result, sizes) pairs that ``write_json`` wrote."""
+    data = json.loads(Path(path).read_text())
+    fields = Result.__dataclass_fields__
+    pairs = [
+        (Result(**{k: v for k, v in row.items() if k in fields}), row["sizes"])
+        for row in data["results"]
+    ]
+    return data["peer"], pairs

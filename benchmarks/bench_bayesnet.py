@@ -48,7 +48,7 @@ import numpy as np
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(_HERE), _HERE]
 
-from _timing import compare, print_table  # noqa: E402
+from _timing import add_json_option, compare, print_table, write_json  # noqa: E402
 
 import bayeskit  # noqa: E402
 from bayeskit import BayesianNetwork  # noqa: E402
@@ -125,6 +125,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="exit with 1 when a goal is missed"
     )
+    add_json_option(parser)
     args = parser.parse_args(argv)
     n = args.n_samples or (1_000 if args.quick else 10_000)
     loop = min(n, args.loop or (20 if args.quick else 200))
@@ -156,9 +157,11 @@ def main(argv=None) -> int:
         given = ", ".join(f"{v}={s}" for v, s in evidence.items())
         print(f"query: P({target} | {given})")
     print()
-    results = []
+    results, sizes = [], []
+    network = f"ALARM ({len(bn.variables_)} variables)"
     for target, evidence in QUERIES:
         label = target
+        sizes += [f"{network}, {len(evidence)} observed"] * 2
         results.append(
             compare(
                 label,
@@ -198,12 +201,15 @@ def main(argv=None) -> int:
         GOALS["predict"],
     )
     results.append(dataclasses.replace(timed, theirs=timed.theirs * n / loop))
+    sizes.append(f"{network}, {n:,} rows; pgmpy: {loop} timed x{n / loop:g}")
 
     print_table(results, peer="pgmpy")
     print(
         f"\npredict: pgmpy's time is its loop over {loop} rows times {n / loop:g} "
         f"({timed.theirs / loop * 1e3:.2f} ms per query)"
     )
+    if args.json:
+        write_json(args.json, results, sizes, "pgmpy")
     missed = [r for r in results if r.met is False]
     if missed:
         print(

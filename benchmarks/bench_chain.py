@@ -27,6 +27,7 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import platform
 import sys
@@ -39,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _timing import Result, compare, print_table
+from _timing import Result, add_json_option, compare, print_table, write_json
 from hmmlearn.hmm import CategoricalHMM
 
 from bayeskit.graph.chain import forward, forward_backward, viterbi
@@ -139,6 +140,7 @@ def main(argv: list[str] | None = None) -> None:
         "--quick", action="store_true", help="small sizes and few repeats (CI)"
     )
     parser.add_argument("--repeats", type=int, default=None)
+    add_json_option(parser)
     args = parser.parse_args(argv)
     if args.quick:
         long_steps, n_short, repeats = 20_000, 200, 3
@@ -154,12 +156,17 @@ def main(argv: list[str] | None = None) -> None:
         (f"(b) {n_short}x{short_steps}", n_short * short_steps,
          np.full(n_short, short_steps)),
     ]  # fmt: skip
-    with_gather, kernels_only = [], []
+    with_gather, kernels_only, sizes = [], [], {}
     for name, n_steps, lengths in cases:
         X = rng.integers(0, N_SYMBOLS, size=(n_steps, 1))
         a, b = bench_case(name, model, X, lengths, repeats)
         with_gather += a
         kernels_only += b
+        if lengths is None:
+            shape = f"1 x {n_steps:,}"
+        else:
+            shape = f"{len(lengths):,} x {short_steps}"
+        sizes[name] = f"{shape} steps, {N_STATES} states, {N_SYMBOLS} symbols"
 
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
@@ -175,6 +182,12 @@ def main(argv: list[str] | None = None) -> None:
     print_table(with_gather, peer="hmmlearn")
     print("\nOurs on a prebuilt log_emission (kernels alone):")
     print_table(kernels_only, peer="hmmlearn")
+    if args.json:
+        results = with_gather + [
+            dataclasses.replace(r, operation=f"{r.operation} (kernel)")
+            for r in kernels_only
+        ]
+        write_json(args.json, results, [sizes[r.model] for r in results], "hmmlearn")
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from numpy.testing import assert_allclose
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(_HERE), _HERE]
 
-from _timing import compare, print_table  # noqa: E402
+from _timing import add_json_option, compare, print_table, write_json  # noqa: E402
 
 import bayeskit  # noqa: E402
 
@@ -96,21 +96,27 @@ def run_case(case, lengths, rng, repeats):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=None, help="default: 5")
+    add_json_option(parser)
     args = parser.parse_args(argv)
-    repeats = 3 if args.quick else args.repeats
-    scale = 100 if args.quick else 1
+    repeats = args.repeats or (3 if args.quick else 5)
+    power = 4 if args.quick else 6  # 10**power steps in each case
     cases = {
-        "(a) 1 x 10^6": [1_000_000 // scale],
-        "(b) 10^4 x 100": [100] * (10_000 // scale),
+        f"(a) 1 x 10^{power}": [10**power],
+        f"(b) 10^{power - 2} x 100": [100] * 10 ** (power - 2),
     }
     warnings.simplefilter("ignore")
     rng = np.random.default_rng(0)
-    results = []
+    results, sizes = [], []
     for case, lengths in cases.items():
-        results += run_case(case, lengths, rng, repeats)
+        case_results = run_case(case, lengths, rng, repeats)
+        results += case_results
+        shape = f"{len(lengths):,} x {lengths[0]:,} steps"
+        sizes += [f"{shape}, {K} states, {M} symbols"] * len(case_results)
     print(f"{K} states, {M} symbols; medians of {repeats} runs")
     print_table(results, peer="hmmlearn")
+    if args.json:
+        write_json(args.json, results, sizes, "hmmlearn")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from sklearn.mixture import GaussianMixture as SkGM
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(_HERE), _HERE]
 
-from _timing import compare, print_table  # noqa: E402
+from _timing import add_json_option, compare, print_table, write_json  # noqa: E402
 
 import bayeskit  # noqa: E402
 
@@ -40,10 +40,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--n-samples", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=None, help="default: 5")
+    add_json_option(parser)
     args = parser.parse_args(argv)
     n = 5_000 if args.quick else args.n_samples
-    repeats = 3 if args.quick else args.repeats
+    repeats = args.repeats or (3 if args.quick else 5)
     k, d, iters = 8, 10, 20
     rng = np.random.default_rng(0)
     centres = rng.normal(scale=4.0, size=(k, d))
@@ -83,6 +84,9 @@ def main(argv=None):
         ),
     ]
     print_table(results, peer="sklearn")
+    if args.json:
+        sizes = f"{n:,} x {d}, {k} components ('full')"
+        write_json(args.json, results, sizes, "sklearn")
 
 
 if __name__ == "__main__":

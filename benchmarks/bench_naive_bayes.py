@@ -49,7 +49,7 @@ from numpy.testing import assert_allclose
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(_HERE), _HERE]
 
-from _timing import compare, print_table  # noqa: E402
+from _timing import add_json_option, compare, print_table, write_json  # noqa: E402
 
 import bayeskit  # noqa: E402
 
@@ -157,6 +157,7 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="exit with 1 when a goal is missed"
     )
+    add_json_option(parser)
     args = parser.parse_args(argv)
     n = args.n_samples or (20_000 if args.quick else 1_000_000)
     repeats = args.repeats or (3 if args.quick else 5)
@@ -191,6 +192,14 @@ def main(argv=None) -> int:
     del X, y
 
     print_table(results, peer="sklearn")
+    if args.json:
+        shape = f"{n:,} x {N_FEATURES}"
+        sizes = {
+            "GaussianNB": f"{shape}, {N_CLASSES} classes",
+            "CategoricalNB": f"{shape} ({N_CATEGORIES} categories), "
+            f"{N_CLASSES} classes",
+        }
+        write_json(args.json, results, [sizes[r.model] for r in results], "sklearn")
     missed = [r for r in results if r.met is False]
     if missed:
         print(

@@ -1,0 +1,202 @@
+"""The benchmark runner: discovery, the combined table, the rST page, failures.
+
+No real benchmark runs here; the scripts in temporary directories are stand-ins.
+"""
+
+import importlib.util
+import json
+import os
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+def _load(name):
+    """Import ``benchmarks/<name>.py`` (benchmarks/ is not a package)."""
+    saved = list(sys.path)
+    try:
+        spec = importlib.util.spec_from_file_location(
+            f"_bench_{name}", BENCHMARKS / f"{name}.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # dataclasses look their module up
+        spec.loader.exec_module(module)
+    finally:
+        sys.path[:] = saved
+    return module
+
+
+run = _load("run")
+timing = _load("_timing")
+
+
+def row(model, operation, ours, theirs, goal, benchmark="naive_bayes"):
+    result = run.Result(model, operation, ours, theirs, goal, repeats=3)
+    return run.Row(benchmark, "sklearn", result, "1,000 x 20")
+
+
+ROWS = [
+    row("GaussianNB", "fit", 0.25, 1.0, 0.5),  # ratio 0.25, met
+    row("GaussianNB", "predict_proba", 0.3, 0.2, 0.25),  # ratio 1.5, missed
+    row("(a) 1x20000", "score", 0.01, 0.04, None, "chain"),  # no goal
+    row("CategoricalNB", "fit", 0.5, 1.0, 0.5),  # exactly at the goal: met
+]
+
+
+def test_discovery_finds_every_bench_script_and_each_writes_json():
+    scripts = run.discover()
+    assert scripts == sorted(BENCHMARKS.glob("bench_*.py"))
+    names = {run.bench_name(s) for s in scripts}
+    assert {"naive_bayes", "discriminant", "mixture", "chain", "hmm", "bayesnet"} <= (
+        names
+    )
+    for script in scripts:
+        source = script.read_text()
+        assert "add_json_option(parser)" in source, script.name
+        assert "write_json(args.json" in source, script.name
+
+
+def test_cells_format_ratios_and_mark_goals():
+    cells = [run.cells(r) for r in ROWS]
+    ratio, goal, met = (run.COLUMNS.index(c) for c in ("ratio", "goal", "met"))
+    assert [c[ratio] for c in cells] == ["0.25", "1.5", "0.25", "0.5"]
+    assert [c[goal] for c in cells] == ["0.50", "0.25", "", "0.50"]
+    assert [c[met] for c in cells] == ["yes", "NO", "", "yes"]
+    assert cells[0][run.COLUMNS.index("sizes")] == "1,000 x 20"
+    assert cells[0][run.COLUMNS.index("runs")] == "3"
+    assert cells[0][run.COLUMNS.index("ours (s)")] == "0.25"
+
+
+def test_text_table_has_every_column_and_row_aligned():
+    lines = run.format_table(ROWS).splitlines()
+    assert lines[0].split()[:5] == ["benchmark", "peer", "model", "operation", "sizes"]
+    assert len(lines) == 2 + len(ROWS)
+    assert set(lines[1]) == {"-", " "}
+    assert lines[3].endswith("NO")
+    assert lines[4].endswith("0.25")  # no goal: the line ends at the ratio
+    # Numbers are right-aligned under their headers.
+    ratio_end = lines[0].index(" ratio ") + len(" ratio")
+    assert all(line[ratio_end - 1] != " " for line in lines[2:])
+
+
+def test_summary_counts_goals_and_names_the_misses():
+    text = run.summary(ROWS)
+    assert text.startswith("2 of 3 ratios with a goal meet it")
+    assert "GaussianNB predict_proba (1.5 > 0.25)" in text
+    assert "GaussianNB fit" not in text
+
+
+def test_rst_fragment_is_a_list_table_with_the_machine():
+    info = run.machine_info()
+    for key in ("CPU", "OS", "Python", "Libraries", "Date"):
+        assert info[key]
+    for library in ("numpy", "scipy", "scikit-learn", "hmmlearn", "pgmpy", "numba"):
+        assert library in info["Libraries"]
+    command = "python benchmarks/run.py --quick --rst docs/benchmarks_table.rst"
+    text = run.format_rst(ROWS, info, command, quick=True)
+    assert text.startswith(":orphan:")
+    body = text.split(run.RST_START, 1)[1]
+    assert "Quick sizes" in body
+    assert f":Command: ``{command}``" in body
+    assert ".. list-table::" in body
+    assert body.count("   * - ") == 1 + len(ROWS)
+    # "(a) ..." would start an enumerated list; it is escaped.
+    assert "     - \\(a) 1x20000" in body
+    assert "**no**" in body
+    assert "Full sizes" in run.format_rst(ROWS, info, command, quick=False)
+
+
+def test_rst_fragment_parses_without_warnings():
+    docutils_core = pytest.importorskip("docutils.core")
+    from docutils import nodes
+
+    info = run.machine_info()
+    text = run.format_rst(ROWS, info, "python benchmarks/run.py", quick=True)
+    page = "Benchmarks\n==========\n\n" + text.split(run.RST_START, 1)[1]
+    doc = docutils_core.publish_doctree(
+        page, settings_overrides={"report_level": 5, "halt_level": 5}
+    )
+    assert not list(doc.findall(nodes.system_message))
+    (table,) = doc.findall(nodes.table)
+    assert len(list(table.findall(nodes.row))) == 1 + len(ROWS)
+
+
+def test_results_round_trip_through_json(tmp_path):
+    results = [r.result for r in ROWS]
+    sizes = [f"size {i}" for i in range(len(results))]
+    timing.write_json(tmp_path / "one.json", results, sizes, "sklearn")
+    peer, pairs = timing.read_json(tmp_path / "one.json")
+    assert peer == "sklearn"
+    assert [(r.model, r.operation, r.ours, r.theirs, r.goal) for r, _ in pairs] == [
+        (r.model, r.operation, r.ours, r.theirs, r.goal) for r in results
+    ]
+    assert [s for _, s in pairs] == sizes
+    timing.write_json(tmp_path / "two.json", results, "same", "sklearn")
+    assert {s for _, s in timing.read_json(tmp_path / "two.json")[1]} == {"same"}
+    with pytest.raises(ValueError, match="size descriptions"):
+        timing.write_json(tmp_path / "bad.json", results, ["one"], "sklearn")
+
+
+def test_compare_reports_its_repeats():
+    result = timing.compare("m", "op", lambda: None, lambda: None, repeats=4)
+    assert result.repeats == 4
+
+
+def test_bench_env_is_for_the_children_only():
+    base = {"OPENBLAS_CORETYPE": "haswell", "OPENBLAS_L2_SIZE": "1", "HOME": "h"}
+    env = run.bench_env(base)
+    assert env == {
+        "HOME": "h",
+        "MALLOC_MMAP_MAX_": "0",
+        "MALLOC_TRIM_THRESHOLD_": "100000000000",
+    }
+    assert "OPENBLAS_CORETYPE" in base  # the caller's environment is untouched
+
+
+GOOD = """
+import json, os, sys
+
+args = sys.argv[1:]
+assert "--quick" in args
+assert "OPENBLAS_CORETYPE" not in os.environ
+assert os.environ["MALLOC_MMAP_MAX_"] == "0"
+row = {"model": "M", "operation": "fit", "ours": 1.0, "theirs": 4.0,
+       "goal": 0.5, "repeats": 3, "sizes": "10 rows"}
+with open(args[args.index("--json") + 1], "w") as f:
+    json.dump({"peer": "sklearn", "results": [row]}, f)
+"""
+
+
+def test_runner_runs_each_script_and_fails_when_one_crashes(
+    tmp_path, monkeypatch, capsys
+):
+    (tmp_path / "bench_good.py").write_text(textwrap.dedent(GOOD))
+    (tmp_path / "bench_crash.py").write_text("raise SystemExit('it rotted')\n")
+    (tmp_path / "bench_silent.py").write_text("pass\n")  # no JSON written
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "haswell")
+    monkeypatch.setattr(run, "discover", lambda: sorted(tmp_path.glob("bench_*.py")))
+    out_json = tmp_path / "all.json"
+
+    assert run.main(["--quick", "--only", "good", "--json", str(out_json)]) == 0
+    assert os.environ["OPENBLAS_CORETYPE"] == "haswell"
+    assert "MALLOC_MMAP_MAX_" not in os.environ
+    data = json.loads(out_json.read_text())
+    (bench,) = data["benchmarks"]
+    assert bench["name"] == "good" and bench["error"] is None
+    assert bench["results"][0]["ratio"] == 0.25
+    assert bench["results"][0]["met"] is True
+    table = capsys.readouterr().out
+    assert "10 rows" in table and "0.25" in table
+
+    assert run.main(["--quick"]) == 1
+    captured = capsys.readouterr()
+    assert "it rotted" in captured.err
+    assert "FAILED: crash, silent" in captured.err
+    assert "good" in captured.out  # the good one is still in the table
+
+    with pytest.raises(SystemExit):
+        run.main(["--only", "nonexistent"])
