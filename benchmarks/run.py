@@ -299,6 +299,7 @@ def format_rst(rows: list[Row], info: dict[str, str], command: str, quick: bool)
         ".. list-table:: Median seconds of interleaved runs and the ratio ours / "
         "theirs (lower is better)",
         "   :header-rows: 1",
+        "   :widths: auto",
         "",
     ]
     for i, values in enumerate([list(COLUMNS)] + [cells(row) for row in rows]):

@@ -103,11 +103,24 @@ def test_rst_fragment_is_a_list_table_with_the_machine():
     assert "Quick sizes" in body
     assert f":Command: ``{command}``" in body
     assert ".. list-table::" in body
+    assert "   :widths: auto\n" in body  # columns as wide as their text
     assert body.count("   * - ") == 1 + len(ROWS)
     # "(a) ..." would start an enumerated list; it is escaped.
     assert "     - \\(a) 1x20000" in body
     assert "**no**" in body
     assert "Full sizes" in run.format_rst(ROWS, info, command, quick=False)
+
+
+def test_docs_page_includes_the_generated_table():
+    docs = BENCHMARKS.parent / "docs"
+    page = (docs / "benchmarks.rst").read_text()
+    assert ".. include:: benchmarks_table.rst" in page
+    assert f":start-after: {run.RST_START}" in page
+    table = (docs / "benchmarks_table.rst").read_text()
+    assert table.startswith(":orphan:")
+    assert table.count(run.RST_START) == 1
+    assert ":Command: ``python benchmarks/run.py" in table
+    assert ".. list-table::" in table
 
 
 def test_rst_fragment_parses_without_warnings():
