@@ -380,7 +380,7 @@ class DAG:
 
         Notes
         -----
-        The test follows the four steps of Lauritzen et al. [2]_: (1) keep the
+        The test follows the four steps of Lauritzen et al. (1990): (1) keep the
         ancestral graph of ``xs``, ``ys`` and ``given``; (2) moralise it, by
         joining the parents of every node; (3) drop the directions of the
         edges; (4) delete the conditioning nodes. What is left is searched

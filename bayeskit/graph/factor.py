@@ -28,7 +28,7 @@ class LogFactor:
         Names of the variables, one per table axis, all different.
     cardinalities : sequence of int
         Number of states of each variable.
-    log_values : array-like of shape (*cardinalities) or (n, *cardinalities)
+    log_values : array-like of shape ``(*cardinalities)`` or ``(n, *cardinalities)``
         Log-potentials. ``-inf`` encodes a potential of exactly zero. A leading
         extra axis is a batch axis (one table per row of evidence).
 

@@ -522,7 +522,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         The weighted counts, absent for a network built by hand.
     n_features_in_ : int
         Number of columns seen in fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the columns seen in fit, when they are all strings.
 
     See Also
@@ -836,7 +836,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         variable : hashable
             A variable of the network (for a network built by hand, a new
             isolated variable is added).
-        table : array-like of shape (*parent cardinalities, k)
+        table : array-like of shape ``(*parent cardinalities, k)``
             ``P(variable | parents)``, parents in the order of
             ``dag_.parents(variable)`` (the order of their edges); every row
             must sum to one over the last axis. A 2-d array of shape
@@ -1472,7 +1472,7 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
     conditional_mutual_information_ : ndarray of shape (n_features, n_features)
         ``I(x_i; x_j | y)``, the weights of the tree.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
         Class weights and the pairwise counts (:class:`TreeStats`), which add.
 

@@ -467,7 +467,7 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
 
     .. math::
 
-        \\Sigma_c = (1 - r) \frac{S_c + \\eta S}{n_c + \\eta} + r I,
+        \\Sigma_c = (1 - r) \\frac{S_c + \\eta S}{n_c + \\eta} + r I,
 
     the maximum-likelihood estimate for ``eta = r = 0`` (scikit-learn's).
 

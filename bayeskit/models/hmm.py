@@ -401,8 +401,8 @@ default=1.0
     ----------
     startprob_ : ndarray of shape (n_components,)
     transmat_ : ndarray of shape (n_components, n_components)
-    emissionprob_ : ndarray of shape (n_components, n_features_)
-    symbols_ : ndarray of shape (n_features_,)
+    emissionprob_ : ndarray of shape (n_components, ``n_features_``)
+    symbols_ : ndarray of shape (``n_features_``,)
         The symbol of every emission column.
     n_features_ : int
     monitor_ : ConvergenceMonitor

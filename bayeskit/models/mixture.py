@@ -102,7 +102,7 @@ default='kmeans'
     lower_bounds_ : list of float
         Its history, one value per iteration; it never decreases.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
 
     See Also
     --------

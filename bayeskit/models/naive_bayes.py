@@ -232,7 +232,7 @@ class CategoricalNB(BaseGenerativeClassifier):
     feature_log_prob_ : list of ndarray of shape (n_classes, t_j)
         ``log P(x_j = a | y = c)``.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Defined when X is a DataFrame with string column names.
     stats_ : ClassifierStats
         The merged sufficient statistics.
@@ -386,7 +386,7 @@ class GaussianNB(BaseGenerativeClassifier):
     epsilon_ : float
         What ``var_smoothing`` added to every variance.
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
 
     See Also
@@ -514,7 +514,7 @@ class MixedNB(BaseGenerativeClassifier):
     ----------
     classes_, class_count_, class_log_prior_
         As :class:`CategoricalNB`.
-    categorical_features_ : ndarray of shape (n_features_in_,) of bool
+    categorical_features_ : ndarray of shape (``n_features_in_``,) of bool
         Which columns were taken as categorical.
     categories_ : list of ndarray
         Categories of each categorical column.
