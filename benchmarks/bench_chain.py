@@ -9,9 +9,13 @@ HMM with 8 states and 20 symbols, and hmmlearn's compiled
 
 Operations, ours vs theirs: ``forward`` vs ``score``; ``forward_backward`` vs
 ``predict_proba``; ``viterbi`` vs ``decode``. hmmlearn computes its emission
-probabilities from ``X`` inside each call, so our timed region includes the
-equivalent step, the gather ``log_emission = log(emissionprob_.T)[X]``; a
-second table times the kernels alone on a prebuilt ``log_emission``. Every
+probabilities from ``X`` inside each call. The first table gives our kernels
+the emissions the way a categorical model does, as the table
+``log(emissionprob_.T)`` (one row per symbol) and ``symbols=X``, which the
+kernels look up step by step. The second builds the dense ``log_emission =
+log(emissionprob_.T)[X]`` (one row per step, the form of any other emission)
+inside the timed region; the third times the kernels alone on a prebuilt
+dense ``log_emission``. Every
 operation is warmed up once (which also compiles or loads our kernels), then
 ours and theirs are timed interleaved and the median of the repeats is kept.
 Before timing, the script asserts that the two libraries agree.
@@ -63,6 +67,8 @@ def make_model(rng: np.random.Generator) -> CategoricalHMM:
 def check_agreement(model, X, lengths, log_start, log_trans, log_emission) -> int:
     """Assert that both libraries agree on this data; return the number of
     steps where the two Viterbi paths differ (at exact ties)."""
+    log_b = np.log(model.emissionprob_.T)
+    by_symbol = forward_backward(log_start, log_trans, log_b, lengths, symbols=X[:, 0])
     f = forward(log_start, log_trans, log_emission, lengths)
     np.testing.assert_allclose(
         f.log_likelihood.sum(), model.score(X, lengths), rtol=1e-10
@@ -70,9 +76,14 @@ def check_agreement(model, X, lengths, log_start, log_trans, log_emission) -> in
     post = forward_backward(log_start, log_trans, log_emission, lengths)
     np.testing.assert_allclose(post.log_likelihood, f.log_likelihood, rtol=1e-12)
     np.testing.assert_allclose(
-        np.exp(post.log_posterior), model.predict_proba(X, lengths), rtol=0, atol=1e-10
+        post.posterior, model.predict_proba(X, lengths), rtol=0, atol=1e-10
     )
+    np.testing.assert_allclose(by_symbol.posterior, post.posterior, atol=1e-12)
+    np.testing.assert_allclose(by_symbol.log_likelihood, post.log_likelihood)
     path, log_prob = viterbi(log_start, log_trans, log_emission, lengths)
+    np.testing.assert_array_equal(
+        viterbi(log_start, log_trans, log_b, lengths, symbols=X[:, 0])[0], path
+    )
     their_log_prob, their_path = model.decode(X, lengths)
     np.testing.assert_allclose(log_prob.sum(), their_log_prob, rtol=1e-12)
     # Categorical data has exact ties (a detour a-b-a-a scores as a-a-b-a when
@@ -102,7 +113,7 @@ def path_log_prob(log_start, log_trans, log_emission, bounds, path) -> np.ndarra
     return np.add.reduceat(per_step, bounds[:-1])
 
 
-def bench_case(name, model, X, lengths, repeats) -> tuple[list[Result], list[Result]]:
+def bench_case(name, model, X, lengths, repeats) -> list[list[Result]]:
     log_start = np.log(model.startprob_)
     log_trans = np.log(model.transmat_)
     log_b = np.ascontiguousarray(np.log(model.emissionprob_.T))  # (n_symbols, K)
@@ -122,16 +133,19 @@ def bench_case(name, model, X, lengths, repeats) -> tuple[list[Result], list[Res
     def prebuilt(kernel):
         return lambda: kernel(log_start, log_trans, log_emission, lengths)
 
+    def by_symbol(kernel):
+        return lambda: kernel(log_start, log_trans, log_b, lengths, symbols=symbols)
+
     ops = [
         ("score", forward, lambda: model.score(X, lengths), None),
         ("fwd-bwd", forward_backward, lambda: model.predict_proba(X, lengths), GOAL),
         ("viterbi", viterbi, lambda: model.decode(X, lengths), GOAL),
     ]
-    with_gather, kernels_only = [], []
+    tables = [[], [], []]
     for op, kernel, theirs, goal in ops:
-        with_gather.append(compare(name, op, gathered(kernel), theirs, repeats, goal))
-        kernels_only.append(compare(name, op, prebuilt(kernel), theirs, repeats, goal))
-    return with_gather, kernels_only
+        for table, ours in zip(tables, (by_symbol, gathered, prebuilt)):
+            table.append(compare(name, op, ours(kernel), theirs, repeats, goal))
+    return tables
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -156,12 +170,13 @@ def main(argv: list[str] | None = None) -> None:
         (f"(b) {n_short}x{short_steps}", n_short * short_steps,
          np.full(n_short, short_steps)),
     ]  # fmt: skip
-    with_gather, kernels_only, sizes = [], [], {}
+    by_symbol, with_gather, kernels_only, sizes = [], [], [], {}
     for name, n_steps, lengths in cases:
         X = rng.integers(0, N_SYMBOLS, size=(n_steps, 1))
-        a, b = bench_case(name, model, X, lengths, repeats)
-        with_gather += a
-        kernels_only += b
+        a, b, c = bench_case(name, model, X, lengths, repeats)
+        by_symbol += a
+        with_gather += b
+        kernels_only += c
         if lengths is None:
             shape = f"1 x {n_steps:,}"
         else:
@@ -178,15 +193,24 @@ def main(argv: list[str] | None = None) -> None:
         f"{platform.python_version()}; CPUs: {os.cpu_count()}; load average: "
         f"{load}.\n"
     )
-    print("Ours including the log-emission gather log(emissionprob_.T)[X]:")
+    print("Ours on the emission table, looked up by symbol (symbols=X):")
+    print_table(by_symbol, peer="hmmlearn")
+    print("\nOurs including the dense gather log(emissionprob_.T)[X]:")
     print_table(with_gather, peer="hmmlearn")
-    print("\nOurs on a prebuilt log_emission (kernels alone):")
+    print("\nOurs on a prebuilt dense log_emission (kernels alone):")
     print_table(kernels_only, peer="hmmlearn")
     if args.json:
-        results = with_gather + [
-            dataclasses.replace(r, operation=f"{r.operation} (kernel)")
-            for r in kernels_only
-        ]
+        results = (
+            by_symbol
+            + [
+                dataclasses.replace(r, operation=f"{r.operation} (dense)")
+                for r in with_gather
+            ]
+            + [
+                dataclasses.replace(r, operation=f"{r.operation} (kernel)")
+                for r in kernels_only
+            ]
+        )
         write_json(args.json, results, [sizes[r.model] for r in results], "hmmlearn")
 
 

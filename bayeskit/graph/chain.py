@@ -66,6 +66,7 @@ once, in the public functions, and the kernels assume valid input.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -105,6 +106,15 @@ _TINY = float(np.finfo(np.float64).tiny)
 _SAFE_TRANSITION = 2.0**-600
 _LOST_BELOW = 2.0**-960
 
+# Models with at most _SPECIALIZED_STATES states get kernels compiled for
+# their exact number of states (loops of known length, unrolled and
+# vectorised: about 1.5 times faster) when the work (steps x states**2) is at
+# least _SPECIALIZE_WORK, so that compiling them (a few seconds, once per
+# machine: they are cached) is paid only where it is won back; the others share
+# kernels that read the number of states from the arrays.
+_SPECIALIZED_STATES = 16
+_SPECIALIZE_WORK = 1 << 22
+
 # ---------------------------------------------------------------------------
 # Results
 # ---------------------------------------------------------------------------
@@ -137,17 +147,30 @@ class ChainPosterior:
     ----------
     log_likelihood : ndarray of shape (n_sequences,)
         ``log p(x_1, ..., x_T)`` of each sequence.
-    log_posterior : ndarray of shape (n_steps_total, n_states)
-        ``log p(z_t = k | x_1, ..., x_T)``: the posterior marginal of every
-        step, the rows of all sequences concatenated in the order given.
+    posterior : ndarray of shape (n_steps_total, n_states)
+        ``p(z_t = k | x_1, ..., x_T)``: the posterior marginal of every step
+        (each row sums to 1), the rows of all sequences concatenated in the
+        order given.
     transition_counts : ndarray of shape (n_states, n_states)
         Expected transition counts summed over all sequences,
         ``sum_t p(z_t = i, z_{t+1} = j | x)``; row ``i`` is the from-state.
+    symbol_counts : ndarray of shape (n_symbols, n_states) or None
+        With emissions given by ``symbols``: the posterior mass that each
+        row of the emission table received, ``sum_{t: symbols[t] = r}
+        p(z_t = k | x)`` in row ``r``, which are the expected counts of every
+        symbol in every state (the statistics of a categorical emission).
+        None otherwise.
     """
 
     log_likelihood: np.ndarray
-    log_posterior: np.ndarray
+    posterior: np.ndarray
     transition_counts: np.ndarray
+    symbol_counts: np.ndarray | None = None
+
+    @functools.cached_property
+    def log_posterior(self) -> np.ndarray:
+        """``log p(z_t = k | x)``, from :attr:`posterior` (``-inf`` where 0)."""
+        return safe_log(self.posterior)
 
 
 # ---------------------------------------------------------------------------
@@ -160,6 +183,8 @@ def forward(
     log_transmat: np.ndarray,
     log_emission: np.ndarray,
     lengths: np.ndarray | None = None,
+    *,
+    symbols: np.ndarray | None = None,
 ) -> ChainFilter:
     """Filter every sequence: its log-likelihood and its last filtered message.
 
@@ -174,10 +199,15 @@ def forward(
     log_emission : array-like of shape (n_steps_total, n_states)
         Emission log-likelihood ``log p(x_t | z_t = k)`` of every step under
         every state, the steps of all sequences concatenated. Any finite value
-        or ``-inf``; not NaN or ``+inf``.
+        or ``-inf``; not NaN or ``+inf``. With ``symbols``, a table of shape
+        (n_symbols, n_states) instead, one row per symbol.
     lengths : array-like of int of shape (n_sequences,), default=None
         Number of steps of each sequence, positive and summing to
         ``n_steps_total``. None means one sequence.
+    symbols : array-like of int of shape (n_steps_total,), default=None
+        Emissions as a table: step ``t`` emits row ``symbols[t]`` of
+        ``log_emission``. Categorical observations send their messages this
+        way, without an (n_steps_total, n_states) array of them.
 
     Returns
     -------
@@ -229,28 +259,31 @@ def forward(
     >>> np.exp(f.log_final_filtered).round(4)
     array([[0.5446, 0.4554]])
     """
-    start, trans, log_emission, bounds = _check_chain(
-        log_startprob, log_transmat, log_emission, lengths
+    start, trans, table, index, bounds = _check_chain(
+        log_startprob, log_transmat, log_emission, lengths, symbols
     )
-    n_sequences = len(bounds) - 1
-    n_threads, n_tasks = _parallel_plan(log_emission.shape, n_sequences)
-    alpha, shift = _scaled_emissions(log_emission, n_threads)
+    n_sequences, n_states = len(bounds) - 1, len(start)
+    n_steps = int(bounds[-1])
+    n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
+    scaled, shift = _scaled_emissions(table, n_threads)
     log_likelihood = np.empty(n_sequences)
+    last = np.empty((n_sequences, n_states))
     trans_prob = np.exp(trans)
     _run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
-        np.exp(start), trans_prob, start, trans, log_emission, shift, alpha, bounds,
-        n_tasks, _needs_detection(trans_prob), log_likelihood,
+        _state_token(n_states, n_steps), np.exp(start), trans_prob, start, trans,
+        scaled, shift, table, index, bounds, n_tasks, _needs_detection(trans_prob),
+        log_likelihood, last,
     )  # fmt: skip
-    # Sequences that lost a reachable state (NaN): exactly, in log space, with
-    # their log forward messages written over their rows of alpha.
+    # Sequences that lost a reachable state (NaN): exactly, in log space.
     lost = np.flatnonzero(np.isnan(log_likelihood))
-    if lost.size:
-        _log_sum_product(
-            start, trans, log_emission, alpha, bounds, lost, False, log_likelihood
-        )
-    last = alpha[bounds[1:] - 1]
     log_last = last[lost]
+    if lost.size:
+        out = np.empty((n_steps, n_states))
+        _log_sum_product(
+            start, trans, table, index, out, bounds, lost, False, log_likelihood
+        )
+        log_last = out[bounds[lost + 1] - 1]
     last[lost] = 1.0
     last[log_likelihood == -np.inf] = 0.0
     last = safe_log(last)
@@ -264,6 +297,8 @@ def forward_backward(
     log_transmat: np.ndarray,
     log_emission: np.ndarray,
     lengths: np.ndarray | None = None,
+    *,
+    symbols: np.ndarray | None = None,
 ) -> ChainPosterior:
     """Posterior marginals and expected transition counts of every sequence.
 
@@ -278,10 +313,15 @@ def forward_backward(
     log_emission : array-like of shape (n_steps_total, n_states)
         Emission log-likelihood ``log p(x_t | z_t = k)`` of every step under
         every state, the steps of all sequences concatenated. Any finite value
-        or ``-inf``; not NaN or ``+inf``.
+        or ``-inf``; not NaN or ``+inf``. With ``symbols``, a table of shape
+        (n_symbols, n_states) instead, one row per symbol.
     lengths : array-like of int of shape (n_sequences,), default=None
         Number of steps of each sequence, positive and summing to
         ``n_steps_total``. None means one sequence.
+    symbols : array-like of int of shape (n_steps_total,), default=None
+        Emissions as a table: step ``t`` emits row ``symbols[t]`` of
+        ``log_emission``. Categorical observations send their messages this
+        way, without an (n_steps_total, n_states) array of them.
 
     Returns
     -------
@@ -326,9 +366,9 @@ def forward_backward(
 
     A sequence that loses a state in the scaled forward pass is smoothed by
     the log-space recursion instead, like in :func:`forward` (see the module
-    docstring): the log-likelihood, the posteriors (exact as probabilities;
-    a log-posterior below about -708 may be ``-inf`` on the scaled path) and
-    the expected transition counts are exact for every input.
+    docstring): the log-likelihood, the posteriors (exact as probabilities,
+    which are kept; a posterior below about 1e-308 may be 0, and its log
+    ``-inf``) and the expected transition counts are exact for every input.
 
     Examples
     --------
@@ -338,56 +378,68 @@ def forward_backward(
     >>> log_trans = np.log([[0.9, 0.1], [0.2, 0.8]])
     >>> log_emission = np.log([[0.7, 0.1], [0.7, 0.1], [0.1, 0.6]])
     >>> post = forward_backward(log_start, log_trans, log_emission)
-    >>> np.exp(post.log_posterior).round(3)
+    >>> post.posterior.round(3)
     array([[0.919, 0.081],
            [0.901, 0.099],
            [0.545, 0.455]])
     >>> post.transition_counts.sum().round(6)
     np.float64(2.0)
     """
-    start, trans, log_emission, bounds = _check_chain(
-        log_startprob, log_transmat, log_emission, lengths
+    start, trans, table, index, bounds = _check_chain(
+        log_startprob, log_transmat, log_emission, lengths, symbols
     )
     n_sequences, n_states = len(bounds) - 1, len(start)
-    n_threads, n_tasks = _parallel_plan(log_emission.shape, n_sequences)
-    # Scaled emissions, then forward messages, then posteriors, in place.
-    lattice, shift = _scaled_emissions(log_emission, n_threads)
-    inv_pred = np.empty_like(lattice)
+    n_steps = int(bounds[-1])
+    n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
+    scaled, shift = _scaled_emissions(table, n_threads)
+    # Forward messages, then posteriors, in place: over the scaled emissions
+    # themselves when they have a row per step.
+    lattice = scaled if index is None else np.empty((n_steps, n_states))
+    inv_pred = np.empty((n_steps, n_states))
     log_likelihood = np.empty(n_sequences)
     counts = np.zeros((n_tasks, n_states, n_states))
+    symbol_counts = np.zeros((n_tasks, 0 if index is None else len(table), n_states))
     finite = np.ones(n_sequences, dtype=np.bool_)
     trans_prob = np.exp(trans)
     _run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
-        np.exp(start), trans_prob, start, trans, log_emission, shift, lattice,
-        inv_pred, bounds, n_tasks, _needs_detection(trans_prob), log_likelihood,
-        counts, finite,
+        _state_token(n_states, n_steps), np.exp(start), trans_prob, start, trans,
+        scaled, shift, table, index, lattice, inv_pred, bounds, n_tasks,
+        _needs_detection(trans_prob), log_likelihood, counts, symbol_counts, finite,
     )  # fmt: skip
     del inv_pred
     counts = counts.sum(axis=0)
+    symbol_counts = symbol_counts.sum(axis=0)
     if not (finite.all() and np.isfinite(counts).all()):  # pragma: no cover
         # Unreachable by the argument in the module docstring; should it
         # happen, every sequence is redone exactly rather than return NaN.
         log_likelihood[:] = np.nan
         counts[:] = 0.0
-    log_posterior = safe_log(lattice)
-    del lattice
+        symbol_counts[:] = 0.0
     # Sequences that lost a reachable state (NaN): exactly, in log space.
     lost = np.flatnonzero(np.isnan(log_likelihood))
     if lost.size:
+        out = np.empty((n_steps, n_states))
         counts += _log_sum_product(
-            start, trans, log_emission, log_posterior, bounds, lost, True,
-            log_likelihood,
-        )  # fmt: skip
+            start, trans, table, index, out, bounds, lost, True, log_likelihood
+        )
+        rows = np.flatnonzero(
+            np.isin(np.repeat(np.arange(n_sequences), np.diff(bounds)), lost)
+        )
+        lattice[rows] = np.exp(out[rows])
+        if index is not None:
+            np.add.at(symbol_counts, index[rows], lattice[rows])
     impossible = np.flatnonzero(log_likelihood == -np.inf)
     if impossible.size:
         n = impossible[0]
         raise ValueError(
-            f"sequence {n} (rows {bounds[n]} to {bounds[n + 1] - 1} of "
-            "log_emission) has probability zero under the model, so its "
+            f"sequence {n} (steps {bounds[n]} to {bounds[n + 1] - 1}) has "
+            "probability zero under the model, so its "
             "posterior is undefined; forward() scores it as -inf."
         )
-    return ChainPosterior(log_likelihood, log_posterior, counts)
+    return ChainPosterior(
+        log_likelihood, lattice, counts, None if index is None else symbol_counts
+    )
 
 
 def viterbi(
@@ -395,6 +447,8 @@ def viterbi(
     log_transmat: np.ndarray,
     log_emission: np.ndarray,
     lengths: np.ndarray | None = None,
+    *,
+    symbols: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Most probable state path of every sequence (max-product).
 
@@ -409,10 +463,15 @@ def viterbi(
     log_emission : array-like of shape (n_steps_total, n_states)
         Emission log-likelihood ``log p(x_t | z_t = k)`` of every step under
         every state, the steps of all sequences concatenated. Any finite value
-        or ``-inf``; not NaN or ``+inf``.
+        or ``-inf``; not NaN or ``+inf``. With ``symbols``, a table of shape
+        (n_symbols, n_states) instead, one row per symbol.
     lengths : array-like of int of shape (n_sequences,), default=None
         Number of steps of each sequence, positive and summing to
         ``n_steps_total``. None means one sequence.
+    symbols : array-like of int of shape (n_steps_total,), default=None
+        Emissions as a table: step ``t`` emits row ``symbols[t]`` of
+        ``log_emission``. Categorical observations send their messages this
+        way, without an (n_steps_total, n_states) array of them.
 
     Returns
     -------
@@ -457,17 +516,21 @@ def viterbi(
     >>> log_prob.round(4)
     array([-3.9198])
     """
-    start, trans, log_emission, bounds = _check_chain(
-        log_startprob, log_transmat, log_emission, lengths
+    start, trans, table, index, bounds = _check_chain(
+        log_startprob, log_transmat, log_emission, lengths, symbols
     )
     n_sequences, n_states = len(bounds) - 1, len(start)
-    n_threads, n_tasks = _parallel_plan(log_emission.shape, n_sequences)
-    path = np.empty(len(log_emission), dtype=np.intp)
+    n_steps = int(bounds[-1])
+    n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
+    if index is not None:
+        _check_no_nan_or_posinf(table, "log_emission")
+    path = np.empty(n_steps, dtype=np.intp)
     log_prob = np.empty(n_sequences)
-    backpointers = np.empty(log_emission.shape, dtype=_index_dtype(n_states))
+    backpointers = np.empty((n_steps, n_states), dtype=_index_dtype(n_states))
     _run_parallel(
         _viterbi_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_emission, backpointers, path, bounds, n_tasks, log_prob,
+        _state_token(n_states, n_steps), start, trans, table, index, backpointers, path,
+        bounds, n_tasks, log_prob,
     )  # fmt: skip
     if np.isnan(log_prob).any():
         raise ValueError("log_emission contains NaN or +inf.")
@@ -479,8 +542,10 @@ def viterbi(
 # ---------------------------------------------------------------------------
 
 
-def _check_chain(log_startprob, log_transmat, log_emission, lengths):
-    """Validate the arguments; return them as float64 arrays plus boundaries.
+def _check_chain(log_startprob, log_transmat, log_emission, lengths, symbols):
+    """Validate the arguments; return them as float64 arrays, the index of
+    the emission row of every step (None: row ``t`` for step ``t``), and
+    boundaries.
 
     The boundaries ``bounds`` (int64, length ``n_sequences + 1``) put the
     steps of sequence ``n`` in rows ``bounds[n]:bounds[n + 1]``. The values
@@ -503,7 +568,8 @@ def _check_chain(log_startprob, log_transmat, log_emission, lengths):
             f"log_emission must have {n_states} columns (one per state of "
             f"log_startprob), got shape {emission.shape}."
         )
-    n_steps = emission.shape[0]
+    index = None if symbols is None else _check_symbols(symbols, len(emission))
+    n_steps = emission.shape[0] if index is None else len(index)
     if n_steps == 0:
         raise ValueError("log_emission has no rows: a sequence cannot be empty.")
     _check_no_nan_or_posinf(start, "log_startprob")
@@ -521,7 +587,30 @@ def _check_chain(log_startprob, log_transmat, log_emission, lengths):
             "log_transmat rows must be log-probabilities summing to 1 within "
             f"{_SUM_TOL:g}; row {bad[0]} sums to {math.exp(row_mass[bad[0]]):.17g}."
         )
-    return start, trans, emission, _sequence_bounds(lengths, n_steps)
+    steps = (
+        "the number of rows of log_emission"
+        if index is None
+        else "the length of symbols"
+    )
+    return start, trans, emission, index, _sequence_bounds(lengths, n_steps, steps)
+
+
+def _check_symbols(symbols, n_rows: int) -> np.ndarray:
+    """``symbols`` as a contiguous intp array of valid rows of a table."""
+    index = np.asarray(symbols)
+    if index.ndim != 1:
+        raise ValueError(f"symbols must be 1-dimensional, got shape {index.shape}.")
+    if index.dtype.kind not in "iu":
+        raise ValueError(f"symbols must be integers, got dtype {index.dtype}.")
+    if index.size == 0:
+        raise ValueError("symbols is empty: a sequence cannot be empty.")
+    low, high = index.min(), index.max()
+    if low < 0 or high >= n_rows:
+        raise ValueError(
+            f"symbols must be row numbers of log_emission, 0 to {n_rows - 1}; "
+            f"got {low if low < 0 else high}."
+        )
+    return np.ascontiguousarray(index, dtype=np.intp)
 
 
 def _as_float_array(x, name: str, ndim: int) -> np.ndarray:
@@ -543,7 +632,7 @@ def _check_no_nan_or_posinf(arr: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} contains +inf, which is not a log-probability.")
 
 
-def _sequence_bounds(lengths, n_steps: int) -> np.ndarray:
+def _sequence_bounds(lengths, n_steps: int, steps: str) -> np.ndarray:
     if lengths is None:
         return np.array([0, n_steps], dtype=np.int64)
     lengths = np.asarray(lengths)
@@ -560,10 +649,7 @@ def _sequence_bounds(lengths, n_steps: int) -> np.ndarray:
         raise ValueError(f"lengths must be positive: sequence {empty} is empty.")
     total = int(lengths.sum(dtype=np.int64))
     if total != n_steps:
-        raise ValueError(
-            f"lengths must sum to the number of rows of log_emission ({n_steps}), "
-            f"got {total}."
-        )
+        raise ValueError(f"lengths must sum to {steps} ({n_steps}), got {total}.")
     bounds = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(lengths, out=bounds[1:])
     return bounds
@@ -604,6 +690,13 @@ def _run_parallel(kernel, n_threads: int, chunksize: int, *args):
         numba.set_num_threads(previous)
 
 
+def _state_token(n_states: int, n_steps: int) -> tuple:
+    """The kernels' first argument: see the note above the kernels."""
+    if n_states <= _SPECIALIZED_STATES and n_steps * n_states**2 >= _SPECIALIZE_WORK:
+        return (0,) * n_states
+    return ()
+
+
 def _needs_detection(trans_prob: np.ndarray) -> bool:
     """Whether the scaled kernels must watch for lost states: the model has a
     transition probability below ``_SAFE_TRANSITION`` (zero, typically)."""
@@ -611,7 +704,7 @@ def _needs_detection(trans_prob: np.ndarray) -> bool:
 
 
 def _log_sum_product(
-    log_start, log_trans, log_emission, out, bounds, which, smooth, log_likelihood
+    log_start, log_trans, log_em, index, out, bounds, which, smooth, log_likelihood
 ) -> np.ndarray:
     """Run the exact log-space recursion on the sequences listed in ``which``.
 
@@ -626,7 +719,7 @@ def _log_sum_product(
     counts = np.zeros((n_tasks, n_states, n_states))
     _run_parallel(
         _log_sum_product_pass, min(n_threads, n_tasks), 1,
-        log_start, log_trans, log_emission, out, bounds, which, n_tasks, smooth,
+        log_start, log_trans, log_em, index, out, bounds, which, n_tasks, smooth,
         log_likelihood, counts,
     )  # fmt: skip
     return counts.sum(axis=0)
@@ -641,6 +734,8 @@ def _scaled_emissions(
     """
     scaled = np.empty_like(log_emission)
     shift = np.empty(len(log_emission))
+    if log_emission.size < _MIN_PARALLEL_WORK >> 4:
+        n_threads = 1  # a small table: not worth waking the other threads
     if _run_parallel(_shift_rows, n_threads, 0, log_emission, scaled, shift):
         raise ValueError("log_emission contains NaN or +inf.")
     np.exp(scaled, out=scaled)
@@ -653,6 +748,14 @@ def _scaled_emissions(
 # The element-wise exponentials and logarithms run in numpy, whose SIMD exp and
 # log are several times faster than the scalar libm calls numba would make;
 # the kernels below do the recursions, which are inherently sequential in time.
+#
+# Emissions come as a table of rows and an index: step ``t`` emits row
+# ``_row(index, t)`` of the table, row ``t`` itself when the index is None
+# (numba compiles the two cases separately and drops the dead branch). The
+# first argument of every kernel, ``tok``, is ``_state_token(n_states)``: a
+# tuple as long as the number of states when that is small, so each small
+# model gets loops of known length (unrolled and vectorised), or ``()`` to
+# read the number of states from the arrays.
 # ---------------------------------------------------------------------------
 
 _JIT = {"cache": True, "error_model": "numpy"}
@@ -685,130 +788,151 @@ def _shift_rows(log_emission, shifted, shift):  # pragma: no cover - compiled
 
 
 @numba.njit(**_JIT)
-def _forward_sequence(
-    start, trans, log_start, log_trans, log_emission, shift, alpha, inv_pred, pred,
-    s, e, keep, detect,
-):  # fmt: skip  # pragma: no cover - compiled
-    """Scaled forward pass over rows ``s:e`` of ``alpha``, in place.
+def _row(index, t):  # pragma: no cover - compiled
+    """The table row that step ``t`` emits."""
+    if index is None:
+        return t
+    return index[t]
 
-    On entry ``alpha[s:e]`` holds the scaled emissions ``exp(row - shift)``;
-    on return row ``t`` holds a message proportional to
-    ``p(x_s, ..., x_t, z_t)``. With ``keep``, ``inv_pred[t]`` receives the
-    reciprocal of the one-step prediction ``alpha[t - 1] @ trans`` (0 where
-    the prediction is 0), which the backward pass needs. ``pred`` is scratch
-    of length ``n_states``. Returns the log-likelihood of the sequence, or
-    ``-inf`` if it is impossible (later rows are then unset). With ``detect``
-    (a model with zero or tiny transitions), returns NaN as soon as a
-    reachable state is lost (see :func:`_lost`): the sequence must be
-    recomputed in log space, and the rows are then unset.
+
+@numba.njit(**_JIT)
+def _forward_sequence(
+    tok, start, trans, log_start, log_trans, scaled, shift, log_em, index, alpha,
+    mask, inv_pred, pred, s, e, keep, detect,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Scaled forward pass over steps ``s:e``.
+
+    Step ``t`` emits the scaled row ``scaled[r]`` (``exp(row - shift[r])``,
+    ``r = _row(index, t)``) and leaves in row ``t & mask`` of ``alpha`` a
+    message proportional to ``p(x_s, ..., x_t, z_t)``: ``mask`` is -1 to keep
+    every message (``alpha`` then has a row per step and may be ``scaled``
+    itself), 1 to keep the last two in a two-row ``alpha``. With ``keep``,
+    ``inv_pred[t]`` receives the reciprocal of the one-step prediction
+    ``alpha[t - 1] @ trans`` (0 where the prediction is 0), which the
+    backward pass needs. ``pred`` is scratch of length ``n_states``. Returns
+    the log-likelihood of the sequence, or ``-inf`` if it is impossible
+    (later rows are then unset). With ``detect`` (a model with zero or tiny
+    transitions), returns NaN as soon as a reachable state is lost (see
+    :func:`_lost`): the sequence must be recomputed in log space, and the
+    rows are then unset.
     """
-    n_states = len(start)
+    n_states = len(tok) if len(tok) else len(start)
     offset = 0.0
     for t in range(s, e):
+        r = _row(index, t)
+        a_t = t & mask
+        a_prev = (t - 1) & mask
         if t == s:
             for j in range(n_states):
                 pred[j] = start[j]
         else:
-            a = alpha[t - 1, 0]
+            a = alpha[a_prev, 0]
             for j in range(n_states):
                 pred[j] = a * trans[0, j]
             for i in range(1, n_states):
-                a = alpha[t - 1, i]
+                a = alpha[a_prev, i]
                 for j in range(n_states):
                     pred[j] += a * trans[i, j]
         mass = 0.0
         for j in range(n_states):
-            u = pred[j] * alpha[t, j]
-            alpha[t, j] = u
+            u = pred[j] * scaled[r, j]
+            alpha[a_t, j] = u
             mass += u
         if keep:
             for j in range(n_states):
                 inv_pred[t, j] = 1.0 / pred[j] if pred[j] > 0.0 else 0.0
-        step_shift = shift[t]
+        step_shift = shift[r]
         if mass < _RESCALE_BELOW:
-            if mass >= _RESCUE_BELOW and not _underflowed(pred, log_emission, alpha, t):
-                step_shift += _rescale(alpha, t, mass)
+            if mass >= _RESCUE_BELOW and not _underflowed(pred, log_em, r, alpha, a_t):
+                step_shift += _rescale(alpha, a_t, mass)
             else:
-                step_shift = _rescue_step(pred, log_emission, alpha, t)
-        if detect and _lost(log_start, log_trans, log_emission, alpha, pred, s, t):
+                step_shift = _rescue_step(pred, log_em, r, alpha, a_t)
+        if detect and _lost(
+            log_start, log_trans, log_em, r, alpha, a_t, a_prev, pred, t == s
+        ):
             return np.nan
         if step_shift == -np.inf:
             return -np.inf
         offset += step_shift
-    return offset + math.log(_row_sum(alpha, e - 1))
+    return offset + math.log(_row_sum(alpha, (e - 1) & mask))
 
 
 @numba.njit(**_JIT)
-def _underflowed(pred, log_emission, alpha, t):  # pragma: no cover - compiled
-    """Whether a positive entry of ``alpha[t]`` fell below the normal range.
+def _underflowed(pred, log_em, r, alpha, a):  # pragma: no cover - compiled
+    """Whether a positive entry of the message ``alpha[a]`` (emitting row
+    ``r``) fell below the normal range.
 
     A power-of-two rescaling would carry its lost precision (or its loss)
     forward, so such a step is redone by :func:`_rescue_step` instead.
     """
     for j in range(alpha.shape[1]):
-        if alpha[t, j] < _TINY and pred[j] > 0.0 and log_emission[t, j] > -np.inf:
+        if alpha[a, j] < _TINY and pred[j] > 0.0 and log_em[r, j] > -np.inf:
             return True
     return False
 
 
 @numba.njit(**_JIT)
-def _lost(log_start, log_trans, log_emission, alpha, pred, s, t):  # pragma: no cover
-    """Whether step ``t`` lost a reachable state (models with zero transitions).
+def _lost(
+    log_start, log_trans, log_em, r, alpha, a, a_prev, pred, first
+):  # pragma: no cover - compiled
+    """Whether a step lost a reachable state (models with zero transitions).
 
-    A state is lost if it can emit ``x_t`` and the chain can reach it (its
-    exact prediction is positive) but its prediction or its message entry is
-    below ``_LOST_BELOW``: zero, subnormal or close to it. No state was lost
-    before step ``t`` (the pass stops at the first), so the exact support of
-    ``alpha[t - 1]`` is its computed support, and a prediction that came out
+    The step emits row ``r``; its message is ``alpha[a]``, the previous one
+    ``alpha[a_prev]`` (unless ``first``). A state is lost if it can emit the
+    step's observation and the chain can reach it (its exact prediction is
+    positive) but its prediction or its message entry is below
+    ``_LOST_BELOW``: zero, subnormal or close to it. No state was lost
+    before (the pass stops at the first), so the exact support of the
+    previous message is its computed support, and a prediction that came out
     exactly 0 is exact unless a positive term underflowed.
     """
     n_states = alpha.shape[1]
     for j in range(n_states):
-        if (pred[j] < _LOST_BELOW or alpha[t, j] < _LOST_BELOW) and log_emission[
-            t, j
+        if (pred[j] < _LOST_BELOW or alpha[a, j] < _LOST_BELOW) and log_em[
+            r, j
         ] > -np.inf:
             if pred[j] > 0.0:
                 return True
-            if t == s:
+            if first:
                 if log_start[j] > -np.inf:
                     return True
             else:
                 for i in range(n_states):
-                    if alpha[t - 1, i] > 0.0 and log_trans[i, j] > -np.inf:
+                    if alpha[a_prev, i] > 0.0 and log_trans[i, j] > -np.inf:
                         return True
     return False
 
 
 @numba.njit(**_JIT)
-def _rescale(alpha, t, mass):  # pragma: no cover - compiled
-    """Multiply ``alpha[t]`` by the power of two that puts its mass in
+def _rescale(alpha, a, mass):  # pragma: no cover - compiled
+    """Multiply ``alpha[a]`` by the power of two that puts its mass in
     ``[0.5, 1)`` (exact); return the log of the factor taken out."""
     _, exponent = math.frexp(mass)
     factor = math.ldexp(1.0, -exponent)
     for j in range(alpha.shape[1]):
-        alpha[t, j] *= factor
+        alpha[a, j] *= factor
     return exponent * math.log(2.0)
 
 
 @numba.njit(**_JIT)
-def _rescue_step(pred, log_emission, alpha, t):  # pragma: no cover - compiled
+def _rescue_step(pred, log_em, r, alpha, a):  # pragma: no cover - compiled
     """Redo a step whose mass is tiny, from the prediction in log space.
 
-    The shift becomes ``max_j log(pred[j]) + log_emission[t, j]`` over the
-    states the chain can reach, so the new message has maximum 1 again.
-    Returns that shift, or ``-inf`` (and a row of zeros) if no reachable state
-    can emit ``x_t``.
+    The shift becomes ``max_j log(pred[j]) + log_em[r, j]`` over the states
+    the chain can reach, so the new message ``alpha[a]`` has maximum 1 again.
+    Returns that shift, or ``-inf`` (and a row of zeros) if no reachable
+    state can emit the step's observation.
     """
     n_states = len(pred)
     shift = -np.inf
     for j in range(n_states):
         if pred[j] > 0.0:
-            shift = max(shift, math.log(pred[j]) + log_emission[t, j])
+            shift = max(shift, math.log(pred[j]) + log_em[r, j])
     for j in range(n_states):
         if pred[j] > 0.0 and shift > -np.inf:
-            alpha[t, j] = math.exp(math.log(pred[j]) + log_emission[t, j] - shift)
+            alpha[a, j] = math.exp(math.log(pred[j]) + log_em[r, j] - shift)
         else:
-            alpha[t, j] = 0.0
+            alpha[a, j] = 0.0
     return shift
 
 
@@ -821,19 +945,27 @@ def _row_sum(x, t):  # pragma: no cover - compiled
 
 
 @numba.njit(**_JIT)
-def _backward_sequence(trans, lattice, inv_pred, counts, w, s, e):  # pragma: no cover
+def _backward_sequence(
+    tok, trans, lattice, inv_pred, counts, index, symbol_counts, w, s, e
+):  # pragma: no cover - compiled
     """Turn the forward messages in ``lattice[s:e]`` into posteriors, in place.
 
     Smooths backwards from the normalised last message (see
     :func:`forward_backward`) with the reciprocal predictions ``inv_pred``,
-    and adds the expected transitions to ``counts``. ``w`` is scratch of
-    length ``n_states``. Returns False if a posterior is not finite.
+    and adds the expected transitions to ``counts`` and, with an index, each
+    step's posterior to the row of ``symbol_counts`` it emitted. ``w`` is
+    scratch of length ``n_states``. Returns False if a posterior is not
+    finite.
     """
-    n_states = trans.shape[0]
+    n_states = len(tok) if len(tok) else trans.shape[0]
     finite = True
     inv_mass = 1.0 / _row_sum(lattice, e - 1)
     for j in range(n_states):
         lattice[e - 1, j] *= inv_mass
+    if index is not None:
+        row = index[e - 1]
+        for j in range(n_states):
+            symbol_counts[row, j] += lattice[e - 1, j]
     # Here lattice[t] holds the posterior, lattice[t - 1] the forward message.
     for t in range(e - 1, s, -1):
         for j in range(n_states):
@@ -849,30 +981,41 @@ def _backward_sequence(trans, lattice, inv_pred, counts, w, s, e):  # pragma: no
             g = a * r
             lattice[t - 1, i] = g
             finite &= g <= 2.0
+        if index is not None:
+            row = index[t - 1]
+            for i in range(n_states):
+                symbol_counts[row, i] += lattice[t - 1, i]
     return finite
 
 
 @numba.njit(**_PARALLEL_JIT)
 def _forward_pass(
-    start, trans, log_start, log_trans, log_emission, shift, alpha, bounds, n_tasks,
-    detect, log_likelihood,
+    tok, start, trans, log_start, log_trans, scaled, shift, log_em, index, bounds,
+    n_tasks, detect, log_likelihood, final,
 ):  # fmt: skip  # pragma: no cover - compiled
+    """Forward pass of every sequence, keeping only the last two messages;
+    ``final[n]`` receives the last message of sequence ``n``."""
     n_sequences = len(bounds) - 1
+    n_states = len(start)
     for task in numba.prange(n_tasks):
-        pred = np.empty(len(start))
+        pred = np.empty(n_states)
+        alpha = np.empty((2, n_states))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
+            e = bounds[n + 1]
             log_likelihood[n] = _forward_sequence(
-                start, trans, log_start, log_trans, log_emission, shift, alpha,
-                alpha, pred, bounds[n], bounds[n + 1], False, detect,
+                tok, start, trans, log_start, log_trans, scaled, shift, log_em,
+                index, alpha, 1, alpha, pred, bounds[n], e, False, detect,
             )  # fmt: skip
+            for j in range(n_states):
+                final[n, j] = alpha[(e - 1) & 1, j]
 
 
 @numba.njit(**_PARALLEL_JIT)
 def _forward_backward_pass(
-    start, trans, log_start, log_trans, log_emission, shift, lattice, inv_pred,
-    bounds, n_tasks, detect, log_likelihood, counts, finite,
+    tok, start, trans, log_start, log_trans, scaled, shift, log_em, index, lattice,
+    inv_pred, bounds, n_tasks, detect, log_likelihood, counts, symbol_counts, finite,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     for task in numba.prange(n_tasks):
@@ -882,13 +1025,14 @@ def _forward_backward_pass(
         ):
             s, e = bounds[n], bounds[n + 1]
             log_likelihood[n] = _forward_sequence(
-                start, trans, log_start, log_trans, log_emission, shift, lattice,
-                inv_pred, scratch, s, e, True, detect,
+                tok, start, trans, log_start, log_trans, scaled, shift, log_em,
+                index, lattice, -1, inv_pred, scratch, s, e, True, detect,
             )  # fmt: skip
             if log_likelihood[n] > -np.inf:  # neither impossible nor NaN
                 finite[n] = _backward_sequence(
-                    trans, lattice, inv_pred, counts[task], scratch, s, e
-                )
+                    tok, trans, lattice, inv_pred, counts[task], index,
+                    symbol_counts[task], scratch, s, e,
+                )  # fmt: skip
 
 
 # ---------------------------------------------------------------------------
@@ -899,9 +1043,9 @@ def _forward_backward_pass(
 
 @numba.njit(**_JIT)
 def _log_sum_product_sequence(
-    log_start, log_trans, log_emission, out, beta, w, counts, s, e, smooth
+    log_start, log_trans, log_em, index, out, beta, w, counts, s, e, smooth
 ):  # pragma: no cover - compiled
-    """Log-space forward (and with ``smooth`` backward) pass over rows ``s:e``.
+    """Log-space forward (and with ``smooth`` backward) pass over steps ``s:e``.
 
     Fills ``out[s:e]`` with the log forward messages
     ``log p(x_s, ..., x_t, z_t)``; with ``smooth``, turns them into the log
@@ -913,9 +1057,11 @@ def _log_sum_product_sequence(
     not smoothed).
     """
     n_states = len(log_start)
+    r = _row(index, s)
     for j in range(n_states):
-        out[s, j] = log_start[j] + log_emission[s, j]
+        out[s, j] = log_start[j] + log_em[r, j]
     for t in range(s + 1, e):
+        r = _row(index, t)
         for j in range(n_states):
             m = -np.inf
             for i in range(n_states):
@@ -926,7 +1072,7 @@ def _log_sum_product_sequence(
             acc = 0.0
             for i in range(n_states):
                 acc += math.exp(out[t - 1, i] + log_trans[i, j] - m)
-            out[t, j] = m + math.log(acc) + log_emission[t, j]
+            out[t, j] = m + math.log(acc) + log_em[r, j]
     log_lik = _log_sum_row(out, e - 1)
     if not smooth or log_lik == -np.inf:
         return log_lik
@@ -934,8 +1080,9 @@ def _log_sum_product_sequence(
     for j in range(n_states):
         beta[j] = 0.0
     for t in range(e - 1, s, -1):
+        r = _row(index, t)
         for j in range(n_states):
-            w[j] = log_emission[t, j] + beta[j]
+            w[j] = log_em[r, j] + beta[j]
             out[t, j] += beta[j] - log_lik
         for i in range(n_states):
             m = -np.inf
@@ -972,7 +1119,7 @@ def _log_sum_row(x, t):  # pragma: no cover - compiled
 
 @numba.njit(**_PARALLEL_JIT)
 def _log_sum_product_pass(
-    log_start, log_trans, log_emission, out, bounds, which, n_tasks, smooth,
+    log_start, log_trans, log_em, index, out, bounds, which, n_tasks, smooth,
     log_likelihood, counts,
 ):  # fmt: skip  # pragma: no cover - compiled
     """:func:`_log_sum_product_sequence` over the sequences listed in ``which``."""
@@ -984,7 +1131,7 @@ def _log_sum_product_pass(
         for k in range(task * n_which // n_tasks, (task + 1) * n_which // n_tasks):
             n = which[k]
             log_likelihood[n] = _log_sum_product_sequence(
-                log_start, log_trans, log_emission, out, beta, w, counts[task],
+                log_start, log_trans, log_em, index, out, beta, w, counts[task],
                 bounds[n], bounds[n + 1], smooth,
             )  # fmt: skip
 
@@ -996,9 +1143,9 @@ def _log_sum_product_pass(
 
 @numba.njit(**_JIT)
 def _viterbi_sequence(
-    log_start, log_trans, log_emission, backpointers, delta, path, s, e
+    tok, log_start, log_trans, log_em, index, backpointers, delta, path, s, e
 ):  # pragma: no cover - compiled
-    """Max-product over rows ``s:e``; fills ``path[s:e]``.
+    """Max-product over steps ``s:e``; fills ``path[s:e]``.
 
     ``delta`` (two rows, used in turn) holds the log joint probability of the
     best path ending in each state at the previous and the current step, and
@@ -1006,16 +1153,18 @@ def _viterbi_sequence(
     The states are scanned upwards with a strict comparison, so ties go to
     the lowest index. The sweep handles the states four at a time in
     registers, the remainder one at a time. Returns the best log joint
-    probability, or NaN if ``log_emission`` holds NaN or ``+inf``.
+    probability, or NaN if ``log_em`` holds NaN or ``+inf``.
     """
-    n_states = len(log_start)
+    n_states = len(tok) if len(tok) else len(log_start)
     n_blocked = n_states - n_states % 4
     invalid = False
+    r = _row(index, s)
     for j in range(n_states):
-        x = log_emission[s, j]
+        x = log_em[r, j]
         invalid |= not (x < np.inf)
         delta[0, j] = log_start[j] + x
     for t in range(s + 1, e):
+        r = _row(index, t)
         prev = (t - s - 1) & 1
         cur = 1 - prev
         for o in range(0, n_blocked, 4):
@@ -1043,10 +1192,10 @@ def _viterbi_sequence(
                 a1 = i if c1 else a1
                 a2 = i if c2 else a2
                 a3 = i if c3 else a3
-            x0 = log_emission[t, o]
-            x1 = log_emission[t, o + 1]
-            x2 = log_emission[t, o + 2]
-            x3 = log_emission[t, o + 3]
+            x0 = log_em[r, o]
+            x1 = log_em[r, o + 1]
+            x2 = log_em[r, o + 2]
+            x3 = log_em[r, o + 3]
             invalid |= not (
                 (x0 < np.inf) & (x1 < np.inf) & (x2 < np.inf) & (x3 < np.inf)
             )
@@ -1066,7 +1215,7 @@ def _viterbi_sequence(
                 c = v > b
                 b = v if c else b
                 a = i if c else a
-            x = log_emission[t, j]
+            x = log_em[r, j]
             invalid |= not (x < np.inf)
             delta[cur, j] = b + x
             backpointers[t, j] = a
@@ -1085,8 +1234,9 @@ def _viterbi_sequence(
 
 @numba.njit(**_PARALLEL_JIT)
 def _viterbi_pass(
-    log_start, log_trans, log_emission, backpointers, path, bounds, n_tasks, log_prob
-):  # pragma: no cover - compiled
+    tok, log_start, log_trans, log_em, index, backpointers, path, bounds, n_tasks,
+    log_prob,
+):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     for task in numba.prange(n_tasks):
         delta = np.empty((2, len(log_start)))
@@ -1094,6 +1244,6 @@ def _viterbi_pass(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             log_prob[n] = _viterbi_sequence(
-                log_start, log_trans, log_emission, backpointers, delta, path,
-                bounds[n], bounds[n + 1],
+                tok, log_start, log_trans, log_em, index, backpointers, delta,
+                path, bounds[n], bounds[n + 1],
             )  # fmt: skip

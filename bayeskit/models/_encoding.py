@@ -50,7 +50,8 @@ def encode_column(
     if col.dtype.kind in "iu" and categories.dtype.kind in "iu":
         if np.array_equal(categories, np.arange(k)):
             codes = col.astype(np.intp, copy=True)
-            codes[(codes < 0) | (codes >= k)] = -2
+            if codes.size and (codes.min() < 0 or codes.max() >= k):
+                codes[(codes < 0) | (codes >= k)] = -2
             return codes
         if np.all(categories[:-1] < categories[1:]):  # sorted: binary search
             pos = np.clip(np.searchsorted(categories, col), 0, k - 1)

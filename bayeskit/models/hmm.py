@@ -186,11 +186,13 @@ class _BaseHMM(BaseLatentModel):
 
     def _e_step(self, X):
         Xt, lengths = X
+        log_emission, symbols = self._emission_messages(Xt)
         post = forward_backward(
             safe_log(self.startprob_),
             safe_log(self.transmat_),
-            self._log_emission(Xt),
+            log_emission,
             lengths,
+            symbols=symbols,
         )
         return (post, lengths), post.log_likelihood
 
@@ -207,7 +209,7 @@ class _BaseHMM(BaseLatentModel):
     def _m_step(self, X, posterior, sample_weight):
         Xt, _ = X
         post, lengths = posterior
-        resp = np.exp(post.log_posterior)
+        resp = post.posterior
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         empty = np.zeros(self.n_components, dtype=bool)
         if "s" in self.params:
@@ -219,7 +221,7 @@ class _BaseHMM(BaseLatentModel):
                 post.transition_counts, self.transmat_prior, self.transmat_
             )
             empty |= empty_rows
-        empty |= self._update_emission(Xt, resp)
+        empty |= self._update_emission(Xt, resp, post)
         self._unvisited |= set(np.flatnonzero(empty).tolist())
 
     def _get_parameters(self):
@@ -270,21 +272,19 @@ class _BaseHMM(BaseLatentModel):
 
     # -- inference ---------------------------------------------------------------
     def _inputs(self, X, lengths):
+        """The chain's arguments for X: ``(log start, log transitions, log
+        emissions), {"symbols": ...}, lengths, as_list``."""
         check_is_fitted(self)
         self._check_chain_params()
         Xt, lengths, as_list = self._sequences(X, lengths, reset=False)
-        return (
-            safe_log(self.startprob_),
-            safe_log(self.transmat_),
-            self._log_emission(Xt),
-            lengths,
-            as_list,
-        )
+        log_emission, symbols = self._emission_messages(Xt)
+        chain = (safe_log(self.startprob_), safe_log(self.transmat_), log_emission)
+        return chain, {"symbols": symbols}, lengths, as_list
 
     def score_sequences(self, X, lengths=None):
         """Log-likelihood of every sequence, shape ``(n_sequences,)``."""
-        *chain, lengths, _ = self._inputs(X, lengths)
-        return forward(*chain, lengths).log_likelihood
+        chain, symbols, lengths, _ = self._inputs(X, lengths)
+        return forward(*chain, lengths, **symbols).log_likelihood
 
     def score(self, X, y=None, lengths=None):
         """Log-likelihood of all the sequences (the sum over sequences)."""
@@ -292,9 +292,9 @@ class _BaseHMM(BaseLatentModel):
 
     def score_samples(self, X, lengths=None):
         """``(log-likelihood, posteriors)``: the total and every step's posterior."""
-        *chain, lengths, as_list = self._inputs(X, lengths)
-        post = forward_backward(*chain, lengths)
-        proba = np.exp(post.log_posterior)
+        chain, symbols, lengths, as_list = self._inputs(X, lengths)
+        post = forward_backward(*chain, lengths, **symbols)
+        proba = post.posterior
         return float(post.log_likelihood.sum()), self._back(proba, lengths, as_list)
 
     def predict_proba(self, X, lengths=None):
@@ -310,12 +310,12 @@ class _BaseHMM(BaseLatentModel):
         algorithm = algorithm or self.algorithm
         if algorithm not in ("viterbi", "map"):
             raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")
-        *chain, lengths, as_list = self._inputs(X, lengths)
+        chain, symbols, lengths, as_list = self._inputs(X, lengths)
         if algorithm == "viterbi":
-            path, log_prob = viterbi(*chain, lengths)
+            path, log_prob = viterbi(*chain, lengths, **symbols)
         else:
-            post = forward_backward(*chain, lengths)
-            path, log_prob = np.argmax(post.log_posterior, axis=1), post.log_likelihood
+            post = forward_backward(*chain, lengths, **symbols)
+            path, log_prob = np.argmax(post.posterior, axis=1), post.log_likelihood
         return float(np.sum(log_prob)), self._back(path, lengths, as_list)
 
     def predict(self, X, lengths=None):
@@ -500,7 +500,7 @@ default=1.0
         if self.symbols_.dtype.kind in "iu":
             if not integer:
                 raise ValueError("this model's symbols are integers")
-            X = X.astype(np.intp)
+            X = X.astype(np.intp, copy=False)
         codes = encode_column(X, self.symbols_, missing)
         if (codes < 0).any():
             bad = X[np.argmax(codes < 0)].tolist()
@@ -512,6 +512,14 @@ default=1.0
         return codes
 
     def _check_emission_params(self):
+        if not hasattr(self, "symbols_"):
+            # Parameters set by hand, without fit: the symbols are the
+            # integers 0 .. n - 1, n from n_features or from emissionprob_.
+            n = self.n_features
+            if n is None:
+                n = np.shape(self.emissionprob_)[-1]
+            self.symbols_ = np.arange(n)
+            self.n_features_ = n
         shape = (self.n_components, self.n_features_)
         e = np.asarray(self.emissionprob_, dtype=float)
         if e.shape != shape:
@@ -528,18 +536,14 @@ default=1.0
         elif not hasattr(self, "emissionprob_"):
             raise ValueError("emissionprob_ is not in init_params and was not set")
 
-    def _log_emission(self, codes):
-        return safe_log(self.emissionprob_).T[codes]
+    def _emission_messages(self, codes):
+        # A table of one row per symbol, looked up by the chain kernels.
+        return safe_log(self.emissionprob_).T, codes
 
-    def _update_emission(self, codes, resp):
+    def _update_emission(self, codes, resp, post):
         if "e" not in self.params:
             return np.zeros(self.n_components, dtype=bool)
-        counts = np.stack(
-            [
-                np.bincount(codes, weights=resp[:, k], minlength=self.n_features_)
-                for k in range(self.n_components)
-            ]
-        )
+        counts = post.symbol_counts.T  # expected count of every symbol per state
         self.emissionprob_, empty = _dirichlet_map(
             counts, self.emissionprob_prior, self.emissionprob_
         )
@@ -666,9 +670,34 @@ verbose, n_init
         return X
 
     def _check_emission_params(self):
+        if not hasattr(self, "n_features_in_"):
+            # Parameters set by hand, without fit.
+            means = np.asarray(self.means_, dtype=float)
+            if means.ndim != 2:
+                raise ValueError(
+                    f"means_ must have shape (n_components, n_features), got "
+                    f"{means.shape}"
+                )
+            self.n_features_in_ = means.shape[1]
+            self._family = Gaussian(covariance_from_name(self.covariance_type))
+            self._center = means.mean(axis=0)
         k, d = self.n_components, self.n_features_in_
         if np.shape(self.means_) != (k, d):
             raise ValueError(f"means_ must have shape ({k}, {d})")
+        shape = {
+            "full": (k, d, d),
+            "tied": (d, d),
+            "diag": (k, d),
+            "spherical": (k,),
+        }[self.covariance_type]
+        if np.shape(self.covars_) != shape:
+            raise ValueError(
+                f"covars_ must have shape {shape} for covariance_type="
+                f"{self.covariance_type!r}, got {np.shape(self.covars_)}"
+            )
+        seen = getattr(self, "_covars_seen", None)
+        if seen is None or not np.array_equal(seen, self.covars_):
+            self._set_precisions()  # covars_ was set by hand
 
     def _init_emission(self, X, random_state):
         k = self.n_components
@@ -693,13 +722,18 @@ verbose, n_init
 
     def _set_precisions(self):
         cov = self._family.covariance
+        covars = np.array(self.covars_, dtype=float)
         try:
-            self._prec_chol = cov.precision_cholesky(np.asarray(self.covars_, float))
+            self._prec_chol = cov.precision_cholesky(covars)
         except np.linalg.LinAlgError:
             raise ValueError("covars_ must be positive definite") from None
+        self._covars_seen = covars
         self._log_det = cov.log_det_precision_cholesky(
             self._prec_chol, self.n_features_in_
         )
+
+    def _emission_messages(self, X):
+        return self._log_emission(X), None
 
     def _log_emission(self, X):
         params = GaussianParams(
@@ -707,7 +741,7 @@ verbose, n_init
         )
         return self._family.log_likelihood(X, params)
 
-    def _update_emission(self, X, resp):
+    def _update_emission(self, X, resp, post):
         stats = self._family.stats(X, resp)
         empty = stats.state_weight() <= 0
         try:

@@ -672,3 +672,126 @@ def test_valid_input_forms_are_accepted():
     assert post.log_posterior.shape == (5, 2)
     assert post.log_likelihood.shape == (2,)
     forward(np.log([0.5 + 4e-9, 0.5]), _TRANS, _EMISSION)
+
+
+# ---------------------------------------------------------------------------
+# Emissions as a table looked up by symbol, and kernels compiled for the exact
+# number of states
+# ---------------------------------------------------------------------------
+
+
+def as_table(rng, log_emission, n_unused=2):
+    """The same emissions as a table in shuffled order (plus rows no step
+    uses) and the symbols that pick every step's row."""
+    order = rng.permutation(len(log_emission))
+    unused = rng.normal(size=(n_unused, log_emission.shape[1]))
+    return np.concatenate([log_emission[order], unused]), np.argsort(order)
+
+
+def assert_symbols_give_the_dense_results(
+    log_start, log_trans, table, symbols, lengths
+):
+    dense = table[symbols]
+    filt = forward(log_start, log_trans, dense, lengths)
+    filt_s = forward(log_start, log_trans, table, lengths, symbols=symbols)
+    np.testing.assert_allclose(filt_s.log_likelihood, filt.log_likelihood, rtol=1e-13)
+    np.testing.assert_allclose(
+        np.exp(filt_s.log_final_filtered), np.exp(filt.log_final_filtered), atol=1e-13
+    )
+    post = forward_backward(log_start, log_trans, dense, lengths)
+    post_s = forward_backward(log_start, log_trans, table, lengths, symbols=symbols)
+    np.testing.assert_allclose(post_s.log_likelihood, post.log_likelihood, rtol=1e-13)
+    np.testing.assert_allclose(post_s.posterior, post.posterior, atol=1e-13)
+    np.testing.assert_allclose(
+        post_s.transition_counts, post.transition_counts, rtol=1e-12, atol=1e-12
+    )
+    # The posterior mass of every table row: the expected symbol counts.
+    expected = np.zeros_like(table)
+    np.add.at(expected, symbols, post.posterior)
+    assert post.symbol_counts is None
+    np.testing.assert_allclose(post_s.symbol_counts, expected, rtol=1e-12, atol=1e-12)
+    path, log_prob = viterbi(log_start, log_trans, dense, lengths)
+    path_s, log_prob_s = viterbi(log_start, log_trans, table, lengths, symbols=symbols)
+    np.testing.assert_array_equal(path_s, path)
+    np.testing.assert_array_equal(log_prob_s, log_prob)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_symbols_give_the_dense_results(seed):
+    # A categorical model: few symbols, each emitted by many steps.
+    rng = np.random.default_rng(seed)
+    n_states, n_symbols = int(rng.integers(1, 7)), int(rng.integers(1, 6))
+    lengths = rng.integers(1, 60, size=int(rng.integers(1, 6)))
+    log_start, log_trans = random_model(rng, n_states, zeros=seed % 2 == 1)
+    table = safe_log(rng.dirichlet(np.ones(n_symbols), size=n_states).T)
+    symbols = rng.integers(0, n_symbols, size=lengths.sum())
+    assert_symbols_give_the_dense_results(log_start, log_trans, table, symbols, lengths)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_symbols_give_the_dense_results_where_the_scaling_loses_a_state(seed):
+    # The left-to-right problems send sequences to the log-space recursion.
+    rng = np.random.default_rng(seed)
+    log_start, log_trans, log_emission, lengths = gaussian_left_to_right_problem(rng)
+    table, symbols = as_table(rng, log_emission)
+    assert_symbols_give_the_dense_results(log_start, log_trans, table, symbols, lengths)
+
+
+@pytest.mark.parametrize("n_states", [3, 5])
+@pytest.mark.parametrize("by_symbol", [False, True])
+def test_kernels_for_an_exact_number_of_states_match_enumeration(
+    monkeypatch, n_states, by_symbol
+):
+    # Large problems get kernels compiled for their number of states; force
+    # them on problems small enough to enumerate.
+    monkeypatch.setattr(chain, "_SPECIALIZE_WORK", 0)
+    assert chain._state_token(n_states, 1) == (0,) * n_states
+    rng = np.random.default_rng(n_states)
+    for zeros in (False, True):
+        lengths = np.array([6, 1, 5])
+        log_start, log_trans = random_model(rng, n_states, zeros=zeros)
+        log_emission = rng.normal(scale=2.0, size=(lengths.sum(), n_states))
+        if by_symbol:
+            table, symbols = as_table(rng, log_emission)
+            assert_symbols_give_the_dense_results(
+                log_start, log_trans, table, symbols, lengths
+            )
+        assert_matches_enumeration(log_start, log_trans, log_emission, lengths)
+        _, _, _, best, best_log_prob = enumerate_all(
+            log_start, log_trans, log_emission, lengths
+        )
+        path, log_prob = viterbi(log_start, log_trans, log_emission, lengths)
+        np.testing.assert_array_equal(path, best)
+        np.testing.assert_allclose(log_prob, best_log_prob, rtol=1e-13, atol=1e-10)
+    problem = gaussian_left_to_right_problem(rng, n_states=n_states)
+    assert_matches_log_space(*problem)
+
+
+def test_log_posterior_is_the_log_of_the_posterior():
+    post = forward_backward(_START, _TRANS, _EMISSION - np.eye(5, 2) * 800)
+    np.testing.assert_array_equal(post.log_posterior, safe_log(post.posterior))
+    np.testing.assert_allclose(post.posterior.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("function", [forward, forward_backward, viterbi])
+@pytest.mark.parametrize(
+    ("symbols", "message"),
+    [
+        ([[0, 1]], "symbols must be 1-dimensional"),
+        ([0.0, 1.0], "symbols must be integers"),
+        (np.array([], dtype=int), "symbols is empty"),
+        ([0, 5, 1], "symbols must be row numbers of log_emission, 0 to 4; got 5"),
+        ([0, -1], "symbols must be row numbers .* got -1"),
+        ([0, 1, 2], "lengths must sum to the length of symbols .3."),
+    ],
+)
+def test_bad_symbols_raise_value_error(function, symbols, message):
+    with pytest.raises(ValueError, match=message):
+        function(_START, _TRANS, _EMISSION, [1, 1], symbols=symbols)
+
+
+@pytest.mark.parametrize("function", [forward, forward_backward, viterbi])
+def test_nan_in_an_emission_table_is_caught_even_in_an_unused_row(function):
+    table = _with_nan(_EMISSION, (4, 0))
+    with pytest.raises(ValueError, match="log_emission contains NaN"):
+        function(_START, _TRANS, table, symbols=[0, 1, 0])

@@ -168,6 +168,56 @@ def test_gaussian_parity_with_hmmlearn(cov):
     np.testing.assert_allclose(ours.transmat_, theirs.transmat_, atol=1e-10)
 
 
+_COVARS = {
+    "diag": lambda rng: rng.uniform(0.5, 2, size=(3, 2)),
+    "full": lambda rng: np.stack([np.eye(2) + 0.3 * np.ones((2, 2))] * 3),
+    "spherical": lambda rng: rng.uniform(0.5, 2, size=3),
+    "tied": lambda rng: np.array([[1.0, 0.4], [0.4, 2.0]]),
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
+def test_parameters_set_by_hand_score_as_in_hmmlearn(cov):
+    # hmmlearn's way of building a model: set the parameters, no fit; and
+    # parameters changed by hand after a fit are the ones used.
+    hh = pytest.importorskip("hmmlearn.hmm")
+    rng = np.random.default_rng(7)
+    start, trans, emis = random_model(rng)
+    X = rng.integers(0, 5, size=(60, 1))
+    ref = with_params(hh.CategoricalHMM(3), start, trans, emissionprob_=emis)
+    ref.n_features = 5
+    ours = with_params(CategoricalHMM(3), start, trans, emissionprob_=emis)
+    assert ours.score(X) == pytest.approx(ref.score(X), rel=1e-10)
+    np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+    means, covars = rng.normal(size=(3, 2)) * 3, _COVARS[cov](rng)
+    Xg = rng.normal(size=(80, 2)) * 2
+    ref = with_params(
+        hh.GaussianHMM(3, covariance_type=cov),
+        start,
+        trans,
+        means_=means,
+        covars_=covars,
+    )
+    ours = with_params(
+        GaussianHMM(3, covariance_type=cov), start, trans, means_=means, covars_=covars
+    )
+    assert ours.score(Xg) == pytest.approx(ref.score(Xg), rel=1e-10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours.set_params(n_iter=2).fit(Xg)
+    with_params(ours, start, trans, means_=means + 1, covars_=covars * 1.5)
+    with_params(ref, start, trans, means_=means + 1, covars_=covars * 1.5)
+    assert ours.score(Xg) == pytest.approx(ref.score(Xg), rel=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_proba(Xg), ref.predict_proba(Xg), atol=1e-10
+    )
+    ours.covars_ = covars[..., :1]
+    with pytest.raises(ValueError, match="covars_ must have shape"):
+        ours.score(Xg)
+
+
 def test_list_and_concatenated_forms_agree():
     seqs, _, _ = casino(n_seq=4, length=60)
     X = np.concatenate(seqs)[:, None]
