@@ -325,6 +325,7 @@ class _BaseHMM(BaseLatentModel):
     def sample(self, n_samples=1, random_state=None, currstate=None):
         """Draw one sequence of ``n_samples`` steps: ``(X, states)``."""
         check_is_fitted(self)
+        self._check_chain_params()
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )

@@ -30,7 +30,6 @@ def casino(n_seq=30, length=500, seed=0):
     trans = np.array([[0.98, 0.02], [0.05, 0.95]])
     emis = np.array([[1 / 6] * 6, [0.1] * 5 + [0.5]])
     hmm = with_params(CategoricalHMM(2, n_features=6), start, trans, emissionprob_=emis)
-    hmm.symbols_, hmm.n_features_ = np.arange(6), 6
     seqs, states = [], []
     for i in range(n_seq):
         x, z = hmm.sample(length, random_state=seed + i)
@@ -77,7 +76,6 @@ def test_categorical_parity_with_hmmlearn(prior):
         )
     # Scoring and decoding from identical parameters.
     fixed = with_params(CategoricalHMM(3), start, trans, emissionprob_=emis)
-    fixed.symbols_, fixed.n_features_ = np.arange(5), 5
     assert fixed.score(X, lengths=lengths) == pytest.approx(
         ref.score(X, lengths), rel=1e-10
     )
@@ -367,7 +365,6 @@ def test_long_sequence():
     rng = np.random.default_rng(3)
     start, trans, emis = random_model(rng, 4, 6)
     hmm = with_params(CategoricalHMM(4), start, trans, emissionprob_=emis)
-    hmm.symbols_, hmm.n_features_ = np.arange(6), 6
     X = rng.integers(0, 6, size=(1_000_000, 1))
     assert np.isfinite(hmm.score(X))
     assert np.all(np.isfinite(hmm.predict_proba(X)[-5:]))
