@@ -281,8 +281,9 @@ def forward(
     if lost.size:
         out = np.empty((n_steps, n_states))
         _log_sum_product(
-            start, trans, table, index, out, bounds, lost, False, log_likelihood
-        )
+            start, trans, table, index, out, bounds, lost, False, log_likelihood,
+            np.ones(n_sequences),
+        )  # fmt: skip
         log_last = out[bounds[lost + 1] - 1]
     last[lost] = 1.0
     last[log_likelihood == -np.inf] = 0.0
@@ -299,6 +300,7 @@ def forward_backward(
     lengths: np.ndarray | None = None,
     *,
     symbols: np.ndarray | None = None,
+    weights: np.ndarray | None = None,
 ) -> ChainPosterior:
     """Posterior marginals and expected transition counts of every sequence.
 
@@ -322,6 +324,12 @@ def forward_backward(
         Emissions as a table: step ``t`` emits row ``symbols[t]`` of
         ``log_emission``. Categorical observations send their messages this
         way, without an (n_steps_total, n_states) array of them.
+    weights : array-like of shape (n_sequences,), default=None
+        Non-negative weight of each sequence in the expected counts:
+        ``transition_counts`` and ``symbol_counts`` sum each sequence's
+        counts times its weight (a weighted E-step; an integer weight counts
+        a sequence as that many copies). None weighs every sequence 1. The
+        posteriors and log-likelihoods do not depend on it.
 
     Returns
     -------
@@ -390,6 +398,7 @@ def forward_backward(
     )
     n_sequences, n_states = len(bounds) - 1, len(start)
     n_steps = int(bounds[-1])
+    weights = _check_weights(weights, n_sequences)
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
     scaled, shift = _scaled_emissions(table, n_threads)
     # Forward messages, then posteriors, in place: over the scaled emissions
@@ -404,7 +413,7 @@ def forward_backward(
     _run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
         _state_token(n_states, n_steps), np.exp(start), trans_prob, start, trans,
-        scaled, shift, table, index, lattice, inv_pred, bounds, n_tasks,
+        scaled, shift, table, index, lattice, inv_pred, bounds, weights, n_tasks,
         _needs_detection(trans_prob), log_likelihood, counts, symbol_counts, finite,
     )  # fmt: skip
     del inv_pred
@@ -421,14 +430,18 @@ def forward_backward(
     if lost.size:
         out = np.empty((n_steps, n_states))
         counts += _log_sum_product(
-            start, trans, table, index, out, bounds, lost, True, log_likelihood
-        )
-        rows = np.flatnonzero(
-            np.isin(np.repeat(np.arange(n_sequences), np.diff(bounds)), lost)
-        )
+            start, trans, table, index, out, bounds, lost, True, log_likelihood,
+            weights,
+        )  # fmt: skip
+        sequence = np.repeat(np.arange(n_sequences), np.diff(bounds))
+        rows = np.flatnonzero(np.isin(sequence, lost))
         lattice[rows] = np.exp(out[rows])
         if index is not None:
-            np.add.at(symbol_counts, index[rows], lattice[rows])
+            np.add.at(
+                symbol_counts,
+                index[rows],
+                lattice[rows] * weights[sequence[rows], None],
+            )
     impossible = np.flatnonzero(log_likelihood == -np.inf)
     if impossible.size:
         n = impossible[0]
@@ -595,6 +608,21 @@ def _check_chain(log_startprob, log_transmat, log_emission, lengths, symbols):
     return start, trans, emission, index, _sequence_bounds(lengths, n_steps, steps)
 
 
+def _check_weights(weights, n_sequences: int) -> np.ndarray:
+    """``weights`` as a float64 array of one non-negative weight per sequence."""
+    if weights is None:
+        return np.ones(n_sequences)
+    weights = _as_float_array(weights, "weights", ndim=1)
+    if len(weights) != n_sequences:
+        raise ValueError(
+            f"weights must have one entry per sequence ({n_sequences}), got "
+            f"{len(weights)}."
+        )
+    if not np.all((weights >= 0) & (weights < np.inf)):
+        raise ValueError("weights must be non-negative and finite.")
+    return weights
+
+
 def _check_symbols(symbols, n_rows: int) -> np.ndarray:
     """``symbols`` as a contiguous intp array of valid rows of a table."""
     index = np.asarray(symbols)
@@ -704,14 +732,15 @@ def _needs_detection(trans_prob: np.ndarray) -> bool:
 
 
 def _log_sum_product(
-    log_start, log_trans, log_em, index, out, bounds, which, smooth, log_likelihood
-) -> np.ndarray:
+    log_start, log_trans, log_em, index, out, bounds, which, smooth, log_likelihood,
+    weights,
+) -> np.ndarray:  # fmt: skip
     """Run the exact log-space recursion on the sequences listed in ``which``.
 
     Writes their log forward messages (with ``smooth``, their log posteriors)
     over their rows of ``out`` and their log-likelihoods into
-    ``log_likelihood``; returns their expected transition counts (zeros
-    unless ``smooth``).
+    ``log_likelihood``; returns their expected transition counts, each
+    sequence's times its weight (zeros unless ``smooth``).
     """
     n_states = len(log_start)
     n_rows = int((bounds[which + 1] - bounds[which]).sum())
@@ -719,8 +748,8 @@ def _log_sum_product(
     counts = np.zeros((n_tasks, n_states, n_states))
     _run_parallel(
         _log_sum_product_pass, min(n_threads, n_tasks), 1,
-        log_start, log_trans, log_em, index, out, bounds, which, n_tasks, smooth,
-        log_likelihood, counts,
+        log_start, log_trans, log_em, index, out, bounds, which, weights, n_tasks,
+        smooth, log_likelihood, counts,
     )  # fmt: skip
     return counts.sum(axis=0)
 
@@ -946,16 +975,16 @@ def _row_sum(x, t):  # pragma: no cover - compiled
 
 @numba.njit(**_JIT)
 def _backward_sequence(
-    tok, trans, lattice, inv_pred, counts, index, symbol_counts, w, s, e
+    tok, trans, lattice, inv_pred, counts, index, symbol_counts, weight, w, s, e
 ):  # pragma: no cover - compiled
     """Turn the forward messages in ``lattice[s:e]`` into posteriors, in place.
 
     Smooths backwards from the normalised last message (see
     :func:`forward_backward`) with the reciprocal predictions ``inv_pred``,
     and adds the expected transitions to ``counts`` and, with an index, each
-    step's posterior to the row of ``symbol_counts`` it emitted. ``w`` is
-    scratch of length ``n_states``. Returns False if a posterior is not
-    finite.
+    step's posterior to the row of ``symbol_counts`` it emitted, both times
+    ``weight``. ``w`` is scratch of length ``n_states``. Returns False if a
+    posterior is not finite.
     """
     n_states = len(tok) if len(tok) else trans.shape[0]
     finite = True
@@ -965,7 +994,7 @@ def _backward_sequence(
     if index is not None:
         row = index[e - 1]
         for j in range(n_states):
-            symbol_counts[row, j] += lattice[e - 1, j]
+            symbol_counts[row, j] += weight * lattice[e - 1, j]
     # Here lattice[t] holds the posterior, lattice[t - 1] the forward message.
     for t in range(e - 1, s, -1):
         for j in range(n_states):
@@ -973,18 +1002,19 @@ def _backward_sequence(
             w[j] = g * inv_pred[t, j] if g > 0.0 else 0.0
         for i in range(n_states):
             a = lattice[t - 1, i]
+            aw = a * weight
             r = 0.0
             for j in range(n_states):
                 v = trans[i, j] * w[j]
                 r += v
-                counts[i, j] += a * v
+                counts[i, j] += aw * v
             g = a * r
             lattice[t - 1, i] = g
             finite &= g <= 2.0
         if index is not None:
             row = index[t - 1]
             for i in range(n_states):
-                symbol_counts[row, i] += lattice[t - 1, i]
+                symbol_counts[row, i] += weight * lattice[t - 1, i]
     return finite
 
 
@@ -1015,7 +1045,8 @@ def _forward_pass(
 @numba.njit(**_PARALLEL_JIT)
 def _forward_backward_pass(
     tok, start, trans, log_start, log_trans, scaled, shift, log_em, index, lattice,
-    inv_pred, bounds, n_tasks, detect, log_likelihood, counts, symbol_counts, finite,
+    inv_pred, bounds, weights, n_tasks, detect, log_likelihood, counts,
+    symbol_counts, finite,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     for task in numba.prange(n_tasks):
@@ -1031,7 +1062,7 @@ def _forward_backward_pass(
             if log_likelihood[n] > -np.inf:  # neither impossible nor NaN
                 finite[n] = _backward_sequence(
                     tok, trans, lattice, inv_pred, counts[task], index,
-                    symbol_counts[task], scratch, s, e,
+                    symbol_counts[task], weights[n], scratch, s, e,
                 )  # fmt: skip
 
 
@@ -1043,16 +1074,16 @@ def _forward_backward_pass(
 
 @numba.njit(**_JIT)
 def _log_sum_product_sequence(
-    log_start, log_trans, log_em, index, out, beta, w, counts, s, e, smooth
+    log_start, log_trans, log_em, index, out, beta, w, counts, weight, s, e, smooth
 ):  # pragma: no cover - compiled
     """Log-space forward (and with ``smooth`` backward) pass over steps ``s:e``.
 
     Fills ``out[s:e]`` with the log forward messages
     ``log p(x_s, ..., x_t, z_t)``; with ``smooth``, turns them into the log
-    posteriors ``log p(z_t | x)`` and adds the expected transitions to
-    ``counts``. Every log-sum-exp is shifted by the maximum of its own terms,
-    so nothing is dropped that double precision can represent relative to
-    its sum. ``beta`` and ``w`` are scratch of length ``n_states``. Returns
+    posteriors ``log p(z_t | x)`` and adds the expected transitions, times
+    ``weight``, to ``counts``. Every log-sum-exp is shifted by the maximum of
+    its own terms, so nothing is dropped that double precision can represent
+    relative to its sum. ``beta`` and ``w`` are scratch of length ``n_states``. Returns
     the log-likelihood (``-inf`` for an impossible sequence, which is then
     not smoothed).
     """
@@ -1098,7 +1129,9 @@ def _log_sum_product_sequence(
             beta[i] = m + math.log(acc)
             if a > -np.inf:
                 for j in range(n_states):
-                    counts[i, j] += math.exp(a + log_trans[i, j] + w[j] - log_lik)
+                    counts[i, j] += weight * math.exp(
+                        a + log_trans[i, j] + w[j] - log_lik
+                    )
     for j in range(n_states):
         out[s, j] += beta[j] - log_lik
     return log_lik
@@ -1119,8 +1152,8 @@ def _log_sum_row(x, t):  # pragma: no cover - compiled
 
 @numba.njit(**_PARALLEL_JIT)
 def _log_sum_product_pass(
-    log_start, log_trans, log_em, index, out, bounds, which, n_tasks, smooth,
-    log_likelihood, counts,
+    log_start, log_trans, log_em, index, out, bounds, which, weights, n_tasks,
+    smooth, log_likelihood, counts,
 ):  # fmt: skip  # pragma: no cover - compiled
     """:func:`_log_sum_product_sequence` over the sequences listed in ``which``."""
     n_which = len(which)
@@ -1132,7 +1165,7 @@ def _log_sum_product_pass(
             n = which[k]
             log_likelihood[n] = _log_sum_product_sequence(
                 log_start, log_trans, log_em, index, out, beta, w, counts[task],
-                bounds[n], bounds[n + 1], smooth,
+                weights[n], bounds[n], bounds[n + 1], smooth,
             )  # fmt: skip
 
 

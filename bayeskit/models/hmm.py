@@ -99,6 +99,24 @@ def _is_sequence_list(X) -> bool:
     )
 
 
+def _check_sequence_weight(sequence_weight, n_sequences: int) -> np.ndarray:
+    """One non-negative, finite weight per sequence, not all zero."""
+    if sequence_weight is None:
+        return np.ones(n_sequences)
+    weights = np.asarray(sequence_weight)
+    if weights.shape != (n_sequences,) or weights.dtype.kind not in "iuf":
+        raise ValueError(
+            f"sequence_weight must be {n_sequences} numbers, one per sequence; "
+            f"got shape {weights.shape} of dtype {weights.dtype}"
+        )
+    weights = weights.astype(np.float64)
+    if not np.all((weights >= 0) & (weights < np.inf)) or not weights.sum() > 0:
+        raise ValueError(
+            "sequence_weight must be non-negative and finite, and not all zero"
+        )
+    return weights
+
+
 def _split(values: np.ndarray, lengths: np.ndarray) -> list:
     return np.split(values, np.cumsum(lengths)[:-1])
 
@@ -170,13 +188,13 @@ class _BaseHMM(BaseLatentModel):
         self._check_emission_params()
 
     def _initialize(self, X, sample_weight, random_state):
-        Xt, _ = X
+        Xt, lengths, _ = X
         k = self.n_components
         if "s" in self.init_params:
             self.startprob_ = random_state.dirichlet(np.full(k, 1.0))
         if "t" in self.init_params:
             self.transmat_ = random_state.dirichlet(np.full(k, 1.0), size=k)
-        self._init_emission(Xt, random_state)
+        self._init_emission(Xt, np.repeat(sample_weight, lengths), random_state)
         for name in ("startprob_", "transmat_"):
             if not hasattr(self, name):
                 raise ValueError(
@@ -185,7 +203,7 @@ class _BaseHMM(BaseLatentModel):
         self._check_chain_params()
 
     def _e_step(self, X):
-        Xt, lengths = X
+        Xt, lengths, sample_weight = X
         log_emission, symbols = self._emission_messages(Xt)
         post = forward_backward(
             safe_log(self.startprob_),
@@ -193,11 +211,12 @@ class _BaseHMM(BaseLatentModel):
             log_emission,
             lengths,
             symbols=symbols,
+            weights=sample_weight,
         )
         return (post, lengths), post.log_likelihood
 
     def _objective(self, log_prob, sample_weight):
-        return float(log_prob.sum()) + self._log_prior()
+        return float(sample_weight @ log_prob) + self._log_prior()
 
     def _log_prior(self):
         return (
@@ -207,9 +226,11 @@ class _BaseHMM(BaseLatentModel):
         )
 
     def _m_step(self, X, posterior, sample_weight):
-        Xt, _ = X
+        Xt = X[0]
         post, lengths = posterior
-        resp = post.posterior
+        resp = post.posterior  # transition and symbol counts come weighted
+        if not np.all(sample_weight == 1.0):
+            resp = resp * np.repeat(sample_weight, lengths)[:, None]
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         empty = np.zeros(self.n_components, dtype=bool)
         if "s" in self.params:
@@ -233,7 +254,7 @@ class _BaseHMM(BaseLatentModel):
 
     # -- fitting -----------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, lengths=None):
+    def fit(self, X, y=None, lengths=None, sequence_weight=None):
         """Estimate the parameters by Baum-Welch (EM for MAP).
 
         Parameters
@@ -244,15 +265,22 @@ class _BaseHMM(BaseLatentModel):
         y : Ignored
         lengths : array-like of int of shape (n_sequences,), default=None
             Steps of each sequence when X is concatenated; None is one sequence.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            Non-negative weight of each sequence (not of each step): its
+            expected counts enter Baum-Welch times its weight (an integer
+            weight counts the sequence as that many copies), and the monitored
+            log posterior sums its log-likelihood times its weight. None
+            weighs every sequence 1.
 
         Returns
         -------
         self : object
         """
         Xt, lengths, _ = self._sequences(X, lengths, reset=True)
+        weights = _check_sequence_weight(sequence_weight, len(lengths))
         self._unvisited = set()
         rng = check_random_state(self.random_state)
-        self._run_em((Xt, lengths), np.ones(len(lengths)), rng, self.n_iter)
+        self._run_em((Xt, lengths, weights), weights, rng, self.n_iter)
         self.monitor_ = ConvergenceMonitor(
             self.tol,
             self.n_iter,
@@ -530,7 +558,7 @@ default=1.0
                 "emissionprob_ must be non-negative with rows summing to one"
             )
 
-    def _init_emission(self, codes, random_state):
+    def _init_emission(self, codes, row_weight, random_state):
         if "e" in self.init_params:
             e = random_state.rand(self.n_components, self.n_features_)
             self.emissionprob_ = e / e.sum(axis=1, keepdims=True)
@@ -700,16 +728,16 @@ verbose, n_init
         if seen is None or not np.array_equal(seen, self.covars_):
             self._set_precisions()  # covars_ was set by hand
 
-    def _init_emission(self, X, random_state):
+    def _init_emission(self, X, row_weight, random_state):
         k = self.n_components
-        self._center = X.mean(axis=0)
+        self._center = np.average(X, axis=0, weights=row_weight)
         if "m" in self.init_params:
-            km = KMeans(n_clusters=k, n_init=1, random_state=random_state).fit(X)
-            self.means_ = km.cluster_centers_
+            km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
+            self.means_ = km.fit(X, sample_weight=row_weight).cluster_centers_
         if "c" in self.init_params:
-            resp = np.ones((len(X), 1))
-            stats = Gaussian(covariance_from_name("full")).stats(X, resp)
-            cov = stats.scatter[0] / len(X) + self.reg_covar * np.eye(X.shape[1])
+            stats = Gaussian(covariance_from_name("full")).stats(X, row_weight[:, None])
+            cov = stats.scatter[0] / row_weight.sum()
+            cov += self.reg_covar * np.eye(X.shape[1])
             self.covars_ = {
                 "full": np.repeat(cov[None], k, axis=0),
                 "tied": cov,
@@ -814,8 +842,10 @@ class HMMClassifier(BaseGenerativeClassifier):
         The template model, cloned per class; None is ``CategoricalHMM()``.
         Grid-search its parameters as ``hmm__n_components``.
     priors, prior_m, costs
-        As every bayeskit classifier. ``sample_weight`` in :meth:`fit` must be 0
-        or 1 (which sequences count): the per-class Baum-Welch is unweighted.
+        As every bayeskit classifier. ``sample_weight`` in :meth:`fit` (one
+        weight per sequence) weighs each sequence in its class's Baum-Welch:
+        the template's ``fit(..., sequence_weight=)``, needed only for weights
+        other than 1.
 
     Attributes
     ----------
@@ -853,17 +883,17 @@ class HMMClassifier(BaseGenerativeClassifier):
         return [np.asarray(s) for s in X]
 
     def _emission_stats(self, seqs, weights, labels):
-        w = weights[np.arange(len(labels)), labels]
-        if not np.all((w == 0) | (w == 1)):
-            raise ValueError(
-                "HMMClassifier takes sample_weight of 0 or 1 (which sequences "
-                "count): the per-class Baum-Welch fits are unweighted"
-            )
         template = self.hmm if self.hmm is not None else CategoricalHMM()
         models = []
         for c in range(len(self.classes_)):
             rows = np.flatnonzero((labels == c) & (weights[:, c] > 0))
-            models.append(clone(template).fit([seqs[i] for i in rows]))
+            model = clone(template)
+            w = weights[rows, c]
+            if np.all(w == 1.0):  # any template, even one without sample_weight
+                model.fit([seqs[i] for i in rows])
+            else:
+                model.fit([seqs[i] for i in rows], sequence_weight=w)
+            models.append(model)
         return _FittedModels(tuple(models))
 
     def _set_emission_params(self, stats):

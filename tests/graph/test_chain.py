@@ -795,3 +795,60 @@ def test_nan_in_an_emission_table_is_caught_even_in_an_unused_row(function):
     table = _with_nan(_EMISSION, (4, 0))
     with pytest.raises(ValueError, match="log_emission contains NaN"):
         function(_START, _TRANS, table, symbols=[0, 1, 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_weights_count_a_sequence_as_copies(seed):
+    # Even seeds: left-to-right problems, whose sequences take the log-space
+    # path; odd seeds: a categorical model on the scaled path.
+    rng = np.random.default_rng(seed)
+    if seed % 2 == 0:
+        log_start, log_trans, log_emission, lengths = gaussian_left_to_right_problem(
+            rng
+        )
+        table, symbols = as_table(rng, log_emission)
+    else:
+        log_start, log_trans = random_model(rng, 4)
+        table = np.log(rng.dirichlet(np.ones(6), size=4).T)
+        lengths = rng.integers(1, 50, size=5)
+        symbols = rng.integers(0, 6, size=lengths.sum())
+    weights = rng.integers(0, 4, size=len(lengths))
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    copies = np.concatenate(
+        [
+            np.arange(bounds[n], bounds[n + 1])
+            for n, w in enumerate(weights)
+            for _ in range(w)
+        ]
+    )
+    copy_lengths = np.repeat(lengths, weights)
+    whole = forward_backward(
+        log_start, log_trans, table, lengths, symbols=symbols, weights=weights
+    )
+    repeated = forward_backward(
+        log_start, log_trans, table, copy_lengths, symbols=symbols[copies]
+    )
+    np.testing.assert_allclose(
+        whole.transition_counts, repeated.transition_counts, rtol=1e-12, atol=1e-12
+    )
+    np.testing.assert_allclose(
+        whole.symbol_counts, repeated.symbol_counts, rtol=1e-12, atol=1e-12
+    )
+    unweighted = forward_backward(log_start, log_trans, table, lengths, symbols=symbols)
+    np.testing.assert_array_equal(whole.posterior, unweighted.posterior)
+    np.testing.assert_array_equal(whole.log_likelihood, unweighted.log_likelihood)
+
+
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ([1.0], "weights must have one entry per sequence .2."),
+        ([1.0, -1.0], "weights must be non-negative and finite"),
+        ([1.0, np.inf], "weights must be non-negative and finite"),
+        ([1.0, np.nan], "weights must be non-negative and finite"),
+        ([[1.0, 1.0]], "weights must be 1-dimensional"),
+    ],
+)
+def test_bad_weights_raise_value_error(weights, message):
+    with pytest.raises(ValueError, match=message):
+        forward_backward(_START, _TRANS, _EMISSION, [2, 3], weights=weights)

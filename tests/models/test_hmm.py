@@ -216,6 +216,51 @@ def test_parameters_set_by_hand_score_as_in_hmmlearn(cov):
         ours.score(Xg)
 
 
+@pytest.mark.parametrize("kind", ["categorical", "gaussian", "left-to-right"])
+def test_sequence_weight_counts_a_sequence_as_copies(kind):
+    rng = np.random.default_rng(11)
+    start, trans, emis = random_model(rng)
+    if kind == "left-to-right":  # zero transitions: the kernels watch for lost states
+        trans = np.triu(trans)
+        trans /= trans.sum(axis=1, keepdims=True)
+    means = rng.normal(size=(3, 2)) * 4
+    if kind == "categorical":
+        seqs = [rng.integers(0, 5, size=n) for n in (30, 12, 25, 40)]
+    else:
+        seqs = [rng.normal(size=(n, 2)) * 4 for n in (30, 12, 25, 40)]
+
+    def model():
+        if kind == "categorical":
+            hmm = CategoricalHMM(
+                3, init_params="", n_iter=5, tol=0, emissionprob_prior=1.5
+            )
+            return with_params(hmm, start, trans, emissionprob_=emis)
+        hmm = GaussianHMM(3, covariance_type="full", init_params="", n_iter=5, tol=0)
+        covars = np.stack([np.eye(2) * 9] * 3)
+        return with_params(hmm, start, trans, means_=means, covars_=covars)
+
+    weights = np.array([2, 0, 1, 3])
+    copies = model().fit([s for s, w in zip(seqs, weights) for _ in range(w)])
+    weighted = model().fit(seqs, sequence_weight=weights)
+    for name in ("startprob_", "transmat_", "emissionprob_", "means_", "covars_"):
+        if hasattr(copies, name):
+            np.testing.assert_allclose(
+                getattr(weighted, name), getattr(copies, name), rtol=1e-9, atol=1e-12
+            )
+    np.testing.assert_allclose(
+        weighted.monitor_.history, copies.monitor_.history, rtol=1e-10
+    )
+    for bad, message in [
+        ([1, 2, 3], "sequence_weight must be 4 numbers, one per sequence"),
+        (["a", "b", "c", "d"], "sequence_weight must be 4 numbers"),
+        ([1, -1, 1, 1], "sequence_weight must be non-negative"),
+        ([1, np.nan, 1, 1], "sequence_weight must be non-negative and finite"),
+        ([0, 0, 0, 0], "not all zero"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            model().fit(seqs, sequence_weight=bad)
+
+
 def test_list_and_concatenated_forms_agree():
     seqs, _, _ = casino(n_seq=4, length=60)
     X = np.concatenate(seqs)[:, None]
@@ -336,8 +381,15 @@ def test_hmm_classifier():
     ).fit(X, y)
     assert search.best_params_["hmm__n_components"] in (1, 2)
     assert not hasattr(clf, "partial_fit")
-    with pytest.raises(ValueError, match="sample_weight of 0 or 1"):
-        HMMClassifier().fit(X, y, sample_weight=np.full(len(y), 2.0))
+    # Integer weights count a sequence as that many copies.
+    weights = np.arange(len(y)) % 3
+    weighted = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=5))
+    weighted.fit(X, y, sample_weight=weights)
+    copies = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=5))
+    copies.fit([x for x, w in zip(X, weights) for _ in range(w)], np.repeat(y, weights))
+    np.testing.assert_allclose(
+        weighted.predict_proba(X), copies.predict_proba(X), atol=1e-10
+    )
     kept = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=30))
     kept.fit(X, y, sample_weight=np.r_[np.zeros(5), np.ones(35)])
     alone = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=30))
