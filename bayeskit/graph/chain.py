@@ -169,7 +169,7 @@ class ChainPosterior:
 
     @functools.cached_property
     def log_posterior(self) -> np.ndarray:
-        """``log p(z_t = k | x)``, from :attr:`posterior` (``-inf`` where 0)."""
+        """``log p(z_t = k | x)``, from ``posterior`` (``-inf`` where 0)."""
         return safe_log(self.posterior)
 
 
@@ -244,7 +244,7 @@ def forward(
     ``forward(s2, A, e[m:]).log_likelihood[0]``, where the start of the second
     part is the one-step prediction
     ``s2 = log_matmul(f.log_final_filtered, A)[0]`` (see
-    :func:`bayeskit._logmath.log_matmul`).
+    ``bayeskit._logmath.log_matmul``).
 
     Examples
     --------

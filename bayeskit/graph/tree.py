@@ -83,7 +83,7 @@ class TreeBP:
     ----------
     cardinalities : mapping of node -> int
         The variables and their numbers of states. Nodes keep this order in
-        every result (the columns of :attr:`TreeMAP.assignment`).
+        every result (the columns of ``TreeMAP.assignment``).
     edges : sequence of (u, v)
         Undirected edges; together they must form a forest (no cycle).
     edge_potentials : sequence of array-like of shape (k_u, k_v)
@@ -365,7 +365,7 @@ class TreeBP:
 
         Parameters are those of :meth:`sum_product`. Ties go to the lowest
         state index. Returns a :class:`TreeMAP` with ``assignment`` of shape
-        ``(n, n_nodes)`` (columns in the order of :attr:`nodes`) and
+        ``(n, n_nodes)`` (columns in the order of ``nodes``) and
         ``log_score`` of shape ``(n,)``, the log of the unnormalised joint at
         that assignment (``-inf`` when every assignment has zero weight).
         """
