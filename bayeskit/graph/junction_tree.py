@@ -20,13 +20,17 @@ probable assignment with traceback). Every message carries a leading batch
 axis, so the evidence of ``n`` rows propagates in one pass.
 :class:`CalibrationPlan` is the schedule compiled once for given factor
 scopes; it runs on raw log arrays and is what estimators call on their hot
-path.
+path. A tree built once serves every pattern of evidence:
+:meth:`JunctionTree.span` finds the part of it that reaches the observed
+variables, :meth:`JunctionTree.restrict` takes them out of that part, and
+:meth:`CalibrationPlan.message` gives the messages into it from the rest,
+which hold no evidence.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,8 +133,8 @@ def min_fill_order(
         nbs = adj[node]
         # Each neighbour a misses |nbs - adj[a]| - 1 of the others (a itself
         # is in nbs but not in adj[a]); every missing edge is counted twice.
-        fill = (sum(len(nbs - adj[a]) for a in nbs) - len(nbs)) // 2
-        weight = log_card[node] + sum(log_card[u] for u in nbs)
+        fill = (sum([len(nbs - adj[a]) for a in nbs]) - len(nbs)) // 2
+        weight = log_card[node] + sum(map(log_card.__getitem__, nbs))
         return (fill, round(weight, 9), index[node])
 
     scores = {node: score(node) for node in adj}
@@ -432,34 +436,56 @@ class JunctionTree:
                 )
             parent[ri] = rj
             edge_list.append((i, j))
+        self._setup(layouts, edge_list)
+        self._check_running_intersection()
 
+    @classmethod
+    def _trusted(cls, layouts: list[tuple], edges: list[tuple[int, int]]):
+        """A tree from parts known to be valid: no checks."""
+        tree = cls.__new__(cls)
+        tree._setup(layouts, edges)
+        return tree
+
+    def _setup(self, layouts: list[tuple], edges: list[tuple[int, int]]) -> None:
+        n = len(layouts)
         self._layout: list[tuple] = layouts
         self.cliques: list[frozenset] = [frozenset(c) for c in layouts]
-        self.edges: list[tuple[int, int]] = edge_list
+        self.edges: list[tuple[int, int]] = edges
         self.separators: list[frozenset] = [
-            self.cliques[i] & self.cliques[j] for i, j in edge_list
+            self.cliques[i] & self.cliques[j] for i, j in edges
         ]
-        variables: dict = {}
-        for layout in layouts:
-            variables.update(dict.fromkeys(layout))
-        self.variables: tuple = tuple(variables)
+        holders: dict = {}
+        for i, layout in enumerate(layouts):
+            for v in layout:
+                holders.setdefault(v, []).append(i)
+        self._holders: dict = holders
+        self.variables: tuple = tuple(holders)
         self.elimination_order: list | None = None
-        self._neighbours: list[list[int]] = [[] for _ in range(n)]
-        for i, j in edge_list:
-            self._neighbours[i].append(j)
-            self._neighbours[j].append(i)
-        components: dict[int, list[int]] = {}
+        neighbours: list[list[int]] = [[] for _ in range(n)]
+        for i, j in edges:
+            neighbours[i].append(j)
+            neighbours[j].append(i)
+        self._neighbours = neighbours
+        # Components, each in increasing order, ordered by their first clique.
+        component_of = [-1] * n
+        components: list[list[int]] = []
         for i in range(n):
-            components.setdefault(find(i), []).append(i)
-        self._components: list[list[int]] = list(components.values())
-        self._check_running_intersection()
+            if component_of[i] < 0:
+                component_of[i] = len(components)
+                members = [i]
+                for c in members:
+                    for nb in neighbours[c]:
+                        if component_of[nb] < 0:
+                            component_of[nb] = component_of[i]
+                            members.append(nb)
+                components.append(sorted(members))
+        self._components: list[list[int]] = components
+        self._component_of: list[int] = component_of
         self._plans: dict = {}
+        self._rooted: dict = {}
 
     def _check_running_intersection(self) -> None:
-        holders: dict = {v: [] for v in self.variables}
-        for i, clique in enumerate(self.cliques):
-            for v in clique:
-                holders[v].append(i)
+        holders = self._holders
         n_edges = dict.fromkeys(self.variables, 0)
         for sep in self.separators:
             for v in sep:
@@ -536,9 +562,140 @@ class JunctionTree:
         """Size of the largest clique minus one (the treewidth of this tree)."""
         return max((len(c) for c in self.cliques), default=0) - 1
 
+    @property
+    def layouts(self) -> list[tuple]:
+        """The variables of every clique, in the axis order of its tables."""
+        return list(self._layout)
+
+    def neighbours(self, clique: int) -> list[int]:
+        """The cliques joined to ``clique`` by an edge."""
+        return list(self._neighbours[clique])
+
     def __repr__(self) -> str:
         cl = ", ".join("{" + ", ".join(map(str, c)) + "}" for c in self._layout)
         return f"JunctionTree(cliques=[{cl}], edges={self.edges})"
+
+    def _rooted_at(self, root: int) -> tuple[list, list]:
+        """Parent and depth of every clique of ``root``'s component (None elsewhere)."""
+        hit = self._rooted.get(root)
+        if hit is None:
+            n = len(self._layout)
+            parent: list = [None] * n
+            depth: list = [None] * n
+            depth[root] = 0
+            queue = [root]
+            for c in queue:
+                for nb in self._neighbours[c]:
+                    if depth[nb] is None:
+                        parent[nb], depth[nb] = c, depth[c] + 1
+                        queue.append(nb)
+            hit = self._rooted[root] = (parent, depth)
+        return hit
+
+    def span(self, variables: Iterable[Node], root: int | None = None) -> list[int]:
+        """The smallest subtree that contains ``root`` and reaches ``variables``.
+
+        Parameters
+        ----------
+        variables : iterable of hashable
+            Variables of the tree.
+        root : int, default=None
+            A clique the subtree must contain.
+
+        Returns
+        -------
+        cliques : list of int
+            In increasing order: ``root`` and, for every variable, the path from
+            ``root`` to the nearest clique that holds it. In a forest, the
+            variables of a component without ``root`` are reached from the
+            first clique holding the first of them.
+
+        Notes
+        -----
+        A variable held beyond an edge that leaves the span is on that edge's
+        separator (the cliques holding it are connected): the message across
+        the edge sums over none of ``variables``. With ``variables`` the
+        observed ones, such a message can be computed without the evidence
+        and reduced by it afterwards.
+
+        Examples
+        --------
+        >>> from bayeskit.graph.junction_tree import JunctionTree
+        >>> cliques = [("A", "B"), ("B", "C"), ("C", "D")]
+        >>> chain = JunctionTree(cliques, [(0, 1), (1, 2)])
+        >>> chain.span(["C"], root=0), chain.span(["A", "D"])
+        ([0, 1], [0, 1, 2])
+        """
+        roots: dict = {}
+        chosen: set = set()
+        if root is not None:
+            roots[self._component_of[root]] = root
+            chosen.add(root)
+        for v in variables:
+            holding = self._holders[v]
+            r = roots.setdefault(self._component_of[holding[0]], holding[0])
+            chosen.add(r)
+            parent, depth = self._rooted_at(r)
+            c = min(holding, key=depth.__getitem__)
+            while c not in chosen:
+                chosen.add(c)
+                c = parent[c]
+        return sorted(chosen)
+
+    def restrict(
+        self, cliques: Iterable[int], removed: Iterable[Node] = ()
+    ) -> tuple[JunctionTree, dict]:
+        """The tree of some cliques, with some variables taken out of them.
+
+        Parameters
+        ----------
+        cliques : iterable of int
+            Cliques forming a connected part of each component of the tree,
+            such as a :meth:`span`.
+        removed : iterable of hashable, default=()
+            Variables to take out of every clique, such as observed ones.
+
+        Returns
+        -------
+        tree : JunctionTree
+            The cliques without the removed variables, in the order given; a
+            clique left with no variables, or with variables that a neighbour
+            holds too, is merged into that neighbour, and a clique left empty
+            with no neighbour is dropped. It has the running intersection
+            property.
+        index : dict of int to int or None
+            For every given clique, the clique of ``tree`` that holds what is
+            left of it (``None`` for a dropped clique).
+        """
+        removed = set(removed)
+        members = list(dict.fromkeys(int(c) for c in cliques))
+        layout = {
+            c: tuple(v for v in self._layout[c] if v not in removed) for c in members
+        }
+        rep = {c: c for c in members}
+
+        def find(c: int) -> int:
+            while rep[c] != c:
+                rep[c] = rep[rep[c]]
+                c = rep[c]
+            return c
+
+        edges = [(a, b) for a, b in self.edges if a in layout and b in layout]
+        for a, b in edges:
+            ra, rb = find(a), find(b)
+            if layout[ra] == layout[rb] or set(layout[ra]) <= set(layout[rb]):
+                rep[ra] = rb
+            elif set(layout[rb]) <= set(layout[ra]):
+                rep[rb] = ra
+        kept = [c for c in members if find(c) == c and layout[c]]
+        local = {c: i for i, c in enumerate(kept)}
+        tree_edges = []
+        for a, b in edges:
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                tree_edges.append((local[ra], local[rb]))
+        tree = JunctionTree._trusted([layout[c] for c in kept], tree_edges)
+        return tree, {c: local.get(find(c)) for c in members}
 
     def clique_containing(self, variables: Iterable[Node]) -> int:
         """Index of a smallest clique that contains every one of ``variables``.
@@ -551,7 +708,13 @@ class JunctionTree:
         """
         wanted = set(variables)
         best = None
-        for i, clique in enumerate(self.cliques):
+        candidates = (
+            self._holders.get(next(iter(wanted)), ())
+            if wanted
+            else range(len(self.cliques))
+        )
+        for i in candidates:
+            clique = self.cliques[i]
             if wanted <= clique and (
                 best is None or len(clique) < len(self.cliques[best])
             ):
@@ -569,12 +732,13 @@ class JunctionTree:
         scopes: Sequence[Sequence[Node]],
         cardinalities: Mapping[Node, int],
         static: Sequence[bool] | None = None,
+        homes: Sequence[int] | None = None,
     ) -> CalibrationPlan:
         """The message schedule for factors of these scopes.
 
         See :class:`CalibrationPlan` for the parameters.
         """
-        return CalibrationPlan(self, scopes, cardinalities, static)
+        return CalibrationPlan(self, scopes, cardinalities, static, homes)
 
     def _factor_plan(self, factors: Sequence[LogFactor]):
         cards: dict = {}
@@ -749,20 +913,28 @@ class _EdgeInfo:
 
     def __init__(self, lay_c: tuple, lay_d: tuple, cards: Mapping) -> None:
         in_d = set(lay_d)
-        sep_c = tuple(v for v in lay_c if v in in_d)
-        sep_d = [v for v in lay_d if v in in_d and v in sep_c]
-        self.elim_vars = tuple(v for v in lay_c if v not in in_d)
-        self.elim_axes = tuple(1 + i for i, v in enumerate(lay_c) if v not in in_d)
-        sep_axes = tuple(1 + i for i, v in enumerate(lay_c) if v in in_d)
-        perm = tuple(sep_c.index(v) for v in sep_d)
-        self.perm = (
-            None if perm == tuple(range(len(sep_c))) else (0, *(1 + p for p in perm))
-        )
-        self.sep_first = (0, *sep_axes, *self.elim_axes)
-        self.sep_cards_c = tuple(cards[v] for v in sep_c)
-        self.sep_vars_c = sep_c
-        self.elim_cards = tuple(cards[v] for v in self.elim_vars)
+        sep_c: list = []
+        sep_axes: list = []
+        elim_vars: list = []
+        elim_axes: list = []
+        for axis, v in enumerate(lay_c, 1):
+            if v in in_d:
+                sep_c.append(v)
+                sep_axes.append(axis)
+            else:
+                elim_vars.append(v)
+                elim_axes.append(axis)
         sep = set(sep_c)
+        sep_d = [v for v in lay_d if v in sep]
+        self.sep_vars_c = tuple(sep_c)
+        self.elim_vars = tuple(elim_vars)
+        self.elim_axes = tuple(elim_axes)
+        self.perm = (
+            None if sep_d == sep_c else (0, *(1 + sep_c.index(v) for v in sep_d))
+        )
+        self.sep_first = (0, *sep_axes, *elim_axes)
+        self.sep_cards_c = tuple(cards[v] for v in sep_c)
+        self.elim_cards = tuple(cards[v] for v in elim_vars)
         self.shape_in_d = tuple(cards[v] if v in sep else 1 for v in lay_d)
 
 
@@ -786,11 +958,20 @@ class CalibrationPlan:
         For every factor, whether its values are the same in every call (no
         evidence in it). A message that depends on static factors only is
         computed once and reused.
+    homes : sequence of int, default=None
+        For every factor, the clique it goes to, which must contain its scope
+        (ignored for an empty scope). ``None`` puts each factor in a smallest
+        clique (fewest table entries) that contains its scope.
 
     Raises
     ------
     ValueError
-        If no clique contains the scope of some factor.
+        If no clique contains the scope of some factor, or its home does not.
+
+    Attributes
+    ----------
+    homes : list of int or None
+        The clique of every factor (``None`` for a constant).
 
     Notes
     -----
@@ -804,6 +985,7 @@ class CalibrationPlan:
         scopes: Sequence[Sequence[Node]],
         cardinalities: Mapping[Node, int],
         static: Sequence[bool] | None = None,
+        homes: Sequence[int] | None = None,
     ) -> None:
         self.tree = tree
         self.scopes = [tuple(s) for s in scopes]
@@ -824,24 +1006,38 @@ class CalibrationPlan:
             )
 
         # Factor -> clique: the smallest clique (fewest table entries) holding it.
-        size = [math.prod(c) for c in self._cards]
+        size = [math.prod(c) for c in self._cards] if homes is None else []
         self._assigned: list[list[tuple[int, tuple | None, tuple]]] = [
             [] for _ in range(n_cliques)
         ]
         self._constants: list[int] = []
+        self.homes: list[int | None] = [None] * len(self.scopes)
         clique_static = [True] * n_cliques
         for f, scope in enumerate(self.scopes):
             if not scope:
                 self._constants.append(f)
                 continue
-            holders = [c for c in range(n_cliques) if tree.cliques[c].issuperset(scope)]
-            if not holders:
-                raise ValueError(
-                    f"no clique contains the scope {scope!r} of factor {f}: the "
-                    "tree must be built from a graph in which its variables are "
-                    "joined"
-                )
-            c = min(holders, key=lambda h: (size[h], h))
+            if homes is not None:
+                c = int(homes[f])
+                if not tree.cliques[c].issuperset(scope):
+                    raise ValueError(
+                        f"factor {f} over {scope!r} is sent to clique {c}, which "
+                        "does not contain its scope"
+                    )
+            else:
+                holders = [
+                    c
+                    for c in tree._holders.get(scope[0], ())
+                    if tree.cliques[c].issuperset(scope)
+                ]
+                if not holders:
+                    raise ValueError(
+                        f"no clique contains the scope {scope!r} of factor {f}: "
+                        "the tree must be built from a graph in which its "
+                        "variables are joined"
+                    )
+                c = min(holders, key=lambda h: (size[h], h))
+            self.homes[f] = c
             layout = layouts[c]
             in_clique = [v for v in layout if v in scope]
             perm = tuple(scope.index(v) for v in in_clique)
@@ -853,7 +1049,6 @@ class CalibrationPlan:
             shape = tuple(self.cardinalities[v] if v in scope else 1 for v in layout)
             self._assigned[c].append((f, perm, shape))
             clique_static[c] = clique_static[c] and static[f]
-        self._zeros = [np.zeros((1, *cards)) for cards in self._cards]
 
         # Directed edges: message layouts and static flags, made when first used.
         self._clique_static = clique_static
@@ -861,6 +1056,7 @@ class CalibrationPlan:
         self._static_edge: dict[tuple[int, int], bool] = {}
         self._cache: dict = {}
         self._schedules: dict = {}
+        self._zeros: dict = {}
 
     def _info(self, c: int, d: int) -> _EdgeInfo:
         info = self._edge.get((c, d))
@@ -916,14 +1112,37 @@ class CalibrationPlan:
     def _potential(self, c: int, arrays, memo: dict) -> np.ndarray:
         psi = memo.get(c)
         if psi is None:
-            psi = self._zeros[c]
             for f, perm, shape in self._assigned[c]:
                 a = arrays[f]
                 if perm is not None:
                     a = a.transpose(perm)
-                psi = psi + a.reshape((a.shape[0], *shape))
+                a = a.reshape((a.shape[0], *shape))
+                psi = a if psi is None else psi + a
+            if psi is None or psi.shape[1:] != self._cards[c]:
+                zeros = self._zeros.get(c)
+                if zeros is None:
+                    zeros = self._zeros[c] = np.zeros((1, *self._cards[c]))
+                psi = zeros if psi is None else zeros + psi
             memo[c] = psi
         return psi
+
+    def potential(self, c: int, arrays: Sequence[np.ndarray]) -> np.ndarray:
+        """The product of the factors that go to clique ``c`` (a sum of logs).
+
+        Parameters
+        ----------
+        c : int
+            A clique.
+        arrays : sequence of ndarray
+            As :meth:`collect`.
+
+        Returns
+        -------
+        ndarray of shape (1 or n, *cards of clique c)
+            In the layout of ``tree.cliques[c]``; zeros for a clique without
+            factors.
+        """
+        return self._potential(c, arrays, {})
 
     def _send(self, c, d, arrays, memo, inbox, semiring, argmax=None) -> np.ndarray:
         static = self._static(c, d)
@@ -937,7 +1156,9 @@ class CalibrationPlan:
         belief = self._potential(c, arrays, memo)
         for k in self.tree._neighbours[c]:
             if k != d:
-                belief = belief + inbox[(k, c)]
+                incoming = inbox.get((k, c))  # absent: known to be one
+                if incoming is not None:
+                    belief = belief + incoming
         info = self._info(c, d)
         arg = None
         if argmax is not None:
@@ -975,6 +1196,62 @@ class CalibrationPlan:
                 belief = belief + inbox[(k, r)]
             root_beliefs[r] = belief
         return memo, inbox, order, root_beliefs
+
+    def message(
+        self,
+        c: int,
+        d: int,
+        arrays: Sequence[np.ndarray],
+        semiring: Semiring = SUM_PRODUCT,
+        ones: Callable[[int, int], bool] | None = None,
+    ) -> np.ndarray:
+        """The message from clique ``c`` to its neighbour ``d``.
+
+        It combines the factors of every clique on ``c``'s side of the edge
+        and eliminates all of their variables but the separator; a static
+        message is computed once and kept.
+
+        Parameters
+        ----------
+        c, d : int
+            Two neighbouring cliques.
+        arrays : sequence of ndarray
+            As :meth:`collect`.
+        semiring : Semiring, default=SUM_PRODUCT
+        ones : callable, default=None
+            ``ones(k, x)`` is true when the message from ``k`` to ``x`` is known
+            to be one everywhere (zero in log space) for ``semiring``, such as
+            the sum-product message of a part of a Bayesian network that holds
+            the conditional distributions of its own variables only. Such
+            messages on ``c``'s side are neither computed nor combined.
+
+        Returns
+        -------
+        ndarray of shape (1 or n, ...)
+            In the layout of clique ``d``, with an axis of length 1 for every
+            variable of ``d`` outside the separator.
+        """
+        if d not in self.tree._neighbours[c]:
+            raise ValueError(f"cliques {c} and {d} are not neighbours")
+        if self._static(c, d):
+            hit = self._cache.get((c, d, semiring, False))
+            if hit is not None:
+                return hit[0]
+        order = [(c, d)]
+        head = 0
+        while head < len(order):
+            x, parent = order[head]
+            head += 1
+            order.extend(
+                (nb, x)
+                for nb in self.tree._neighbours[x]
+                if nb != parent and not (ones is not None and ones(nb, x))
+            )
+        memo: dict = {}
+        inbox: dict = {}
+        for x, parent in reversed(order):
+            inbox[(x, parent)] = self._send(x, parent, arrays, memo, inbox, semiring)
+        return inbox[(c, d)]
 
     def _log_partition(self, root_beliefs, semiring, arrays, n) -> np.ndarray:
         total = np.zeros(n)
@@ -1093,14 +1370,48 @@ class CalibrationPlan:
         log_score = self._log_partition(root_beliefs, MAX_PRODUCT, arrays, n)
         return assignment, log_score
 
-    def normalized_marginal(
-        self, belief: np.ndarray, clique: int, variables: Sequence[Node]
-    ) -> np.ndarray:
-        """Sum a clique belief down to ``variables`` (in that order) and normalise.
+    def posterior(
+        self,
+        arrays: Sequence[np.ndarray],
+        variables: Sequence[Node],
+        root: int,
+        n: int | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The normalised joint marginal of variables that share a clique.
 
-        Returns an array of shape ``(1 or n, *cards of variables)`` whose every
-        row sums to one in probability (a row of zero mass stays ``-inf``).
+        One sum-product pass into ``root``, then the root's belief summed down
+        to ``variables``.
+
+        Parameters
+        ----------
+        arrays : sequence of ndarray
+            As :meth:`collect`.
+        variables : sequence of hashable
+            Variables of clique ``root``: the axes of the result, in this order.
+        root : int
+            The clique to collect into.
+        n : int, default=None
+            Number of rows when no array has more than one.
+
+        Returns
+        -------
+        log_posterior : ndarray of shape (1 or n, *cards of variables)
+            Every row sums to one in probability (a row of zero mass stays
+            ``-inf``).
+        log_partition : ndarray of shape (n,)
+            As :meth:`collect`.
         """
+        n = self._batch_size(arrays, n)
+        _, _, _, root_beliefs = self._collect(arrays, SUM_PRODUCT, root)
+        marginal = self._sum_down(root_beliefs.pop(root), root, variables)
+        flat = marginal.reshape(marginal.shape[0], -1)
+        norm = _reduce(SUM_PRODUCT, flat, (1,))
+        log_z = self._log_partition(root_beliefs, SUM_PRODUCT, arrays, n) + norm
+        norm = np.where(np.isfinite(norm), norm, 0.0)  # no mass: stays -inf
+        return (flat - norm[:, None]).reshape(marginal.shape), log_z
+
+    def _sum_down(self, belief: np.ndarray, clique: int, variables) -> np.ndarray:
+        """A clique belief summed down to ``variables``, in that order."""
         layout = self.tree._layout[clique]
         variables = tuple(variables)
         others = tuple(1 + i for i, v in enumerate(layout) if v not in variables)
@@ -1109,6 +1420,17 @@ class CalibrationPlan:
         perm = [kept.index(v) for v in variables]
         if perm != list(range(len(perm))):
             out = out.transpose((0, *(1 + p for p in perm)))
+        return out
+
+    def normalized_marginal(
+        self, belief: np.ndarray, clique: int, variables: Sequence[Node]
+    ) -> np.ndarray:
+        """Sum a clique belief down to ``variables`` (in that order) and normalise.
+
+        Returns an array of shape ``(1 or n, *cards of variables)`` whose every
+        row sums to one in probability (a row of zero mass stays ``-inf``).
+        """
+        out = self._sum_down(belief, clique, variables)
         flat = out.reshape(out.shape[0], -1)
         norm = _reduce(SUM_PRODUCT, flat, (1,))
         norm = np.where(np.isfinite(norm), norm, 0.0)  # no mass: stays -inf

@@ -432,3 +432,141 @@ def test_factor_errors():
     b2 = LogFactor(["A"], [2], np.zeros((3, 2)))
     with pytest.raises(ValueError, match="batch sizes"):
         tree.calibrate([b1, b2])
+
+
+# -- parts of a tree: spans, restrictions, single messages ----------------------------
+def behind(tree, c, d):
+    """The cliques on ``c``'s side of the edge (c, d), ``c`` first."""
+    order = [(c, d)]
+    for x, parent in order:
+        order.extend((nb, x) for nb in tree.neighbours(x) if nb != parent)
+    return [x for x, _ in order]
+
+
+def test_span_reaches_every_variable_and_is_minimal(rng):
+    for trial in range(30):
+        dag, cards, _ = random_network(rng, 3 + trial % 10, p_edge=0.3)
+        names = list(dag.nodes)
+        tree = JunctionTree.from_dag(dag, cards)
+        variables = list(rng.choice(names, size=int(rng.integers(0, 4)), replace=False))
+        root = int(rng.integers(len(tree.cliques))) if trial % 2 else None
+        span = tree.span(variables, root)
+        assert span == sorted(set(span))
+        if root is not None:
+            assert root in span
+        for v in variables:
+            assert any(v in tree.cliques[c] for c in span)
+        # Leaving the span: whatever is held beyond is on the separator.
+        for d in span:
+            for c in tree.neighbours(d):
+                if c in span:
+                    continue
+                beyond = set().union(*(tree.cliques[x] for x in behind(tree, c, d)))
+                sep = tree.cliques[c] & tree.cliques[d]
+                assert set(variables) & beyond <= sep
+        # Minimal: in the root's component, every leaf of the span but the
+        # root is the only clique of the span holding one of the variables.
+        if root is None:
+            continue
+        component = behind(tree, root, None)
+        for c in span:
+            inside = [nb for nb in tree.neighbours(c) if nb in span]
+            if c != root and c in component and len(inside) == 1:
+                rest = set().union(*(tree.cliques[x] for x in span if x != c))
+                assert (set(variables) & tree.cliques[c]) - rest
+
+
+def test_restrict_keeps_the_running_intersection_property(rng):
+    for trial in range(30):
+        dag, cards, _ = random_network(rng, 3 + trial % 10, p_edge=0.4)
+        names = list(dag.nodes)
+        tree = JunctionTree.from_dag(dag, cards)
+        removed = set(
+            rng.choice(names, size=int(rng.integers(0, len(names))), replace=False)
+        )
+        chosen = list(rng.choice(names, size=int(rng.integers(0, 3)), replace=False))
+        span = tree.span(chosen, int(rng.integers(len(tree.cliques))))
+        if trial % 2:
+            span = range(len(tree.cliques))  # the whole tree, as for max-product
+        sub, index = tree.restrict(span, removed)
+        JunctionTree(sub.layouts, sub.edges)  # validates: a forest with the property
+        assert set(index) == set(span)
+        kept = set()
+        for c in span:
+            left = tree.cliques[c] - removed
+            kept |= left
+            if index[c] is None:
+                assert not left
+            else:
+                assert left <= sub.cliques[index[c]]
+        assert set(sub.variables) == kept
+        for i, j in sub.edges:  # cliques held by a neighbour were merged into it
+            assert not sub.cliques[i] <= sub.cliques[j]
+            assert not sub.cliques[j] <= sub.cliques[i]
+
+
+def test_single_messages_and_posterior_match_enumeration(rng):
+    n_ones = 0
+    for trial in range(12):
+        dag, cards, factors = random_network(rng, 4 + trial % 8, p_edge=0.5)
+        tree = JunctionTree.from_dag(dag, cards)
+        plan = tree.plan([f.variables for f in factors], cards, [True] * len(factors))
+        arrays = [f.log_values[None] for f in factors]
+        for c, d in [*tree.edges, *((j, i) for i, j in tree.edges)]:
+            side = behind(tree, c, d)
+            mine = [f for f, h in zip(factors, plan.homes) if h in side]
+            held = list(dict.fromkeys(v for x in side for v in tree.layouts[x]))
+            joint = (
+                log_joint(held, mine) if mine else np.zeros([cards[v] for v in held])
+            )
+            sep = [v for v in tree.layouts[d] if v in tree.cliques[c]]
+            out = tuple(i for i, v in enumerate(held) if v not in sep)
+            expected = logsumexp(joint, axis=out) if out else joint
+            expected = np.transpose(
+                expected, [[v for v in held if v in sep].index(v) for v in sep]
+            )
+            got = plan.message(c, d, arrays)
+            np.testing.assert_allclose(got.reshape(expected.shape), expected, atol=TOL)
+            assert plan.message(c, d, arrays) is got  # static: computed once
+        # Messages known to be one (CPTs of their own side's variables only)
+        # can be left out, with the same results.
+        ones = {
+            (c, d)
+            for c, d in [*tree.edges, *((j, i) for i, j in tree.edges)]
+            if np.allclose(plan.message(c, d, arrays), 0.0, atol=1e-12)
+        }
+        n_ones += len(ones)
+        fresh = tree.plan([f.variables for f in factors], cards, [True] * len(factors))
+        for c, d in [*tree.edges, *((j, i) for i, j in tree.edges)]:
+            np.testing.assert_allclose(
+                fresh.message(c, d, arrays, ones=lambda k, x, o=ones: (k, x) in o),
+                plan.message(c, d, arrays),
+                atol=TOL,
+            )
+        # posterior == collect then normalized_marginal.
+        root = int(rng.integers(len(tree.cliques)))
+        variables = list(tree.layouts[root])[::-1][:2]
+        post, log_z = plan.posterior(arrays, variables, root)
+        belief, log_z2 = plan.collect(arrays, root=root)
+        np.testing.assert_allclose(log_z, log_z2, atol=TOL)
+        np.testing.assert_allclose(
+            post, plan.normalized_marginal(belief, root, variables), atol=TOL
+        )
+        np.testing.assert_allclose(log_z, 0.0, atol=TOL)  # CPTs: the joint sums to 1
+    assert n_ones > 10
+    with pytest.raises(ValueError, match="not neighbours"):
+        JunctionTree([("A",), ("B",)]).plan([], {"A": 2, "B": 2}).message(0, 1, [])
+
+
+def test_factors_go_to_the_cliques_given():
+    tree = JunctionTree([("A", "B"), ("B", "C")], [(0, 1)])
+    cards = {"A": 2, "B": 2, "C": 2}
+    assert tree.plan([("B",), ("B",)], cards).homes == [0, 0]
+    plan = tree.plan([("B",), ("B",), ()], cards, homes=[1, 0, 0])
+    assert plan.homes == [1, 0, None]
+    b = np.log([[0.25, 0.75]])
+    post, log_z = plan.posterior([b, np.zeros((1, 2)), np.log([0.5])], ["B"], 0)
+    np.testing.assert_allclose(np.exp(post), [[0.25, 0.75]])
+    np.testing.assert_allclose(log_z, [np.log(0.5) + np.log(2 * 2)])
+    with pytest.raises(ValueError, match="does not contain its scope"):
+        tree.plan([("A",)], cards, homes=[1])
