@@ -325,8 +325,86 @@ class _Pattern:
     clique_of: dict
 
 
+class _Network:
+    """The junction tree of the whole network, shared by every pattern.
+
+    Built once per fitted network (and once per set of queried variables that
+    no clique of it holds together): where every CPT goes, and the messages
+    that depend on no evidence, computed when first needed and kept.
+    """
+
+    def __init__(self, engine: _Engine, joined: tuple = ()) -> None:
+        adjacency = engine.dag.moral_graph()
+        for a, b in itertools.combinations(joined, 2):
+            adjacency[a].add(b)
+            adjacency[b].add(a)
+        self.tree = JunctionTree.from_graph(adjacency, engine.cards)
+        variables = engine.variables
+        self.plan = self.tree.plan(
+            [engine.families[v] for v in variables],
+            engine.cards,
+            [True] * len(variables),
+        )
+        self.arrays = [engine.log_cpds[v][None] for v in variables]
+        self.layouts = self.tree.layouts
+        self.clique_of = {v: self.tree.clique_containing([v]) for v in variables}
+        self.homed: list[set] = [set() for _ in self.layouts]
+        for v, c in zip(variables, self.plan.homes):
+            self.homed[c].add(v)
+        self._potentials: dict = {}
+        self._beyond: dict = {}
+
+    def potential(self, c: int) -> np.ndarray:
+        """The sum of the log CPTs that go to clique ``c``, in its layout."""
+        psi = self._potentials.get(c)
+        if psi is None:
+            psi = self._potentials[c] = self.plan.potential(c, self.arrays)
+        return psi
+
+    def _side(self, c: int, d: int) -> tuple[frozenset, frozenset]:
+        """On ``c``'s side of the edge to ``d``: the variables held there only,
+        and the variables whose CPTs go there."""
+        hit = self._beyond.get((c, d))
+        if hit is None:
+            cliques = self.tree.cliques
+            private = set(cliques[c] - cliques[d])
+            heads = set(self.homed[c])
+            for k in self.tree.neighbours(c):
+                if k != d:
+                    p, h = self._side(k, c)
+                    private |= p
+                    heads |= h
+            hit = self._beyond[(c, d)] = (frozenset(private), frozenset(heads))
+        return hit
+
+    def is_one(self, c: int, d: int) -> bool:
+        """Whether the sum-product message c -> d is one everywhere.
+
+        It is when the CPTs on ``c``'s side are those of the variables held
+        there only: summed over those variables, children before parents,
+        each CPT sums to one (the variables are barren).
+        """
+        private, heads = self._side(c, d)
+        return private == heads
+
+    def message(self, c: int, d: int) -> np.ndarray | None:
+        """The message c -> d without evidence, in the layout of ``d``;
+        ``None`` when it is one everywhere."""
+        if self.is_one(c, d):
+            return None
+        return self.plan.message(c, d, self.arrays, ones=self.is_one)
+
+
 class _Engine:
-    """Exact inference on a fitted network, with one compiled plan per pattern."""
+    """Exact inference on a fitted network, with one compiled plan per pattern.
+
+    The junction tree of the whole network is built once (:class:`_Network`).
+    A pattern of observed variables keeps only the evidence that the queried
+    variables depend on (d-separation on the moral graph of the ancestors),
+    the smallest subtree that reaches it, and, for the rest of the tree, the
+    messages into that subtree, which depend on no evidence and are shared by
+    all patterns.
+    """
 
     def __init__(self, dag: DAG, cards: dict, log_cpds: dict) -> None:
         self.dag = dag
@@ -335,10 +413,13 @@ class _Engine:
         self.log_cpds = log_cpds
         self.families = {v: (*dag.parents(v), v) for v in self.variables}
         self._patterns: dict = {}
+        self._networks: dict = {}
+        self._bits = None
 
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_patterns"] = {}
+        state["_networks"] = {}
         return state
 
     def pattern(self, observed: frozenset, targets: tuple, mode: str) -> _Pattern:
@@ -348,57 +429,132 @@ class _Engine:
             pat = self._patterns[key] = self._compile(observed, targets, mode)
         return pat
 
+    def network(self, targets: tuple = ()) -> tuple[_Network, int | None]:
+        """The network's tree and a smallest clique holding all of ``targets``."""
+        net = self._networks.get(())
+        if net is None:
+            net = self._networks[()] = _Network(self)
+        if not targets:
+            return net, None
+        if len(targets) == 1:
+            return net, net.clique_of[targets[0]]
+        try:
+            return net, net.tree.clique_containing(targets)
+        except ValueError:  # joint targets that share no clique
+            key = frozenset(targets)
+            joined = self._networks.get(key)
+            if joined is None:
+                joined = self._networks[key] = _Network(self, targets)
+            return joined, joined.tree.clique_containing(targets)
+
+    def _relevant(self, observed: frozenset, targets: tuple) -> frozenset:
+        """The observed variables that ``targets`` are not d-separated from.
+
+        Given the rest of the evidence, the others tell nothing about the
+        targets: they are separated from them in the moral graph of the
+        ancestors of the targets and the evidence, once the evidence is taken
+        out (Lauritzen et al., 1990).
+        """
+        if self._bits is None:
+            index = {v: i for i, v in enumerate(self.variables)}
+            family = [
+                sum(1 << index[u] for u in self.families[v]) for v in self.variables
+            ]
+            ancestors = [0] * len(index)
+            for v in self.dag.topological_order():
+                i = index[v]
+                ancestors[i] = 1 << i
+                for u in self.dag.parents(v):
+                    ancestors[i] |= ancestors[index[u]]
+            children = [
+                [index[w] for w in self.dag.children(v)] for v in self.variables
+            ]
+            self._bits = (index, family, ancestors, children)
+        index, family, ancestors, children = self._bits
+        obs = 0
+        for v in observed:
+            obs |= 1 << index[v]
+        kept = obs
+        for v in observed:
+            kept |= ancestors[index[v]]
+        stack = [index[v] for v in targets]
+        reach = 0
+        for i in stack:
+            reach |= 1 << i
+            kept |= ancestors[i]
+        hidden = kept & ~obs
+        relevant = 0
+        while stack:
+            u = stack.pop()
+            near = family[u]
+            for w in children[u]:
+                if kept >> w & 1:
+                    near |= family[w]
+            relevant |= near & obs
+            new = near & hidden & ~reach
+            reach |= new
+            while new:
+                low = new & -new
+                stack.append(low.bit_length() - 1)
+                new ^= low
+        return frozenset(v for v in observed if relevant >> index[v] & 1)
+
+    def _gather(self, table: np.ndarray, scope: tuple, evidence) -> _Gather:
+        """``table`` over ``scope``, laid out to be reduced by ``evidence``."""
+        obs = tuple(u for u in scope if u in evidence)
+        if not obs:
+            return _Gather((), (), table[None], scope)
+        rest = tuple(u for u in scope if u not in evidence)
+        perm = [scope.index(u) for u in obs + rest]
+        table = np.ascontiguousarray(np.transpose(table, perm))
+        table = table.reshape((-1, *(self.cards[u] for u in rest)))
+        obs_cards = [self.cards[u] for u in obs]
+        strides = tuple(math.prod(obs_cards[i + 1 :]) for i in range(len(obs)))
+        return _Gather(obs, strides, table, rest)
+
     def _compile(self, observed: frozenset, targets: tuple, mode: str) -> _Pattern:
-        # Sum-product needs only the ancestors of what is observed or asked
-        # (other CPTs sum to one); max-product needs every variable.
-        if mode in ("marginal", "likelihood"):
-            seeds = set(observed) | set(targets)
-            kept = seeds | self.dag.ancestors(seeds) if seeds else set()
-        else:
-            kept = set(self.variables)
-        order = [v for v in self.variables if v in kept]
-        hidden = [v for v in order if v not in observed]
-        scopes = {
-            v: tuple(u for u in self.families[v] if u not in observed) for v in order
-        }
-        adjacency: dict = {u: set() for u in hidden}
-        for scope in (*scopes.values(), targets):
-            for a, b in itertools.combinations(scope, 2):
-                adjacency[a].add(b)
-                adjacency[b].add(a)
+        # A query needs only the evidence that the targets depend on, and the
+        # likelihood only the parts of the tree that hold evidence (the rest
+        # sums to one): their spans. Max-product and the marginals of every
+        # variable need the whole tree.
+        net, root = self.network(targets)
+        tree = net.tree
         if mode == "marginal":
-            # Only the part of the reduced graph joined to the targets matters:
-            # the rest (and the CPTs over observed variables only) changes the
-            # normaliser, not the posterior.
-            reach, stack = set(targets), list(targets)
-            while stack:
-                for nb in adjacency[stack.pop()]:
-                    if nb not in reach:
-                        reach.add(nb)
-                        stack.append(nb)
-            order = [v for v in order if reach.intersection(scopes[v])]
-            hidden = [v for v in hidden if v in reach]
-            adjacency = {v: adjacency[v] for v in hidden}
-        gathers = []
-        for v in order:
-            family = self.families[v]
-            obs = tuple(u for u in family if u in observed)
-            scope = scopes[v]
-            perm = [family.index(u) for u in obs + scope]
-            table = np.ascontiguousarray(np.transpose(self.log_cpds[v], perm))
-            table = table.reshape((-1, *(self.cards[u] for u in scope)))
-            obs_cards = [self.cards[u] for u in obs]
-            strides = tuple(math.prod(obs_cards[i + 1 :]) for i in range(len(obs)))
-            gathers.append(_Gather(obs, strides, table, scope))
-        tree = JunctionTree.from_graph(adjacency, self.cards)
-        plan = tree.plan(
-            [g.scope for g in gathers], self.cards, [not g.observed for g in gathers]
+            evidence = self._relevant(observed, targets)
+            span = tree.span(evidence, root)
+        elif mode == "likelihood":
+            evidence = observed
+            span = tree.span(evidence)
+        else:
+            evidence = observed
+            span = range(len(net.layouts))
+        sub, index = tree.restrict(span, evidence)
+        # One table per clique of the span: its CPTs and the messages into it
+        # from the rest of the tree (which depend on no evidence), reduced by
+        # the evidence.
+        gathers, homes = [], []
+        for c, local in index.items():
+            table = net.potential(c)
+            for nb in tree.neighbours(c):
+                if nb not in index:
+                    incoming = net.message(nb, c)
+                    if incoming is not None:
+                        table = table + incoming
+            gathers.append(self._gather(table[0], net.layouts[c], evidence))
+            homes.append(local)
+        plan = sub.plan(
+            [g.scope for g in gathers],
+            self.cards,
+            [not g.observed for g in gathers],
+            [0 if h is None else h for h in homes],
         )
-        root = tree.clique_containing(targets) if targets else None
+        hidden = ()
+        if mode in ("all", "map"):
+            hidden = tuple(v for v in self.variables if v not in observed)
         clique_of = (
-            {v: tree.clique_containing([v]) for v in hidden} if mode == "all" else {}
+            {v: sub.clique_containing([v]) for v in hidden} if mode == "all" else {}
         )
-        return _Pattern(gathers, plan, tuple(hidden), root, clique_of)
+        return _Pattern(gathers, plan, hidden, index.get(root), clique_of)
 
     @staticmethod
     def _arrays(pattern: _Pattern, codes: dict) -> list:
@@ -416,11 +572,10 @@ class _Engine:
     def posterior(self, codes: dict, n: int, targets: tuple):
         """Joint log posterior of ``targets``, ``(n, *cards)``; log P(evidence)."""
         pat = self.pattern(frozenset(codes), targets, "marginal")
-        belief, log_z = pat.plan.collect(
-            self._arrays(pat, codes), SUM_PRODUCT, root=pat.root, n=n
-        )
-        post = pat.plan.normalized_marginal(belief, pat.root, targets)
-        return np.broadcast_to(post, (n, *post.shape[1:])), log_z
+        post, log_z = pat.plan.posterior(self._arrays(pat, codes), targets, pat.root, n)
+        if post.shape[0] != n:
+            post = np.broadcast_to(post, (n, *post.shape[1:]))
+        return post, log_z
 
     def log_likelihood(self, codes: dict, n: int) -> np.ndarray:
         pat = self.pattern(frozenset(codes), (), "likelihood")
@@ -546,17 +701,18 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
     in the others. Counts add, so :meth:`partial_fit` on chunks equals one
     :meth:`fit`.
 
-    **Inference.** The CPTs are reduced by the observed values; CPTs of
-    variables that are neither observed, asked for, nor ancestors of either
-    sum to one and are dropped (for sum-product), and so, for a query, is
-    every part of the reduced network not joined to the queried variables
-    (it changes the normaliser only); the remaining variables are
-    moralised, triangulated by min-fill and joined in a junction tree, and
-    Shafer-Shenoy message passing in log space gives posterior marginals
-    (sum-product) or the most probable joint assignment (max-product with
-    traceback). The compiled schedule of each pattern of observed variables is
-    kept, and rows sharing a pattern are propagated together along a batch
-    axis.
+    **Inference.** The network is moralised, triangulated by min-fill and
+    joined in a junction tree once (at the first query after the CPTs
+    change); Shafer-Shenoy message passing in log space on it gives posterior
+    marginals (sum-product) or the most probable joint assignment
+    (max-product with traceback). A query uses only the evidence that the
+    queried variables are not d-separated from (the rest cannot change the
+    posterior), and only the smallest part of the tree that reaches it: the
+    messages from the other parts hold no evidence, so they are computed once
+    and shared by all queries, and the CPTs and messages of that part are
+    reduced by the observed values. The compiled schedule of each pattern of
+    observed variables is kept, and rows sharing a pattern are propagated
+    together along a batch axis.
 
     References
     ----------
@@ -1118,9 +1274,9 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         ------
         ValueError
             For an unknown variable or state, a queried variable that is also
-            observed, or evidence of probability zero (in the part of the
-            network joined to the queried variables: evidence on a part that
-            the query does not depend on is not looked at).
+            observed, or evidence of probability zero (only the evidence that
+            the queried variables are not d-separated from is looked at: the
+            rest cannot change the posterior).
         """
         self._check_ready()
         targets = self._targets(variables)

@@ -234,6 +234,71 @@ def test_disconnected_network_and_isolated_variables(rng):
         np.testing.assert_allclose(bn.log_likelihood(row), [np.log(pe)], atol=TOL)
 
 
+def random_query(rng, bn, evidence):
+    hidden = [v for v in bn.variables_ if v not in evidence]
+    k = int(rng.integers(1, min(3, len(hidden)) + 1))
+    return list(rng.choice(hidden, size=k, replace=False))
+
+
+def test_many_patterns_share_the_network_tree_and_new_cpts_reset_it(rng):
+    bn = random_network(rng, 11, p_edge=0.4)
+    for step in range(3):
+        joint = joint_of(bn)
+        seen = []
+        for _ in range(25):  # evidence on many different subsets
+            evidence = random_evidence(rng, bn)
+            cond, _, hidden = conditional(bn, joint, evidence)
+            if not hidden:
+                continue
+            targets = random_query(rng, bn, evidence)
+            got = bn.query(targets, evidence=evidence).to_numpy()
+            expected = marginal_of(cond, hidden, targets).ravel()
+            np.testing.assert_allclose(got, expected, atol=TOL)
+            seen.append((targets, evidence, got))
+        engine = bn._engine_
+        network = engine._networks[()]
+        assert len(engine._patterns) > 10
+        # Asked again, in another order: the kept plans give the same answers.
+        for targets, evidence, got in reversed(seen):
+            np.testing.assert_allclose(bn.query(targets, evidence).to_numpy(), got)
+        assert engine._networks[()] is network  # one tree for every pattern
+        # New CPTs: every kept tree, message and plan is dropped, so the same
+        # queries see them.
+        if step == 0:
+            v = bn.variables_[int(rng.integers(len(bn.variables_)))]
+            table = rng.uniform(0.05, 1.0, size=bn.cpds_[v].shape)
+            bn.set_cpd(v, table / table.sum(axis=-1, keepdims=True))
+        elif step == 1:
+            bn = BayesianNetwork(bn.dag_.edges, states=bn.states_).fit(
+                bn.sample(300, random_state=int(rng.integers(1 << 30)))
+            )
+            _ = [bn.query(t, e) for t, e, _ in seen]  # fill the caches
+            bn.partial_fit(bn.sample(300, random_state=int(rng.integers(1 << 30))))
+        joint = joint_of(bn)
+        for targets, evidence, _ in seen:
+            cond, _, hidden = conditional(bn, joint, evidence)
+            np.testing.assert_allclose(
+                bn.query(targets, evidence=evidence).to_numpy(),
+                marginal_of(cond, hidden, targets).ravel(),
+                atol=TOL,
+            )
+
+
+def test_query_looks_only_at_the_evidence_it_depends_on():
+    bn = BayesianNetwork(
+        [("a", "t"), ("a", "b")], states={v: [0, 1] for v in ["a", "t", "b"]}
+    )
+    bn.set_cpd("a", [1.0, 0.0]).set_cpd("t", [[0.9, 0.1], [0.2, 0.8]])
+    bn.set_cpd("b", [[1.0, 0.0], [0.5, 0.5]])
+    # b = 1 is impossible (a is 0), but given a, t does not depend on b.
+    np.testing.assert_allclose(bn.query("t", {"a": 0, "b": 1}), [0.9, 0.1])
+    with pytest.raises(ValueError, match="probability zero"):
+        bn.query("t", {"a": 1})
+    with pytest.raises(ValueError, match="probability zero"):
+        bn.query("t", {"b": 1})
+    np.testing.assert_allclose(bn.query("b", {"t": 1}), [1.0, 0.0])
+
+
 # -- the flu network of the notes ------------------------------------------------------
 def test_flu_network_of_the_notes():
     bn = flu_network()
