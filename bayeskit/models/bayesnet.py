@@ -348,11 +348,11 @@ class _Network:
         self.arrays = [engine.log_cpds[v][None] for v in variables]
         self.layouts = self.tree.layouts
         self.clique_of = {v: self.tree.clique_containing([v]) for v in variables}
-        self.homed: list[set] = [set() for _ in self.layouts]
-        for v, c in zip(variables, self.plan.homes):
-            self.homed[c].add(v)
+        self.n_homed = [0] * len(self.layouts)
+        for c in self.plan.homes:
+            self.n_homed[c] += 1
         self._potentials: dict = {}
-        self._beyond: dict = {}
+        self._sides: dict = {}
 
     def potential(self, c: int) -> np.ndarray:
         """The sum of the log CPTs that go to clique ``c``, in its layout."""
@@ -361,31 +361,34 @@ class _Network:
             psi = self._potentials[c] = self.plan.potential(c, self.arrays)
         return psi
 
-    def _side(self, c: int, d: int) -> tuple[frozenset, frozenset]:
-        """On ``c``'s side of the edge to ``d``: the variables held there only,
-        and the variables whose CPTs go there."""
-        hit = self._beyond.get((c, d))
-        if hit is None:
-            cliques = self.tree.cliques
-            private = set(cliques[c] - cliques[d])
-            heads = set(self.homed[c])
-            for k in self.tree.neighbours(c):
-                if k != d:
-                    p, h = self._side(k, c)
-                    private |= p
-                    heads |= h
-            hit = self._beyond[(c, d)] = (frozenset(private), frozenset(heads))
-        return hit
-
     def is_one(self, c: int, d: int) -> bool:
         """Whether the sum-product message c -> d is one everywhere.
 
         It is when the CPTs on ``c``'s side are those of the variables held
         there only: summed over those variables, children before parents,
-        each CPT sums to one (the variables are barren).
+        each CPT sums to one (the variables are barren). The CPT of every
+        such variable goes to a clique holding it, so it is enough to count:
+        as many CPTs go to ``c``'s side as it has variables of its own.
         """
-        private, heads = self._side(c, d)
-        return private == heads
+        sides = self._sides
+        if (c, d) not in sides:
+            cliques, neighbours = self.tree.cliques, self.tree.neighbours
+            order = [(c, d)]
+            for x, parent in order:  # grows while it is read
+                order.extend(
+                    (k, x) for k in neighbours(x) if k != parent and (k, x) not in sides
+                )
+            for x, parent in reversed(order):
+                own = len(cliques[x] - cliques[parent])
+                homed = self.n_homed[x]
+                for k in neighbours(x):
+                    if k != parent:
+                        own_k, homed_k = sides[(k, x)]
+                        own += own_k
+                        homed += homed_k
+                sides[(x, parent)] = (own, homed)
+        own, homed = sides[(c, d)]
+        return own == homed
 
     def message(self, c: int, d: int) -> np.ndarray | None:
         """The message c -> d without evidence, in the layout of ``d``;
