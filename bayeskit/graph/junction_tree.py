@@ -125,7 +125,11 @@ def min_fill_order(
     >>> min_fill_order(cycle)
     ['A', 'B', 'C', 'D']
     """
-    adj = _copy_adjacency(adjacency)
+    return _min_fill(_copy_adjacency(adjacency), cardinalities)[0]
+
+
+def _min_fill(adj: dict, cardinalities) -> tuple[list, list[tuple]]:
+    """Min-fill on a checked copy (emptied): the order and elimination cliques."""
     index = {node: i for i, node in enumerate(adj)}
     log_card = _log_cards(adj, cardinalities)
 
@@ -139,10 +143,12 @@ def min_fill_order(
 
     scores = {node: score(node) for node in adj}
     order: list[Node] = []
+    cliques: list[tuple] = []
     while scores:
         node = min(scores, key=scores.__getitem__)
         del scores[node]
         nbs = adj.pop(node)
+        cliques.append(tuple(sorted((node, *nbs), key=index.__getitem__)))
         # Only the neighbours (which lost ``node`` and may gain edges) and the
         # common neighbours of a new fill edge's ends change their scores.
         affected = set(nbs)
@@ -157,7 +163,7 @@ def min_fill_order(
         for a in affected:
             scores[a] = score(a)
         order.append(node)
-    return order
+    return order, cliques
 
 
 def _elimination_game(
@@ -237,6 +243,11 @@ def maximal_cliques(
         its own.
     """
     _, candidates, order = _elimination_game(adjacency, order, cardinalities)
+    return _maximal(order, candidates)
+
+
+def _maximal(order: list, candidates: list[tuple]) -> list[tuple]:
+    """The maximal ones among the elimination cliques."""
     # The i-th candidate holds the i-th eliminated node, which no later
     # candidate holds: only an earlier candidate holding that node can
     # contain it.
@@ -524,8 +535,10 @@ class JunctionTree:
         """
         adj = _copy_adjacency(adjacency)
         if order is None:
-            order = min_fill_order(adj, cardinalities)
-        cliques = maximal_cliques(adj, order)
+            order, candidates = _min_fill(adj, cardinalities)  # empties adj
+            cliques = _maximal(order, candidates)
+        else:
+            cliques = maximal_cliques(adj, order)
         sets = [frozenset(c) for c in cliques]
         weighted = [
             (i, j, len(sets[i] & sets[j]))

@@ -190,8 +190,14 @@ def test_maximum_spanning_tree_matches_brute_force(rng):
 # -- the tree --------------------------------------------------------------------------
 def test_from_dag_covers_every_family_and_is_a_tree(rng):
     for n in range(1, 13):
-        dag, _, _ = random_network(rng, n)
+        dag, cards, _ = random_network(rng, n)
         tree = JunctionTree.from_dag(dag)
+        # The cliques of min-fill's own elimination, as maximal_cliques finds.
+        moral = dag.moral_graph()
+        assert JunctionTree.from_dag(dag, cards).layouts == maximal_cliques(
+            moral, min_fill_order(moral, cards)
+        )
+        assert tree.elimination_order == min_fill_order(moral)
         for v in dag.nodes:
             family = {v, *dag.parents(v)}
             assert any(family <= c for c in tree.cliques), (v, tree)
