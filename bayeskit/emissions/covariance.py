@@ -81,6 +81,23 @@ class Covariance(ABC):
     def mahalanobis(self, Xc, mu_c, prec_chol) -> np.ndarray:
         """Squared Mahalanobis distances ``(n, n_states)``; ``Xc``, ``mu_c`` centred."""
 
+    def shape(self, n_states: int, n_features: int) -> tuple:
+        """Shape of the covariance parameters (or precisions) of ``n_states``."""
+        k, d = n_states, n_features
+        return {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[
+            self.name
+        ]
+
+    def n_parameters(self, n_states: int, n_features: int) -> int:
+        """Free parameters of the covariances (a symmetric matrix has d(d+1)/2)."""
+        k, d = n_states, n_features
+        return {
+            "full": k * d * (d + 1) // 2,
+            "tied": d * (d + 1) // 2,
+            "diag": k * d,
+            "spherical": k,
+        }[self.name]
+
     def dense(self, covariances, state: int, n_features: int) -> np.ndarray:
         """The full ``(d, d)`` covariance matrix of one state."""
         c = np.asarray(covariances)

@@ -713,12 +713,7 @@ verbose, n_init
         k, d = self.n_components, self.n_features_in_
         if np.shape(self.means_) != (k, d):
             raise ValueError(f"means_ must have shape ({k}, {d})")
-        shape = {
-            "full": (k, d, d),
-            "tied": (d, d),
-            "diag": (k, d),
-            "spherical": (k,),
-        }[self.covariance_type]
+        shape = self._family.covariance.shape(k, d)
         if np.shape(self.covars_) != shape:
             raise ValueError(
                 f"covars_ must have shape {shape} for covariance_type="
@@ -810,12 +805,7 @@ verbose, n_init
         k, d = self.n_components, self.n_features_in_
         n = k * d if "m" in self.params else 0
         if "c" in self.params:
-            n += {
-                "full": k * d * (d + 1) // 2,
-                "tied": d * (d + 1) // 2,
-                "diag": k * d,
-                "spherical": k,
-            }[self.covariance_type]
+            n += self._family.covariance.n_parameters(k, d)
         return n
 
     def _sample_emissions(self, states, rng):

@@ -267,12 +267,7 @@ default='kmeans'
                 f"{np.shape(self.means_init)}"
             )
         if self.precisions_init is not None:
-            expected = {
-                "full": (k, d, d),
-                "tied": (d, d),
-                "diag": (k, d),
-                "spherical": (k,),
-            }[self.covariance_type]
+            expected = covariance_from_name(self.covariance_type).shape(k, d)
             if np.shape(self.precisions_init) != expected:
                 raise ValueError(
                     f"precisions_init must have shape {expected} for "
@@ -457,13 +452,8 @@ default='kmeans'
 
     def _n_parameters(self):
         k, d = self.means_.shape
-        cov = {
-            "full": k * d * (d + 1) / 2,
-            "tied": d * (d + 1) / 2,
-            "diag": k * d,
-            "spherical": k,
-        }[self.covariance_type]
-        return int(cov + k * d + k - 1)
+        cov = covariance_from_name(self.covariance_type).n_parameters(k, d)
+        return cov + k * d + k - 1
 
     def bic(self, X):
         """Bayesian information criterion on ``X`` (lower is better)."""
