@@ -312,6 +312,20 @@ def format_rst(rows: list[Row], info: dict[str, str], command: str, quick: bool)
     return "\n".join(out)
 
 
+def _without_json(args: list[str]) -> list[str]:
+    """The arguments less ``--json PATH``: where the numbers were also written
+    does not change them, and a local path has no place in the docs."""
+    out, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--json":
+            skip = True
+        elif not arg.startswith("--json="):
+            out.append(arg)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -337,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     raw = sys.argv[1:] if argv is None else argv
-    command = shlex.join(["python", "benchmarks/run.py", *raw])
+    command = shlex.join(["python", "benchmarks/run.py", *_without_json(raw)])
 
     scripts = discover()
     if args.only:

@@ -213,3 +213,9 @@ def test_runner_runs_each_script_and_fails_when_one_crashes(
 
     with pytest.raises(SystemExit):
         run.main(["--only", "nonexistent"])
+
+
+def test_recorded_command_leaves_out_where_json_went():
+    keep = ["--quick", "--rst", "docs/t.rst", "--only", "hmm"]
+    for extra in (["--json", "out.json"], ["--json=out.json"], []):
+        assert run._without_json(keep[:2] + extra + keep[2:]) == keep
