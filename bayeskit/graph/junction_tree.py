@@ -29,10 +29,13 @@ which hold no evidence.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from .dag import DAG
@@ -78,20 +81,6 @@ def _copy_adjacency(adjacency: Adjacency) -> dict[Node, set[Node]]:
     return adj
 
 
-def _log_cards(nodes, cardinalities: Mapping[Node, int] | None) -> dict:
-    if cardinalities is None:
-        return dict.fromkeys(nodes, math.log(2.0))
-    out = {}
-    for node in nodes:
-        if node not in cardinalities:
-            raise ValueError(f"cardinalities has no entry for node {node!r}")
-        k = int(cardinalities[node])
-        if k < 1:
-            raise ValueError(f"cardinality of {node!r} must be positive, got {k}")
-        out[node] = math.log(k)
-    return out
-
-
 def min_fill_order(
     adjacency: Adjacency, cardinalities: Mapping[Node, int] | None = None
 ) -> list[Node]:
@@ -125,74 +114,258 @@ def min_fill_order(
     >>> min_fill_order(cycle)
     ['A', 'B', 'C', 'D']
     """
-    return _min_fill(_copy_adjacency(adjacency), cardinalities)[0]
-
-
-def _min_fill(adj: dict, cardinalities) -> tuple[list, list[tuple]]:
-    """Min-fill on a checked copy (emptied): the order and elimination cliques."""
-    index = {node: i for i, node in enumerate(adj)}
-    log_card = _log_cards(adj, cardinalities)
-
-    def score(node) -> tuple:
-        nbs = adj[node]
-        # Each neighbour a misses |nbs - adj[a]| - 1 of the others (a itself
-        # is in nbs but not in adj[a]); every missing edge is counted twice.
-        fill = (sum([len(nbs - adj[a]) for a in nbs]) - len(nbs)) // 2
-        weight = log_card[node] + sum(map(log_card.__getitem__, nbs))
-        return (fill, round(weight, 9), index[node])
-
-    scores = {node: score(node) for node in adj}
-    order: list[Node] = []
-    cliques: list[tuple] = []
-    while scores:
-        node = min(scores, key=scores.__getitem__)
-        del scores[node]
-        nbs = adj.pop(node)
-        cliques.append(tuple(sorted((node, *nbs), key=index.__getitem__)))
-        # Only the neighbours (which lost ``node`` and may gain edges) and the
-        # common neighbours of a new fill edge's ends change their scores.
-        affected = set(nbs)
-        for a in nbs:
-            adj_a = adj[a]
-            adj_a.discard(node)
-            for b in nbs:
-                if b != a and b not in adj_a:
-                    adj_a.add(b)
-                    adj[b].add(a)
-                    affected |= adj_a & adj[b]
-        for a in affected:
-            scores[a] = score(a)
-        order.append(node)
-    return order, cliques
-
-
-def _elimination_game(
-    adjacency: Adjacency, order: Sequence[Node] | None, cardinalities
-):
-    """Run the elimination game: the filled graph and the elimination cliques."""
     adj = _copy_adjacency(adjacency)
-    if order is None:
-        order = min_fill_order(adj, cardinalities)
+    nodes = list(adj)
+    groups, offsets = _edge_groups(adj, nodes)
+    elim = _eliminate(len(nodes), groups, offsets, _log_cards(nodes, cardinalities))
+    return [nodes[i] for i in elim.order]
+
+
+def _log_cards(nodes: list, cardinalities: Mapping[Node, int] | None) -> np.ndarray:
+    if cardinalities is None:
+        return np.full(len(nodes), math.log(2.0))
+    out = []
+    for node in nodes:
+        if node not in cardinalities:
+            raise ValueError(f"cardinalities has no entry for node {node!r}")
+        k = int(cardinalities[node])
+        if k < 1:
+            raise ValueError(f"cardinality of {node!r} must be positive, got {k}")
+        out.append(k)
+    return np.log(np.array(out, dtype=float))
+
+
+def _edge_groups(adj: Mapping, nodes: list) -> tuple[list[int], list[int]]:
+    """Every edge of a checked graph as a group of two positions in ``nodes``."""
+    index = {node: i for i, node in enumerate(nodes)}
+    flat: list[int] = []
+    for i, node in enumerate(nodes):
+        for nb in adj[node]:
+            j = index[nb]
+            if i < j:
+                flat += (i, j)
+    return flat, list(range(0, len(flat) + 1, 2))
+
+
+def _positions(order: Sequence[Node], nodes: list) -> list[int]:
+    """``order`` as positions in ``nodes``; it must list every node once."""
+    index = {node: i for i, node in enumerate(nodes)}
     order = list(order)
-    if len(order) != len(adj) or set(order) != set(adj):
+    if len(order) != len(nodes) or set(order) != set(nodes):
         raise ValueError(
             "order must list every node of the graph exactly once; got "
-            f"{len(order)} entries for {len(adj)} nodes"
+            f"{len(order)} entries for {len(nodes)} nodes"
         )
-    index = {node: i for i, node in enumerate(adj)}
-    filled = {node: set(nbs) for node, nbs in adj.items()}
-    work = {node: set(nbs) for node, nbs in adj.items()}
-    cliques: list[tuple] = []
-    for node in order:
-        nbs = work.pop(node)
-        cliques.append(tuple(sorted((node, *nbs), key=index.__getitem__)))
-        for a in nbs:
-            work[a].discard(node)
-            for b in nbs:
-                if b != a and b not in work[a]:
-                    work[a].add(b)
-                    filled[a].add(b)
-    return filled, cliques, order
+    return [index[node] for node in order]
+
+
+class _Elimination(NamedTuple):
+    order: list  # positions of the nodes, in elimination order
+    filled: np.ndarray  # (n, n) bool: the graph with the fill edges
+    cliques: list  # maximal cliques (tuples of positions), in elimination order
+    edges: list  # a maximum spanning forest of the cliques on separator sizes
+
+
+def _eliminate(
+    n: int,
+    groups: list[int],
+    offsets: list[int],
+    log_cards: np.ndarray,
+    order: list[int] | None = None,
+) -> _Elimination:
+    """The elimination game on the graph in which every group is a clique.
+
+    ``groups[offsets[g]:offsets[g + 1]]`` are the positions of group ``g``
+    (an edge, or a family of a DAG, which moralising makes a clique).
+    ``order=None`` eliminates in min-fill order.
+    """
+    if n == 0:
+        return _Elimination([], np.zeros((0, 0), dtype=bool), [], [])
+    given = np.array([] if order is None else order, dtype=np.int64)
+    out = _elimination_kernel(
+        n,
+        np.array(groups, dtype=np.int64),
+        np.array(offsets, dtype=np.int64),
+        log_cards,
+        given,
+    )
+    positions, filled, members, bounds, edges = out
+    members, bounds = members.tolist(), bounds.tolist()
+    cliques = [tuple(members[a:b]) for a, b in itertools.pairwise(bounds)]
+    return _Elimination(
+        positions.tolist(), filled, cliques, [tuple(e) for e in edges.tolist()]
+    )
+
+
+# The kernels. Min-fill scores a node by the missing edges between its
+# neighbours and, for ties, the log size of its clique table (rounded, so
+# that sums in another order tie), then its position. Eliminating a node
+# changes the score of its neighbours (recomputed) and of the nodes outside
+# its clique next to both ends of a fill edge (one missing edge fewer) only.
+_JIT = {"cache": True, "error_model": "numpy"}
+
+
+@numba.njit(**_JIT)
+def _score(work, log_cards, v, nb):
+    """Min-fill's score of ``v``: missing edges between its neighbours, log size."""
+    n = work.shape[0]
+    k = 0
+    weight = log_cards[v]
+    for u in range(n):
+        if work[v, u]:
+            nb[k] = u
+            k += 1
+            weight += log_cards[u]
+    missing = 0
+    for s in range(k):
+        a = nb[s]
+        for t in range(s + 1, k):
+            if not work[a, nb[t]]:
+                missing += 1
+    return missing, round(weight, 9)
+
+
+@numba.njit(**_JIT)
+def _elimination_kernel(n, groups, offsets, log_cards, given):
+    """Eliminate in ``given`` order (min-fill's when empty); see ``_eliminate``.
+
+    Returns the order, the filled graph, the maximal cliques (positions, flat,
+    with their offsets) and the edges of Kruskal's spanning forest.
+    """
+    work = np.zeros((n, n), np.bool_)
+    for g in range(offsets.shape[0] - 1):
+        for s in range(offsets[g], offsets[g + 1]):
+            for t in range(offsets[g], offsets[g + 1]):
+                if groups[s] != groups[t]:
+                    work[groups[s], groups[t]] = True
+    filled = work.copy()
+    choose = given.shape[0] == 0
+    alive = np.ones(n, np.bool_)
+    order = np.empty(n, np.int64)
+    position = np.empty(n, np.int64)
+    size = np.empty(n, np.int64)
+    cand = np.zeros((n, n), np.bool_)
+    fill = np.zeros(n, np.int64)
+    weight = np.zeros(n)
+    nb = np.empty(n, np.int64)
+    scratch = np.empty(n, np.int64)
+    if choose:
+        for v in range(n):
+            fill[v], weight[v] = _score(work, log_cards, v, scratch)
+    for step in range(n):
+        if choose:
+            best = -1
+            for v in range(n):
+                if alive[v] and (
+                    best < 0
+                    or fill[v] < fill[best]
+                    or (fill[v] == fill[best] and weight[v] < weight[best])
+                ):
+                    best = v
+        else:
+            best = given[step]
+        order[step] = best
+        position[best] = step
+        alive[best] = False
+        k = 0
+        for u in range(n):
+            if work[best, u]:
+                nb[k] = u
+                k += 1
+                work[u, best] = False
+                work[best, u] = False
+                cand[step, u] = True
+        cand[step, best] = True
+        size[step] = k + 1
+        for s in range(k):
+            a = nb[s]
+            for t in range(s + 1, k):
+                b = nb[t]
+                if not work[a, b]:
+                    work[a, b] = work[b, a] = True
+                    filled[a, b] = filled[b, a] = True
+                    if choose:  # outside the clique, next to both ends
+                        for c in range(n):
+                            if (
+                                alive[c]
+                                and work[c, a]
+                                and work[c, b]
+                                and not cand[step, c]
+                            ):
+                                fill[c] -= 1
+        if choose:
+            for s in range(k):
+                a = nb[s]
+                fill[a], weight[a] = _score(work, log_cards, a, scratch)
+    # A candidate inside an earlier one is that earlier candidate j without
+    # its node: the first eliminated of the rest of j has all of that rest in
+    # its candidate, so that candidate is maximal unless it is that rest.
+    maximal = np.ones(n, np.bool_)
+    for j in range(n):
+        first = n
+        for u in range(n):
+            if cand[j, u] and u != order[j] and position[u] < first:
+                first = position[u]
+        if first < n and size[first] == size[j] - 1:
+            maximal[first] = False
+    keep = np.flatnonzero(maximal)
+    m = keep.shape[0]
+    members = np.empty(size[keep].sum(), np.int64)
+    offsets = np.zeros(m + 1, np.int64)
+    total = 0
+    for i in range(m):
+        for u in range(n):
+            if cand[keep[i], u]:
+                members[total] = u
+                total += 1
+        offsets[i + 1] = total
+    # Kruskal on separator sizes, ties to the pair listed first.
+    shared = np.zeros((m, m), np.int32)
+    holders = np.empty(m, np.int64)
+    for u in range(n):
+        h = 0
+        for i in range(m):
+            if cand[keep[i], u]:
+                holders[h] = i
+                h += 1
+        for s in range(h):
+            for t in range(s + 1, h):
+                shared[holders[s], holders[t]] += 1
+    n_pairs = 0
+    for i in range(m):
+        for j in range(i + 1, m):
+            if shared[i, j] > 0:
+                n_pairs += 1
+    pi = np.empty(n_pairs, np.int64)
+    pj = np.empty(n_pairs, np.int64)
+    pw = np.empty(n_pairs, np.int64)
+    q = 0
+    for i in range(m):
+        for j in range(i + 1, m):
+            if shared[i, j] > 0:
+                pi[q] = i
+                pj[q] = j
+                pw[q] = -shared[i, j]
+                q += 1
+    rank = np.argsort(pw, kind="mergesort")
+    parent = np.arange(m)
+    edges = np.empty((max(m - 1, 0), 2), np.int64)
+    e = 0
+    for r in rank:
+        i = pi[r]
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        j = pj[r]
+        while parent[j] != j:
+            parent[j] = parent[parent[j]]
+            j = parent[j]
+        if i != j:
+            parent[i] = j
+            edges[e, 0] = pi[r]
+            edges[e, 1] = pj[r]
+            e += 1
+    return order, filled, members, offsets, edges[:e]
 
 
 def triangulate(
@@ -218,7 +391,11 @@ def triangulate(
         its remaining neighbours. Every cycle of four or more nodes of the
         result has a chord, and ``order`` is a perfect elimination order of it.
     """
-    return _elimination_game(adjacency, order, cardinalities)[0]
+    nodes, elim = _elimination_game(adjacency, order, cardinalities)
+    return {
+        node: {nodes[j] for j in np.flatnonzero(row)}
+        for node, row in zip(nodes, elim.filled)
+    }
 
 
 def maximal_cliques(
@@ -242,24 +419,20 @@ def maximal_cliques(
         nodes in the order of ``adjacency``. An isolated node is a clique of
         its own.
     """
-    _, candidates, order = _elimination_game(adjacency, order, cardinalities)
-    return _maximal(order, candidates)
+    nodes, elim = _elimination_game(adjacency, order, cardinalities)
+    return [tuple(nodes[i] for i in c) for c in elim.cliques]
 
 
-def _maximal(order: list, candidates: list[tuple]) -> list[tuple]:
-    """The maximal ones among the elimination cliques."""
-    # The i-th candidate holds the i-th eliminated node, which no later
-    # candidate holds: only an earlier candidate holding that node can
-    # contain it.
-    holding: dict = {}
-    keep = []
-    for node, clique in zip(order, candidates):
-        members = frozenset(clique)
-        if not any(members <= other for other in holding.get(node, ())):
-            keep.append(clique)
-        for v in clique:
-            holding.setdefault(v, []).append(members)
-    return keep
+def _elimination_game(
+    adjacency: Adjacency, order: Sequence[Node] | None, cardinalities
+) -> tuple[list, _Elimination]:
+    """Check the graph and run the elimination game (min-fill for no order)."""
+    adj = _copy_adjacency(adjacency)
+    nodes = list(adj)
+    positions = None if order is None else _positions(order, nodes)
+    groups, offsets = _edge_groups(adj, nodes)
+    log_cards = _log_cards(nodes, cardinalities if order is None else None)
+    return nodes, _eliminate(len(nodes), groups, offsets, log_cards, positions)
 
 
 def maximum_spanning_tree(
@@ -288,6 +461,17 @@ def maximum_spanning_tree(
     >>> maximum_spanning_tree(3, [(0, 1, 1.0), (1, 2, 3.0), (0, 2, 2.0)])
     [(1, 2), (0, 2)]
     """
+    candidates = []
+    for i, j, w in weighted_edges:
+        i, j = int(i), int(j)
+        if not (0 <= i < n_nodes and 0 <= j < n_nodes) or i == j:
+            raise ValueError(f"edge ({i}, {j}) is not between two of {n_nodes} nodes")
+        candidates.append((i, j, float(w)))
+    return _kruskal(n_nodes, candidates)
+
+
+def _kruskal(n_nodes: int, candidates: list[tuple]) -> list[tuple[int, int]]:
+    """Kruskal on checked (i, j, weight) edges; ties go to the edge listed first."""
     parent = list(range(n_nodes))
 
     def find(i: int) -> int:
@@ -296,15 +480,8 @@ def maximum_spanning_tree(
             i = parent[i]
         return i
 
-    candidates = []
-    for rank, (i, j, w) in enumerate(weighted_edges):
-        i, j = int(i), int(j)
-        if not (0 <= i < n_nodes and 0 <= j < n_nodes) or i == j:
-            raise ValueError(f"edge ({i}, {j}) is not between two of {n_nodes} nodes")
-        candidates.append((-float(w), rank, i, j))
-    candidates.sort()
     chosen = []
-    for _, _, i, j in candidates:
+    for i, j, _ in sorted(candidates, key=lambda e: -e[2]):  # stable
         ri, rj = find(i), find(j)
         if ri != rj:
             parent[ri] = rj
@@ -533,21 +710,16 @@ class JunctionTree:
             Maximal cliques of the triangulated graph, joined by a
             maximum-weight spanning forest on separator sizes.
         """
-        adj = _copy_adjacency(adjacency)
-        if order is None:
-            order, candidates = _min_fill(adj, cardinalities)  # empties adj
-            cliques = _maximal(order, candidates)
-        else:
-            cliques = maximal_cliques(adj, order)
-        sets = [frozenset(c) for c in cliques]
-        weighted = [
-            (i, j, len(sets[i] & sets[j]))
-            for i in range(len(sets))
-            for j in range(i + 1, len(sets))
-            if not sets[i].isdisjoint(sets[j])
-        ]
-        tree = cls(cliques, maximum_spanning_tree(len(cliques), weighted))
-        tree.elimination_order = list(order)
+        nodes, elim = _elimination_game(adjacency, order, cardinalities)
+        return cls._from_elimination(nodes, elim)
+
+    @classmethod
+    def _from_elimination(cls, nodes: list, elim: _Elimination) -> JunctionTree:
+        # A maximum spanning forest of the maximal cliques of a chordal graph
+        # on separator sizes is a junction tree: no need to check it.
+        layouts = [tuple(nodes[i] for i in c) for c in elim.cliques]
+        tree = cls._trusted(layouts, elim.edges)
+        tree.elimination_order = [nodes[i] for i in elim.order]
         return tree
 
     @classmethod
@@ -568,7 +740,17 @@ class JunctionTree:
             Every family (a node and its parents) lies in some clique, so
             every conditional probability table can be assigned to one.
         """
-        return cls.from_graph(dag.moral_graph(), cardinalities)
+        nodes = list(dag.nodes)
+        index = {node: i for i, node in enumerate(nodes)}
+        groups: list[int] = []
+        offsets = [0]
+        for node in nodes:  # moralising makes every family a clique
+            groups.append(index[node])
+            groups += map(index.__getitem__, dag.parents(node))
+            offsets.append(len(groups))
+        log_cards = _log_cards(nodes, cardinalities)
+        elim = _eliminate(len(nodes), groups, offsets, log_cards)
+        return cls._from_elimination(nodes, elim)
 
     @property
     def width(self) -> int:

@@ -144,6 +144,79 @@ def test_triangulation_is_chordal_on_random_graphs(rng):
         assert set().union(*cliques) == set(nodes)
 
 
+def reference_min_fill(adj, cards):
+    """Min-fill on sets of names, one step at a time: order and maximal cliques.
+
+    The plain statement of the heuristic (the implementation before the
+    compiled one): fewest fill edges, then the smallest clique table, then the
+    node listed first; a clique is kept unless an earlier one contains it.
+    """
+    adj = {v: set(nb) for v, nb in adj.items()}
+    index = {v: i for i, v in enumerate(adj)}
+    order, cliques = [], []
+    while adj:
+
+        def score(v):
+            nbs = adj[v]
+            fill = sum(b not in adj[a] for a, b in itertools.combinations(nbs, 2))
+            size = np.prod([cards[u] for u in (v, *nbs)], dtype=float)
+            return fill, size, index[v]
+
+        v = min(adj, key=score)
+        nbs = adj.pop(v)
+        for a in nbs:
+            adj[a].discard(v)
+            adj[a] |= nbs - {a}
+        order.append(v)
+        clique = frozenset((v, *nbs))
+        if not any(clique <= c for c in cliques):
+            cliques.append(clique)
+    return order, cliques
+
+
+def random_graph(rng, n, p):
+    nodes = [f"v{i}" for i in rng.permutation(n)]
+    adj = {v: set() for v in nodes}
+    for a, b in itertools.combinations(nodes, 2):
+        if rng.random() < p:
+            adj[a].add(b)
+            adj[b].add(a)
+    return adj
+
+
+def table_sizes(cliques, cards):
+    return sum(int(np.prod([cards[v] for v in c])) for c in cliques)
+
+
+def test_min_fill_matches_the_plain_statement_of_the_heuristic(rng):
+    """Same order and cliques (so the same widths and table sizes) as the
+    reference, and a junction tree on exactly those cliques."""
+    for _ in range(300):
+        adj = random_graph(rng, int(rng.integers(1, 26)), rng.uniform(0.05, 0.6))
+        cards = {v: int(rng.integers(1, 6)) for v in adj}
+        order, cliques = reference_min_fill(adj, cards)
+        assert min_fill_order(adj, cards) == order
+        tree = JunctionTree.from_graph(adj, cards)
+        assert tree.elimination_order == order
+        assert tree.cliques == cliques
+        assert table_sizes(tree.cliques, cards) == table_sizes(cliques, cards)
+        assert maximal_cliques(adj, order) == tree.layouts
+        # A maximum spanning tree on separator sizes: a junction tree.
+        JunctionTree(tree.layouts, tree.edges)
+        weights = sum(len(s) for s in tree.separators)
+        sets = tree.cliques
+        candidates = [
+            (i, j, len(sets[i] & sets[j]))
+            for i, j in itertools.combinations(range(len(sets)), 2)
+            if sets[i] & sets[j]
+        ]
+        best = maximum_spanning_tree(len(sets), candidates)
+        assert weights == sum(len(sets[i] & sets[j]) for i, j in best)
+    # Without cardinalities every node counts as binary.
+    adj = random_graph(rng, 12, 0.3)
+    assert min_fill_order(adj) == reference_min_fill(adj, dict.fromkeys(adj, 2))[0]
+
+
 def test_maximum_spanning_tree_weight():
     edges = [(0, 1, 1.0), (1, 2, 3.0), (0, 2, 2.0), (2, 3, 0.5), (1, 3, 4.0)]
     tree = maximum_spanning_tree(4, edges)
