@@ -117,13 +117,13 @@ def min_fill_order(
     adj = _copy_adjacency(adjacency)
     nodes = list(adj)
     groups, offsets = _edge_groups(adj, nodes)
-    elim = _eliminate(len(nodes), groups, offsets, _log_cards(nodes, cardinalities))
+    elim = _eliminate(len(nodes), groups, offsets, _cards_of(nodes, cardinalities))
     return [nodes[i] for i in elim.order]
 
 
-def _log_cards(nodes: list, cardinalities: Mapping[Node, int] | None) -> np.ndarray:
+def _cards_of(nodes: list, cardinalities: Mapping[Node, int] | None) -> np.ndarray:
     if cardinalities is None:
-        return np.full(len(nodes), math.log(2.0))
+        return np.full(len(nodes), 2, dtype=np.int64)
     out = []
     for node in nodes:
         if node not in cardinalities:
@@ -132,7 +132,7 @@ def _log_cards(nodes: list, cardinalities: Mapping[Node, int] | None) -> np.ndar
         if k < 1:
             raise ValueError(f"cardinality of {node!r} must be positive, got {k}")
         out.append(k)
-    return np.log(np.array(out, dtype=float))
+    return np.array(out, dtype=np.int64)
 
 
 def _edge_groups(adj: Mapping, nodes: list) -> tuple[list[int], list[int]]:
@@ -164,13 +164,14 @@ class _Elimination(NamedTuple):
     filled: np.ndarray  # (n, n) bool: the graph with the fill edges
     cliques: list  # maximal cliques (tuples of positions), in elimination order
     edges: list  # a maximum spanning forest of the cliques on separator sizes
+    homes: list  # of every group, a smallest clique (fewest entries) holding it
 
 
 def _eliminate(
     n: int,
     groups: list[int],
     offsets: list[int],
-    log_cards: np.ndarray,
+    cards: np.ndarray,
     order: list[int] | None = None,
 ) -> _Elimination:
     """The elimination game on the graph in which every group is a clique.
@@ -180,21 +181,21 @@ def _eliminate(
     ``order=None`` eliminates in min-fill order.
     """
     if n == 0:
-        return _Elimination([], np.zeros((0, 0), dtype=bool), [], [])
+        return _Elimination([], np.zeros((0, 0), dtype=bool), [], [], [])
     given = np.array([] if order is None else order, dtype=np.int64)
     out = _elimination_kernel(
         n,
         np.array(groups, dtype=np.int64),
         np.array(offsets, dtype=np.int64),
-        log_cards,
+        cards,
+        np.log(cards),
         given,
     )
-    positions, filled, members, bounds, edges = out
+    positions, filled, members, bounds, edges, homes = out
     members, bounds = members.tolist(), bounds.tolist()
     cliques = [tuple(members[a:b]) for a, b in itertools.pairwise(bounds)]
-    return _Elimination(
-        positions.tolist(), filled, cliques, [tuple(e) for e in edges.tolist()]
-    )
+    edges = [tuple(e) for e in edges.tolist()]
+    return _Elimination(positions.tolist(), filled, cliques, edges, homes.tolist())
 
 
 # The kernels. Min-fill scores a node by the missing edges between its
@@ -226,11 +227,13 @@ def _score(work, log_cards, v, nb):
 
 
 @numba.njit(**_JIT)
-def _elimination_kernel(n, groups, offsets, log_cards, given):
+def _elimination_kernel(n, groups, offsets, cards, log_cards, given):
     """Eliminate in ``given`` order (min-fill's when empty); see ``_eliminate``.
 
     Returns the order, the filled graph, the maximal cliques (positions, flat,
-    with their offsets) and the edges of Kruskal's spanning forest.
+    with their offsets), the edges of Kruskal's spanning forest and the home
+    of every group: a maximal clique holding it with the fewest table entries
+    (the first of them).
     """
     work = np.zeros((n, n), np.bool_)
     for g in range(offsets.shape[0] - 1):
@@ -311,14 +314,31 @@ def _elimination_kernel(n, groups, offsets, log_cards, given):
     keep = np.flatnonzero(maximal)
     m = keep.shape[0]
     members = np.empty(size[keep].sum(), np.int64)
-    offsets = np.zeros(m + 1, np.int64)
+    bounds = np.zeros(m + 1, np.int64)
     total = 0
     for i in range(m):
         for u in range(n):
             if cand[keep[i], u]:
                 members[total] = u
                 total += 1
-        offsets[i + 1] = total
+        bounds[i + 1] = total
+    n_groups = offsets.shape[0] - 1
+    homes = np.empty(n_groups, np.int64)
+    entries = np.ones(m, np.int64)
+    for i in range(m):
+        for s in range(bounds[i], bounds[i + 1]):
+            entries[i] *= cards[members[s]]
+    for g in range(n_groups):
+        home = -1
+        for i in range(m):
+            inside = True
+            for s in range(offsets[g], offsets[g + 1]):
+                if not cand[keep[i], groups[s]]:
+                    inside = False
+                    break
+            if inside and (home < 0 or entries[i] < entries[home]):
+                home = i
+        homes[g] = home
     # Kruskal on separator sizes, ties to the pair listed first.
     shared = np.zeros((m, m), np.int32)
     holders = np.empty(m, np.int64)
@@ -365,7 +385,7 @@ def _elimination_kernel(n, groups, offsets, log_cards, given):
             edges[e, 0] = pi[r]
             edges[e, 1] = pj[r]
             e += 1
-    return order, filled, members, offsets, edges[:e]
+    return order, filled, members, bounds, edges[:e], homes
 
 
 def triangulate(
@@ -431,8 +451,8 @@ def _elimination_game(
     nodes = list(adj)
     positions = None if order is None else _positions(order, nodes)
     groups, offsets = _edge_groups(adj, nodes)
-    log_cards = _log_cards(nodes, cardinalities if order is None else None)
-    return nodes, _eliminate(len(nodes), groups, offsets, log_cards, positions)
+    cards = _cards_of(nodes, cardinalities if order is None else None)
+    return nodes, _eliminate(len(nodes), groups, offsets, cards, positions)
 
 
 def maximum_spanning_tree(
@@ -521,6 +541,12 @@ class JunctionTree:
     elimination_order : list or None
         The order that triangulated the graph, for trees built by
         :meth:`from_graph` or :meth:`from_dag`.
+    family_homes : list of int or None
+        For trees built by :meth:`from_dag`: for every node of the DAG (in
+        its order), a clique holding the node and its parents, the first of
+        those with the fewest table entries (with the cardinalities given, or
+        two states per node). It is where :class:`CalibrationPlan` puts the
+        node's conditional probability table by default.
 
     See Also
     --------
@@ -639,9 +665,7 @@ class JunctionTree:
         self._layout: list[tuple] = layouts
         self.cliques: list[frozenset] = [frozenset(c) for c in layouts]
         self.edges: list[tuple[int, int]] = edges
-        self.separators: list[frozenset] = [
-            self.cliques[i] & self.cliques[j] for i, j in edges
-        ]
+        self._separators: list[frozenset] | None = None
         holders: dict = {}
         for i, layout in enumerate(layouts):
             for v in layout:
@@ -649,6 +673,7 @@ class JunctionTree:
         self._holders: dict = holders
         self.variables: tuple = tuple(holders)
         self.elimination_order: list | None = None
+        self.family_homes: list | None = None
         neighbours: list[list[int]] = [[] for _ in range(n)]
         for i, j in edges:
             neighbours[i].append(j)
@@ -744,13 +769,23 @@ class JunctionTree:
         index = {node: i for i, node in enumerate(nodes)}
         groups: list[int] = []
         offsets = [0]
+        parents = dag._parents
         for node in nodes:  # moralising makes every family a clique
             groups.append(index[node])
-            groups += map(index.__getitem__, dag.parents(node))
+            groups += map(index.__getitem__, parents[node])
             offsets.append(len(groups))
-        log_cards = _log_cards(nodes, cardinalities)
-        elim = _eliminate(len(nodes), groups, offsets, log_cards)
-        return cls._from_elimination(nodes, elim)
+        elim = _eliminate(len(nodes), groups, offsets, _cards_of(nodes, cardinalities))
+        tree = cls._from_elimination(nodes, elim)
+        tree.family_homes = elim.homes
+        return tree
+
+    @property
+    def separators(self) -> list[frozenset]:
+        """``cliques[i] & cliques[j]`` for every edge ``(i, j)``."""
+        if self._separators is None:
+            cl = self.cliques
+            self._separators = [cl[i] & cl[j] for i, j in self.edges]
+        return self._separators
 
     @property
     def width(self) -> int:
@@ -1202,9 +1237,7 @@ class CalibrationPlan:
 
         # Factor -> clique: the smallest clique (fewest table entries) holding it.
         size = [math.prod(c) for c in self._cards] if homes is None else []
-        self._assigned: list[list[tuple[int, tuple | None, tuple]]] = [
-            [] for _ in range(n_cliques)
-        ]
+        self._assigned: list[list[int]] = [[] for _ in range(n_cliques)]
         self._constants: list[int] = []
         self.homes: list[int | None] = [None] * len(self.scopes)
         clique_static = [True] * n_cliques
@@ -1233,25 +1266,34 @@ class CalibrationPlan:
                     )
                 c = min(holders, key=lambda h: (size[h], h))
             self.homes[f] = c
-            layout = layouts[c]
-            in_clique = [v for v in layout if v in scope]
-            perm = tuple(scope.index(v) for v in in_clique)
+            self._assigned[c].append(f)
+            clique_static[c] = clique_static[c] and static[f]
+
+        # How factors are laid out in their cliques, message layouts and static
+        # flags of directed edges: made when first used.
+        self._clique_static = clique_static
+        self._placed: dict[int, list] = {}
+        self._edge: dict[tuple[int, int], _EdgeInfo] = {}
+        self._static_edge: dict[tuple[int, int], bool] = {}
+        self._cache: dict = {}
+        self._schedules: dict = {}
+        self._zeros: dict = {}
+
+    def _place(self, c: int) -> list[tuple[int, tuple | None, tuple]]:
+        """(factor, transposition into the clique's order, shape) per factor of c."""
+        layout = self.tree._layout[c]
+        out = []
+        for f in self._assigned[c]:
+            scope = self.scopes[f]
+            perm = tuple(scope.index(v) for v in layout if v in scope)
             perm = (
                 None
                 if perm == tuple(range(len(scope)))
                 else (0, *(1 + p for p in perm))
             )
             shape = tuple(self.cardinalities[v] if v in scope else 1 for v in layout)
-            self._assigned[c].append((f, perm, shape))
-            clique_static[c] = clique_static[c] and static[f]
-
-        # Directed edges: message layouts and static flags, made when first used.
-        self._clique_static = clique_static
-        self._edge: dict[tuple[int, int], _EdgeInfo] = {}
-        self._static_edge: dict[tuple[int, int], bool] = {}
-        self._cache: dict = {}
-        self._schedules: dict = {}
-        self._zeros: dict = {}
+            out.append((f, perm, shape))
+        return out
 
     def _info(self, c: int, d: int) -> _EdgeInfo:
         info = self._edge.get((c, d))
@@ -1307,7 +1349,10 @@ class CalibrationPlan:
     def _potential(self, c: int, arrays, memo: dict) -> np.ndarray:
         psi = memo.get(c)
         if psi is None:
-            for f, perm, shape in self._assigned[c]:
+            placed = self._placed.get(c)
+            if placed is None:
+                placed = self._placed[c] = self._place(c)
+            for f, perm, shape in placed:
                 a = arrays[f]
                 if perm is not None:
                     a = a.transpose(perm)

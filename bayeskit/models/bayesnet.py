@@ -334,25 +334,37 @@ class _Network:
     """
 
     def __init__(self, engine: _Engine, joined: tuple = ()) -> None:
-        adjacency = engine.dag.moral_graph()
-        for a, b in itertools.combinations(joined, 2):
-            adjacency[a].add(b)
-            adjacency[b].add(a)
-        self.tree = JunctionTree.from_graph(adjacency, engine.cards)
+        if joined:
+            adjacency = engine.dag.moral_graph()
+            for a, b in itertools.combinations(joined, 2):
+                adjacency[a].add(b)
+                adjacency[b].add(a)
+            self.tree = JunctionTree.from_graph(adjacency, engine.cards)
+        else:
+            self.tree = JunctionTree.from_dag(engine.dag, engine.cards)
         variables = engine.variables
         self.plan = self.tree.plan(
             [engine.families[v] for v in variables],
             engine.cards,
             [True] * len(variables),
+            self.tree.family_homes,  # from_dag's: where the plan would put them
         )
         self.arrays = [engine.log_cpds[v][None] for v in variables]
         self.layouts = self.tree.layouts
-        self.clique_of = {v: self.tree.clique_containing([v]) for v in variables}
+        self.neighbours = [self.tree.neighbours(c) for c in range(len(self.layouts))]
+        self._clique_of: dict = {}
         self.n_homed = [0] * len(self.layouts)
         for c in self.plan.homes:
             self.n_homed[c] += 1
         self._potentials: dict = {}
         self._sides: dict = {}
+
+    def clique_of(self, v) -> int:
+        """A smallest clique holding variable ``v``."""
+        c = self._clique_of.get(v)
+        if c is None:
+            c = self._clique_of[v] = self.tree.clique_containing([v])
+        return c
 
     def potential(self, c: int) -> np.ndarray:
         """The sum of the log CPTs that go to clique ``c``, in its layout."""
@@ -372,16 +384,16 @@ class _Network:
         """
         sides = self._sides
         if (c, d) not in sides:
-            cliques, neighbours = self.tree.cliques, self.tree.neighbours
+            cliques, neighbours = self.tree.cliques, self.neighbours
             order = [(c, d)]
             for x, parent in order:  # grows while it is read
                 order.extend(
-                    (k, x) for k in neighbours(x) if k != parent and (k, x) not in sides
+                    (k, x) for k in neighbours[x] if k != parent and (k, x) not in sides
                 )
             for x, parent in reversed(order):
                 own = len(cliques[x] - cliques[parent])
                 homed = self.n_homed[x]
-                for k in neighbours(x):
+                for k in neighbours[x]:
                     if k != parent:
                         own_k, homed_k = sides[(k, x)]
                         own += own_k
@@ -440,7 +452,7 @@ class _Engine:
         if not targets:
             return net, None
         if len(targets) == 1:
-            return net, net.clique_of[targets[0]]
+            return net, net.clique_of(targets[0])
         try:
             return net, net.tree.clique_containing(targets)
         except ValueError:  # joint targets that share no clique
@@ -538,7 +550,7 @@ class _Engine:
         gathers, homes = [], []
         for c, local in index.items():
             table = net.potential(c)
-            for nb in tree.neighbours(c):
+            for nb in net.neighbours[c]:
                 if nb not in index:
                     incoming = net.message(nb, c)
                     if incoming is not None:

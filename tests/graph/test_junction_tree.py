@@ -279,6 +279,17 @@ def test_from_dag_covers_every_family_and_is_a_tree(rng):
         assert all(len(s) > 0 for s in tree.separators)
 
 
+def test_family_homes_are_where_a_plan_puts_the_cpts(rng):
+    for n in range(1, 13):
+        dag, cards, _ = random_network(rng, n)
+        for given in (cards, None):
+            tree = JunctionTree.from_dag(dag, given)
+            scopes = [(*dag.parents(v), v) for v in dag.nodes]
+            cards_used = cards if given is not None else dict.fromkeys(cards, 2)
+            assert tree.family_homes == tree.plan(scopes, cards_used).homes
+    assert JunctionTree.from_graph(dag.moral_graph()).family_homes is None
+
+
 def test_disconnected_network_is_a_forest():
     dag = DAG(
         [("A", "B"), ("C", "D"), ("C", "E")], nodes=["A", "B", "C", "D", "E", "F"]
