@@ -666,19 +666,17 @@ class JunctionTree:
         self.cliques: list[frozenset] = [frozenset(c) for c in layouts]
         self.edges: list[tuple[int, int]] = edges
         self._separators: list[frozenset] | None = None
-        holders: dict = {}
-        for i, layout in enumerate(layouts):
-            for v in layout:
-                holders.setdefault(v, []).append(i)
-        self._holders: dict = holders
-        self.variables: tuple = tuple(holders)
+        self._holders_of: dict | None = None
+        self.variables: tuple = tuple(dict.fromkeys(itertools.chain(*layouts)))
         self.elimination_order: list | None = None
         self.family_homes: list | None = None
         neighbours: list[list[int]] = [[] for _ in range(n)]
         for i, j in edges:
             neighbours[i].append(j)
             neighbours[j].append(i)
-        self._neighbours = neighbours
+        # Tuples of numbers: kept by every compiled pattern, and tuples of
+        # untracked objects are soon left alone by the garbage collector.
+        self._neighbours = [tuple(nbs) for nbs in neighbours]
         # Components, each in increasing order, ordered by their first clique.
         component_of = [-1] * n
         components: list[list[int]] = []
@@ -691,11 +689,13 @@ class JunctionTree:
                         if component_of[nb] < 0:
                             component_of[nb] = component_of[i]
                             members.append(nb)
-                components.append(sorted(members))
-        self._components: list[list[int]] = components
+                components.append(tuple(sorted(members)))
+        self._components: list[tuple[int, ...]] = components
         self._component_of: list[int] = component_of
         self._plans: dict = {}
         self._rooted: dict = {}
+        # Message layouts, shared with the trees restricted from this one.
+        self._edge_infos: dict = {}
 
     def _check_running_intersection(self) -> None:
         holders = self._holders
@@ -778,6 +778,17 @@ class JunctionTree:
         tree = cls._from_elimination(nodes, elim)
         tree.family_homes = elim.homes
         return tree
+
+    @property
+    def _holders(self) -> dict:
+        """The cliques holding every variable, in increasing order."""
+        if self._holders_of is None:
+            holders: dict = {}
+            for i, layout in enumerate(self._layout):
+                for v in layout:
+                    holders.setdefault(v, []).append(i)
+            self._holders_of = {v: tuple(cl) for v, cl in holders.items()}
+        return self._holders_of
 
     @property
     def separators(self) -> list[frozenset]:
@@ -925,6 +936,7 @@ class JunctionTree:
             if ra != rb:
                 tree_edges.append((local[ra], local[rb]))
         tree = JunctionTree._trusted([layout[c] for c in kept], tree_edges)
+        tree._edge_infos = self._edge_infos
         return tree, {c: local.get(find(c)) for c in members}
 
     def clique_containing(self, variables: Iterable[Node]) -> int:
@@ -1268,18 +1280,19 @@ class CalibrationPlan:
             self.homes[f] = c
             self._assigned[c].append(f)
             clique_static[c] = clique_static[c] and static[f]
+        self._assigned = [tuple(fs) for fs in self._assigned]
 
         # How factors are laid out in their cliques, message layouts and static
         # flags of directed edges: made when first used.
         self._clique_static = clique_static
-        self._placed: dict[int, list] = {}
+        self._placed: dict[int, tuple] = {}
         self._edge: dict[tuple[int, int], _EdgeInfo] = {}
         self._static_edge: dict[tuple[int, int], bool] = {}
         self._cache: dict = {}
         self._schedules: dict = {}
         self._zeros: dict = {}
 
-    def _place(self, c: int) -> list[tuple[int, tuple | None, tuple]]:
+    def _place(self, c: int) -> tuple[tuple[int, tuple | None, tuple], ...]:
         """(factor, transposition into the clique's order, shape) per factor of c."""
         layout = self.tree._layout[c]
         out = []
@@ -1293,15 +1306,20 @@ class CalibrationPlan:
             )
             shape = tuple(self.cardinalities[v] if v in scope else 1 for v in layout)
             out.append((f, perm, shape))
-        return out
+        return tuple(out)
 
     def _info(self, c: int, d: int) -> _EdgeInfo:
         info = self._edge.get((c, d))
         if info is None:
             layouts = self.tree._layout
-            info = self._edge[(c, d)] = _EdgeInfo(
-                layouts[c], layouts[d], self.cardinalities
-            )
+            key = (layouts[c], layouts[d], self._cards[c])
+            shared = self.tree._edge_infos
+            info = shared.get(key)
+            if info is None:
+                info = shared[key] = _EdgeInfo(
+                    layouts[c], layouts[d], self.cardinalities
+                )
+            self._edge[(c, d)] = info
         return info
 
     def _static(self, c: int, d: int) -> bool:
@@ -1314,7 +1332,7 @@ class CalibrationPlan:
             self._static_edge[(c, d)] = flag
         return flag
 
-    def _schedule(self, root: int | None) -> tuple[list, list]:
+    def _schedule(self, root: int | None) -> tuple[tuple, tuple]:
         """(clique, parent) pairs, parents first, and the root of each component."""
         hit = self._schedules.get(root)
         if hit is not None:
@@ -1330,8 +1348,8 @@ class CalibrationPlan:
                 c, parent = order[head]
                 head += 1
                 order.extend((nb, c) for nb in self.tree._neighbours[c] if nb != parent)
-        self._schedules[root] = (order, roots)
-        return order, roots
+        hit = self._schedules[root] = (tuple(order), tuple(roots))
+        return hit
 
     # -- running ------------------------------------------------------------
     def _batch_size(self, arrays: Sequence[np.ndarray], n: int | None) -> int:

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -301,13 +302,14 @@ def _bfs_order(parent: np.ndarray, root: int) -> list[int]:
 # Inference engine: plans per pattern of observed variables
 
 
-@dataclass(frozen=True)
-class _Gather:
-    """A CPT laid out for one pattern: observed axes flattened first.
+class _Gather(NamedTuple):
+    """A clique's table laid out for some observed variables: those axes first.
 
     ``table[flat]`` with ``flat = sum_u codes[u] * strides[u]`` over the
-    observed variables is the CPT reduced by the evidence, shape
+    observed variables is the table reduced by the evidence, shape
     ``(n, *cards of scope)`` (``(1, ...)`` when nothing of it is observed).
+    Tuples of strings, numbers and arrays: once the garbage collector has
+    seen one, it no longer tracks it.
     """
 
     observed: tuple
@@ -316,13 +318,21 @@ class _Gather:
     scope: tuple
 
 
-@dataclass
-class _Pattern:
-    gathers: list
+class _Pattern(NamedTuple):
+    """A compiled pattern of observed variables: everything but the arrays.
+
+    ``tables`` holds one array per factor of ``plan``; those at ``lookups``
+    are indexed per row by ``values @ strides`` (one column each), where
+    ``values`` are the codes of the observed variables, in network order.
+    """
+
+    tables: tuple
+    lookups: tuple
+    strides: np.ndarray
     plan: CalibrationPlan
     hidden: tuple
     root: int | None
-    clique_of: dict
+    clique_of: dict | None
 
 
 class _Network:
@@ -358,6 +368,7 @@ class _Network:
             self.n_homed[c] += 1
         self._potentials: dict = {}
         self._sides: dict = {}
+        self._gathers: dict = {}
 
     def clique_of(self, v) -> int:
         """A smallest clique holding variable ``v``."""
@@ -402,6 +413,35 @@ class _Network:
         own, homed = sides[(c, d)]
         return own == homed
 
+    def gather(self, c: int, outside: tuple, observed: tuple) -> _Gather:
+        """Clique ``c``'s CPTs and its messages from the cliques ``outside``,
+        laid out to be reduced by ``observed`` (variables of ``c``, in its
+        order). Kept: patterns that meet the clique alike share it."""
+        key = (c, outside, observed)
+        hit = self._gathers.get(key)
+        if hit is not None:
+            return hit
+        table = self.potential(c)
+        for nb in outside:
+            incoming = self.message(nb, c)
+            if incoming is not None:
+                table = table + incoming
+        table, scope = table[0], self.layouts[c]
+        if observed:
+            rest = tuple(u for u in scope if u not in observed)
+            perm = [scope.index(u) for u in observed + rest]
+            table = np.ascontiguousarray(np.transpose(table, perm))
+            shape = table.shape
+            table = table.reshape((-1, *shape[len(observed) :]))
+            strides = tuple(
+                math.prod(shape[i + 1 : len(observed)]) for i in range(len(observed))
+            )
+            scope = rest
+        else:
+            table, strides = table[None], ()
+        out = self._gathers[key] = _Gather(observed, strides, table, scope)
+        return out
+
     def message(self, c: int, d: int) -> np.ndarray | None:
         """The message c -> d without evidence, in the layout of ``d``;
         ``None`` when it is one everywhere."""
@@ -437,7 +477,7 @@ class _Engine:
         state["_networks"] = {}
         return state
 
-    def pattern(self, observed: frozenset, targets: tuple, mode: str) -> _Pattern:
+    def pattern(self, observed: tuple, targets: tuple, mode: str) -> _Pattern:
         key = (observed, targets, mode)
         pat = self._patterns.get(key)
         if pat is None:
@@ -462,7 +502,7 @@ class _Engine:
                 joined = self._networks[key] = _Network(self, targets)
             return joined, joined.tree.clique_containing(targets)
 
-    def _relevant(self, observed: frozenset, targets: tuple) -> frozenset:
+    def _relevant(self, observed: tuple, targets: tuple) -> frozenset:
         """The observed variables that ``targets`` are not d-separated from.
 
         Given the rest of the evidence, the others tell nothing about the
@@ -514,20 +554,7 @@ class _Engine:
                 new ^= low
         return frozenset(v for v in observed if relevant >> index[v] & 1)
 
-    def _gather(self, table: np.ndarray, scope: tuple, evidence) -> _Gather:
-        """``table`` over ``scope``, laid out to be reduced by ``evidence``."""
-        obs = tuple(u for u in scope if u in evidence)
-        if not obs:
-            return _Gather((), (), table[None], scope)
-        rest = tuple(u for u in scope if u not in evidence)
-        perm = [scope.index(u) for u in obs + rest]
-        table = np.ascontiguousarray(np.transpose(table, perm))
-        table = table.reshape((-1, *(self.cards[u] for u in rest)))
-        obs_cards = [self.cards[u] for u in obs]
-        strides = tuple(math.prod(obs_cards[i + 1 :]) for i in range(len(obs)))
-        return _Gather(obs, strides, table, rest)
-
-    def _compile(self, observed: frozenset, targets: tuple, mode: str) -> _Pattern:
+    def _compile(self, observed: tuple, targets: tuple, mode: str) -> _Pattern:
         # A query needs only the evidence that the targets depend on, and the
         # likelihood only the parts of the tree that hold evidence (the rest
         # sums to one): their spans. Max-product and the marginals of every
@@ -538,10 +565,10 @@ class _Engine:
             evidence = self._relevant(observed, targets)
             span = tree.span(evidence, root)
         elif mode == "likelihood":
-            evidence = observed
+            evidence = frozenset(observed)
             span = tree.span(evidence)
         else:
-            evidence = observed
+            evidence = frozenset(observed)
             span = range(len(net.layouts))
         sub, index = tree.restrict(span, evidence)
         # One table per clique of the span: its CPTs and the messages into it
@@ -549,57 +576,77 @@ class _Engine:
         # the evidence.
         gathers, homes = [], []
         for c, local in index.items():
-            table = net.potential(c)
-            for nb in net.neighbours[c]:
-                if nb not in index:
-                    incoming = net.message(nb, c)
-                    if incoming is not None:
-                        table = table + incoming
-            gathers.append(self._gather(table[0], net.layouts[c], evidence))
-            homes.append(local)
+            outside = tuple(nb for nb in net.neighbours[c] if nb not in index)
+            obs = tuple(u for u in net.layouts[c] if u in evidence)
+            gathers.append(net.gather(c, outside, obs))
+            homes.append(0 if local is None else local)
         plan = sub.plan(
             [g.scope for g in gathers],
             self.cards,
             [not g.observed for g in gathers],
-            [0 if h is None else h for h in homes],
+            homes,
         )
         hidden = ()
         if mode in ("all", "map"):
-            hidden = tuple(v for v in self.variables if v not in observed)
+            hidden = tuple(v for v in self.variables if v not in evidence)
         clique_of = (
-            {v: sub.clique_containing([v]) for v in hidden} if mode == "all" else {}
+            {v: sub.clique_containing([v]) for v in hidden} if mode == "all" else None
         )
-        return _Pattern(gathers, plan, hidden, index.get(root), clique_of)
+        column = {v: j for j, v in enumerate(observed)}
+        lookups = [i for i, g in enumerate(gathers) if g.observed]
+        strides = np.zeros((len(observed), len(lookups)), dtype=np.intp)
+        for j, i in enumerate(lookups):
+            for u, stride in zip(gathers[i].observed, gathers[i].strides):
+                strides[column[u], j] = stride
+        return _Pattern(
+            tuple(g.table for g in gathers),
+            tuple(lookups),
+            strides,
+            plan,
+            hidden,
+            index.get(root),
+            clique_of,
+        )
+
+    def evidence(self, codes: dict) -> tuple[tuple, np.ndarray]:
+        """Evidence ``{variable: codes of shape (n,)}`` as the engine takes it:
+        the observed variables in network order and their codes, ``(n, k)``."""
+        observed = tuple(v for v in self.variables if v in codes)
+        if not observed:
+            return (), np.zeros((1, 0), dtype=np.intp)
+        return observed, np.stack([codes[v] for v in observed], axis=1)
 
     @staticmethod
-    def _arrays(pattern: _Pattern, codes: dict) -> list:
-        out = []
-        for g in pattern.gathers:
-            if not g.observed:
-                out.append(g.table)
-                continue
-            flat = codes[g.observed[0]] * g.strides[0]
-            for u, s in zip(g.observed[1:], g.strides[1:]):
-                flat = flat + codes[u] * s
-            out.append(g.table[flat])
+    def _arrays(pattern: _Pattern, values: np.ndarray) -> list:
+        out = list(pattern.tables)
+        if pattern.lookups:
+            flat = values @ pattern.strides
+            for j, i in enumerate(pattern.lookups):
+                out[i] = out[i][flat[:, j]]
         return out
 
-    def posterior(self, codes: dict, n: int, targets: tuple):
+    # Each method takes the observed variables (in network order) and their
+    # codes, ``values`` of shape (n, k), as ``evidence`` gives them.
+    def posterior(self, observed: tuple, values: np.ndarray, targets: tuple):
         """Joint log posterior of ``targets``, ``(n, *cards)``; log P(evidence)."""
-        pat = self.pattern(frozenset(codes), targets, "marginal")
-        post, log_z = pat.plan.posterior(self._arrays(pat, codes), targets, pat.root, n)
+        n = values.shape[0]
+        pat = self.pattern(observed, targets, "marginal")
+        arrays = self._arrays(pat, values)
+        post, log_z = pat.plan.posterior(arrays, targets, pat.root, n)
         if post.shape[0] != n:
             post = np.broadcast_to(post, (n, *post.shape[1:]))
         return post, log_z
 
-    def log_likelihood(self, codes: dict, n: int) -> np.ndarray:
-        pat = self.pattern(frozenset(codes), (), "likelihood")
-        return pat.plan.collect(self._arrays(pat, codes), SUM_PRODUCT, n=n)[1]
+    def log_likelihood(self, observed: tuple, values: np.ndarray) -> np.ndarray:
+        pat = self.pattern(observed, (), "likelihood")
+        arrays = self._arrays(pat, values)
+        return pat.plan.collect(arrays, SUM_PRODUCT, n=values.shape[0])[1]
 
-    def marginals(self, codes: dict, n: int):
+    def marginals(self, observed: tuple, values: np.ndarray):
         """Log posterior ``(n, k)`` of every unobserved variable; log P(evidence)."""
-        pat = self.pattern(frozenset(codes), (), "all")
-        beliefs, log_z = pat.plan.calibrate(self._arrays(pat, codes), SUM_PRODUCT, n=n)
+        n = values.shape[0]
+        pat = self.pattern(observed, (), "all")
+        beliefs, log_z = pat.plan.calibrate(self._arrays(pat, values), SUM_PRODUCT, n=n)
         out = {}
         for v in pat.hidden:
             c = pat.clique_of[v]
@@ -607,10 +654,11 @@ class _Engine:
             out[v] = np.broadcast_to(post, (n, post.shape[1]))
         return out, log_z
 
-    def map(self, codes: dict, n: int):
+    def map(self, observed: tuple, values: np.ndarray):
         """Most probable joint state of every unobserved variable, and its log score."""
-        pat = self.pattern(frozenset(codes), (), "map")
-        assignment, score = pat.plan.max_product(self._arrays(pat, codes), n=n)
+        pat = self.pattern(observed, (), "map")
+        arrays = self._arrays(pat, values)
+        assignment, score = pat.plan.max_product(arrays, n=values.shape[0])
         column = {v: i for i, v in enumerate(pat.plan.tree.variables)}
         return {v: assignment[:, column[v]] for v in pat.hidden}, score
 
@@ -1297,7 +1345,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         targets = self._targets(variables)
         codes = self._evidence(evidence)
         self._check_disjoint(targets, codes)
-        log_post, log_z = self._engine_.posterior(codes, 1, targets)
+        ev = self._engine_.evidence(codes)
+        log_post, log_z = self._engine_.posterior(*ev, targets)
         if np.isneginf(log_z[0]):
             raise ValueError("the evidence has probability zero under the network")
         probs = np.exp(log_post[0]).ravel()
@@ -1340,7 +1389,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             targets = self._targets(variables)
             self._check_disjoint(targets, codes)
             if set(targets) != set(hidden):
-                log_post, log_z = self._engine_.posterior(codes, 1, targets)
+                ev = self._engine_.evidence(codes)
+                log_post, log_z = self._engine_.posterior(*ev, targets)
                 if np.isneginf(log_z[0]):
                     raise ValueError(
                         "the evidence has probability zero under the network"
@@ -1351,7 +1401,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
                 }
         else:
             targets = tuple(hidden)
-        assignment, score = self._engine_.map(codes, 1)
+        assignment, score = self._engine_.map(*self._engine_.evidence(codes))
         if np.isneginf(score[0]):
             raise ValueError("the evidence has probability zero under the network")
         return {v: self.states_[v].tolist()[int(assignment[v][0])] for v in targets}
@@ -1368,6 +1418,12 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             )
         return bad
 
+    def _observed(self, codes: np.ndarray, rows: np.ndarray, observed: np.ndarray):
+        """The engine's evidence for rows sharing a pattern of observed columns."""
+        columns = np.flatnonzero(observed)
+        variables = tuple(self.variables_[j] for j in columns)
+        return variables, codes[rows[:, None], columns]
+
     def log_likelihood(self, X) -> np.ndarray:
         """``log P(observed cells)`` of every row, shape ``(n_samples,)``.
 
@@ -1376,10 +1432,9 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         codes, _ = self._codes(X)
         out = np.zeros(codes.shape[0])
         for rows, observed in _group_rows(codes < 0):
-            ev = {
-                v: codes[rows, j] for j, v in enumerate(self.variables_) if observed[j]
-            }
-            out[rows] = self._engine_.log_likelihood(ev, len(rows))
+            out[rows] = self._engine_.log_likelihood(
+                *self._observed(codes, rows, observed)
+            )
         return out
 
     def score_samples(self, X) -> np.ndarray:
@@ -1428,10 +1483,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         for rows, observed in _group_rows(codes < 0):
             if observed.all():
                 continue
-            ev = {
-                v: codes[rows, j] for j, v in enumerate(self.variables_) if observed[j]
-            }
-            assignment, score = self._engine_.map(ev, len(rows))
+            ev = self._observed(codes, rows, observed)
+            assignment, score = self._engine_.map(*ev)
             self._impossible(score, rows, "their missing cells take the first states")
             for j, v in enumerate(self.variables_):
                 if not observed[j]:
@@ -1501,9 +1554,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         probs = {v: np.zeros((n, len(self.states_[v]))) for v in targets}
         position = {v: j for j, v in enumerate(self.variables_)}
         for rows, observed in _group_rows(codes < 0):
-            ev = {
-                v: codes[rows, j] for j, v in enumerate(self.variables_) if observed[j]
-            }
+            ev = self._observed(codes, rows, observed)
             for v in targets:
                 if observed[position[v]]:
                     probs[v][rows, codes[rows, position[v]]] = 1.0
@@ -1511,9 +1562,9 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             if not hidden:
                 continue
             if variable is None:
-                log_post, log_z = self._engine_.marginals(ev, len(rows))
+                log_post, log_z = self._engine_.marginals(*ev)
             else:
-                post, log_z = self._engine_.posterior(ev, len(rows), (variable,))
+                post, log_z = self._engine_.posterior(*ev, (variable,))
                 log_post = {variable: post}
             bad = self._impossible(log_z, rows, "their posterior is uniform")
             for v in hidden:

@@ -6,6 +6,7 @@ what the brute-force joint gives; CPTs learnt from data must be the
 m-estimate by hand; pgmpy's VariableElimination must agree (parity).
 """
 
+import gc
 import itertools
 import pickle
 import warnings
@@ -203,6 +204,29 @@ def test_batched_methods_match_enumeration(rng):
                 assert filled.loc[df.index[r], v] == evidence[v]
         assert list(proba.columns) == bn.states_[target].tolist()
         np.testing.assert_allclose(bn.score(df), ll.mean())
+
+
+def test_kept_patterns_are_few_objects_and_give_the_same_answers(rng):
+    """Rows of many patterns: every compiled pattern is kept, as tuples and
+    arrays mostly (little for the garbage collector to walk), and a second
+    call that finds them all gives the same answers."""
+    bn = random_network(rng, 14, p_edge=0.4)
+    df = frame_with_missing(rng, bn, 300, p_missing=0.3)
+    for method in ("log_likelihood", "predict_proba", "predict"):
+        getattr(bn, method)(df.iloc[:2])  # the network's tree, lazy imports
+        bn._engine_._patterns.clear()
+        gc.collect()
+        before = len(gc.get_objects())
+        first = getattr(bn, method)(df)
+        gc.collect()
+        n_patterns = len(bn._engine_._patterns)
+        assert n_patterns > 100
+        assert (len(gc.get_objects()) - before) / n_patterns < 40
+        second = getattr(bn, method)(df)
+        if method == "log_likelihood":
+            np.testing.assert_array_equal(first, second)
+        else:
+            pd.testing.assert_frame_equal(first, second)
 
 
 def test_disconnected_network_and_isolated_variables(rng):
