@@ -194,7 +194,7 @@ def _eliminate(
     positions, filled, members, bounds, edges, homes = out
     members, bounds = members.tolist(), bounds.tolist()
     cliques = [tuple(members[a:b]) for a, b in itertools.pairwise(bounds)]
-    edges = [tuple(e) for e in edges.tolist()]
+    edges = list(map(tuple, edges.tolist()))
     return _Elimination(positions.tolist(), filled, cliques, edges, homes.tolist())
 
 
@@ -440,7 +440,7 @@ def maximal_cliques(
         its own.
     """
     nodes, elim = _elimination_game(adjacency, order, cardinalities)
-    return [tuple(nodes[i] for i in c) for c in elim.cliques]
+    return [tuple(map(nodes.__getitem__, c)) for c in elim.cliques]
 
 
 def _elimination_game(
@@ -742,7 +742,7 @@ class JunctionTree:
     def _from_elimination(cls, nodes: list, elim: _Elimination) -> JunctionTree:
         # A maximum spanning forest of the maximal cliques of a chordal graph
         # on separator sizes is a junction tree: no need to check it.
-        layouts = [tuple(nodes[i] for i in c) for c in elim.cliques]
+        layouts = [tuple(map(nodes.__getitem__, c)) for c in elim.cliques]
         tree = cls._trusted(layouts, elim.edges)
         tree.elimination_order = [nodes[i] for i in elim.order]
         return tree
@@ -1239,7 +1239,8 @@ class CalibrationPlan:
                         f"a factor is over variable {v!r}, which is in no clique"
                     )
         layouts = tree._layout
-        self._cards = [tuple(self.cardinalities[v] for v in lay) for lay in layouts]
+        card = self.cardinalities.__getitem__
+        self._cards = [tuple(map(card, lay)) for lay in layouts]
         n_cliques = len(layouts)
         static = [False] * len(self.scopes) if static is None else list(static)
         if len(static) != len(self.scopes):

@@ -467,6 +467,7 @@ class _Engine:
         self.cards = cards
         self.log_cpds = log_cpds
         self.families = {v: (*dag.parents(v), v) for v in self.variables}
+        self._position = {v: i for i, v in enumerate(self.variables)}
         self._patterns: dict = {}
         self._networks: dict = {}
         self._bits = None
@@ -594,7 +595,8 @@ class _Engine:
         )
         column = {v: j for j, v in enumerate(observed)}
         lookups = [i for i, g in enumerate(gathers) if g.observed]
-        strides = np.zeros((len(observed), len(lookups)), dtype=np.intp)
+        # Floats: the product is a matrix product of BLAS, exact for indices.
+        strides = np.zeros((len(observed), len(lookups)))
         for j, i in enumerate(lookups):
             for u, stride in zip(gathers[i].observed, gathers[i].strides):
                 strides[column[u], j] = stride
@@ -611,16 +613,16 @@ class _Engine:
     def evidence(self, codes: dict) -> tuple[tuple, np.ndarray]:
         """Evidence ``{variable: codes of shape (n,)}`` as the engine takes it:
         the observed variables in network order and their codes, ``(n, k)``."""
-        observed = tuple(v for v in self.variables if v in codes)
-        if not observed:
+        if not codes:
             return (), np.zeros((1, 0), dtype=np.intp)
-        return observed, np.stack([codes[v] for v in observed], axis=1)
+        observed = tuple(sorted(codes, key=self._position.__getitem__))
+        return observed, np.array([codes[v] for v in observed]).T
 
     @staticmethod
     def _arrays(pattern: _Pattern, values: np.ndarray) -> list:
         out = list(pattern.tables)
         if pattern.lookups:
-            flat = values @ pattern.strides
+            flat = (values @ pattern.strides).astype(np.intp)
             for j, i in enumerate(pattern.lookups):
                 out[i] = out[i][flat[:, j]]
         return out
