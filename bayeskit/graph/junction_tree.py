@@ -18,7 +18,7 @@ passing in log space with a :class:`~bayeskit.graph.Semiring` (sum-product
 for marginals and the log partition function, max-product for the most
 probable assignment with traceback). Every message carries a leading batch
 axis, so the evidence of ``n`` rows propagates in one pass.
-:class:`CalibrationPlan` is the schedule compiled once for given factor
+``CalibrationPlan`` is the schedule compiled once for given factor
 scopes; it runs on raw log arrays and is what estimators call on their hot
 path. A tree built once serves every pattern of evidence:
 :meth:`JunctionTree.span` finds the part of it that reaches the observed
@@ -545,7 +545,7 @@ class JunctionTree:
         For trees built by :meth:`from_dag`: for every node of the DAG (in
         its order), a clique holding the node and its parents, the first of
         those with the fewest table entries (with the cardinalities given, or
-        two states per node). It is where :class:`CalibrationPlan` puts the
+        two states per node). It is where ``CalibrationPlan`` puts the
         node's conditional probability table by default.
 
     See Also
@@ -978,7 +978,7 @@ class JunctionTree:
     ) -> CalibrationPlan:
         """The message schedule for factors of these scopes.
 
-        See :class:`CalibrationPlan` for the parameters.
+        See ``CalibrationPlan`` for the parameters.
         """
         return CalibrationPlan(self, scopes, cardinalities, static, homes)
 
@@ -1057,7 +1057,7 @@ class JunctionTree:
         -------
         TreeMAP
             ``assignment`` of shape ``(n, n_variables)`` (columns in the order
-            of :attr:`variables`; ``n = 1`` without batched factors),
+            of ``variables``; ``n = 1`` without batched factors),
             ``log_score`` of shape ``(n,)``: the log of the unnormalised
             product of the factors at that assignment (``-inf`` when every
             assignment has weight zero). Ties go to the lowest state indices.

@@ -1698,7 +1698,7 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
-        Class weights and the pairwise counts (:class:`TreeStats`), which add.
+        Class weights and the pairwise counts (``TreeStats``), which add.
 
     See Also
     --------
