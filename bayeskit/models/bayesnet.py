@@ -20,7 +20,7 @@ import math
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
@@ -1742,18 +1742,8 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
     array([1, 0])
     """
 
-    _parameter_constraints: dict = {
-        **BaseGenerativeClassifier._parameter_constraints,
-        "m": [Interval(Real, 0, None, closed="left"), "array-like"],
-        "p": [list, tuple, None],
-        "categories": [StrOptions({"auto"}), list],
-        "min_categories": [
-            Interval(Integral, 1, None, closed="left"),
-            "array-like",
-            None,
-        ],
-        "handle_unknown": [StrOptions({"ignore", "error"})],
-    }
+    # The parameters of CategoricalNB, whose encoder and m-estimate it shares.
+    _parameter_constraints: dict = CategoricalNB._parameter_constraints
 
     def __init__(
         self,

@@ -301,18 +301,18 @@ class _BaseHMM(BaseLatentModel):
     # -- inference ---------------------------------------------------------------
     def _inputs(self, X, lengths):
         """The chain's arguments for X: ``(log start, log transitions, log
-        emissions), {"symbols": ...}, lengths, as_list``."""
+        emissions), symbols (None for dense emissions), lengths, as_list``."""
         check_is_fitted(self)
         self._check_chain_params()
         Xt, lengths, as_list = self._sequences(X, lengths, reset=False)
         log_emission, symbols = self._emission_messages(Xt)
         chain = (safe_log(self.startprob_), safe_log(self.transmat_), log_emission)
-        return chain, {"symbols": symbols}, lengths, as_list
+        return chain, symbols, lengths, as_list
 
     def score_sequences(self, X, lengths=None):
         """Log-likelihood of every sequence, shape ``(n_sequences,)``."""
         chain, symbols, lengths, _ = self._inputs(X, lengths)
-        return forward(*chain, lengths, **symbols).log_likelihood
+        return forward(*chain, lengths, symbols=symbols).log_likelihood
 
     def score(self, X, y=None, lengths=None):
         """Log-likelihood of all the sequences (the sum over sequences)."""
@@ -321,7 +321,7 @@ class _BaseHMM(BaseLatentModel):
     def score_samples(self, X, lengths=None):
         """``(log-likelihood, posteriors)``: the total and every step's posterior."""
         chain, symbols, lengths, as_list = self._inputs(X, lengths)
-        post = forward_backward(*chain, lengths, **symbols)
+        post = forward_backward(*chain, lengths, symbols=symbols)
         proba = post.posterior
         return float(post.log_likelihood.sum()), self._back(proba, lengths, as_list)
 
@@ -340,9 +340,9 @@ class _BaseHMM(BaseLatentModel):
             raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")
         chain, symbols, lengths, as_list = self._inputs(X, lengths)
         if algorithm == "viterbi":
-            path, log_prob = viterbi(*chain, lengths, **symbols)
+            path, log_prob = viterbi(*chain, lengths, symbols=symbols)
         else:
-            post = forward_backward(*chain, lengths, **symbols)
+            post = forward_backward(*chain, lengths, symbols=symbols)
             path, log_prob = np.argmax(post.posterior, axis=1), post.log_likelihood
         return float(np.sum(log_prob)), self._back(path, lengths, as_list)
 
