@@ -1,0 +1,32 @@
+"""hmmlearn's ``test_base`` tests, against bayeskit's HMMs."""
+
+from peer_suite import load
+
+from bayeskit import CategoricalHMM, GaussianHMM
+from bayeskit.models.hmm import ConvergenceMonitor
+
+_bayeskit_peer_module = "hmmlearn.tests.test_base"
+globals().update(
+    load(
+        _bayeskit_peer_module,
+        {
+            "hmmlearn.hmm": {
+                "CategoricalHMM": CategoricalHMM,
+                "GaussianHMM": GaussianHMM,
+            },
+            "hmmlearn.base": {"ConvergenceMonitor": ConvergenceMonitor},
+        },
+    )
+)
+
+# Tests of the peer that bayeskit does not pass yet: strict expected failures,
+# so that a fix must take its entry out of this list.
+KNOWN_FAILING = frozenset(
+    [
+        "TestMonitor::test_converged_by_iterations",
+        "TestMonitor::test_converged_by_log_prob",
+        "TestMonitor::test_report",
+        "TestMonitor::test_report_first_iteration",
+        "TestMonitor::test_reset",
+    ]
+)
