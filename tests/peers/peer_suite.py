@@ -113,4 +113,23 @@ def is_substituted(value, substituted: set[int]) -> bool:
 # (peer module, test) -> why it does not apply to bayeskit. A test is named as
 # pytest names it, ``Class::test`` for methods; without brackets the entry
 # covers every parametrization.
-NOT_APPLICABLE: dict[tuple[str, str], str] = {}
+NOT_APPLICABLE: dict[tuple[str, str], str] = {
+    # -- scikit-learn: sklearn/tests/test_naive_bayes.py ------------------------
+    #
+    #
+    # -- scikit-learn: sklearn/tests/test_discriminant_analysis.py --------------
+    #
+    #
+    # -- scikit-learn: sklearn/mixture/tests/test_gaussian_mixture.py -----------
+    #
+    #
+    # -- hmmlearn: hmmlearn/tests/test_base.py -----------------------------------
+    #
+    #
+    # -- hmmlearn: hmmlearn/tests/test_categorical_hmm.py ------------------------
+    #
+    #
+    # -- hmmlearn: hmmlearn/tests/test_gaussian_hmm.py ---------------------------
+    #
+    #
+}
