@@ -675,6 +675,15 @@ def _sequence_bounds(lengths, n_steps: int, steps: str) -> np.ndarray:
     if lengths.min() == 0:
         empty = int(np.flatnonzero(lengths == 0)[0])
         raise ValueError(f"lengths must be positive: sequence {empty} is empty.")
+    # No length may exceed the number of steps: then the int64 sum below cannot
+    # wrap around to n_steps (lengths of 2**62 would), which would send the
+    # compiled kernels out of bounds.
+    if int(lengths.max()) > n_steps:
+        longest = int(np.argmax(lengths))
+        raise ValueError(
+            f"lengths must sum to {steps} ({n_steps}): sequence {longest} alone "
+            f"has {int(lengths[longest])}."
+        )
     total = int(lengths.sum(dtype=np.int64))
     if total != n_steps:
         raise ValueError(f"lengths must sum to {steps} ({n_steps}), got {total}.")

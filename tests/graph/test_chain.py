@@ -610,6 +610,12 @@ _BAD_INPUTS = {
     "lengths not summing to N": (
         dict(lengths=[2, 2]), "lengths must sum to the number of rows"),
     "lengths negative": (dict(lengths=[6, -1]), "lengths must be non-negative"),
+    # Their int64 sum wraps around to 5: the kernels would read out of bounds.
+    "lengths wrapping around": (
+        dict(lengths=[2**62] * 4 + [5]), "sequence 0 alone has 4611686018427387904"),
+    "uint64 lengths too long": (
+        dict(lengths=np.array([2**63, 2**63, 5], dtype=np.uint64)),
+        "lengths must sum to the number of rows"),
     "empty sequence": (dict(lengths=[5, 0]), "lengths must be positive"),
     "lengths not integers": (dict(lengths=[2.5, 2.5]), "lengths must be integers"),
     "lengths 2-d": (dict(lengths=[[5]]), "lengths must be 1-dimensional"),
