@@ -20,19 +20,20 @@ def global_dtype(request):
     return request.param
 
 
-def pytest_generate_tests(metafunc):
-    """scikit-learn's ``global_random_seed``: 42, or as its environment
-    variable SKLEARN_TESTS_GLOBAL_RANDOM_SEED says."""
-    if "global_random_seed" in metafunc.fixturenames:
-        value = os.environ.get("SKLEARN_TESTS_GLOBAL_RANDOM_SEED", "42")
-        if value == "all":
-            seeds = list(range(100))
-        elif "-" in value:
-            start, stop = value.split("-")
-            seeds = list(range(int(start), int(stop) + 1))
-        else:
-            seeds = [int(value)]
-        metafunc.parametrize("global_random_seed", seeds)
+def _seeds() -> list[int]:
+    value = os.environ.get("SKLEARN_TESTS_GLOBAL_RANDOM_SEED", "42")
+    if value == "all":
+        return list(range(100))
+    if "-" in value:
+        start, stop = value.split("-")
+        return list(range(int(start), int(stop) + 1))
+    return [int(value)]
+
+
+@pytest.fixture(params=_seeds())
+def global_random_seed(request):
+    """scikit-learn's fixture: 42, or as SKLEARN_TESTS_GLOBAL_RANDOM_SEED says."""
+    return request.param
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +56,8 @@ def _functions(item):
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        namespace = getattr(item.module, "__dict__", {})
+        module = getattr(item, "module", None)  # doctest items have none
+        namespace = getattr(module, "__dict__", {})
         substituted = namespace.get("_bayeskit_substituted")
         if substituted is None:
             continue

@@ -32,17 +32,19 @@ def load(module_name: str, substitutes: dict[str, dict[str, object]]) -> dict:
     globals so that pytest collects the peer's tests there.
     """
     pytest.importorskip(module_name.partition(".")[0])
+    # hmmlearn's test package sets np.seterr(all="warn") when imported (which
+    # find_spec does): the rest of the session keeps numpy's error state.
+    errstate = np.geterr()
     spec = importlib.util.find_spec(module_name)
     package = module_name.rpartition(".")[0]
-    importlib.import_module(package)  # for the module's relative imports
     alias = f"{module_name}__bayeskit"
     module = importlib.util.module_from_spec(
         importlib.util.spec_from_file_location(alias, spec.origin)
     )
     module.__package__ = package
     saved_modules, saved_attrs = {}, []
-    errstate = np.geterr()
     try:
+        importlib.import_module(package)  # for the module's relative imports
         for name, names in substitutes.items():
             real = importlib.import_module(name)
             shim = types.ModuleType(name, real.__doc__)
@@ -62,8 +64,6 @@ def load(module_name: str, substitutes: dict[str, dict[str, object]]) -> dict:
         for owner, child, value in saved_attrs:
             setattr(owner, child, value)
         sys.modules.update(saved_modules)
-        # hmmlearn's test package sets np.seterr(all="warn") on import: keep
-        # the rest of the session's numpy error state as it was.
         np.seterr(**errstate)
     namespace = {k: v for k, v in vars(module).items() if not k.startswith("__")}
     namespace["_bayeskit_substituted"] = {

@@ -30,7 +30,6 @@ KNOWN_FAILING = frozenset(
         "test_categoricalnb_with_min_categories[1-exp_X1_count2-exp_X2_count2-new_X2-exp_n_categories_2]",
         "test_categoricalnb_with_min_categories[3-exp_X1_count0-exp_X2_count0-new_X0-exp_n_categories_0]",
         "test_categoricalnb_with_min_categories[min_categories1-exp_X1_count1-exp_X2_count1-new_X1-exp_n_categories_1]",
-        "test_check_accuracy_on_digits",
         "test_discretenb_degenerate_one_class_case[True-False-CategoricalNB]",
         "test_discretenb_degenerate_one_class_case[True-True-CategoricalNB]",
         "test_discretenb_partial_fit[CategoricalNB]",
@@ -40,11 +39,9 @@ KNOWN_FAILING = frozenset(
         "test_discretenb_uniform_prior[CategoricalNB]",
         "test_gnb",
         "test_gnb_check_update_with_no_data",
-        "test_gnb_naive_bayes_scale_invariance",
         "test_gnb_neg_priors",
         "test_gnb_prior_greater_one",
         "test_gnb_sample_weight[42]",
         "test_gnb_wrong_nb_priors",
-        "test_predict_joint_proba[42-GaussianNB]",
     ]
 )
