@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from ._jit import njit
 
 try:  # numpy >= 2.0
     from numpy.lib.array_utils import normalize_axis_tuple
@@ -120,10 +121,10 @@ def _normalize_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, lse
 
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+_JIT = {"nogil": True, "error_model": "numpy"}
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _shift_rows(a, shifted, shift):  # pragma: no cover - compiled
     """``shift[i]`` the maximum of row ``i`` and ``shifted = a - shift``.
 
@@ -149,7 +150,7 @@ def _shift_rows(a, shifted, shift):  # pragma: no cover - compiled
             shifted[i, k] = a[i, k] - top
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _row_sums(e, total):  # pragma: no cover - compiled
     """``total[i] = sum(e[i])``."""
     n, m = e.shape
@@ -160,7 +161,7 @@ def _row_sums(e, total):  # pragma: no cover - compiled
         total[i] = s
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _subtract_rows(a, shifted, log_total, lse):  # pragma: no cover - compiled
     """``shifted -= log_total`` per row; a row whose ``lse`` is not finite (no
     mass, ``+inf`` or NaN) is copied from ``a`` unchanged."""

@@ -5,8 +5,9 @@ would spread over several full-size temporaries (or a sparse matrix): the
 diagonal Gaussian's log-density and supervised moments, and the categorical
 family's table gather and counts. They assume valid input, write into arrays
 they are given (allocating inside a kernel doubles its compile time), and are
-compiled once per machine (``cache=True``) for the one argument type each is
-called with: float64 data, ``intp`` codes, offsets and labels.
+compiled once per machine (cached on disk, see ``bayeskit._jit``) for the one
+argument type each is called with: float64 data, ``intp`` codes, offsets and
+labels.
 
 The kernels run on the calling thread. Measured on a shared two-core machine,
 numba's parallel loops (OpenMP workers) were no faster than one thread on a
@@ -19,7 +20,7 @@ a serial kernel compiles three to four times faster than a parallel one.
 
 from __future__ import annotations
 
-import numba
+from .._jit import njit
 
 __all__ = [
     "categorical_counts",
@@ -29,7 +30,7 @@ __all__ = [
     "diag_log_likelihood",
 ]
 
-_JIT = {"cache": True, "nogil": True, "error_model": "numpy"}
+_JIT = {"nogil": True, "error_model": "numpy"}
 
 # Rows summed in one block before the block's sum joins the total: sums of
 # many terms then grow their rounding error with the number of blocks, not of
@@ -39,7 +40,7 @@ _BLOCK = 4096
 
 # Reassociation lets LLVM vectorise the sum over features (only the order of
 # the additions changes; NaN and infinities keep their IEEE meaning).
-@numba.njit(**_JIT, fastmath={"reassoc", "contract"})
+@njit(**_JIT, fastmath={"reassoc", "contract"})
 def diag_log_likelihood(X, means, half_prec, log_norm, norm, out):  # pragma: no cover
     """``out[i, k] = sum_j log_norm[k, j] - half_prec[k, j] (x_ij - mu_kj)^2``
     over the observed (non-NaN) features ``j`` of row ``i``.
@@ -69,7 +70,7 @@ def diag_log_likelihood(X, means, half_prec, log_norm, norm, out):  # pragma: no
                 out[i, k] = acc
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def diag_class_moments(
     X, weights, labels, ref, weight, mean, scatter, block
 ):  # pragma: no cover - compiled
@@ -126,7 +127,7 @@ def diag_class_moments(
                 block[k, j] = 0.0
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def categorical_log_likelihood(codes, offsets, log_prob, out):  # pragma: no cover
     """``out[i, k] = sum_j log_prob[offsets[j] + codes[i, j], k]`` over the
     observed features (``codes[i, j] >= 0``)."""
@@ -143,7 +144,7 @@ def categorical_log_likelihood(codes, offsets, log_prob, out):  # pragma: no cov
                     out[i, k] += log_prob[r, k]
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def categorical_counts(codes, offsets, weights, labels, counts):  # pragma: no cover
     """``counts[offsets[j] + codes[i, j], labels[i]] += weights[i, labels[i]]``
     over the observed cells: one addition per cell (a supervised fit)."""
@@ -157,7 +158,7 @@ def categorical_counts(codes, offsets, weights, labels, counts):  # pragma: no c
                 counts[offsets[j] + a, k] += w
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def categorical_soft_counts(codes, offsets, weights, counts):  # pragma: no cover
     """``counts[offsets[j] + codes[i, j], :] += weights[i, :]`` over the
     observed cells (weights spread over the states: posteriors)."""

@@ -73,6 +73,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from .._jit import njit, parallel_pair, run_parallel
 from .._logmath import log_normalize, logsumexp, safe_log
 
 __all__ = ["ChainFilter", "ChainPosterior", "forward", "forward_backward", "viterbi"]
@@ -269,7 +270,7 @@ def forward(
     log_likelihood = np.empty(n_sequences)
     last = np.empty((n_sequences, n_states))
     trans_prob = np.exp(trans)
-    _run_parallel(
+    run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
         _state_token(n_states, n_steps), np.exp(start), trans_prob, start, trans,
         scaled, shift, table, index, bounds, n_tasks, _needs_detection(trans_prob),
@@ -410,7 +411,7 @@ def forward_backward(
     symbol_counts = np.zeros((n_tasks, 0 if index is None else len(table), n_states))
     finite = np.ones(n_sequences, dtype=np.bool_)
     trans_prob = np.exp(trans)
-    _run_parallel(
+    run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
         _state_token(n_states, n_steps), np.exp(start), trans_prob, start, trans,
         scaled, shift, table, index, lattice, inv_pred, bounds, weights, n_tasks,
@@ -540,7 +541,7 @@ def viterbi(
     path = np.empty(n_steps, dtype=np.intp)
     log_prob = np.empty(n_sequences)
     backpointers = np.empty((n_steps, n_states), dtype=_index_dtype(n_states))
-    _run_parallel(
+    run_parallel(
         _viterbi_pass, min(n_threads, n_tasks), 1,
         _state_token(n_states, n_steps), start, trans, table, index, backpointers, path,
         bounds, n_tasks, log_prob,
@@ -714,19 +715,6 @@ def _index_dtype(n_states: int) -> type:
     return np.int64
 
 
-def _run_parallel(kernel, n_threads: int, chunksize: int, *args):
-    """Call a parallel kernel on at most ``n_threads`` threads, handing out
-    ``chunksize`` iterations of its parallel loop at a time (0: in equal
-    static blocks)."""
-    previous = numba.get_num_threads()
-    numba.set_num_threads(max(1, min(n_threads, previous)))
-    try:
-        with numba.parallel_chunksize(chunksize):
-            return kernel(*args)
-    finally:
-        numba.set_num_threads(previous)
-
-
 def _state_token(n_states: int, n_steps: int) -> tuple:
     """The kernels' first argument: see the note above the kernels."""
     if n_states <= _SPECIALIZED_STATES and n_steps * n_states**2 >= _SPECIALIZE_WORK:
@@ -755,7 +743,7 @@ def _log_sum_product(
     n_rows = int((bounds[which + 1] - bounds[which]).sum())
     n_threads, n_tasks = _parallel_plan((n_rows, n_states), len(which))
     counts = np.zeros((n_tasks, n_states, n_states))
-    _run_parallel(
+    run_parallel(
         _log_sum_product_pass, min(n_threads, n_tasks), 1,
         log_start, log_trans, log_em, index, out, bounds, which, weights, n_tasks,
         smooth, log_likelihood, counts,
@@ -774,7 +762,7 @@ def _scaled_emissions(
     shift = np.empty(len(log_emission))
     if log_emission.size < _MIN_PARALLEL_WORK >> 4:
         n_threads = 1  # a small table: not worth waking the other threads
-    if _run_parallel(_shift_rows, n_threads, 0, log_emission, scaled, shift):
+    if run_parallel(_shift_rows, n_threads, 0, log_emission, scaled, shift):
         raise ValueError("log_emission contains NaN or +inf.")
     np.exp(scaled, out=scaled)
     return scaled, shift
@@ -796,11 +784,10 @@ def _scaled_emissions(
 # read the number of states from the arrays.
 # ---------------------------------------------------------------------------
 
-_JIT = {"cache": True, "error_model": "numpy"}
-_PARALLEL_JIT = {"cache": True, "error_model": "numpy", "parallel": True}
+_JIT = {"error_model": "numpy"}
 
 
-@numba.njit(**_PARALLEL_JIT)
+@parallel_pair(**_JIT)
 def _shift_rows(log_emission, shifted, shift):  # pragma: no cover - compiled
     """``shift[t] = max_k log_emission[t, k]`` and ``shifted = row - shift``.
 
@@ -825,7 +812,7 @@ def _shift_rows(log_emission, shifted, shift):  # pragma: no cover - compiled
     return n_invalid
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _row(index, t):  # pragma: no cover - compiled
     """The table row that step ``t`` emits."""
     if index is None:
@@ -833,7 +820,7 @@ def _row(index, t):  # pragma: no cover - compiled
     return index[t]
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _forward_sequence(
     tok, start, trans, log_start, log_trans, scaled, shift, log_em, index, alpha,
     mask, inv_pred, pred, s, e, keep, detect,
@@ -895,7 +882,7 @@ def _forward_sequence(
     return offset + math.log(_row_sum(alpha, (e - 1) & mask))
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _underflowed(pred, log_em, r, alpha, a):  # pragma: no cover - compiled
     """Whether a positive entry of the message ``alpha[a]`` (emitting row
     ``r``) fell below the normal range.
@@ -909,7 +896,7 @@ def _underflowed(pred, log_em, r, alpha, a):  # pragma: no cover - compiled
     return False
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _lost(
     log_start, log_trans, log_em, r, alpha, a, a_prev, pred, first
 ):  # pragma: no cover - compiled
@@ -941,7 +928,7 @@ def _lost(
     return False
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _rescale(alpha, a, mass):  # pragma: no cover - compiled
     """Multiply ``alpha[a]`` by the power of two that puts its mass in
     ``[0.5, 1)`` (exact); return the log of the factor taken out."""
@@ -952,7 +939,7 @@ def _rescale(alpha, a, mass):  # pragma: no cover - compiled
     return exponent * math.log(2.0)
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _rescue_step(pred, log_em, r, alpha, a):  # pragma: no cover - compiled
     """Redo a step whose mass is tiny, from the prediction in log space.
 
@@ -974,7 +961,7 @@ def _rescue_step(pred, log_em, r, alpha, a):  # pragma: no cover - compiled
     return shift
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _row_sum(x, t):  # pragma: no cover - compiled
     total = 0.0
     for j in range(x.shape[1]):
@@ -982,7 +969,7 @@ def _row_sum(x, t):  # pragma: no cover - compiled
     return total
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _backward_sequence(
     tok, trans, lattice, inv_pred, counts, index, symbol_counts, weight, w, s, e
 ):  # pragma: no cover - compiled
@@ -1027,7 +1014,7 @@ def _backward_sequence(
     return finite
 
 
-@numba.njit(**_PARALLEL_JIT)
+@parallel_pair(**_JIT)
 def _forward_pass(
     tok, start, trans, log_start, log_trans, scaled, shift, log_em, index, bounds,
     n_tasks, detect, log_likelihood, final,
@@ -1051,7 +1038,7 @@ def _forward_pass(
                 final[n, j] = alpha[(e - 1) & 1, j]
 
 
-@numba.njit(**_PARALLEL_JIT)
+@parallel_pair(**_JIT)
 def _forward_backward_pass(
     tok, start, trans, log_start, log_trans, scaled, shift, log_em, index, lattice,
     inv_pred, bounds, weights, n_tasks, detect, log_likelihood, counts,
@@ -1081,7 +1068,7 @@ def _forward_backward_pass(
 # ---------------------------------------------------------------------------
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _log_sum_product_sequence(
     log_start, log_trans, log_em, index, out, beta, w, counts, weight, s, e, smooth
 ):  # pragma: no cover - compiled
@@ -1146,7 +1133,7 @@ def _log_sum_product_sequence(
     return log_lik
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _log_sum_row(x, t):  # pragma: no cover - compiled
     m = -np.inf
     for j in range(x.shape[1]):
@@ -1159,7 +1146,7 @@ def _log_sum_row(x, t):  # pragma: no cover - compiled
     return m + math.log(acc)
 
 
-@numba.njit(**_PARALLEL_JIT)
+@parallel_pair(**_JIT)
 def _log_sum_product_pass(
     log_start, log_trans, log_em, index, out, bounds, which, weights, n_tasks,
     smooth, log_likelihood, counts,
@@ -1183,7 +1170,7 @@ def _log_sum_product_pass(
 # ---------------------------------------------------------------------------
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _viterbi_sequence(
     tok, log_start, log_trans, log_em, index, backpointers, delta, path, s, e
 ):  # pragma: no cover - compiled
@@ -1274,7 +1261,7 @@ def _viterbi_sequence(
     return np.nan if invalid else best
 
 
-@numba.njit(**_PARALLEL_JIT)
+@parallel_pair(**_JIT)
 def _viterbi_pass(
     tok, log_start, log_trans, log_em, index, backpointers, path, bounds, n_tasks,
     log_prob,

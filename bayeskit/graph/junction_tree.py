@@ -35,9 +35,9 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import numba
 import numpy as np
 
+from .._jit import njit
 from .dag import DAG
 from .factor import LogFactor
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, Semiring, SumProduct
@@ -203,10 +203,10 @@ def _eliminate(
 # that sums in another order tie), then its position. Eliminating a node
 # changes the score of its neighbours (recomputed) and of the nodes outside
 # its clique next to both ends of a fill edge (one missing edge fewer) only.
-_JIT = {"cache": True, "error_model": "numpy"}
+_JIT = {"error_model": "numpy"}
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _score(work, log_cards, v, nb):
     """Min-fill's score of ``v``: missing edges between its neighbours, log size."""
     n = work.shape[0]
@@ -226,7 +226,7 @@ def _score(work, log_cards, v, nb):
     return missing, round(weight, 9)
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _elimination_kernel(n, groups, offsets, cards, log_cards, given):
     """Eliminate in ``given`` order (min-fill's when empty); see ``_eliminate``.
 

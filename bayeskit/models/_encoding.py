@@ -10,9 +10,10 @@ a pass has found no value out of range (:func:`count_out_of_range`).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pandas as pd
+
+from .._jit import njit
 
 __all__ = [
     "categorical_input_tags",
@@ -107,10 +108,10 @@ def count_out_of_range(codes: np.ndarray, n_categories: np.ndarray) -> int:
 
 
 # Serial, as the emission kernels are (see bayeskit.emissions._kernels).
-_JIT = {"cache": True, "nogil": True}
+_JIT = {"nogil": True}
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _column_ranges(X, low, high):  # pragma: no cover - compiled
     """Minimum and maximum of every column, one pass over the rows."""
     n, d = X.shape
@@ -124,7 +125,7 @@ def _column_ranges(X, low, high):  # pragma: no cover - compiled
             high[j] = max(high[j], v)
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _mark_values(X, base, seen):  # pragma: no cover - compiled
     """``seen[base[j] + x] = True`` for every value ``x`` of column ``j``."""
     n, d = X.shape
@@ -133,7 +134,7 @@ def _mark_values(X, base, seen):  # pragma: no cover - compiled
             seen[base[j] + X[i, j]] = True
 
 
-@numba.njit(**_JIT)
+@njit(**_JIT)
 def _count_out_of_range(X, n_categories):  # pragma: no cover - compiled
     n, d = X.shape
     bad = 0

@@ -1,0 +1,221 @@
+"""numba compilation for bayeskit's kernels: a disk cache that never fails a call.
+
+Every compiled kernel of bayeskit is declared with :func:`njit`, numba's own
+decorator with its on-disk cache made safe:
+
+- Where numba finds no writable cache location (a read-only installation run
+  by a user without a writable home: a service account, a read-only root
+  filesystem), numba's ``cache=True`` raises at import. Here the kernels are
+  cached in a directory of this user's under the temporary directory instead,
+  made private (mode 0700) and used only if this user owns it and nobody else
+  can write to it; failing that, they are compiled in every process, uncached.
+- A cache file that cannot be read (truncated, damaged, written by an
+  incompatible build) is a cache miss: the kernel is compiled again and the
+  cache rewritten. A cache that cannot be written is skipped.
+
+:func:`parallel_pair` gives a kernel written with ``numba.prange`` as two
+dispatchers, one compiled serial and one parallel, compiled only when first
+called: small problems never compile, load or launch the parallel variant,
+and :func:`run_parallel` runs the parallel one safely from several threads
+whatever numba's threading layer (its ``workqueue`` fallback, used where no
+OpenMP or TBB runtime is installed, aborts the process when two threads
+launch parallel work at once).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+import threading
+import types
+from contextlib import suppress
+
+import numba
+from numba.core import caching
+
+__all__ = ["njit", "parallel_pair", "run_parallel"]
+
+
+def _numba_name(*names):
+    """A class of ``numba.core.caching`` (its private names changed in 0.61)."""
+    for name in names:
+        if hasattr(caching, name):
+            return getattr(caching, name)
+    raise ImportError(f"numba.core.caching has none of {names}")
+
+
+_Locator = _numba_name("_CacheLocator")
+_SourceFileBacked = _numba_name("_SourceFileBackedLocatorMixin")
+_ResultCacheImpl = _numba_name("CompileResultCacheImpl", "_CompileResultCacheImpl")
+
+
+class _PrivateTempLocator(_SourceFileBacked, _Locator):
+    """A cache under this user's private directory in the temporary directory."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(
+            _private_temp_dir(), self.get_suitable_cache_subpath(py_file)
+        )
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if _private_temp_dir() is None or not os.path.exists(py_file):
+            return None
+        self = cls(py_func, py_file)
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None
+        return self
+
+
+def _private_temp_dir() -> str | None:
+    """``<tmp>/bayeskit-numba-<uid>``, if it is (or can be made) this user's
+    alone; None where there is no such directory (or no user ids)."""
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return None
+    path = os.path.join(tempfile.gettempdir(), f"bayeskit-numba-{getuid()}")
+    with suppress(OSError):
+        os.mkdir(path, 0o700)
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    private = (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == getuid()
+        and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+    return path if private else None
+
+
+class _SafeCacheImpl(_ResultCacheImpl):
+    _locator_classes = [*_ResultCacheImpl._locator_classes, _PrivateTempLocator]
+
+
+class _SafeCache(caching.FunctionCache):
+    """numba's function cache, whose failures are cache misses, not errors."""
+
+    _impl_class = _SafeCacheImpl
+
+    def load_overload(self, sig, target_context):
+        try:
+            return super().load_overload(sig, target_context)
+        except Exception:  # a damaged or foreign cache file: compile again
+            with suppress(Exception):
+                self.flush()  # an empty index, so the next save succeeds
+            return None
+
+    def save_overload(self, sig, data):
+        with suppress(Exception):  # an unwritable cache costs only the cache
+            super().save_overload(sig, data)
+
+
+def _with_safe_cache(dispatcher):
+    try:
+        dispatcher._cache = _SafeCache(dispatcher.py_func)
+    except Exception:  # no location at all: compile in every process
+        pass
+    return dispatcher
+
+
+def njit(**options):
+    """``numba.njit(**options)`` with the safe disk cache (never ``cache=``)."""
+
+    def decorate(func):
+        return _with_safe_cache(numba.njit(**options)(func))
+
+    return decorate
+
+
+class _Pair:
+    """A kernel's serial and parallel variants, each compiled on first use."""
+
+    def __init__(self, func, options):
+        self.func = func
+        self.options = options
+        self._variants = {}
+        self._lock = threading.Lock()
+
+    def variant(self, parallel: bool):
+        found = self._variants.get(parallel)
+        if found is None:
+            with self._lock:
+                found = self._variants.get(parallel)
+                if found is None:
+                    func = _renamed(self.func, "_parallel") if parallel else self.func
+                    found = njit(**self.options, parallel=parallel)(func)
+                    self._variants[parallel] = found
+        return found
+
+    def __call__(self, *args):
+        """The serial variant (what a problem too small for threads runs)."""
+        return self.variant(False)(*args)
+
+
+def _renamed(func, suffix: str):
+    """A copy of ``func`` under another name: numba keys its cache files by
+    the function's name and line, not by the compile options, so the parallel
+    variant needs a name of its own."""
+    copy = types.FunctionType(
+        func.__code__,
+        func.__globals__,
+        func.__name__ + suffix,
+        func.__defaults__,
+        func.__closure__,
+    )
+    copy.__qualname__ = func.__qualname__ + suffix
+    copy.__module__ = func.__module__
+    copy.__doc__ = func.__doc__
+    return copy
+
+
+def parallel_pair(**options):
+    """Decorate a ``prange`` kernel as a serial and a parallel variant."""
+
+    def decorate(func):
+        return _Pair(func, options)
+
+    return decorate
+
+
+# numba's threading layers other than these may not be launched from two
+# threads at once; until the first parallel launch says which layer numba
+# chose, launches are serialised.
+_THREAD_SAFE_LAYERS = ("omp", "tbb")
+_launch_lock = threading.Lock()
+_layer_is_thread_safe: bool | None = None
+
+
+def run_parallel(pair: _Pair, n_threads: int, chunksize: int, *args):
+    """Run ``pair`` on at most ``n_threads`` threads (1: its serial variant),
+    handing out ``chunksize`` iterations of its parallel loop at a time (0:
+    equal static blocks)."""
+    global _layer_is_thread_safe
+    previous = numba.get_num_threads()
+    n_threads = max(1, min(n_threads, previous))
+    if n_threads == 1:
+        return pair.variant(False)(*args)
+    kernel = pair.variant(True)
+
+    def launch():
+        numba.set_num_threads(n_threads)
+        try:
+            with numba.parallel_chunksize(chunksize):
+                return kernel(*args)
+        finally:
+            numba.set_num_threads(previous)
+
+    if _layer_is_thread_safe:
+        return launch()
+    with _launch_lock:
+        result = launch()
+        _layer_is_thread_safe = numba.threading_layer() in _THREAD_SAFE_LAYERS
+    return result
