@@ -189,9 +189,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
         if self.covariance_estimator is not None:
             if self.solver == "svd":
                 others = " or ".join(repr(s) for s in self._solvers_with_shrinkage)
-                raise ValueError(
-                    f"{self._svd_estimator_error} solver='svd': use solver={others}"
-                )
+                raise ValueError(f"{self._svd_estimator_error}; use solver={others}")
             if self.shrinkage is not None and self.shrinkage != 0:
                 raise ValueError(
                     "covariance_estimator and shrinkage parameters are not None. "
@@ -337,7 +335,7 @@ class LinearDiscriminantAnalysis(
         ``tol`` are treated as zero (collinear directions are dropped).
     covariance_estimator : estimator with ``fit`` and ``covariance_``, default=None
         With 'lsqr' and 'eigen': a covariance estimator (such as those of
-        :mod:`sklearn.covariance`) fitted, as a clone, on each class's rows in
+        ``sklearn.covariance``) fitted, as a clone, on each class's rows in
         place of the empirical covariance; exclusive with ``shrinkage``. It
         needs all the data in one ``fit`` and 0/1 sample weights.
     prior_m : float, default=0.0
@@ -414,7 +412,7 @@ class LinearDiscriminantAnalysis(
         "tol": [Interval(Real, 0, None, closed="left")],
         "covariance_estimator": [HasMethods("fit"), None],
     }
-    _svd_estimator_error = "covariance estimator is not supported with svd solver:"
+    _svd_estimator_error = "covariance estimator is not supported with svd solver"
 
     def __init__(
         self,
@@ -668,10 +666,10 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         Store the class covariances in ``covariance_``.
     tol : float, default=1e-4
         A class covariance with an eigenvalue at or below ``tol`` is not full
-        rank: a :class:`numpy.linalg.LinAlgError` names the remedies.
+        rank: a ``numpy.linalg.LinAlgError`` names the remedies.
     covariance_estimator : estimator with ``fit`` and ``covariance_``, default=None
         With 'eigen': a covariance estimator (such as those of
-        :mod:`sklearn.covariance`) fitted, as a clone, on each class's rows;
+        ``sklearn.covariance``) fitted, as a clone, on each class's rows;
         exclusive with ``shrinkage``. It needs all the data in one ``fit`` and
         0/1 sample weights.
     covariance_prior : array-like of shape (n_features, n_features), default=None
@@ -752,7 +750,7 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         "covariance_prior_weight": [Interval(Real, 0, None, closed="left")],
     }
     _solvers_with_shrinkage = ("eigen",)
-    _svd_estimator_error = "covariance_estimator is not supported with"
+    _svd_estimator_error = "covariance_estimator is not supported with solver='svd'"
 
     def __init__(
         self,
