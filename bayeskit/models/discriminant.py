@@ -154,7 +154,7 @@ def _check_priors(priors, k: int) -> np.ndarray:
         warnings.warn(
             f"The priors do not sum to 1 (they sum to {total:.6g}): renormalizing them",
             UserWarning,
-            stacklevel=5,
+            stacklevel=6,
         )
     return p / total
 
@@ -794,7 +794,7 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
                 "reg_param is not used by solver='eigen' (as in scikit-learn); "
                 "use shrinkage to regularise the covariances",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=6,
             )
 
     def _set_emission_params(self, stats):
