@@ -39,8 +39,9 @@ ESTIMATORS = [
 ]
 
 _QDA_TINY = (
-    "without a covariance prior, a class with fewer samples than features has a "
-    "singular covariance: QDA raises a clear error on these checks' tiny data"
+    "these checks' data give a class a constant feature, a singular covariance: "
+    "without a covariance prior QDA raises LinAlgError there, as scikit-learn's "
+    "QDA does (which takes no sample_weight, so these checks skip it)"
 )
 
 

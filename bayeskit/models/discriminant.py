@@ -8,14 +8,16 @@ scatter matrices) add, so ``partial_fit`` over chunks equals one ``fit``.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 
 from .._validation import (
+    HasMethods,
     Interval,
     StrOptions,
     check_covariance_prior,
@@ -24,38 +26,63 @@ from .._validation import (
 )
 from ..emissions import FULL, Gaussian, GaussianStats
 from ..emissions import GaussianParams as _GaussianParams
-from ..emissions.covariance import precision_cholesky, row_blocks
+from ..emissions.covariance import row_blocks
 from .base import BaseGenerativeClassifier
 
 __all__ = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis"]
 
 _LOG_2PI = np.log(2.0 * np.pi)
 _GAUSSIAN = Gaussian(FULL)
+_EPS = np.finfo(np.float64).eps
 
 
-def _validate_float(est, X, reset):
-    return validate_data(est, X, reset=reset, dtype=np.float64)
+# -- statistics -----------------------------------------------------------------
+@dataclass(frozen=True)
+class _DAStats:
+    """Gaussian statistics, the rows of positive weight of every class, and the
+    parts of a covariance estimate that need all the data at once (``whole``).
+
+    ``gaussian`` and ``rows`` add; statistics with a ``whole`` part do not.
+    """
+
+    gaussian: GaussianStats
+    rows: np.ndarray
+    whole: object = None
+
+    def __add__(self, other):
+        whole = self.whole if self.whole is not None else other.whole
+        if whole is not None:
+            raise ValueError(whole.merge_error)
+        return _DAStats(self.gaussian + other.gaussian, self.rows + other.rows)
 
 
-# -- Ledoit-Wolf shrinkage from statistics -------------------------------------
 @dataclass(frozen=True)
 class _LedoitWolfStats:
-    """Gaussian statistics plus the fourth moments Ledoit-Wolf shrinkage needs.
+    """The fourth moments Ledoit-Wolf shrinkage needs.
 
     ``q_class[k] = sum_i w_i ||(x_i - mu_k) / sigma_k||^4`` over class k's rows
     and ``q_total`` the same around the overall mean and standard deviation.
     They depend on the means of all the data, so they do not merge.
     """
 
-    gaussian: GaussianStats
     q_class: np.ndarray
-    q_total: float
+    q_total: float | None
+    merge_error = (
+        "shrinkage='auto' (Ledoit-Wolf) needs all the data at once: use fit, or "
+        "a float shrinkage with partial_fit"
+    )
 
-    def __add__(self, other):
-        raise ValueError(
-            "shrinkage='auto' (Ledoit-Wolf) needs all the data at once: use fit, or "
-            "a float shrinkage with partial_fit"
-        )
+
+@dataclass(frozen=True)
+class _EstimatedCovariances:
+    """Covariances fitted by a ``covariance_estimator`` on each class's rows
+    (``class_cov``) and on all the rows (``total_cov``, when needed)."""
+
+    class_cov: np.ndarray
+    total_cov: np.ndarray | None
+    merge_error = (
+        "a covariance_estimator needs all the data at once: use fit, not partial_fit"
+    )
 
 
 def _std(variances):
@@ -90,20 +117,188 @@ def _shrunk(cov: np.ndarray, alpha: float) -> np.ndarray:
     return (1.0 - alpha) * cov + alpha * np.trace(cov) / d * np.eye(d)
 
 
+def _fourth_moment(Xc: np.ndarray, std: np.ndarray, w: np.ndarray, labels, k):
+    """``sum_i w_i ||Xc_i / std_i||^4`` per label (``std`` per row's label)."""
+    z = np.einsum("ij,ij->i", Xc / std, Xc / std)
+    return np.bincount(labels, w * z**2, minlength=k)
+
+
+def _pinv_factor(cov: np.ndarray) -> np.ndarray:
+    """``W`` of shape ``(d, rank)`` with ``W W^T`` the pseudo-inverse of ``cov``.
+
+    Eigenvalues at or below ``eps * max`` count as zero: the cut-off of the
+    minimum-norm least-squares solution (LAPACK ``gelsd`` with scipy's default
+    ``cond``), so that ``W W^T mu`` is scikit-learn's ``lstsq(cov, mu)``.
+    """
+    evals, evecs = linalg.eigh(cov)
+    keep = evals > _EPS * max(evals.max(), 0.0)
+    if not keep.any():
+        raise np.linalg.LinAlgError("the within-class covariance is zero")
+    return evecs[:, keep] / np.sqrt(evals[keep])
+
+
+def _check_priors(priors, k: int) -> np.ndarray:
+    """Priors as a probability vector; renormalised with a warning (as
+    scikit-learn's LDA) when they do not sum to one."""
+    p = np.asarray(priors, dtype=float)
+    if p.shape != (k,):
+        raise ValueError(f"priors must have shape ({k},), got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"priors must be finite, got {p}")
+    if (p < 0).any():
+        raise ValueError(f"priors must be non-negative, got {p}")
+    total = p.sum()
+    if total <= 0:
+        raise ValueError("priors must not all be zero")
+    if abs(total - 1.0) > 1e-5:
+        warnings.warn(
+            f"The priors do not sum to 1 (they sum to {total:.6g}): renormalizing them",
+            UserWarning,
+            stacklevel=6,
+        )
+    return p / total
+
+
+def _raise_not_full_rank(label, advice):
+    raise np.linalg.LinAlgError(
+        f"The covariance matrix of class {label} is not full rank. {advice}"
+    )
+
+
 class _GaussianClassifier(BaseGenerativeClassifier):
-    """Validation and full-covariance statistics shared by LDA and QDA."""
+    """Validation, statistics and covariance estimates shared by LDA and QDA."""
+
+    _solvers_with_shrinkage = ("lsqr", "eigen")
 
     def _prepare_X(self, X, reset, sample_weight=None):
-        return _validate_float(self, X, reset)
+        X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
+        if reset:
+            self._dtype = X.dtype
+        # Statistics and scores in float64; float32 fits keep float32 attributes.
+        return X.astype(np.float64, copy=False)
+
+    def _check_solver(self) -> None:
+        """Combinations of solver, shrinkage and covariance estimator."""
+        name = type(self).__name__
+        if self.solver == "svd" and self.shrinkage is not None:
+            others = " or ".join(repr(s) for s in self._solvers_with_shrinkage)
+            raise NotImplementedError(
+                f"shrinkage not supported with solver='svd' in {name}: use solver="
+                f"{others}"
+            )
+        if self.covariance_estimator is not None:
+            if self.solver == "svd":
+                others = " or ".join(repr(s) for s in self._solvers_with_shrinkage)
+                raise ValueError(f"{self._svd_estimator_error}; use solver={others}")
+            if self.shrinkage is not None and self.shrinkage != 0:
+                raise ValueError(
+                    "covariance_estimator and shrinkage parameters are not None. "
+                    "Only one of the two can be set: pass shrinkage=None to use "
+                    "the covariance_estimator"
+                )
+
+    def _needs_total_covariance(self) -> bool:
+        return False
 
     def _emission_stats(self, X, weights, labels):
-        return _GAUSSIAN.stats(X, weights, labels)
+        self._check_solver()
+        k = weights.shape[1]
+        w = weights[np.arange(len(labels)), labels]
+        gstats = _GAUSSIAN.stats(X, weights, labels)
+        rows = np.bincount(labels[w > 0], minlength=k).astype(float)
+        whole = None
+        if self.covariance_estimator is not None:
+            whole = self._estimated_covariances(X, w, labels, k)
+        elif self.shrinkage == "auto":
+            cov = self._ml_covariances(gstats)
+            std_k = np.stack([_std(np.diag(c)) for c in cov])
+            Xc = X - gstats.mean[labels]
+            q_class = _fourth_moment(Xc, std_k[labels], w, labels, k)
+            q_total = None
+            if self._needs_total_covariance():
+                mean = gstats.grand_mean()
+                var = np.average((X - mean) ** 2, axis=0, weights=w)
+                q_total = _fourth_moment(X - mean, _std(var), w, 0 * labels, 1)[0]
+            whole = _LedoitWolfStats(q_class, q_total)
+        return _DAStats(gstats, rows, whole)
 
-    def _class_covariances(self, stats: GaussianStats) -> np.ndarray:
+    def _estimated_covariances(self, X, w, labels, k):
+        """Fit a clone of ``covariance_estimator`` on each class's rows."""
+        if not np.all((w == 0) | (w == 1)):
+            raise ValueError(
+                "sample_weight must be 0 or 1 with a covariance_estimator (it is "
+                "fitted on the rows of positive weight); use shrinkage for "
+                "weighted rows"
+            )
+
+        def fit(rows):
+            est = clone(self.covariance_estimator, safe=False)
+            est.fit(rows)
+            if not hasattr(est, "covariance_"):
+                raise ValueError(
+                    f"covariance_estimator {type(est).__name__} does not have a "
+                    "covariance_ attribute after fit"
+                )
+            return np.atleast_2d(np.asarray(est.covariance_, dtype=float))
+
+        keep = w > 0
+        class_cov = np.stack([fit(X[keep & (labels == c)]) for c in range(k)])
+        total = fit(X[keep]) if self._needs_total_covariance() else None
+        return _EstimatedCovariances(class_cov, total)
+
+    @staticmethod
+    def _ml_covariances(stats: GaussianStats) -> np.ndarray:
         """Maximum-likelihood covariance of every class, ``(K, d, d)``."""
         return FULL.covariances(
             stats.scatter, stats.weight, 0.0, np.eye(stats.mean.shape[1]), 0.0
         )
+
+    def _shrunk_covariances(self, stats: _DAStats, base: np.ndarray) -> np.ndarray:
+        """Every class's covariance as ``shrinkage`` or the estimator says."""
+        whole = stats.whole
+        if isinstance(whole, _EstimatedCovariances):
+            return whole.class_cov
+        if isinstance(whole, _LedoitWolfStats):
+            weight = stats.gaussian.weight
+            return np.stack(
+                [_ledoit_wolf(c, q, n) for c, q, n in zip(base, whole.q_class, weight)]
+            )
+        if self.shrinkage is not None:
+            return np.stack([_shrunk(c, self.shrinkage) for c in base])
+        return base
+
+    def _check_params_vs_data(self) -> None:
+        """Priors that do not sum to one are renormalised with a warning."""
+        if self.priors is None:
+            return super()._check_params_vs_data()
+        priors = self.priors
+        self.priors = _check_priors(priors, len(self.classes_))
+        try:
+            super()._check_params_vs_data()
+        finally:
+            self.priors = priors
+
+    def _update_params(self) -> None:
+        try:
+            super()._update_params()
+        except Exception:
+            # A fit that fails leaves the estimator unfitted.
+            for attr in [
+                a for a in vars(self) if a.endswith("_") and not a.startswith("_")
+            ]:
+                delattr(self, attr)
+            raise
+
+    def _cast(self, *names) -> None:
+        """Fitted attributes in the dtype of the training data (float32 stays)."""
+        if self._dtype != np.float32:
+            return
+        for name in names:
+            value = getattr(self, name, None)
+            if isinstance(value, list):
+                setattr(self, name, [np.asarray(v, np.float32) for v in value])
+            elif value is not None:
+                setattr(self, name, np.asarray(value, np.float32))
 
 
 class LinearDiscriminantAnalysis(
@@ -112,21 +307,24 @@ class LinearDiscriminantAnalysis(
     """Gaussian classes with one shared covariance: the linear discriminant.
 
     A drop-in for scikit-learn's ``LinearDiscriminantAnalysis`` (same solvers,
-    shrinkage, attributes and transform), plus ``costs``, ``prior_m``,
-    ``sample_weight`` and ``partial_fit``.
+    shrinkage, covariance estimators, attributes and transform), plus ``costs``,
+    ``prior_m``, ``sample_weight`` and ``partial_fit``.
 
     Parameters
     ----------
     solver : {'svd', 'lsqr', 'eigen'}, default='svd'
         'svd' needs no covariance inverse (it handles collinear features) and
-        does no shrinkage; 'lsqr' solves for the class scores; 'eigen' also
-        gives the Fisher directions of :meth:`transform`.
+        does no shrinkage; 'lsqr' solves for the class scores by least squares
+        (a singular covariance gives the minimum-norm solution); 'eigen' also
+        gives the Fisher directions of :meth:`transform` and needs a
+        non-singular within-class covariance.
     shrinkage : 'auto', float or None, default=None
         With 'lsqr' and 'eigen': the covariance of each class shrinks toward a
         multiple of the identity, by Ledoit-Wolf's intensity ('auto', on the
         standardized data) or by this fraction in [0, 1].
     priors : array-like of shape (n_classes,), default=None
         Class prior probabilities; None estimates them from the class counts.
+        Priors that do not sum to one are renormalised, with a warning.
     n_components : int, default=None
         Number of Fisher directions kept by :meth:`transform`, at most
         ``min(n_classes - 1, n_features)`` (the default).
@@ -135,6 +333,11 @@ class LinearDiscriminantAnalysis(
     tol : float, default=1e-4
         With 'svd', singular values of the within-class scaled data below
         ``tol`` are treated as zero (collinear directions are dropped).
+    covariance_estimator : estimator with ``fit`` and ``covariance_``, default=None
+        With 'lsqr' and 'eigen': a covariance estimator (such as those of
+        ``sklearn.covariance``) fitted, as a clone, on each class's rows in
+        place of the empirical covariance; exclusive with ``shrinkage``. It
+        needs all the data in one ``fit`` and 0/1 sample weights.
     prior_m : float, default=0.0
         m-estimate of the class prior (see :class:`~bayeskit.CategoricalNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
@@ -147,7 +350,7 @@ class LinearDiscriminantAnalysis(
     priors_ : ndarray of shape (n_classes,)
     means_ : ndarray of shape (n_classes, n_features)
     covariance_ : ndarray of shape (n_features, n_features)
-        The within-class covariance (with shrinkage).
+        The within-class covariance ``sum_k priors_[k] Sigma_k`` (with shrinkage).
     coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
     intercept_ : ndarray of shape (n_classes,)
         ``X @ coef_.T + intercept_`` are the class scores
@@ -167,8 +370,9 @@ class LinearDiscriminantAnalysis(
 
     Notes
     -----
-    Reference notes 000 (12.3) and 002 (Fisher's linear discriminant): with
-    a shared covariance the log posterior odds are linear in ``x``,
+    With a shared covariance the log posterior odds are linear in ``x``
+    (Hastie, Tibshirani and Friedman, *The Elements of Statistical Learning*,
+    2009, section 4.3),
 
     .. math::
 
@@ -177,10 +381,17 @@ class LinearDiscriminantAnalysis(
 
     and for two classes with equal priors the boundary is the hyperplane
     :math:`w^T (x - (\\mu_1 + \\mu_2)/2) = 0`, :math:`w = \\Sigma^{-1}(\\mu_1 -
-    \\mu_2)`. The covariance is the pooled within-class maximum-likelihood
-    estimate, weighted by the class counts. scikit-learn's 'lsqr' and 'eigen'
-    weight the class covariances by ``priors`` instead; the two agree when the
-    priors are the class frequencies (the default).
+    \\mu_2)` (Fisher's linear discriminant). As in scikit-learn, 'lsqr' and
+    'eigen' weight the class covariances by ``priors_``, and 'svd' pools the
+    within-class scatter by the class counts.
+
+    Differences from scikit-learn, all on inputs scikit-learn does not take:
+    the statistics are gathered in float64 whatever the input dtype (float32
+    input still gives float32 attributes); "the number of samples" in its
+    checks counts the rows of positive ``sample_weight``; with a singular
+    within-class covariance, 'lsqr' predicts as scikit-learn's (the
+    minimum-norm solution) and :meth:`predict_joint_log_proba` is the density
+    on the subspace the covariance spans.
 
     Examples
     --------
@@ -199,7 +410,9 @@ class LinearDiscriminantAnalysis(
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "store_covariance": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "covariance_estimator": [HasMethods("fit"), None],
     }
+    _svd_estimator_error = "covariance estimator is not supported with svd solver"
 
     def __init__(
         self,
@@ -209,6 +422,7 @@ class LinearDiscriminantAnalysis(
         n_components=None,
         store_covariance=False,
         tol=1e-4,
+        covariance_estimator=None,
         *,
         prior_m=0.0,
         costs=None,
@@ -219,71 +433,47 @@ class LinearDiscriminantAnalysis(
         self.n_components = n_components
         self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
         self.prior_m = prior_m
         self.costs = costs
 
-    def _emission_stats(self, X, weights, labels):
-        stats = super()._emission_stats(X, weights, labels)
-        if self.shrinkage != "auto":
-            return stats
-        w = weights[np.arange(len(labels)), labels]
-        cov = self._class_covariances(stats)
-        std_k = np.stack([_std(np.diag(c)) for c in cov])
-        z = ((X - stats.mean[labels]) / std_k[labels]) ** 2
-        q_class = np.bincount(labels, w * z.sum(axis=1) ** 2, minlength=len(cov))
-        mean = stats.grand_mean()
-        total_var = np.average((X - mean) ** 2, axis=0, weights=w)
-        z = ((X - mean) / _std(total_var)) ** 2
-        return _LedoitWolfStats(stats, q_class, float(w @ z.sum(axis=1) ** 2))
-
-    def _check_solver(self):
-        if self.solver == "svd" and self.shrinkage is not None:
-            raise ValueError(
-                "shrinkage is not supported with solver='svd'; use solver='lsqr' "
-                "or solver='eigen'"
-            )
+    def _needs_total_covariance(self) -> bool:
+        return self.solver == "eigen"
 
     def _set_emission_params(self, stats):
-        self._check_solver()
-        lw = stats if isinstance(stats, _LedoitWolfStats) else None
-        gstats = lw.gaussian if lw else stats
+        gstats = stats.gaussian
         k, d = gstats.mean.shape
+        if stats.rows.sum() <= k:
+            raise ValueError(
+                "The number of samples must be more than the number of classes "
+                f"({k}): every class needs two samples for a within-class covariance"
+            )
         max_components = min(k - 1, d)
         if self.n_components is not None and self.n_components > max_components:
             raise ValueError(
-                f"n_components={self.n_components} cannot be larger than "
-                f"min(n_features, n_classes - 1) = {max_components}"
+                "n_components cannot be larger than min(n_features, n_classes - 1) "
+                f"= {max_components}; got n_components={self.n_components}"
             )
         self._max_components = self.n_components or max_components
         self.priors_ = np.exp(self.class_log_prior_)
         self.means_ = gstats.mean
-        freq = gstats.weight / gstats.weight.sum()
-        class_cov = self._class_covariances(gstats)
-        if lw is not None:
-            class_cov = np.stack(
-                [
-                    _ledoit_wolf(c, q, w)
-                    for c, q, w in zip(class_cov, lw.q_class, gstats.weight)
-                ]
-            )
-        elif self.shrinkage is not None:
-            class_cov = np.stack([_shrunk(c, self.shrinkage) for c in class_cov])
-        within = np.einsum("k,kij->ij", freq, class_cov)
+        ml_cov = self._ml_covariances(gstats)
+        class_cov = self._shrunk_covariances(stats, ml_cov)
+        within = np.einsum("k,kij->ij", self.priors_, class_cov)
         if self.solver == "svd":
-            self._solve_svd(gstats, within)
+            if self.store_covariance:
+                self.covariance_ = within
+            freq = gstats.weight / gstats.weight.sum()
+            self._solve_svd(gstats, np.einsum("k,kij->ij", freq, ml_cov))
+            pooled = within
         else:
-            self.covariance_ = within
-            try:
-                self._whitening = precision_cholesky(within)
-            except np.linalg.LinAlgError:
-                raise ValueError(
-                    "the within-class covariance is singular (collinear or constant "
-                    "features): set shrinkage, or use solver='svd'"
-                ) from None
+            self.covariance_ = pooled = within
+            if self.solver == "eigen":
+                self._whitening = self._solve_eigen(stats, within)
+            else:
+                self._whitening = _pinv_factor(within)
             coef = (self.means_ @ self._whitening) @ self._whitening.T
             self._set_linear(coef, -0.5 * np.sum(self.means_ * coef, axis=1))
-            if self.solver == "eigen":
-                self._solve_eigen(gstats, lw, within)
         # Class scores in coordinates centred on the data: precise far from 0.
         self._center = gstats.grand_mean()
         white_means = (self.means_ - self._center) @ self._whitening
@@ -293,8 +483,18 @@ class LinearDiscriminantAnalysis(
         # Centring costs a pass over X; it only buys precision when the data sit
         # far from the origin compared with their spread (rounding of x^T A then
         # grows with |x| / sigma): below 1e3 the two forms agree to ~1e-13.
-        spread = np.sqrt(np.maximum(np.diag(within), np.finfo(float).tiny))
+        spread = np.sqrt(np.maximum(np.diag(pooled), np.finfo(float).tiny))
         self._centred_scores = np.max(np.abs(self._center) / spread) > 1e3
+        self._cast(
+            "priors_",
+            "means_",
+            "covariance_",
+            "coef_",
+            "intercept_",
+            "scalings_",
+            "xbar_",
+            "explained_variance_ratio_",
+        )
 
     def _set_linear(self, coef, intercept_no_prior):
         """``coef_`` and ``intercept_`` as scikit-learn defines them."""
@@ -311,8 +511,6 @@ class LinearDiscriminantAnalysis(
         The within-class scaled data's singular values and directions are the
         eigen-decomposition of its Gram matrix, which the scatter gives.
         """
-        if self.store_covariance:
-            self.covariance_ = within
         std = _std(np.diag(within))
         gram = within / np.outer(std, std)
         evals, evecs = linalg.eigh(gram)
@@ -320,7 +518,7 @@ class LinearDiscriminantAnalysis(
         s = np.sqrt(np.clip(evals[order], 0, None))
         rank = int(np.sum(s > self.tol))
         if rank == 0:
-            raise ValueError("every feature is constant within the classes")
+            raise np.linalg.LinAlgError("every feature is constant within the classes")
         scalings = (evecs[:, order[:rank]] / std[:, None]) / s[:rank]
         self._whitening = scalings
         self.xbar_ = self.priors_ @ self.means_
@@ -339,19 +537,35 @@ class LinearDiscriminantAnalysis(
         coef = coef @ self.scalings_.T
         self._set_linear(coef, intercept - self.xbar_ @ coef.T)
 
-    def _solve_eigen(self, stats, lw, within):
-        """Fisher's directions: the generalised eigenvectors of (S_b, S_w)."""
-        between = FULL.outer(stats.mean - stats.grand_mean(), stats.weight)
-        total = (stats.scatter + between).sum(axis=0) / stats.weight.sum()
-        if lw is not None:
-            total = _ledoit_wolf(total, lw.q_total, stats.weight.sum())
-        elif self.shrinkage is not None:
-            total = _shrunk(total, self.shrinkage)
-        evals, evecs = linalg.eigh(total - within, within)
+    def _solve_eigen(self, stats, within):
+        """Fisher's directions: the generalised eigenvectors of (S_b, S_w).
+
+        They are ``S_w``-orthonormal, so they also whiten: ``V V^T = S_w^{-1}``.
+        """
+        g = stats.gaussian
+        whole = stats.whole
+        if isinstance(whole, _EstimatedCovariances):
+            total = whole.total_cov
+        else:
+            between = FULL.outer(g.mean - g.grand_mean(), g.weight)
+            total = (g.scatter + between).sum(axis=0) / g.weight.sum()
+            if isinstance(whole, _LedoitWolfStats):
+                total = _ledoit_wolf(total, whole.q_total, g.weight.sum())
+            elif self.shrinkage is not None:
+                total = _shrunk(total, self.shrinkage)
+        try:
+            evals, evecs = linalg.eigh(total - within, within)
+        except np.linalg.LinAlgError:
+            raise np.linalg.LinAlgError(
+                "the within-class covariance is singular (collinear or constant "
+                "features), which solver='eigen' cannot use: set shrinkage, or "
+                "use solver='svd' or solver='lsqr'"
+            ) from None
         self.explained_variance_ratio_ = np.sort(evals / np.sum(evals))[::-1][
             : self._max_components
         ]
         self.scalings_ = evecs[:, np.argsort(evals)[::-1]]
+        return self.scalings_
 
     # -- prediction ----------------------------------------------------------------
     def _class_scores(self, X):
@@ -378,22 +592,38 @@ class LinearDiscriminantAnalysis(
     def decision_function(self, X):
         """``X @ coef_.T + intercept_``: the log posterior up to a constant per row.
 
-        Returns shape ``(n_samples,)`` for two classes (log odds of the second).
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, the log odds of the second class.
         """
         check_is_fitted(self)
-        X = _validate_float(self, X, reset=False)
-        scores = X @ self.coef_.T + self.intercept_
+        X = self._prepare_X(X, reset=False)
+        scores = X @ self.coef_.T.astype(np.float64) + self.intercept_
         return scores[:, 0] if len(self.classes_) == 2 else scores
 
     def transform(self, X):
-        """Project onto the Fisher discriminant directions, ``(n, n_components)``."""
+        """Project onto the Fisher discriminant directions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        X_new : ndarray of shape (n_samples, n_components)
+        """
         check_is_fitted(self)
         if self.solver == "lsqr":
-            raise ValueError(
-                "transform needs the discriminant directions: use solver='svd' or "
-                "solver='eigen'"
+            raise NotImplementedError(
+                "transform not implemented for 'lsqr' solver: it computes no "
+                "discriminant directions; use solver='svd' or solver='eigen'"
             )
-        X = _validate_float(self, X, reset=False)
+        X = self._prepare_X(X, reset=False)
         if self.solver == "svd":
             out = (X - self.xbar_) @ self.scalings_
         else:
@@ -408,31 +638,49 @@ class LinearDiscriminantAnalysis(
 class QuadraticDiscriminantAnalysis(_GaussianClassifier):
     """Gaussian classes, each with its own covariance: the quadratic discriminant.
 
-    A drop-in for scikit-learn's ``QuadraticDiscriminantAnalysis`` (``priors``,
-    ``reg_param``, ``store_covariance``, ``tol``), plus the MAP covariance prior
-    of the mixtures, ``costs``, ``prior_m``, ``sample_weight`` and
-    ``partial_fit``.
+    A drop-in for scikit-learn's ``QuadraticDiscriminantAnalysis`` (``solver``,
+    ``shrinkage``, ``priors``, ``reg_param``, ``store_covariance``, ``tol``,
+    ``covariance_estimator``), plus the MAP covariance prior of the mixtures,
+    ``costs``, ``prior_m``, ``sample_weight`` and ``partial_fit``.
 
     Parameters
     ----------
+    solver : {'svd', 'eigen'}, default='svd'
+        'svd': the class covariances are the (``reg_param``-regularised)
+        maximum-likelihood estimates, and a class needs more samples than
+        features (as scikit-learn's, whose SVD of the class's centred rows has
+        no more directions than rows). 'eigen': the class covariances come
+        from ``shrinkage`` or ``covariance_estimator``; ``reg_param`` is not
+        used (a warning says so).
+    shrinkage : 'auto', float or None, default=None
+        With 'eigen': each class covariance shrinks toward a multiple of the
+        identity, by Ledoit-Wolf's intensity ('auto', on the standardized data)
+        or by this fraction in [0, 1].
     priors : array-like of shape (n_classes,), default=None
         Class prior probabilities; None estimates them from the class counts.
+        Priors that do not sum to one are renormalised, with a warning.
     reg_param : float in [0, 1], default=0.0
-        Shrinks every covariance toward the identity:
+        With 'svd': shrinks every covariance toward the identity,
         ``(1 - reg_param) Sigma_c + reg_param I`` (as scikit-learn).
     store_covariance : bool, default=False
         Store the class covariances in ``covariance_``.
     tol : float, default=1e-4
         A class covariance with an eigenvalue at or below ``tol`` is not full
-        rank: a clear error names the remedies.
+        rank: a ``numpy.linalg.LinAlgError`` names the remedies.
+    covariance_estimator : estimator with ``fit`` and ``covariance_``, default=None
+        With 'eigen': a covariance estimator (such as those of
+        ``sklearn.covariance``) fitted, as a clone, on each class's rows;
+        exclusive with ``shrinkage``. It needs all the data in one ``fit`` and
+        0/1 sample weights.
     covariance_prior : array-like of shape (n_features, n_features), default=None
         The prior scatter ``S`` of the MAP covariance estimate; None is the
         identity.
     covariance_prior_weight : float, default=0.0
         Its weight ``eta`` (virtual samples): ``Sigma_c = (S_c + eta S) / (n_c +
         eta)`` with ``S_c`` the class scatter matrix. With ``eta > 0`` a class
-        with fewer samples than features, or collinear features, is still a
-        well-defined model.
+        with a single sample, fewer samples than features, or collinear
+        features is still a well-defined model (with either solver). Not
+        combined with ``shrinkage`` or ``covariance_estimator``.
     prior_m : float, default=0.0
         m-estimate of the class prior.
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
@@ -460,16 +708,25 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
 
     Notes
     -----
-    Reference notes 003: the class-conditional densities are Gaussian with
-    their own covariance, so the log posterior is quadratic in ``x``;
-    Gaussian naive Bayes (diagonal covariances) and LDA (one shared
-    covariance) are its special cases. The covariance estimate is
+    The class-conditional densities are Gaussian with their own covariance, so
+    the log posterior is quadratic in ``x`` (Hastie, Tibshirani and Friedman,
+    *The Elements of Statistical Learning*, 2009, section 4.3); Gaussian naive
+    Bayes (diagonal covariances) and LDA (one shared covariance) are its
+    special cases. With 'svd' the covariance estimate is
 
     .. math::
 
         \\Sigma_c = (1 - r) \\frac{S_c + \\eta S}{n_c + \\eta} + r I,
 
     the maximum-likelihood estimate for ``eta = r = 0`` (scikit-learn's).
+
+    Differences from scikit-learn: priors that do not sum to one are
+    renormalised with a warning (scikit-learn's QDA takes their logarithm as
+    given, which shifts ``decision_function`` by a constant and leaves
+    ``predict`` and ``predict_proba`` unchanged); negative priors are an
+    error. "Samples" of a class in its checks count the rows of positive
+    ``sample_weight``. The statistics are gathered in float64 whatever the
+    input dtype (float32 input still gives float32 attributes).
 
     Examples
     --------
@@ -483,75 +740,155 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
 
     _parameter_constraints: dict = {
         **BaseGenerativeClassifier._parameter_constraints,
+        "solver": [StrOptions({"svd", "eigen"})],
+        "shrinkage": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both"), None],
         "reg_param": [Interval(Real, 0, 1, closed="both")],
         "store_covariance": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
+        "covariance_estimator": [HasMethods("fit"), None],
         "covariance_prior": ["array-like", None],
         "covariance_prior_weight": [Interval(Real, 0, None, closed="left")],
     }
+    _solvers_with_shrinkage = ("eigen",)
+    _svd_estimator_error = "covariance_estimator is not supported with solver='svd'"
 
     def __init__(
         self,
         *,
+        solver="svd",
+        shrinkage=None,
         priors=None,
         reg_param=0.0,
         store_covariance=False,
         tol=1e-4,
+        covariance_estimator=None,
         covariance_prior=None,
         covariance_prior_weight=0.0,
         prior_m=0.0,
         costs=None,
     ):
+        self.solver = solver
+        self.shrinkage = shrinkage
         self.priors = priors
         self.reg_param = reg_param
         self.store_covariance = store_covariance
         self.tol = tol
+        self.covariance_estimator = covariance_estimator
         self.covariance_prior = covariance_prior
         self.covariance_prior_weight = covariance_prior_weight
         self.prior_m = prior_m
         self.costs = costs
 
+    def _check_solver(self):
+        super()._check_solver()
+        if self.covariance_prior_weight > 0 and (
+            self.covariance_estimator is not None or self.shrinkage is not None
+        ):
+            raise ValueError(
+                "covariance_prior_weight > 0 is a covariance estimate of its own: "
+                "set shrinkage=None and covariance_estimator=None to use it, or "
+                "covariance_prior_weight=0"
+            )
+        if self.solver == "eigen" and self.reg_param != 0:
+            warnings.warn(
+                "reg_param is not used by solver='eigen' (as in scikit-learn); "
+                "use shrinkage to regularise the covariances",
+                UserWarning,
+                stacklevel=6,
+            )
+
     def _set_emission_params(self, stats):
-        d = stats.mean.shape[1]
-        cov = FULL.covariances(
-            stats.scatter,
-            stats.weight,
-            self.covariance_prior_weight,
+        gstats = stats.gaussian
+        d = gstats.mean.shape[1]
+        eta = self.covariance_prior_weight
+        if eta == 0:
+            for label, rows in zip(self.classes_, stats.rows):
+                if rows <= 1:
+                    raise ValueError(
+                        f"y has only {int(rows)} sample in class {label}, covariance "
+                        "is ill defined: set covariance_prior_weight > 0 for a MAP "
+                        "estimate"
+                    )
+        base = FULL.covariances(
+            gstats.scatter,
+            gstats.weight,
+            eta,
             check_covariance_prior(self.covariance_prior, d),
             0.0,
-            self.reg_param,
+            self.reg_param if self.solver == "svd" else 0.0,
         )
+        cov = self._shrunk_covariances(stats, base) if self.solver == "eigen" else base
         self.priors_ = np.exp(self.class_log_prior_)
         self.means_ = np.where(
-            stats.weight[:, None] > 0, stats.mean, stats.grand_mean()
+            gstats.weight[:, None] > 0, gstats.mean, gstats.grand_mean()
         )
         self.rotations_, self.scalings_ = [], []
-        for label, c in zip(self.classes_, cov):
+        for label, rows, c in zip(self.classes_, stats.rows, cov):
+            self._check_rank(label, rows, d, eta)
             evals, evecs = linalg.eigh(c)
             order = np.argsort(evals)[::-1]
             if np.sum(evals > self.tol) < d:
-                raise ValueError(
-                    f"the covariance matrix of class {label.tolist()!r} is not full "
-                    "rank (fewer samples than features, or collinear features): set "
-                    "covariance_prior_weight > 0 or reg_param > 0"
-                )
+                self._check_rank(label, rows, d, eta, full=False)
             self.rotations_.append(evecs[:, order])
             self.scalings_.append(evals[order])
         if self.store_covariance:
             self.covariance_ = list(cov)
-        self.precisions_cholesky_ = FULL.precision_cholesky(cov)
+        try:
+            self.precisions_cholesky_ = FULL.precision_cholesky(cov)
+        except np.linalg.LinAlgError:
+            self._check_rank(self.classes_[0], d + 1, d, 0.0, full=False)
         self._params = _GaussianParams(
             self.means_,
             cov,
             self.precisions_cholesky_,
             FULL.log_det_precision_cholesky(self.precisions_cholesky_, d),
-            stats.grand_mean(),
+            gstats.grand_mean(),
+        )
+        self._cast(
+            "means_", "covariance_", "rotations_", "scalings_", "precisions_cholesky_"
+        )
+
+    def _check_rank(self, label, rows, d, eta, full=True):
+        """Raise scikit-learn's rank errors (``full=False``: the covariance is
+        known not to be full rank); with ``full=True``, only the 'svd' case of a
+        class with fewer rows than features, which is never full rank there."""
+        svd_rows = self.solver == "svd" and eta == 0
+        if full and not (svd_rows and rows < d):
+            return
+        if svd_rows and rows <= d:
+            _raise_not_full_rank(
+                label,
+                f"When using `solver='svd'` a class needs more samples than "
+                f"features, but class {label} has {int(rows)} samples and {d} "
+                "features: use solver='eigen' with shrinkage, or "
+                "covariance_prior_weight > 0.",
+            )
+        param = "shrinkage" if self.solver == "eigen" else "reg_param"
+        _raise_not_full_rank(
+            label,
+            f"Increase `{param}` to reduce the collinearity, or set "
+            "covariance_prior_weight > 0.",
         )
 
     def _log_likelihood(self, X):
         return _GAUSSIAN.log_likelihood(X, self._params)
 
     def decision_function(self, X):
-        """Log posterior up to a constant per row (for two classes, the log odds)."""
+        """Log posterior up to a constant per row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, the log odds of the second class; otherwise
+            ``log p(x | y) + log P(y)`` without the ``(2 pi)^(-d/2)`` factor, as
+            scikit-learn's.
+        """
         scores = self.predict_joint_log_proba(X)
-        return scores[:, 1] - scores[:, 0] if len(self.classes_) == 2 else scores
+        if len(self.classes_) == 2:
+            return scores[:, 1] - scores[:, 0]
+        # scikit-learn's scores leave out the normaliser (2 pi)^(-d/2).
+        return scores + 0.5 * self.n_features_in_ * _LOG_2PI

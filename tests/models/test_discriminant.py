@@ -1,11 +1,17 @@
 """LDA and QDA: the notes' hyperplane, scikit-learn parity, statistics that add."""
 
+import contextlib
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import multivariate_normal
 from sklearn import discriminant_analysis as skda
-from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+from sklearn.cluster import KMeans
+from sklearn.covariance import OAS, LedoitWolf, ShrunkCovariance
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import make_pipeline
 
 from bayeskit import LinearDiscriminantAnalysis as LDA
@@ -93,7 +99,10 @@ def test_qda_parity_with_sklearn(name, X, y, reg_param):
 
 
 def test_two_class_boundary_is_the_notes_hyperplane(rng):
-    X, y = problem(3, 2, 4)
+    X, _ = problem(3, 2, 4)
+    # Balanced classes: every solver's covariance_ is the one its scores use.
+    y = np.arange(len(X)) % 2
+    X = X + 0.8 * y[:, None]
     for solver in ("svd", "lsqr", "eigen"):
         lda = LDA(solver=solver, priors=[0.5, 0.5], store_covariance=True).fit(X, y)
         mu1, mu2 = lda.means_
@@ -184,16 +193,25 @@ def test_collinear_and_constant_features(rng):
     ):
         proba = est.fit(X, y).predict_proba(X)
         assert np.all(np.isfinite(proba)) and (est.predict(X) == y).mean() > 0.5
-    with pytest.raises(ValueError, match=r"singular.*shrinkage"):
-        LDA(solver="lsqr").fit(X, y)
-    with pytest.raises(ValueError, match="covariance_prior_weight"):
+    # As scikit-learn: 'lsqr' takes the minimum-norm solution, 'eigen' cannot.
+    proba = LDA(solver="lsqr").fit(X, y).predict_proba(X)
+    np.testing.assert_allclose(
+        proba,
+        skda.LinearDiscriminantAnalysis(solver="lsqr").fit(X, y).predict_proba(X),
+        atol=1e-8,
+    )
+    with pytest.raises(np.linalg.LinAlgError, match=r"singular.*shrinkage"):
+        LDA(solver="eigen").fit(X, y)
+    with pytest.raises(np.linalg.LinAlgError):
+        skda.LinearDiscriminantAnalysis(solver="eigen").fit(X, y)
+    with pytest.raises(np.linalg.LinAlgError, match="covariance_prior_weight"):
         QDA().fit(X, y)
 
 
 def test_one_sample_class_needs_a_prior():
     X = np.array([[0.0, 1.0], [1.0, 0.5], [2.0, 2.0], [1.5, 0.2], [5.0, 5.0]])
     y = np.array([0, 0, 0, 0, 1])
-    with pytest.raises(ValueError, match="class 1 is not full rank"):
+    with pytest.raises(ValueError, match="only 1 sample in class 1"):
         QDA().fit(X, y)
     S = np.array([[2.0, 0.5], [0.5, 1.0]])
     qda = QDA(covariance_prior=S, covariance_prior_weight=3.0, store_covariance=True)
@@ -229,9 +247,20 @@ def test_costs():
 @pytest.mark.parametrize(
     "est, match",
     [
-        (LDA(shrinkage=0.5), "shrinkage is not supported with solver='svd'"),
-        (LDA(n_components=5), "n_components=5 cannot be larger"),
-        (LDA(priors=[0.5, 0.6]), "priors must sum to one"),
+        (LDA(n_components=5), "n_components cannot be larger.*got n_components=5"),
+        (LDA(priors=[0.5, -0.6]), "priors must be non-negative"),
+        (QDA(priors=[0.5, 0.5, 0.0]), r"priors must have shape \(2,\)"),
+        (LDA(solver="lsqr", covariance_estimator=KMeans(2)), "covariance_"),
+        (
+            QDA(solver="eigen", shrinkage=0.1, covariance_estimator=LedoitWolf()),
+            "Only one of the two can be set",
+        ),
+        (QDA(covariance_estimator=LedoitWolf()), "solver='eigen'"),
+        (LDA(covariance_estimator=LedoitWolf()), "solver='lsqr' or 'eigen'"),
+        (
+            QDA(solver="eigen", shrinkage=0.1, covariance_prior_weight=1.0),
+            "covariance_prior_weight",
+        ),
         (QDA(covariance_prior=np.eye(3)), r"covariance_prior must have shape \(2, 2\)"),
         (
             QDA(covariance_prior=-np.eye(2), covariance_prior_weight=1.0),
@@ -248,7 +277,244 @@ def test_bad_parameters(est, match):
 
 def test_transform_needs_directions():
     X, y = problem(12, 3, 3)
-    with pytest.raises(ValueError, match="transform needs"):
+    with pytest.raises(NotImplementedError, match="transform not implemented"):
         LDA(solver="lsqr").fit(X, y).transform(X)
     with pytest.raises(ValueError, match="features"):
         LDA().fit(X, y).predict(X[:, :2])
+
+
+def unbalanced(seed=20, d=3, n=120):
+    """Three classes of 60, 40 and 20 rows: class frequencies differ from
+    uniform priors, so covariances weighted by the priors differ from the
+    pooled ones."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1, 2], [n // 2, n // 3, n - n // 2 - n // 3])
+    scale = np.array([1.0, 2.0, 0.5])[y, None]
+    X = rng.normal(size=(n, d)) * scale + rng.normal(size=(3, d))[y]
+    return X, y
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("solver", ["svd", "lsqr", "eigen"])
+def test_lda_priors_weight_the_covariance_as_sklearn(solver):
+    X, y = unbalanced()
+    priors = [0.2, 0.3, 0.5]
+    ours = LDA(solver=solver, priors=priors, store_covariance=True).fit(X, y)
+    theirs = skda.LinearDiscriminantAnalysis(
+        solver=solver, priors=priors, store_covariance=True
+    ).fit(X, y)
+    np.testing.assert_allclose(ours.covariance_, theirs.covariance_, rtol=1e-10)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-8)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10
+    )
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("est", [LDA, QDA])
+def test_priors_not_summing_to_one_are_renormalised_with_a_warning(est):
+    X, y = unbalanced()
+    with pytest.warns(UserWarning, match="do not sum to 1"):
+        ours = est(priors=[1.0, 2.0, 1.0]).fit(X, y)
+    np.testing.assert_allclose(ours.priors_, [0.25, 0.5, 0.25])
+    peer = getattr(skda, est.__name__)
+    with pytest.warns(UserWarning) if est is LDA else warnings_as_errors():
+        theirs = peer(priors=[1.0, 2.0, 1.0]).fit(X, y)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10
+    )
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    # Within scikit-learn's tolerance of 1e-5 there is no warning.
+    with warnings_as_errors():
+        est(priors=[0.25, 0.5, 0.25 + 1e-7]).fit(X, y)
+
+
+@contextlib.contextmanager
+def warnings_as_errors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        yield
+
+
+@pytest.mark.parity
+def test_lda_on_digits_singular_covariance_as_sklearn():
+    # Constant pixels make the within-class covariance singular.
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:600], y[:600]
+    ours = LDA(solver="lsqr").fit(X, y)
+    theirs = skda.LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        ours.coef_, theirs.coef_, atol=1e-6 * np.abs(theirs.coef_).max()
+    )
+    # The joint log-probability is the density on the covariance's subspace:
+    # a posterior that agrees with predict_log_proba.
+    joint = ours.predict_joint_log_proba(X[:20])
+    np.testing.assert_allclose(
+        joint - np.logaddexp.reduce(joint, axis=1, keepdims=True),
+        ours.predict_log_proba(X[:20]),
+        atol=1e-8,
+    )
+    for solver in ("eigen",):
+        with pytest.raises(np.linalg.LinAlgError):
+            skda.LinearDiscriminantAnalysis(solver=solver).fit(X, y)
+        with pytest.raises(np.linalg.LinAlgError):
+            LDA(solver=solver).fit(X, y)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("solver", ["lsqr", "eigen"])
+@pytest.mark.parametrize(
+    "make", [LedoitWolf, OAS, lambda: ShrunkCovariance(shrinkage=0.3)]
+)
+def test_lda_covariance_estimator_parity(solver, make):
+    X, y = unbalanced(d=4)
+    estimator = make()
+    ours = LDA(solver=solver, covariance_estimator=estimator).fit(X, y)
+    assert not hasattr(estimator, "covariance_"), "the estimator is cloned"
+    theirs = skda.LinearDiscriminantAnalysis(
+        solver=solver, covariance_estimator=make()
+    ).fit(X, y)
+    np.testing.assert_allclose(ours.covariance_, theirs.covariance_, rtol=1e-10)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10
+    )
+    if solver == "eigen":
+        np.testing.assert_allclose(
+            ours.explained_variance_ratio_, theirs.explained_variance_ratio_
+        )
+
+
+def test_covariance_estimator_needs_one_fit_and_unit_weights():
+    X, y = unbalanced()
+    lda = LDA(solver="lsqr", covariance_estimator=LedoitWolf()).partial_fit(X, y)
+    with pytest.raises(ValueError, match="covariance_estimator needs all the data"):
+        lda.partial_fit(X, y)
+    w = np.ones(len(y))
+    w[:10] = 0
+    a = lda.fit(X, y, sample_weight=w).predict_proba(X)
+    b = lda.fit(X[10:], y[10:]).predict_proba(X)
+    np.testing.assert_allclose(a, b, atol=1e-12)
+    w[:10] = 2
+    with pytest.raises(ValueError, match="sample_weight must be 0 or 1"):
+        lda.fit(X, y, sample_weight=w)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(solver="eigen"),
+        dict(solver="eigen", shrinkage=0.3),
+        dict(solver="eigen", shrinkage="auto"),
+        dict(solver="eigen", covariance_estimator=OAS()),
+        dict(solver="svd", reg_param=0.2),
+    ],
+    ids=str,
+)
+def test_qda_solvers_parity(params):
+    X, y = unbalanced(d=5)
+    ours = QDA(store_covariance=True, **params).fit(X, y)
+    theirs = skda.QuadraticDiscriminantAnalysis(store_covariance=True, **params)
+    theirs.fit(X, y)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10
+    )
+    np.testing.assert_allclose(
+        ours.decision_function(X), theirs.decision_function(X), rtol=1e-9
+    )
+    for attr in ("covariance_", "scalings_"):
+        for a, b in zip(getattr(ours, attr), getattr(theirs, attr)):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    for a, b in zip(ours.rotations_, theirs.rotations_):
+        np.testing.assert_allclose(np.abs(a), np.abs(b), atol=1e-8)
+
+
+@pytest.mark.parity
+def test_qda_eigen_ignores_reg_param_with_a_warning():
+    X, y = unbalanced()
+    with pytest.warns(UserWarning, match="reg_param is not used"):
+        ours = QDA(solver="eigen", reg_param=0.5).fit(X, y)
+    theirs = skda.QuadraticDiscriminantAnalysis(solver="eigen", reg_param=0.5)
+    np.testing.assert_allclose(
+        ours.predict_proba(X), theirs.fit(X, y).predict_proba(X), atol=1e-10
+    )
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n_small", [2, 3, 4, 5])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(),
+        dict(reg_param=0.3),
+        dict(solver="eigen"),
+        dict(solver="eigen", shrinkage=0.3),
+    ],
+    ids=str,
+)
+def test_qda_rank_errors_as_sklearn(params, n_small):
+    # 4 features; the small class has 2 to 5 rows: scikit-learn's 'svd' fails
+    # below 4 rows even with reg_param, fits at 4 only with reg_param.
+    rng = np.random.default_rng(n_small)
+    X = rng.normal(size=(20 + n_small, 4))
+    y = np.r_[np.zeros(20, int), np.ones(n_small, int)]
+    peer = skda.QuadraticDiscriminantAnalysis(**params)
+    try:
+        expected = peer.fit(X, y).predict_proba(X)
+    except np.linalg.LinAlgError:
+        with pytest.raises(np.linalg.LinAlgError, match="class 1 is not full rank"):
+            QDA(**params).fit(X, y)
+    else:
+        np.testing.assert_allclose(
+            QDA(**params).fit(X, y).predict_proba(X), expected, atol=1e-8
+        )
+
+
+def test_failed_fit_leaves_the_estimator_unfitted():
+    X, y = problem(13, 2, 3)
+    qda = QDA().fit(X, y)
+    X_const = np.column_stack([X, np.zeros(len(X))])
+    with pytest.raises(np.linalg.LinAlgError):
+        qda.fit(X_const, y)
+    with pytest.raises(NotFittedError):
+        qda.predict(X_const)
+
+
+def test_lda_needs_more_samples_than_classes():
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]])
+    with pytest.raises(ValueError, match="number of samples must be more"):
+        LDA().fit(X, [0, 1, 2])
+    # Rows of zero weight do not count as samples.
+    with pytest.raises(ValueError, match="number of samples must be more"):
+        LDA().fit(X, [0, 1, 1], sample_weight=[1, 1, 0])
+
+
+@pytest.mark.parametrize(
+    "est", [LDA(), LDA(solver="lsqr", shrinkage="auto"), LDA(solver="eigen"), QDA()]
+)
+def test_float32_input_keeps_float32_attributes(est):
+    X, y = unbalanced()
+    est32 = clone_of(est).fit(X.astype(np.float32), y)
+    est64 = clone_of(est).fit(X.astype(np.float32).astype(np.float64), y)
+    names = (
+        ["coef_", "intercept_", "means_"]
+        if isinstance(est, LDA)
+        else ["means_", "scalings_", "rotations_"]
+    )
+    for name in names:
+        a, b = getattr(est32, name), getattr(est64, name)
+        for u, v in zip(np.atleast_1d(a), np.atleast_1d(b)):
+            assert np.asarray(u).dtype == np.float32
+            assert np.asarray(v).dtype == np.float64
+            np.testing.assert_allclose(u, v, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        est32.predict_proba(X), est64.predict_proba(X), atol=1e-6
+    )
+
+
+def clone_of(est):
+    return type(est)(**est.get_params())
