@@ -32,6 +32,7 @@ __all__ = [
     "Tied",
     "covariance_from_name",
     "precision_cholesky",
+    "precision_cholesky_from_precision",
     "row_blocks",
 ]
 
@@ -70,8 +71,13 @@ class Covariance(ABC):
         plus ``(shrink + reg) I``."""
 
     @abstractmethod
-    def precision_cholesky(self, covariances) -> np.ndarray:
-        """Factors ``P`` with ``P P^T`` the precision; raises LinAlgError if not PD."""
+    def precision_cholesky(self, covariances, rounding_floor=True) -> np.ndarray:
+        """Factors ``P`` with ``P P^T`` the precision; raises LinAlgError if not PD.
+
+        With ``rounding_floor`` (full, tied), a Cholesky pivot at the rounding
+        level of the matrix also counts as singular; without it, only a failed
+        factorisation does (scikit-learn's mixtures).
+        """
 
     @abstractmethod
     def log_det_precision_cholesky(self, prec_chol, n_features: int) -> np.ndarray:
@@ -201,8 +207,8 @@ class Full(Covariance):
         cov[:, np.arange(d), np.arange(d)] += shrink + reg
         return cov
 
-    def precision_cholesky(self, covariances):
-        return np.stack([_prec_chol(c) for c in covariances])
+    def precision_cholesky(self, covariances, rounding_floor=True):
+        return np.stack([_prec_chol(c, rounding_floor) for c in covariances])
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.log(np.diagonal(prec_chol, axis1=1, axis2=2)).sum(axis=1)
@@ -241,8 +247,8 @@ class Tied(Covariance):
         cov[np.arange(d), np.arange(d)] += shrink + reg
         return cov
 
-    def precision_cholesky(self, covariances):
-        return _prec_chol(covariances)
+    def precision_cholesky(self, covariances, rounding_floor=True):
+        return _prec_chol(covariances, rounding_floor)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.sum(np.log(np.diag(prec_chol)))
@@ -288,7 +294,7 @@ class Diag(Covariance):
         num = scatter + prior_weight * prior
         return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
 
-    def precision_cholesky(self, covariances):
+    def precision_cholesky(self, covariances, rounding_floor=True):
         return _inverse_sqrt(covariances)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
@@ -321,7 +327,7 @@ class Spherical(Covariance):
         num = scatter / d + prior_weight * prior
         return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
 
-    def precision_cholesky(self, covariances):
+    def precision_cholesky(self, covariances, rounding_floor=True):
         return _inverse_sqrt(covariances)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
@@ -362,14 +368,14 @@ def _inverse_sqrt(variances: np.ndarray) -> np.ndarray:
     return 1.0 / np.sqrt(variances)
 
 
-def _prec_chol(cov: np.ndarray) -> np.ndarray:
+def _prec_chol(cov: np.ndarray, rounding_floor: bool = True) -> np.ndarray:
     """Upper factor ``P`` with ``P P^T = cov^{-1}``: the inverse of the Cholesky
     factor (LAPACK's triangular inversion), transposed."""
     chol = np.linalg.cholesky(cov)  # raises LinAlgError when not PD
     d = cov.shape[0]
     # A pivot at rounding level means a singular matrix that rounding let through.
     scale = np.max(np.abs(np.diag(cov)))
-    if np.min(np.diag(chol)) ** 2 <= d * np.finfo(float).eps * scale:
+    if rounding_floor and np.min(np.diag(chol)) ** 2 <= d * np.finfo(float).eps * scale:
         raise np.linalg.LinAlgError("the covariance matrix is singular")
     inv, info = lapack.dtrtri(chol, lower=1)
     if info != 0:
@@ -380,6 +386,18 @@ def _prec_chol(cov: np.ndarray) -> np.ndarray:
 def precision_cholesky(cov: np.ndarray) -> np.ndarray:
     """Public name of the factor ``P`` (``P P^T = cov^{-1}``) of one matrix."""
     return _prec_chol(cov)
+
+
+def precision_cholesky_from_precision(precision: np.ndarray) -> np.ndarray:
+    """The upper factor ``P`` with ``P P^T = precision`` of one matrix.
+
+    It is the factor :func:`precision_cholesky` gives for ``precision^{-1}``
+    (the upper triangular factor with a positive diagonal is unique), taken
+    from the precision itself: the lower Cholesky factor of the matrix with
+    rows and columns reversed, reversed back. Raises LinAlgError if not PD.
+    """
+    flipped = np.linalg.cholesky(precision[::-1, ::-1])
+    return np.ascontiguousarray(flipped[::-1, ::-1])
 
 
 FULL, TIED, DIAG, SPHERICAL = Full(), Tied(), Diag(), Spherical()

@@ -170,6 +170,7 @@ class Gaussian:
         prior_scatter=None,
         reg: float = 0.0,
         shrink: float = 0.0,
+        rounding_floor: bool = True,
     ) -> GaussianParams:
         """MAP parameters; ``prior_scatter`` ``S_0`` defaults to the identity.
 
@@ -179,7 +180,10 @@ class Gaussian:
 
         Raises :class:`numpy.linalg.LinAlgError` when a covariance is not
         positive definite; the estimator turns it into an error that names
-        its own remedies.
+        its own remedies. With ``rounding_floor`` (the default), a variance
+        or Cholesky pivot at the rounding level of the data counts as zero;
+        without it, only a covariance that is not positive definite in
+        floating point is rejected (scikit-learn's mixtures).
         """
         d = stats.mean.shape[1]
         if prior_scatter is None:
@@ -187,13 +191,13 @@ class Gaussian:
         cov = self.covariance.covariances(
             stats.scatter, stats.weight, prior_weight, prior_scatter, reg, shrink
         )
-        if self.covariance.name in ("diag", "spherical"):
+        if rounding_floor and self.covariance.name in ("diag", "spherical"):
             # Deviations of identical points are at most rounding of the mean:
             # a variance at that level is zero that rounding let through.
             floor = d * (np.finfo(float).eps * np.max(np.abs(stats.mean))) ** 2
             if np.any(cov <= floor):
                 raise np.linalg.LinAlgError("a variance is zero")
-        prec = self.covariance.precision_cholesky(cov)
+        prec = self.covariance.precision_cholesky(cov, rounding_floor)
         log_det = self.covariance.log_det_precision_cholesky(prec, d)
         center = stats.grand_mean()
         # A state with no data for a feature takes the mean over all states.

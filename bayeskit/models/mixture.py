@@ -8,6 +8,7 @@ with the prior (reference notes 001: EM for MAP).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -29,7 +30,8 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ..emissions import Gaussian, GaussianParams, covariance_from_name
+from ..emissions import Gaussian, GaussianParams, GaussianStats, covariance_from_name
+from ..emissions.covariance import precision_cholesky_from_precision
 from ..graph import LatentNode
 from .base import BaseGenerativeClassifier, BaseLatentModel
 
@@ -128,6 +130,16 @@ default='kmeans'
     diagonal. The prior keeps every covariance positive definite when a
     component collapses on one point or there are fewer points than
     dimensions.
+
+    Without the prior (``covariance_prior_weight=0``) the answer is
+    scikit-learn's: every component's weight gets ``10 eps`` more (an empty
+    component has mean 0 and covariance ``reg_covar``), and a covariance is
+    rejected (a ValueError) only when it is not positive definite in floating
+    point. One that is singular up to rounding (a component on one point with
+    ``reg_covar=0``) fits with a ``UserWarning``. This is a deliberate
+    difference on such data: scikit-learn computes variances as
+    ``E[x^2] - E[x]^2``, whose rounding can make that case an error there;
+    bayeskit's variances come from centred deviations and stay non-negative.
 
     Examples
     --------
@@ -246,7 +258,7 @@ default='kmeans'
         self._covariance = covariance_from_name(self.covariance_type)
         self._family = Gaussian(self._covariance)
         self._prior_scatter = self._resolve_prior(X, sw)
-        self._check_initial_parameters(X.shape[1])
+        self._init_given = self._check_initial_parameters(X.shape[1])
         return self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
 
     def _resolve_prior(self, X, sw):
@@ -258,22 +270,48 @@ default='kmeans'
         return check_covariance_prior(self.covariance_prior, d)
 
     def _check_initial_parameters(self, d):
-        k = self.n_components
+        """Validated copies of the given initial parameters (None where not given).
+
+        Shapes as scikit-learn's; ``weights_init`` a probability vector,
+        ``means_init`` finite, ``precisions_init`` finite and positive
+        (symmetric positive definite for 'full' and 'tied').
+        """
+        k, name = self.n_components, self.covariance_type
+        weights = means = precisions = None
         if self.weights_init is not None:
-            check_probability_vector(self.weights_init, "weights_init", k)
-        if self.means_init is not None and np.shape(self.means_init) != (k, d):
-            raise ValueError(
-                f"means_init must have shape ({k}, {d}), got "
-                f"{np.shape(self.means_init)}"
-            )
+            weights = check_probability_vector(self.weights_init, "weights_init", k)
+        if self.means_init is not None:
+            means = _finite_array(self.means_init, "means_init")
+            if means.shape != (k, d):
+                raise ValueError(
+                    f"means_init must have shape ({k}, {d}), got {means.shape}"
+                )
         if self.precisions_init is not None:
-            expected = covariance_from_name(self.covariance_type).shape(k, d)
-            if np.shape(self.precisions_init) != expected:
+            precisions = _finite_array(self.precisions_init, "precisions_init")
+            expected = covariance_from_name(name).shape(k, d)
+            if precisions.shape != expected:
                 raise ValueError(
                     f"precisions_init must have shape {expected} for "
-                    f"covariance_type={self.covariance_type!r}, got "
-                    f"{np.shape(self.precisions_init)}"
+                    f"covariance_type={name!r}, got {precisions.shape}"
                 )
+            if name in ("diag", "spherical"):
+                if np.any(precisions <= 0):
+                    raise ValueError(
+                        f"precisions_init must be positive for covariance_type="
+                        f"{name!r}, got a minimum of {precisions.min():.5g}"
+                    )
+            else:
+                for i, p in enumerate(precisions if name == "full" else [precisions]):
+                    which = f" (component {i})" if name == "full" else ""
+                    if not np.allclose(p, p.T):
+                        raise ValueError(f"precisions_init must be symmetric{which}")
+                    try:
+                        np.linalg.cholesky(p)
+                    except np.linalg.LinAlgError:
+                        raise ValueError(
+                            f"precisions_init must be positive definite{which}"
+                        ) from None
+        return weights, means, precisions
 
     def _initial_resp(self, X, sample_weight, random_state):
         """First responsibilities; rows of zero weight never seed a component."""
@@ -286,9 +324,11 @@ default='kmeans'
             resp = random_state.uniform(size=(n, k))
             resp /= resp.sum(axis=1, keepdims=True)
         elif self.init_params == "random_from_data":
-            idx = random_state.choice(
-                n, size=k, replace=False, p=sample_weight / sample_weight.sum()
-            )
+            # Equal weights draw as scikit-learn does (no p: another algorithm).
+            p = None
+            if np.ptp(sample_weight) > 0:
+                p = sample_weight / sample_weight.sum()
+            idx = random_state.choice(n, size=k, replace=False, p=p)
             resp[idx, np.arange(k)] = 1.0
         else:  # k-means++
             _, idx = kmeans_plusplus(
@@ -298,27 +338,36 @@ default='kmeans'
         return resp
 
     def _initialize(self, X, sample_weight, random_state):
-        given = (self.weights_init, self.means_init, self.precisions_init)
-        if any(p is None for p in given):
+        weights, means, precisions = self._init_given
+        if weights is None or means is None or precisions is None:
+            # As scikit-learn: with all three given, nothing is drawn or estimated.
             resp = self._initial_resp(X, sample_weight, random_state)
-            self._update(X, resp * sample_weight[:, None])
-        if self.weights_init is not None:
-            self.weights_ = np.asarray(self.weights_init, dtype=float)
-        if self.means_init is not None:
-            self.means_ = np.asarray(self.means_init, dtype=float)
-        if self.precisions_init is not None:
-            self._set_precisions(np.asarray(self.precisions_init, dtype=float))
+            # scikit-learn's first weights are n_k / n_samples: with one seed
+            # row per component (k-means++, random_from_data) they sum to
+            # n_components / n_samples, which only the first E-step sees.
+            self._update(X, resp * sample_weight[:, None], sample_weight.sum())
+        if weights is not None:
+            self.weights_ = weights.copy()
+        if means is not None:
+            self.means_ = means.copy()
+        if precisions is not None:
+            self._set_precisions(precisions)
         self._center = sample_weight @ X / sample_weight.sum()
 
     def _set_precisions(self, precisions):
-        """Parameters from given precisions: P = chol(precision), upper form."""
+        """Parameters from given precisions: ``P`` the upper factor, ``P P^T``
+        the precision (the form the M-step gives), covariances by triangular
+        solves."""
         if self._covariance.name in ("diag", "spherical"):
             self.precisions_cholesky_ = np.sqrt(precisions)
             self.covariances_ = 1.0 / precisions
             return
         stack = precisions if precisions.ndim == 3 else precisions[None]
-        chol = np.stack([linalg.cholesky(p, lower=True) for p in stack])
-        covs = np.stack([linalg.cho_solve((c, True), np.eye(len(c))) for c in chol])
+        chol = np.stack([precision_cholesky_from_precision(p) for p in stack])
+        eye = np.eye(stack.shape[-1])
+        # Sigma = P^{-T} P^{-1}, with P^{-1} from a triangular solve.
+        inv = np.stack([linalg.solve_triangular(c, eye, lower=False) for c in chol])
+        covs = np.einsum("kji,kjl->kil", inv, inv)
         self.precisions_cholesky_ = chol if precisions.ndim == 3 else chol[0]
         self.covariances_ = covs if precisions.ndim == 3 else covs[0]
 
@@ -346,15 +395,25 @@ default='kmeans'
     def _m_step(self, X, log_resp, sample_weight):
         self._update(X, np.exp(log_resp) * sample_weight[:, None])
 
-    def _update(self, X, resp):
-        """Parameters from responsibilities already weighted by sample_weight."""
-        stats = self._family.stats(X, resp)
+    def _update(self, X, resp, total=None):
+        """Parameters from responsibilities already weighted by sample_weight.
+
+        As scikit-learn, every component's weight gets ``10 eps`` more, as if
+        that much mass sat at the origin without scatter: an empty component
+        has mean 0 and covariance ``reg_covar`` (not an error only if
+        ``reg_covar > 0``), and a covariance is rejected only when it is not
+        positive definite in floating point. The weights are divided by
+        ``total`` (default: their sum).
+        """
+        raw = self._family.stats(X, resp)
+        stats = _guard_empty(raw)
         try:
             params = self._family.map_params(
                 stats,
                 prior_weight=self.covariance_prior_weight,
                 prior_scatter=self._prior_scatter,
                 reg=self.reg_covar,
+                rounding_floor=False,
             )
         except np.linalg.LinAlgError:
             raise ValueError(
@@ -363,8 +422,23 @@ default='kmeans'
                 "set covariance_prior_weight > 0 (the MAP prior), or increase "
                 "reg_covar"
             ) from None
+        if _at_rounding_level(
+            self._family,
+            raw,
+            prior_weight=self.covariance_prior_weight,
+            prior_scatter=self._prior_scatter,
+            reg=self.reg_covar,
+        ):
+            warnings.warn(
+                "a component's covariance collapsed to the rounding level of the "
+                "data (a component on one point, or on fewer points than "
+                "dimensions): its likelihood is unbounded; set reg_covar or "
+                "covariance_prior_weight > 0",
+                UserWarning,
+                stacklevel=2,
+            )
         weight = stats.state_weight()
-        self.weights_ = weight / weight.sum()
+        self.weights_ = weight / (weight.sum() if total is None else total)
         self.means_ = params.means
         self.covariances_ = params.covariances
         self.precisions_cholesky_ = params.precisions_cholesky
@@ -430,22 +504,39 @@ default='kmeans'
     def sample(self, n_samples=1, random_state=None):
         """Draw samples: returns ``(X, y)`` with ``y`` the component of each row.
 
-        ``random_state`` (default: the estimator's) makes the draw reproducible.
+        With ``random_state=None`` the estimator's ``random_state`` is used, and
+        the draws are scikit-learn's for the same generator state.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+        random_state : int, RandomState instance or None, default=None
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+        y : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
         if n_samples < 1:
-            raise ValueError(f"n_samples must be at least 1, got {n_samples}")
+            raise ValueError(
+                f"Invalid value for 'n_samples': {n_samples}; sample draws at "
+                "least one row"
+            )
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )
         counts = rng.multinomial(n_samples, self.weights_)
         d = self.means_.shape[1]
-        parts = [
-            rng.multivariate_normal(
-                self.means_[k], self._covariance.dense(self.covariances_, k, d), c
-            )
-            for k, c in enumerate(counts)
-        ]
+        name = self._covariance.name
+        parts = []
+        for k, c in enumerate(counts):
+            if name in ("full", "tied"):
+                cov = self._covariance.dense(self.covariances_, k, d)
+                parts.append(rng.multivariate_normal(self.means_[k], cov, int(c)))
+            else:  # independent coordinates: scaled standard normals
+                scale = np.sqrt(self.covariances_[k])
+                parts.append(self.means_[k] + rng.standard_normal((c, d)) * scale)
         X = np.vstack(parts)
         y = np.repeat(np.arange(self.n_components), counts)
         return X, y
@@ -463,6 +554,42 @@ default='kmeans'
     def aic(self, X):
         """Akaike information criterion on ``X`` (lower is better)."""
         return -2 * self.score(X) * np.shape(X)[0] + 2 * self._n_parameters()
+
+
+def _finite_array(value, name):
+    """``value`` as a float64 array, or a ValueError naming ``name``."""
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (it contains NaN or infinity)")
+    return arr
+
+
+def _at_rounding_level(family, stats, **prior):
+    """Whether a component's covariance from ``stats`` (without the guard) is
+    singular up to rounding: the stricter test the other Gaussian models use."""
+    try:
+        family.map_params(stats, **prior)
+    except np.linalg.LinAlgError:
+        return True
+    return False
+
+
+def _guard_empty(stats):
+    """``stats`` with ``10 eps`` more weight per component at the origin.
+
+    scikit-learn's M-step divides by ``n_k + 10 eps``: the mean shrinks to
+    ``n_k mu_k / (n_k + 10 eps)`` and the scatter is taken around it (the
+    added mass contributes none).
+    """
+    tiny = 10 * np.finfo(np.float64).eps
+    weight = stats.weight + tiny
+    frac = stats.weight / weight
+    mean = stats.mean * (frac if frac.ndim == 2 else frac[:, None])
+    shift = stats.covariance.outer(stats.mean - mean, stats.weight)
+    return GaussianStats(weight, mean, stats.scatter + shift, stats.covariance)
 
 
 def select_mixture(

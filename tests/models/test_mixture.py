@@ -174,8 +174,149 @@ def test_degenerate_data_needs_the_prior(cov):
         full = [np.eye(5) * c for c in covs]
     assert all(np.linalg.eigvalsh(c).min() > 0 for c in full)
     assert np.all(np.isfinite(gm.score_samples(X)))
-    with pytest.raises(ValueError, match=r"covariance_prior_weight.*reg_covar"):
-        GaussianMixture(3, covariance_type=cov, reg_covar=0.0, random_state=0).fit(X)
+    # Without the prior: an error where the covariance is not positive definite
+    # (scikit-learn's criterion), otherwise a warning that it collapsed.
+    bare = GaussianMixture(3, covariance_type=cov, reg_covar=0.0, random_state=0)
+    if cov == "full":
+        with pytest.raises(ValueError, match=r"covariance_prior_weight.*reg_covar"):
+            bare.fit(X)
+    else:
+        with pytest.warns(UserWarning, match="rounding level"):
+            bare.fit(X)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", TYPES)
+def test_collapsed_and_empty_components_as_sklearn(cov):
+    # Two distinct points, ten components: the empty ones have covariance
+    # reg_covar (scikit-learn's n_k + 10 eps), so reg_covar=0 is an error and
+    # reg_covar > 0 fits; the same for scikit-learn.
+    X = np.vstack((np.ones((5, 5)), np.zeros((5, 5))))
+    kw = dict(n_components=10, covariance_type=cov, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="reg_covar"):
+            skm.GaussianMixture(reg_covar=0, **kw).fit(X)
+        with pytest.raises(ValueError, match="reg_covar"):
+            GaussianMixture(reg_covar=0, **kw).fit(X)
+        ours = GaussianMixture(max_iter=1, **kw).fit(X)
+        theirs = skm.GaussianMixture(max_iter=1, **kw).fit(X)
+    for attr in ("weights_", "means_", "covariances_"):
+        np.testing.assert_allclose(
+            getattr(ours, attr), getattr(theirs, attr), rtol=1e-6, atol=1e-12
+        )
+
+
+def test_component_on_one_point_fits_with_a_warning():
+    # scikit-learn gh-18216: reg_covar=0 and a component left on one point.
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(30, 3))
+    kw = dict(
+        n_components=3,
+        covariance_type="spherical",
+        reg_covar=0,
+        max_iter=1,
+        means_init=X[[0, 1, 2]] + [[0.0], [0.0], [0.3]],
+        weights_init=[0.2, 0.2, 0.6],
+        precisions_init=[1e6, 1e6, 10.0],
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        theirs = skm.GaussianMixture(**kw).fit(X)
+        with pytest.warns(UserWarning, match="rounding level"):
+            ours = GaussianMixture(**kw).fit(X)
+    assert theirs.covariances_[0] < 1e-12 and ours.covariances_[0] < 1e-12
+    np.testing.assert_allclose(ours.weights_, theirs.weights_, rtol=1e-8)
+    np.testing.assert_allclose(ours.means_, theirs.means_, rtol=1e-8)
+    assert ours.n_iter_ == 1 and not ours.converged_ and len(ours.lower_bounds_) == 1
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("init", ["kmeans", "k-means++", "random", "random_from_data"])
+def test_init_params_draw_as_sklearn(init):
+    X = np.random.RandomState(1).randn(60, 2)
+    ours = GaussianMixture(3, init_params=init, random_state=0, max_iter=0).fit(X)
+    theirs = skm.GaussianMixture(3, init_params=init, random_state=0, max_iter=0)
+    theirs.fit(X)
+    for attr in ("weights_", "means_", "covariances_", "precisions_cholesky_"):
+        np.testing.assert_allclose(
+            getattr(ours, attr), getattr(theirs, attr), rtol=1e-10, atol=1e-14
+        )
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", TYPES)
+def test_sample_draws_as_sklearn(cov):
+    X = blobs(10)
+    init = sk_start(X, cov)
+    kw = dict(covariance_type=cov, max_iter=5, tol=0, random_state=3, **init)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = GaussianMixture(3, **kw).fit(X)
+        theirs = skm.GaussianMixture(3, **kw).fit(X)
+    a, la = ours.sample(500)
+    b, lb = theirs.sample(500)
+    np.testing.assert_array_equal(la, lb)
+    np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+    with pytest.raises(ValueError, match="n_samples"):
+        ours.sample(0)
+
+
+@pytest.mark.parametrize("cov", TYPES)
+def test_precisions_init_factor(cov):
+    # The factor is the upper triangular P with P P^T the precision, the one
+    # the M-step (and scikit-learn) gives: inv(chol(covariance)).T.
+    X = blobs(11)
+    init = sk_start(X, cov)
+    prec = init["precisions_init"]
+    gm = GaussianMixture(3, covariance_type=cov, max_iter=0, **init).fit(X)
+    P = gm.precisions_cholesky_
+    np.testing.assert_allclose(gm.precisions_, prec, rtol=1e-10)
+    if cov in ("full", "tied"):
+        Ps, precs = (P, prec) if cov == "full" else (P[None], prec[None])
+        for p, q in zip(Ps, precs):
+            np.testing.assert_allclose(np.triu(p), p)
+            expected = np.linalg.inv(np.linalg.cholesky(np.linalg.inv(q))).T
+            np.testing.assert_allclose(p, expected, rtol=1e-8)
+        covs = gm.covariances_ if cov == "full" else gm.covariances_[None]
+        for c, q in zip(covs, precs):
+            np.testing.assert_allclose(c @ q, np.eye(3), atol=1e-8)
+    else:
+        np.testing.assert_allclose(P, np.sqrt(prec))
+        np.testing.assert_allclose(gm.covariances_, 1 / prec)
+
+
+def test_all_initial_parameters_given_draws_and_estimates_nothing(monkeypatch):
+    X = blobs(12)
+    init = sk_start(X, "full")
+    from bayeskit.models import mixture
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("an initialisation ran")
+
+    monkeypatch.setattr(mixture, "KMeans", forbidden)
+    calls = []
+    real = mixture.Gaussian.stats
+    monkeypatch.setattr(
+        mixture.Gaussian,
+        "stats",
+        lambda self, *a, **k: calls.append(1) or real(self, *a, **k),
+    )
+    rng = np.random.RandomState(0)
+    state = rng.get_state()[1].copy()
+    gm = GaussianMixture(3, random_state=rng, **init).fit(X)
+    assert len(calls) == gm.n_iter_
+    np.testing.assert_array_equal(rng.get_state()[1], state)
+    with pytest.raises(AssertionError, match="an initialisation ran"):
+        GaussianMixture(3, random_state=0, means_init=init["means_init"]).fit(X)
+
+
+@pytest.mark.parametrize("cov", TYPES)
+def test_convergence_warning_every_type(cov):
+    with pytest.warns(ConvergenceWarning):
+        GaussianMixture(3, covariance_type=cov, max_iter=1, random_state=0).fit(
+            blobs(13)
+        )
 
 
 def test_selection_picks_three_components():
@@ -235,12 +376,41 @@ def test_sample_fit_predict_verbose_and_warning(capsys):
         GaussianMixture(3, max_iter=1, random_state=0).fit(X)
 
 
+_NOT_PD = np.stack([np.eye(3)] * 3)
+_NOT_PD[0, 0, 0] = -1.0
+_NOT_SYM = np.stack([np.eye(3)] * 3)
+_NOT_SYM[1, 0, 1] = 0.5
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
         ({"weights_init": [0.5, 0.6, 0.1]}, "weights_init must sum to one"),
+        ({"weights_init": np.full((3, 1), 1 / 3)}, r"weights_init must have shape"),
+        ({"weights_init": [1.5, 0.5, -1.0]}, "weights_init must be finite and non-"),
+        ({"weights_init": [np.nan, 0.5, 0.5]}, "weights_init must be finite"),
         ({"means_init": np.zeros((2, 3))}, r"means_init must have shape \(3, 3\)"),
+        ({"means_init": np.full((3, 3), np.nan)}, "means_init must be finite"),
+        ({"means_init": np.full((3, 3), np.inf)}, "means_init must be finite"),
         ({"precisions_init": np.ones(3)}, "precisions_init must have shape"),
+        ({"precisions_init": _NOT_PD}, "precisions_init must be positive definite"),
+        ({"precisions_init": _NOT_SYM}, "precisions_init must be symmetric"),
+        (
+            {"precisions_init": _NOT_PD[0], "covariance_type": "tied"},
+            "precisions_init must be positive definite",
+        ),
+        (
+            {"precisions_init": -np.ones((3, 3)), "covariance_type": "diag"},
+            "precisions_init must be positive",
+        ),
+        (
+            {"precisions_init": [1.0, 0.0, 1.0], "covariance_type": "spherical"},
+            "precisions_init must be positive",
+        ),
+        (
+            {"precisions_init": np.ones(4), "covariance_type": "spherical"},
+            "precisions_init must have shape",
+        ),
         (
             {"covariance_prior": np.eye(2), "covariance_prior_weight": 1.0},
             r"covariance_prior must have shape \(3, 3\)",

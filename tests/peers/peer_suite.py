@@ -121,8 +121,31 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     #
     #
     # -- scikit-learn: sklearn/mixture/tests/test_gaussian_mixture.py -----------
-    #
-    #
+    (
+        "sklearn.mixture.tests.test_gaussian_mixture",
+        "test_check_weights",
+    ): "exact message text ('weights'); bayeskit names weights_init (ours)",
+    ("sklearn.mixture.tests.test_gaussian_mixture", "test_check_means"): (
+        "exact message text ('means'); bayeskit names means_init (ours)"
+    ),
+    ("sklearn.mixture.tests.test_gaussian_mixture", "test_check_precisions"): (
+        "exact message text ('full precision'); bayeskit names precisions_init"
+    ),
+    (
+        "sklearn.mixture.tests.test_gaussian_mixture",
+        "test_gaussian_mixture_fit_convergence_warning",
+    ): "exact message text of the ConvergenceWarning (its category is tested)",
+    ("sklearn.mixture.tests.test_gaussian_mixture", "test_regularisation"): (
+        "exact message text of the singular-covariance error (behaviour: ours)"
+    ),
+    (
+        "sklearn.mixture.tests.test_gaussian_mixture",
+        "test_gaussian_mixture_precisions_init",
+    ): "calls the peer's private _set_parameters/_initialize signatures",
+    (
+        "sklearn.mixture.tests.test_gaussian_mixture",
+        "test_gaussian_mixture_all_init_does_not_estimate_gaussian_parameters",
+    ): "mocks the peer's private _estimate_gaussian_parameters",
     # -- hmmlearn: hmmlearn/tests/test_base.py -----------------------------------
     #
     #
