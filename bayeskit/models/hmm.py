@@ -92,11 +92,23 @@ def _dirichlet_log_prior(prob, concentration):
 
 
 def _is_sequence_list(X) -> bool:
+    """Whether X is a non-empty list (or tuple) whose elements are all sequences."""
     return (
         isinstance(X, (list, tuple))
         and len(X) > 0
         and all(hasattr(s, "__len__") and not isinstance(s, (str, bytes)) for s in X)
     )
+
+
+def _peer_rows(X):
+    """X as hmmlearn reads it (``np.asarray``), or None when that is no array."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            arr = np.asarray(X)
+    except ValueError:  # ragged: sequences of different lengths
+        return None
+    return None if arr.dtype.kind == "O" else arr
 
 
 def _check_sequence_weight(sequence_weight, n_sequences: int) -> np.ndarray:
@@ -115,6 +127,35 @@ def _check_sequence_weight(sequence_weight, n_sequences: int) -> np.ndarray:
             "sequence_weight must be non-negative and finite, and not all zero"
         )
     return weights
+
+
+def _check_lengths(lengths, n_rows: int) -> np.ndarray:
+    """hmmlearn's ``lengths``: positive integers, one per sequence, summing to the
+    number of rows. A scikit-learn target ``y`` passed in its place is an error."""
+    if isinstance(lengths, (str, bytes)) or np.ndim(lengths) > 1:
+        valid = None
+    else:
+        valid = np.asarray(lengths)
+        if valid.ndim == 0:
+            valid = valid.reshape(1)
+    if (
+        valid is None
+        or valid.dtype.kind not in "iuf"
+        or valid.size == 0
+        or not np.all(valid == np.round(valid))
+        or (valid <= 0).any()
+        or valid.sum() != n_rows
+    ):
+        got = np.asarray(lengths, dtype=object).ravel()
+        shown = got[:6].tolist() + (["..."] if got.size > 6 else [])
+        raise ValueError(
+            "lengths (the second positional argument, as in hmmlearn) must be "
+            f"positive integers summing to the {n_rows} rows of X, one per "
+            f"sequence; got {shown}. A hidden Markov model has no target: call "
+            "fit(X) or score(X) without y (scikit-learn's y, always ignored, may "
+            "be given by keyword, y=...), or give X as a list of sequences"
+        )
+    return valid.astype(np.intp)
 
 
 def _split(values: np.ndarray, lengths: np.ndarray) -> list:
@@ -146,9 +187,9 @@ class _BaseHMM(BaseLatentModel):
     # -- input -------------------------------------------------------------------
     def _sequences(self, X, lengths, reset):
         """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
-        as_list = lengths is None and _is_sequence_list(X)
+        seqs = self._sequence_list(X) if lengths is None else None
+        as_list = seqs is not None
         if as_list:
-            seqs = [np.asarray(s) for s in X]
             lengths = np.array([len(s) for s in seqs])
             if (lengths == 0).any():
                 raise ValueError(
@@ -159,17 +200,35 @@ class _BaseHMM(BaseLatentModel):
         else:
             if _num_samples(X) == 0:
                 raise ValueError("X has 0 steps; at least one is required")
-            lengths = np.array([X.shape[0]]) if lengths is None else np.asarray(lengths)
-            if lengths.ndim != 1 or lengths.dtype.kind not in "iu":
-                raise ValueError("lengths must be a 1-d array of integers")
-            if (lengths <= 0).any():
-                raise ValueError("lengths must be positive: a sequence is empty")
             n_rows = _num_samples(X)
-            if lengths.sum() != n_rows:
-                raise ValueError(
-                    f"lengths sum to {int(lengths.sum())} but X has {n_rows} rows"
-                )
+            lengths = (
+                np.array([n_rows])
+                if lengths is None
+                else _check_lengths(lengths, n_rows)
+            )
         return self._encode(X, reset, as_list), lengths, as_list
+
+    def _sequence_list(self, X):
+        """X's sequences if X is bayeskit's list-of-sequences form, else None.
+
+        The peer's meaning wins: a list that ``np.asarray`` turns into a
+        rectangular array of rows the model reads (:meth:`_is_rows`) is
+        hmmlearn's rows form, one sequence. Otherwise a list whose elements are
+        all sequences is one sequence per element.
+        """
+        if not _is_sequence_list(X):
+            return None
+        rows = _peer_rows(X)
+        if rows is not None and rows.ndim == 2 and self._is_rows(rows):
+            return None
+        seqs = [np.asarray(s) for s in X]
+        if len({s.ndim for s in seqs}) > 1:
+            raise ValueError(
+                "X is a list mixing sequences of different dimensions "
+                f"({sorted({s.ndim for s in seqs})}); give every sequence in the "
+                "same form, or pass the rows of all sequences with lengths="
+            )
+        return seqs
 
     def _back(self, values, lengths, as_list):
         return _split(values, lengths) if as_list else values
@@ -254,17 +313,21 @@ class _BaseHMM(BaseLatentModel):
 
     # -- fitting -----------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, lengths=None, sequence_weight=None):
+    def fit(self, X, lengths=None, *, y=None, sequence_weight=None):
         """Estimate the parameters by Baum-Welch (EM for MAP).
 
         Parameters
         ----------
         X : array-like of shape (n_steps, n_features) or list of array-like
             The steps of all sequences concatenated (with ``lengths``), or one
-            array per sequence.
-        y : Ignored
+            array per sequence (see the class docstring for how a list is read).
         lengths : array-like of int of shape (n_sequences,), default=None
             Steps of each sequence when X is concatenated; None is one sequence.
+            As in hmmlearn it is the second positional argument: something
+            there that is not positive integers summing to ``len(X)`` (such as
+            a target ``y``) is an error, never silently ignored.
+        y : None
+            Ignored; accepted by keyword only, for scikit-learn's convention.
         sequence_weight : array-like of shape (n_sequences,), default=None
             Non-negative weight of each sequence (not of each step): its
             expected counts enter Baum-Welch times its weight (an integer
@@ -314,8 +377,12 @@ class _BaseHMM(BaseLatentModel):
         chain, symbols, lengths, _ = self._inputs(X, lengths)
         return forward(*chain, lengths, symbols=symbols).log_likelihood
 
-    def score(self, X, y=None, lengths=None):
-        """Log-likelihood of all the sequences (the sum over sequences)."""
+    def score(self, X, lengths=None, *, y=None):
+        """Log-likelihood of all the sequences (the sum over sequences).
+
+        ``lengths`` is the second positional argument, as in hmmlearn (see
+        :meth:`fit`); ``y`` is ignored and accepted by keyword only.
+        """
         return float(self.score_sequences(X, lengths).sum())
 
     def score_samples(self, X, lengths=None):
@@ -379,11 +446,11 @@ class _BaseHMM(BaseLatentModel):
         return n + self._emission_n_parameters()
 
     def bic(self, X, lengths=None):
-        """Bayesian information criterion (lower is better)."""
-        Xt, lengths, _ = self._sequences(X, lengths, reset=False)
-        return -2 * self.score(X, lengths=lengths) + self._n_parameters() * np.log(
-            len(Xt)
-        )
+        """Bayesian information criterion (lower is better); n is the number of
+        steps of all sequences."""
+        chain, symbols, lengths, _ = self._inputs(X, lengths)
+        log_lik = forward(*chain, lengths, symbols=symbols).log_likelihood.sum()
+        return -2 * log_lik + self._n_parameters() * np.log(lengths.sum())
 
     def aic(self, X, lengths=None):
         """Akaike information criterion (lower is better)."""
@@ -443,6 +510,22 @@ default=1.0
     --------
     GaussianHMM, HMMClassifier
 
+    Notes
+    -----
+    hmmlearn's calls mean what they mean in hmmlearn. ``fit``, ``score``,
+    ``score_samples``, ``predict``, ``predict_proba`` and ``decode`` take
+    ``lengths`` as their second positional argument; anything there that is
+    not positive integers summing to ``len(X)`` (a scikit-learn target, for
+    instance) is a ``ValueError``, never ignored. ``y`` is accepted by
+    keyword only and ignored; ``Pipeline``, ``cross_val_score`` and
+    ``GridSearchCV`` pass no target (or ``None``) for a model without one.
+
+    How a list ``X`` is read: a list that ``np.asarray`` turns into one column
+    of symbols, such as ``[[0], [1], [2]]``, is hmmlearn's rows form, one
+    sequence (give one-step sequences with ``lengths``). Any other list of
+    sequences (1-d lists of symbols, of equal or different lengths, or
+    ``(n_steps, 1)`` arrays) is one sequence per element.
+
     Examples
     --------
     >>> from bayeskit import CategoricalHMM
@@ -490,6 +573,11 @@ default=1.0
         self.params = params
         self.init_params = init_params
         self.n_init = n_init
+
+    def _is_rows(self, rows):
+        # hmmlearn's rows form is one column of symbols; a rectangular list of
+        # longer rows is a list of sequences of equal length.
+        return rows.shape[1] == 1
 
     def _encode(self, X, reset, as_list=False):
         X = np.asarray(X)
@@ -636,6 +724,18 @@ verbose, n_init
         Covariances in the covariance type's shape (as
         :class:`~bayeskit.GaussianMixture`'s ``covariances_``).
 
+    Notes
+    -----
+    ``lengths`` is the second positional argument of every method, as in
+    hmmlearn (see :class:`CategoricalHMM`). How a list ``X`` is read: a list
+    that ``np.asarray`` turns into a rectangular 2-D numeric array, such as
+    ``[[0.1, 2.0], [0.3, 1.5]]``, is hmmlearn's rows form (steps by features),
+    one sequence; this includes a list of 1-d arrays of equal length. A list of
+    2-D arrays (one ``(n_steps, n_features)`` array per sequence), or of 1-d
+    univariate sequences of different lengths, is one sequence per element.
+    Write univariate sequences of equal length as columns, shape
+    ``(n_steps, 1)``. A list mixing both dimensions is an error.
+
     Examples
     --------
     >>> import numpy as np
@@ -689,6 +789,9 @@ verbose, n_init
         self.params = params
         self.init_params = init_params
         self.n_init = n_init
+
+    def _is_rows(self, rows):
+        return True  # any rectangular numeric table: steps by features
 
     def _encode(self, X, reset, as_list=False):
         if as_list and np.ndim(X) == 1:
@@ -879,10 +982,13 @@ class HMMClassifier(BaseGenerativeClassifier):
             rows = np.flatnonzero((labels == c) & (weights[:, c] > 0))
             model = clone(template)
             w = weights[rows, c]
+            # The rows of the class's sequences plus lengths: unambiguous even
+            # when every sequence has one step.
+            Xc, lengths = _concatenate([seqs[i] for i in rows])
             if np.all(w == 1.0):  # any template, even one without sample_weight
-                model.fit([seqs[i] for i in rows])
+                model.fit(Xc, lengths=lengths)
             else:
-                model.fit([seqs[i] for i in rows], sequence_weight=w)
+                model.fit(Xc, lengths=lengths, sequence_weight=w)
             models.append(model)
         return _FittedModels(tuple(models))
 
@@ -890,12 +996,24 @@ class HMMClassifier(BaseGenerativeClassifier):
         self.models_ = list(stats.models)
 
     def _log_likelihood(self, seqs):
-        return np.column_stack([m.score_sequences(seqs) for m in self.models_])
+        Xc, lengths = _concatenate(seqs)
+        return np.column_stack(
+            [m.score_sequences(Xc, lengths=lengths) for m in self.models_]
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
         return tags
+
+
+def _concatenate(seqs):
+    """The rows of all sequences and their lengths (a 1-d sequence of numbers
+    is one value per step)."""
+    arrays = [np.asarray(s) for s in seqs]
+    if all(a.ndim == 1 for a in arrays):
+        arrays = [a[:, None] for a in arrays]
+    return np.concatenate(arrays, axis=0), np.array([len(a) for a in arrays])
 
 
 @dataclass(frozen=True)

@@ -429,7 +429,7 @@ def test_long_sequence():
         (lambda: CategoricalHMM(2).fit([[0, -1]]), "non-negative"),
         (
             lambda: CategoricalHMM(2).fit(np.zeros((5, 1), int), lengths=[2, 2]),
-            "lengths sum to 4",
+            "summing to the 5 rows",
         ),
         (lambda: CategoricalHMM(2).fit([[0, 1], []]), "sequence 1 is empty"),
         (
@@ -443,3 +443,173 @@ def test_long_sequence():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+# -- hmmlearn's calls mean what they mean there ---------------------------------------
+
+
+def _brute_force_log_likelihood(start, trans, emis, X, lengths):
+    """Sum over every state path of every sequence (tiny models only)."""
+    import itertools
+
+    total, pos = 0.0, 0
+    for n in lengths:
+        x = X[pos : pos + n, 0]
+        pos += n
+        p = 0.0
+        for path in itertools.product(range(len(start)), repeat=n):
+            q = start[path[0]] * emis[path[0], x[0]]
+            for t in range(1, n):
+                q *= trans[path[t - 1], path[t]] * emis[path[t], x[t]]
+            p += q
+        total += np.log(p)
+    return total
+
+
+def _three_by_four():
+    rng = np.random.default_rng(7)
+    start, trans, emis = random_model(rng, k=3, m=4)
+    X = rng.integers(0, 4, size=(12, 1))
+    return start, trans, emis, X
+
+
+@pytest.mark.parity
+def test_positional_lengths_is_lengths():
+    """hmmlearn's score(X, lengths) scores each sequence, not the concatenation."""
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, emis, X = _three_by_four()
+    lengths = [3, 4, 5]
+    ours = with_params(
+        CategoricalHMM(3, n_features=4), start, trans, emissionprob_=emis
+    )
+    ref = hh.CategoricalHMM(3, n_features=4, init_params="")
+    ref.startprob_, ref.transmat_, ref.emissionprob_ = start, trans, emis
+    expected = _brute_force_log_likelihood(start, trans, emis, X, lengths)
+    assert ref.score(X, lengths) == pytest.approx(expected, rel=1e-10)
+    assert ours.score(X, lengths) == pytest.approx(expected, rel=1e-10)
+    assert ours.score(X) != pytest.approx(expected, rel=1e-6)  # one sequence
+    np.testing.assert_allclose(
+        ours.predict_proba(X, lengths), ref.predict_proba(X, lengths), rtol=1e-10
+    )
+    np.testing.assert_array_equal(ours.predict(X, lengths), ref.predict(X, lengths))
+    assert ours.decode(X, lengths)[0] == pytest.approx(ref.decode(X, lengths)[0])
+    assert ours.score_samples(X, lengths)[0] == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parity
+def test_positional_lengths_in_fit_cuts_transitions():
+    """fit(X, lengths): no transition is learnt across a sequence boundary."""
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, emis, X = _three_by_four()
+    lengths = [3, 4, 5]
+    ours = with_params(
+        CategoricalHMM(3, n_features=4, init_params="", n_iter=1, tol=0),
+        start,
+        trans,
+        emissionprob_=emis,
+    )
+    ref = hh.CategoricalHMM(3, n_features=4, init_params="", n_iter=1, tol=0)
+    ref.startprob_, ref.transmat_, ref.emissionprob_ = start, trans, emis
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours.fit(X, lengths)
+        ref.fit(X, lengths)
+    np.testing.assert_allclose(ours.transmat_, ref.transmat_, rtol=1e-10)
+    np.testing.assert_allclose(ours.startprob_, ref.startprob_, rtol=1e-10)
+    np.testing.assert_allclose(ours.emissionprob_, ref.emissionprob_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("method", ["fit", "score"])
+def test_second_positional_target_is_an_error(method):
+    """A scikit-learn target in lengths' place is an error, never ignored."""
+    X = np.array([[0], [1], [2], [1], [0], [2]])
+    hmm = CategoricalHMM(2, random_state=0).fit(X)
+    with pytest.raises(ValueError, match=r"lengths .*second positional argument"):
+        getattr(hmm, method)(X, np.array([0, 1, 0, 1, 0, 1]))
+    with pytest.raises(ValueError, match=r"y=\.\.\."):
+        getattr(hmm, method)(X, [2, 2])
+    # None in y's place, as Pipeline passes it, and y by keyword are fine.
+    assert getattr(hmm, method)(X, None) is not None
+    assert getattr(hmm, method)(X, y=np.zeros(6)) is not None
+
+
+@pytest.mark.parity
+def test_nested_list_rows_form_is_one_sequence():
+    """[[0], [1], [2]] is hmmlearn's rows form: one sequence of three steps."""
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, emis, _ = _three_by_four()
+    ours = with_params(
+        CategoricalHMM(3, n_features=4), start, trans, emissionprob_=emis
+    )
+    ref = hh.CategoricalHMM(3, n_features=4, init_params="")
+    ref.startprob_, ref.transmat_, ref.emissionprob_ = start, trans, emis
+    rows = [[0], [1], [2]]
+    expected = _brute_force_log_likelihood(start, trans, emis, np.array(rows), [3])
+    assert ref.score(rows) == pytest.approx(expected, rel=1e-10)
+    assert ours.score(rows) == pytest.approx(expected, rel=1e-10)
+    assert ours.score(np.array(rows)) == pytest.approx(expected, rel=1e-10)
+    assert ours.predict(rows).shape == (3,)  # rows in, rows out
+    # Fitting on the nested list learns what fitting on the array learns.
+    X = np.random.default_rng(0).integers(0, 4, size=(40, 1))
+    a = CategoricalHMM(2, n_features=4, random_state=0, n_iter=5).fit(X.tolist())
+    b = CategoricalHMM(2, n_features=4, random_state=0, n_iter=5).fit(X)
+    np.testing.assert_allclose(a.transmat_, b.transmat_)
+    # Gaussian rows written as nested lists, too.
+    Xg = np.random.default_rng(1).normal(size=(30, 2))
+    g = GaussianHMM(2, random_state=0, n_iter=3).fit(Xg)
+    assert g.score(Xg.tolist()) == pytest.approx(g.score(Xg), rel=1e-12)
+
+
+def test_list_of_sequences_stays_unambiguous():
+    """Lists the peer cannot read as rows are one sequence per element."""
+    hmm = CategoricalHMM(2, random_state=0, n_iter=3).fit([[0, 1, 1], [1, 0]])
+    assert len(hmm.predict([[0, 1, 1], [1, 0]])) == 2
+    # Sequences of equal length (more than one symbol each): one per element.
+    assert hmm.score_sequences([[0, 1], [1, 0]]).shape == (2,)
+    g = GaussianHMM(2, random_state=0, n_iter=3)
+    seqs = [np.zeros((4, 2)) + i for i in range(3)]
+    g.fit(
+        [s + np.random.default_rng(i).normal(size=s.shape) for i, s in enumerate(seqs)]
+    )
+    assert g.score_sequences(seqs).shape == (3,)
+    with pytest.raises(ValueError, match="mixing sequences of different dimensions"):
+        g.score([np.zeros((3, 2)), np.zeros(2)])
+
+
+def test_hmm_classifier_one_step_sequences():
+    """HMMClassifier hands each class's sequences over with lengths, so
+    sequences of one step each are not read as hmmlearn's rows form."""
+    X = [[0], [0], [1], [1], [0], [1]]
+    y = ["a", "a", "b", "b", "a", "b"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # no transitions to learn
+        clf = HMMClassifier(CategoricalHMM(1, n_features=2, random_state=0))
+        clf.fit(X, y)
+    np.testing.assert_array_equal(clf.predict(X), y)
+    assert clf.predict_proba(X).shape == (6, 2)
+
+
+class _KeywordY(GaussianHMM):
+    """GaussianHMM taking scikit-learn's y positionally, as check_estimator passes
+    it: the checks that the lengths signature keeps from test_common run here."""
+
+    def fit(self, X, y=None, **kw):
+        return super().fit(X, y=y, **kw)
+
+    def score(self, X, y=None, **kw):
+        return super().score(X, y=y, **kw)
+
+
+def test_sklearn_checks_with_y_by_keyword():
+    from sklearn.utils import estimator_checks as ec
+
+    sys_test_common = pytest.importorskip("tests.test_common")
+    for estimator in (_KeywordY(), _KeywordY(2, covariance_type="full")):
+        for name in sys_test_common._HMM_LENGTHS_CHECKS:
+            base = name.split("(")[0]
+            kwargs = (
+                {"readonly_memmap": True} if "(readonly_memmap=True)" in name else {}
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                getattr(ec, base)(type(estimator).__name__, estimator, **kwargs)
