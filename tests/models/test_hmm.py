@@ -92,9 +92,27 @@ def test_categorical_parity_with_hmmlearn(prior):
     )
 
 
+_PRIORS = {
+    "maximum likelihood": lambda cov: {
+        "covars_prior": 0,
+        "covars_weight": 1 if cov in ("diag", "spherical") else 0,
+    },
+    "hmmlearn's defaults": lambda cov: {},
+    "normal and covariance priors": lambda cov: {
+        "means_prior": np.array([[1.0, -1.0]] * 3),
+        "means_weight": 3.0,
+        "covars_prior": 0.5 if cov in ("diag", "spherical") else 0.5 * np.eye(2),
+        "covars_weight": 4.0,
+    },
+}
+
+
 @pytest.mark.parity
+@pytest.mark.parametrize("prior", list(_PRIORS))
 @pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
-def test_gaussian_parity_with_hmmlearn(cov):
+def test_gaussian_parity_with_hmmlearn(cov, prior):
+    """hmmlearn's priors (means_prior, means_weight, covars_prior, covars_weight)
+    mean what they mean there: the same Baum-Welch steps from the same start."""
     hh = pytest.importorskip("hmmlearn.hmm")
     rng = np.random.default_rng(1)
     start, trans, _ = random_model(rng)
@@ -107,63 +125,38 @@ def test_gaussian_parity_with_hmmlearn(cov):
     }[cov]
     X = rng.normal(size=(200, 2)) * 2
     lengths = [50, 80, 70]
-    theirs = with_params(
-        hh.GaussianHMM(
-            3,
-            covariance_type=cov,
-            n_iter=1,
-            init_params="",
-            implementation="scaling",
-            covars_prior=0,
-            tol=-1,
-            covars_weight=1 if cov in ("diag", "spherical") else 0,
-        ),
-        start,
-        trans,
-        means_=means,
-        covars_=covs,
-    )
-    ours = with_params(
-        GaussianHMM(
-            3, covariance_type=cov, n_iter=1, init_params="", reg_covar=0, tol=0
-        ),
-        start,
-        trans,
-        means_=means,
-        covars_=covs,
-    )
-    ref = with_params(
-        hh.GaussianHMM(
-            3, covariance_type=cov, init_params="", implementation="scaling"
-        ),
-        start,
-        trans,
-        means_=means,
-        covars_=covs,
-    )
-    ours_fixed = with_params(
-        GaussianHMM(3, covariance_type=cov, n_iter=0, init_params=""),
-        start,
-        trans,
-        means_=means,
-        covars_=covs,
-    ).fit(X)
-    assert ours_fixed.score(X, lengths=lengths) == pytest.approx(
+    kwargs = _PRIORS[prior](cov)
+
+    def pair(n_iter):
+        theirs = hh.GaussianHMM(3, cov, n_iter=n_iter, init_params="", tol=-1, **kwargs)
+        ours = GaussianHMM(3, cov, n_iter=n_iter, init_params="", tol=0, **kwargs)
+        return [
+            with_params(m, start, trans, means_=means, covars_=covs)
+            for m in (theirs, ours)
+        ]
+
+    ref, ours_fixed = pair(0)
+    assert ours_fixed.score(X, lengths) == pytest.approx(
         ref.score(X, lengths), rel=1e-10
     )
     np.testing.assert_allclose(
-        ours_fixed.predict_proba(X, lengths=lengths),
-        ref.predict_proba(X, lengths),
-        atol=1e-10,
+        ours_fixed.predict_proba(X, lengths), ref.predict_proba(X, lengths), atol=1e-10
     )
+    theirs, ours = pair(3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs.fit(X, lengths)
-    ours.fit(X, lengths=lengths)
-    np.testing.assert_allclose(ours.means_, theirs.means_, atol=1e-10)
-    their_cov = theirs._covars_[:, 0] if cov == "spherical" else theirs._covars_
-    np.testing.assert_allclose(ours.covars_, their_cov, atol=1e-10)
-    np.testing.assert_allclose(ours.transmat_, theirs.transmat_, atol=1e-10)
+        ours.fit(X, lengths)
+    np.testing.assert_allclose(ours.means_, theirs.means_, atol=1e-9)
+    # covars_ reads as full matrices in both; hmmlearn's spherical keeps one
+    # column per feature internally, equal across features.
+    expected = theirs._covars_[:, 0] if cov == "spherical" else theirs._covars_
+    np.testing.assert_allclose(ours.covariances_, expected, atol=1e-9)
+    if cov != "spherical":
+        np.testing.assert_allclose(ours.covars_, theirs.covars_, atol=1e-9)
+    np.testing.assert_allclose(ours.transmat_, theirs.transmat_, atol=1e-9)
+    # The monitored objective (log-likelihood plus log prior) never decreases.
+    assert np.all(np.diff(ours.monitor_.history) >= -1e-9)
 
 
 _COVARS = {
@@ -211,8 +204,8 @@ def test_parameters_set_by_hand_score_as_in_hmmlearn(cov):
     np.testing.assert_allclose(
         ours.predict_proba(Xg), ref.predict_proba(Xg), atol=1e-10
     )
-    ours.covars_ = covars[..., :1]
     with pytest.raises(ValueError, match="covars_ must have shape"):
+        ours.covars_ = covars[..., :1]  # the setter or the next call says so
         ours.score(Xg)
 
 

@@ -26,12 +26,4 @@ np.seterr(**_errstate)
 
 # Tests of the peer that bayeskit does not pass yet: strict expected failures,
 # so that a fix must take its entry out of this list.
-KNOWN_FAILING = frozenset(
-    [
-        "TestMonitor::test_converged_by_iterations",
-        "TestMonitor::test_converged_by_log_prob",
-        "TestMonitor::test_report",
-        "TestMonitor::test_report_first_iteration",
-        "TestMonitor::test_reset",
-    ]
-)
+KNOWN_FAILING = frozenset()
