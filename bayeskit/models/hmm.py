@@ -4,8 +4,8 @@ The latent structure is a chain of state nodes; inference is the graph core's
 chain kernels (forward-backward = sum-product, Viterbi = max-product), fed by
 the emission family's log-likelihoods; learning (Baum-Welch) is the emission
 family's statistics under the step posteriors plus the expected start and
-transition counts, turned into MAP parameters by Dirichlet priors (reference
-notes 003, 3.3-3.4).
+transition counts, turned into MAP parameters by Dirichlet priors (Rabiner,
+1989; Bishop, 2006, ch. 13).
 
 Sequences come in two forms, both first class: hmmlearn's rows of all
 sequences concatenated plus ``lengths``, and a list with one array per
@@ -935,6 +935,11 @@ class GaussianHMM(_BaseHMM):
 
     The monitored objective adds to the log-likelihood the log density of
     the priors whose MAP update the M-step is, so it never decreases.
+
+    Initialisation: with 'spherical', ``fit`` starts every state's variance
+    at the mean of the data's variances plus ``min_covar`` (hmmlearn averages
+    every entry of the covariance matrix, off-diagonal ones too, which can be
+    negative). The means start from k-means with one run.
 
     References
     ----------

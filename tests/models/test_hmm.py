@@ -606,3 +606,249 @@ def test_sklearn_checks_with_y_by_keyword():
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 getattr(ec, base)(type(estimator).__name__, estimator, **kwargs)
+
+
+# -- hmmlearn's parameters, hooks and monitor ----------------------------------------
+
+
+def _gaussian_model(cov, k=3, d=2, seed=3):
+    rng = np.random.default_rng(seed)
+    start, trans, _ = random_model(rng, k=k)
+    means = rng.normal(size=(k, d)) * 4
+    covars = _COVARS[cov](rng)
+    return start, trans, means, covars
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
+def test_covars_reads_as_hmmlearn(cov):
+    """covars_ is set in the type's shape and read as full matrices."""
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, means, covars = _gaussian_model(cov)
+    ours = with_params(GaussianHMM(3, cov), start, trans, means_=means, covars_=covars)
+    ref = with_params(
+        hh.GaussianHMM(3, cov), start, trans, means_=means, covars_=covars
+    )
+    ref.n_features = 2
+    assert ours.covars_.shape == (3, 2, 2)
+    np.testing.assert_allclose(ours.covars_, ref.covars_)
+    np.testing.assert_allclose(ours.covariances_, covars)
+    with pytest.raises(ValueError, match="covars_ must have shape"):
+        ours.covars_ = np.ones((2, 2, 2, 2))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("implementation", ["log", "scaling"])
+def test_implementation_runs_the_one_exact_path(implementation):
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, emis, X = _three_by_four()
+    kw = {"n_features": 4, "implementation": implementation}
+    ours = with_params(CategoricalHMM(3, **kw), start, trans, emissionprob_=emis)
+    ref = hh.CategoricalHMM(3, init_params="", **kw)
+    ref.startprob_, ref.transmat_, ref.emissionprob_ = start, trans, emis
+    log = with_params(CategoricalHMM(3, n_features=4), start, trans, emissionprob_=emis)
+    assert ours.score(X, [3, 4, 5]) == log.score(X, [3, 4, 5])
+    assert ours.score(X, [3, 4, 5]) == pytest.approx(ref.score(X, [3, 4, 5]))
+    with pytest.raises(ValueError, match="implementation"):
+        CategoricalHMM(3, implementation="fast").fit(X)
+
+
+@pytest.mark.parity
+def test_convergence_monitor_as_hmmlearn(capsys):
+    base = pytest.importorskip("hmmlearn.base")
+    from bayeskit.models.hmm import ConvergenceMonitor
+
+    values = [-5.0, -3.0, -2.5, -2.4999]
+    for verbose in (False, True):
+        ours = ConvergenceMonitor(0.01, 10, verbose)
+        ref = base.ConvergenceMonitor(0.01, 10, verbose)
+        for v in values:
+            ours.report(v)
+            ref.report(v)
+            assert ours.converged == ref.converged
+            assert ours.iter == ref.iter and list(ours.history) == list(ref.history)
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.splitlines()) == 2 * len(values)
+    ours._reset()
+    assert ours.iter == 0 and not ours.history
+    # After fit, the monitor is hmmlearn's: a deque, iter, converged.
+    X = np.random.default_rng(0).integers(0, 3, size=(60, 1))
+    hmm = CategoricalHMM(2, random_state=0, n_iter=4, tol=0).fit(X)
+    assert isinstance(hmm.monitor_.history, base.deque)
+    assert hmm.monitor_.iter == hmm.n_iter_ == 4
+    assert hmm.monitor_.converged and not hmm.converged_  # budget spent
+
+
+@pytest.mark.parity
+def test_unset_parameters_are_initialised_as_hmmlearn(caplog):
+    """A parameter left out of init_params is initialised when unset; one set and
+    in init_params is overwritten, with hmmlearn's logged warning."""
+    X = np.random.default_rng(2).normal(size=(100, 2))
+    hmm = GaussianHMM(2, init_params="", random_state=0, n_iter=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        hmm.fit(X)  # nothing set, nothing in init_params: all initialised
+    assert hmm.means_.shape == (2, 2) and hmm.covars_.shape == (2, 2, 2)
+    start = np.array([0.25, 0.75])
+    kept = GaussianHMM(2, init_params="mc", params="mc", random_state=0, n_iter=2)
+    kept.startprob_ = start.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kept.fit(X)
+    np.testing.assert_array_equal(kept.startprob_, start)  # set, not in init_params
+    caplog.clear()
+    over = GaussianHMM(2, random_state=0, n_iter=2)
+    over.startprob_ = start.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        over.fit(X)
+    assert any("will be overwritten" in r.getMessage() for r in caplog.records)
+    assert not np.array_equal(over.startprob_, start)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
+def test_init_hook_and_min_covar_as_hmmlearn(cov):
+    """_init(X, lengths) initialises covars_ from the data's covariance plus
+    min_covar on the diagonal, as hmmlearn's _init."""
+    hh = pytest.importorskip("hmmlearn.hmm")
+    X = np.random.default_rng(4).normal(size=(300, 2)) * [1.0, 3.0]
+    for min_covar in (1e-3, 0.5):
+        ours = GaussianHMM(3, cov, min_covar=min_covar, init_params="c")
+        ref = hh.GaussianHMM(3, cov, min_covar=min_covar, init_params="c")
+        ours._init(X, [300])
+        ref._init(X, [300])
+        if cov == "spherical":
+            # hmmlearn averages every entry of the covariance matrix (off-diagonal
+            # ones too, which can make it negative); bayeskit the variances.
+            expected = np.mean(np.diag(np.cov(X.T))) + min_covar
+            np.testing.assert_allclose(ours.covariances_, expected, rtol=1e-12)
+        else:
+            np.testing.assert_allclose(ours.covars_, ref.covars_, rtol=1e-12)
+    assert ours.startprob_.shape == (3,) and ours.means_.shape == (3, 2)
+    ours._check()
+    ours.transmat_ = np.ones((3, 3))
+    with pytest.raises(ValueError, match="transmat_"):
+        ours._check()
+
+
+def test_too_little_data_logs_a_degenerate_solution(caplog):
+    hmm = GaussianHMM(3, init_params="")
+    hmm._init(np.random.default_rng(0).normal(size=(5, 3)), 5)
+    assert [r.getMessage() for r in caplog.records if "degenerate" in r.getMessage()]
+
+
+@pytest.mark.parity
+def test_stationary_distribution():
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, emis = random_model(np.random.default_rng(5))
+    ours = with_params(CategoricalHMM(3), start, trans, emissionprob_=emis)
+    ref = with_params(hh.CategoricalHMM(3), start, trans, emissionprob_=emis)
+    pi = ours.get_stationary_distribution()
+    np.testing.assert_allclose(pi @ trans, pi, atol=1e-12)  # closed form
+    np.testing.assert_allclose(pi, ref.get_stationary_distribution(), atol=1e-12)
+
+
+@pytest.mark.parity
+def test_n_features_is_set_by_fit_as_hmmlearn():
+    hh = pytest.importorskip("hmmlearn.hmm")
+    X = np.array([[0], [2], [1], [2], [0], [1], [1]])
+    ours = CategoricalHMM(2, random_state=0, n_iter=2).fit(X)
+    ref = hh.CategoricalHMM(2, random_state=0, n_iter=2).fit(X)
+    assert ours.n_features == ref.n_features == 3
+    assert CategoricalHMM(2, n_features=5, random_state=0).fit(X).n_features == 5
+    assert CategoricalHMM(2, random_state=0).fit([list("abca")]).n_features is None
+    g = GaussianHMM(2, random_state=0, n_iter=2).fit(
+        np.random.default_rng(0).normal(size=(30, 4))
+    )
+    assert g.n_features == g.n_features_in_ == 4
+    with pytest.raises(ValueError, match="non-negative integers"):
+        CategoricalHMM(2)._check_and_set_n_features(np.array([[0.5], [1.0]]))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
+def test_sample_shapes_as_hmmlearn(cov):
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, means, covars = _gaussian_model(cov)
+    ours = with_params(GaussianHMM(3, cov), start, trans, means_=means, covars_=covars)
+    ref = with_params(
+        hh.GaussianHMM(3, cov), start, trans, means_=means, covars_=covars
+    )
+    ref.n_features = 2
+    (a, za), (b, zb) = ours.sample(50, random_state=0), ref.sample(50, random_state=0)
+    assert a.shape == b.shape and a.dtype == b.dtype
+    assert za.shape == zb.shape and za.dtype.kind == zb.dtype.kind == "i"
+    start, trans, emis = random_model(np.random.default_rng(5))
+    ours = with_params(CategoricalHMM(3), start, trans, emissionprob_=emis)
+    ref = with_params(hh.CategoricalHMM(3), start, trans, emissionprob_=emis)
+    (a, _), (b, _) = ours.sample(20, random_state=0), ref.sample(20, random_state=0)
+    assert a.shape == b.shape == (20, 1) and a.dtype.kind == b.dtype.kind == "i"
+
+
+def test_bic_aic_on_a_list_of_sequences():
+    seqs = [
+        np.random.default_rng(i).integers(0, 3, size=n)
+        for i, n in enumerate((9, 14, 6))
+    ]
+    hmm = CategoricalHMM(2, random_state=0, n_iter=3).fit(seqs)
+    X, lengths = np.concatenate(seqs)[:, None], [9, 14, 6]
+    k = 1 + 2 + 2 * 2  # start, transitions, emissions: free parameters
+    expected = -2 * hmm.score(X, lengths) + k * np.log(29)
+    assert hmm.bic(seqs) == pytest.approx(expected, rel=1e-12)
+    assert hmm.bic(X, lengths) == pytest.approx(expected, rel=1e-12)
+    assert hmm.aic(seqs) == pytest.approx(-2 * hmm.score(X, lengths) + 2 * k)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", ["diag", "full"])
+def test_covariance_prior_beside_covars_prior(cov):
+    """bayeskit's eta S is hmmlearn's covars_prior = eta S with covars_weight
+    raised by eta; with both set, an error says how to write it."""
+    hh = pytest.importorskip("hmmlearn.hmm")
+    start, trans, means, covars = _gaussian_model(cov)
+    X = np.random.default_rng(8).normal(size=(120, 2)) * 2
+    eta, S = 3.0, np.array([[2.0, 0.5], [0.5, 1.0]])
+    if cov == "diag":
+        theirs_kw = {"covars_prior": eta * np.diag(S), "covars_weight": 1 + eta}
+    else:
+        theirs_kw = {"covars_prior": eta * S, "covars_weight": 2 + eta}
+    common = {"n_iter": 2, "init_params": ""}
+    ours = GaussianHMM(
+        3,
+        cov,
+        covars_prior=0,
+        covariance_prior=S,
+        covariance_prior_weight=eta,
+        **common,
+    )
+    ref = hh.GaussianHMM(3, cov, tol=-1, **theirs_kw, **common)
+    for m in (ours, ref):
+        with_params(m, start, trans, means_=means, covars_=covars)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m.fit(X)
+    np.testing.assert_allclose(ours.covars_, ref.covars_, rtol=1e-9)
+    with pytest.raises(ValueError, match="covars_prior"):
+        GaussianHMM(2, covars_prior=0.5, covariance_prior_weight=1.0).fit(X)
+
+
+def test_reg_covar_is_added_after_the_m_step():
+    start, trans, means, covars = _gaussian_model("diag")
+    X = np.random.default_rng(8).normal(size=(120, 2)) * 2
+    fits = []
+    for reg in (0.0, 0.25):
+        m = GaussianHMM(3, n_iter=1, init_params="", reg_covar=reg)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fits.append(
+                with_params(m, start, trans, means_=means, covars_=covars).fit(X)
+            )
+    np.testing.assert_allclose(fits[1].covariances_ - fits[0].covariances_, 0.25)
+
+
+def test_hmmlearn_positional_order():
+    g = GaussianHMM(2, "full", 0.5)
+    assert (g.covariance_type, g.min_covar) == ("full", 0.5)
+    c = CategoricalHMM(2, 3.0, 4.0)
+    assert (c.startprob_prior, c.transmat_prior) == (3.0, 4.0)
