@@ -258,16 +258,26 @@ class _BaseHMM(BaseLatentModel):
     def _sequence_list(self, X):
         """X's sequences if X is bayeskit's list-of-sequences form, else None.
 
-        The peer's meaning wins: a list that ``np.asarray`` turns into a
-        rectangular array of rows the model reads (:meth:`_is_rows`) is
-        hmmlearn's rows form, one sequence. Otherwise a list whose elements are
-        all sequences is one sequence per element.
+        The peer's meaning wins: a list of lists that ``np.asarray`` turns
+        into a rectangular array of rows the model reads (:meth:`_is_rows`) is
+        hmmlearn's rows form, one sequence. A list of arrays that would stack
+        the same way is ambiguous (an error). Otherwise a list whose elements
+        are all sequences is one sequence per element.
         """
         if not _is_sequence_list(X):
             return None
         rows = _peer_rows(X)
         if rows is not None and rows.ndim == 2 and self._is_rows(rows):
-            return None
+            if all(isinstance(s, (list, tuple)) for s in X):
+                return None  # rows written as nested lists
+            n, m = rows.shape
+            raise ValueError(
+                f"X is a list of {n} arrays of {m} value(s) each: hmmlearn reads it "
+                f"as {n} rows of one sequence, bayeskit's list form as {n} "
+                "sequences. Write np.asarray(X) (or nested lists) for the rows, or "
+                "give every sequence as a column, [np.reshape(s, (-1, 1)) for s in "
+                "X], or pass the rows with lengths="
+            )
         seqs = [np.asarray(s) for s in X]
         if len({s.ndim for s in seqs}) > 1:
             raise ValueError(
@@ -633,7 +643,9 @@ default=1.0
     of symbols, such as ``[[0], [1], [2]]``, is hmmlearn's rows form, one
     sequence (give one-step sequences with ``lengths``). Any other list of
     sequences (1-d lists of symbols, of equal or different lengths, or
-    ``(n_steps, 1)`` arrays) is one sequence per element.
+    ``(n_steps, 1)`` arrays) is one sequence per element. A list of 1-d
+    arrays of one symbol each is ambiguous between the two (an error that says
+    how to write either).
 
     Examples
     --------
@@ -927,11 +939,12 @@ class GaussianHMM(_BaseHMM):
     hmmlearn (see :class:`CategoricalHMM`). How a list ``X`` is read: a list
     that ``np.asarray`` turns into a rectangular 2-D numeric array, such as
     ``[[0.1, 2.0], [0.3, 1.5]]``, is hmmlearn's rows form (steps by features),
-    one sequence; this includes a list of 1-d arrays of equal length. A list of
-    2-D arrays (one ``(n_steps, n_features)`` array per sequence), or of 1-d
-    univariate sequences of different lengths, is one sequence per element.
-    Write univariate sequences of equal length as columns, shape
-    ``(n_steps, 1)``. A list mixing both dimensions is an error.
+    one sequence. A list of 2-D arrays (one ``(n_steps, n_features)`` array
+    per sequence), or of 1-d univariate sequences of different lengths, is one
+    sequence per element. A list of 1-d arrays of equal length could be either
+    (hmmlearn stacks it into rows): it is an error that says how to write
+    each; write univariate sequences as columns, shape ``(n_steps, 1)``. A
+    list mixing both dimensions is an error.
 
     The monitored objective adds to the log-likelihood the log density of
     the priors whose MAP update the M-step is, so it never decreases.

@@ -565,6 +565,19 @@ def test_list_of_sequences_stays_unambiguous():
         [s + np.random.default_rng(i).normal(size=s.shape) for i, s in enumerate(seqs)]
     )
     assert g.score_sequences(seqs).shape == (3,)
+    # A list of 1-d arrays np.asarray would stack into rows: both readings are
+    # plausible, so neither is guessed.
+    univariate = [np.arange(5.0), np.arange(5.0) + 1]
+    with pytest.raises(ValueError, match=r"np\.reshape"):
+        g.score(univariate)
+    with pytest.raises(ValueError, match="2 sequences"):
+        hmm.score([np.array([0]), np.array([1])])
+    g1 = GaussianHMM(2, random_state=0, n_iter=2).fit(
+        [np.reshape(s, (-1, 1)) for s in univariate]
+    )
+    assert g1.score_sequences([np.reshape(s, (-1, 1)) for s in univariate]).shape == (
+        2,
+    )
     with pytest.raises(ValueError, match="mixing sequences of different dimensions"):
         g.score([np.zeros((3, 2)), np.zeros(2)])
 
