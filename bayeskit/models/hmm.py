@@ -1248,7 +1248,13 @@ class GaussianHMM(_BaseHMM):
                     cov = num / (a_eff + n.sum() + eta)
                 else:
                     num = np.broadcast_to(P, (k, d, d)) + c_n + eta * S
-                    cov = num / (a_eff + n + eta)[..., None, None]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        cov = num / (a_eff + n + eta)[..., None, None]
+            if self.covariance_type != "tied" and empty.any():
+                # A state no sequence visited keeps its covariance (hmmlearn's
+                # update divides by its zero count).
+                old = np.asarray(self._covars_, dtype=float)
+                cov = np.where(empty.reshape((k,) + (1,) * (cov.ndim - 1)), old, cov)
             if self.reg_covar:
                 if self.covariance_type in ("full", "tied"):
                     cov = cov + self.reg_covar * np.eye(d)

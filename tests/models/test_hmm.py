@@ -406,6 +406,28 @@ def test_unvisited_state_keeps_finite_parameters():
     assert hmm.transmat_[0, 1] == 0.0  # structural zeros survive EM
 
 
+@pytest.mark.parametrize("cov", ["diag", "full", "spherical"])
+def test_unvisited_gaussian_state_keeps_its_parameters(cov):
+    start, trans = np.array([1.0, 0.0]), np.array([[1.0, 0.0], [0.5, 0.5]])
+    means, covars = (
+        np.array([[0.0, 0.0], [5.0, 5.0]]),
+        _COVARS[cov](np.random.default_rng(0))[:2],
+    )
+    hmm = with_params(
+        GaussianHMM(2, cov, init_params="", n_iter=3, covars_prior=0),
+        start,
+        trans,
+        means_=means,
+        covars_=covars,
+    )
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    with pytest.warns(RuntimeWarning, match=r"state\(s\) \[1\] were never visited"):
+        hmm.fit(X)
+    np.testing.assert_allclose(hmm.means_[1], means[1])
+    np.testing.assert_allclose(hmm.covariances_[1], covars[1])
+    assert np.isfinite(hmm.score(X))
+
+
 def test_long_sequence():
     rng = np.random.default_rng(3)
     start, trans, emis = random_model(rng, 4, 6)
