@@ -102,6 +102,15 @@ class ConvergenceMonitor:
                 iter=self.iter + 1, log_prob=log_prob, delta=delta
             )
             print(line, file=sys.stderr)
+        tolerance = np.sqrt(np.finfo(float).eps)
+        if self.history and log_prob - self.history[-1] < -tolerance:
+            _log.warning(
+                "Model is not converging.  Current: %s is not greater than %s. "
+                "Delta is %s",
+                log_prob,
+                self.history[-1],
+                log_prob - self.history[-1],
+            )
         self.history.append(log_prob)
         self.iter += 1
 
@@ -1373,7 +1382,9 @@ class HMMClassifier(BaseGenerativeClassifier):
         As every bayeskit classifier. ``sample_weight`` in :meth:`fit` (one
         weight per sequence) weighs each sequence in its class's Baum-Welch:
         the template's ``fit(..., sequence_weight=)``, needed only for weights
-        other than 1.
+        other than 1. The template receives each class's sequences as rows
+        plus lengths, ``fit(X, lengths=...)`` and ``score_sequences(X,
+        lengths=...)``, so that no list of sequences is misread as rows.
 
     Attributes
     ----------

@@ -689,7 +689,7 @@ def test_implementation_runs_the_one_exact_path(implementation):
 
 
 @pytest.mark.parity
-def test_convergence_monitor_as_hmmlearn(capsys):
+def test_convergence_monitor_as_hmmlearn(capsys, caplog):
     base = pytest.importorskip("hmmlearn.base")
     from bayeskit.models.hmm import ConvergenceMonitor
 
@@ -704,6 +704,10 @@ def test_convergence_monitor_as_hmmlearn(capsys):
             assert ours.iter == ref.iter and list(ours.history) == list(ref.history)
     out = capsys.readouterr()
     assert out.out == "" and len(out.err.splitlines()) == 2 * len(values)
+    # A decrease is reported in the log, as hmmlearn's monitor does.
+    with caplog.at_level("WARNING"):
+        ours.report(-7.0)
+    assert any("not converging" in r.getMessage() for r in caplog.records)
     ours._reset()
     assert ours.iter == 0 and not ours.history
     # After fit, the monitor is hmmlearn's: a deque, iter, converged.
