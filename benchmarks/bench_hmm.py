@@ -86,7 +86,7 @@ def run_case(case, lengths, rng, repeats):
         ),
         (
             "fit 10 it.",
-            lambda: refit(ours, X, None, lengths),
+            lambda: refit(ours, X, lengths),
             lambda: refit(theirs, X, lengths),
         ),
     ]

@@ -57,6 +57,44 @@ _SEQUENCE = (
 )
 
 
+_LENGTHS = (
+    "hmmlearn's signature: the second positional argument of fit and score is "
+    "lengths, and this check passes a dummy target there (integers that do not "
+    "sum to len(X)), which is a clear error rather than a silent misreading; "
+    "tests/models/test_hmm.py runs these checks with y given by keyword"
+)
+_LENGTHS_NAME = (
+    "hmmlearn's signature fit(X, lengths=None): the second parameter is lengths, "
+    "not y (y is keyword-only)"
+)
+_HMM_LENGTHS_CHECKS = (
+    "check_complex_data",
+    "check_dict_unchanged",
+    "check_dont_overwrite_parameters",
+    "check_dtype_object",
+    "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag",
+    "check_estimators_dtypes",
+    "check_estimators_empty_data_messages",
+    "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf",
+    "check_estimators_overwrite_params",
+    "check_estimators_pickle",
+    "check_estimators_pickle(readonly_memmap=True)",
+    "check_f_contiguous_array_estimator",
+    "check_fit2d_1feature",
+    "check_fit2d_predict1d",
+    "check_fit_check_is_fitted",
+    "check_fit_idempotent",
+    "check_n_features_in",
+    "check_n_features_in_after_fitting",
+    "check_pipeline_consistency",
+    "check_positive_only_tag_during_fit",
+    "check_readonly_memmap_input",
+)
+
+
 _FIRST_SEEN = (
     "this check's data are continuous, so every value is a state: the values of "
     "zero-weight rows are unknown states to the repeated fit (a ValueError), and "
@@ -72,6 +110,8 @@ def expected_failed_checks(estimator):
         return {
             "check_methods_sample_order_invariance": _SEQUENCE,
             "check_methods_subset_invariance": _SEQUENCE,
+            "check_fit_score_takes_y": _LENGTHS_NAME,
+            **dict.fromkeys(_HMM_LENGTHS_CHECKS, _LENGTHS),
         }
     if isinstance(estimator, GaussianMixture) and estimator.n_components > 1:
         return {"check_sample_weight_equivalence_on_dense_data": _EM_START}

@@ -4,8 +4,8 @@ The latent structure is a chain of state nodes; inference is the graph core's
 chain kernels (forward-backward = sum-product, Viterbi = max-product), fed by
 the emission family's log-likelihoods; learning (Baum-Welch) is the emission
 family's statistics under the step posteriors plus the expected start and
-transition counts, turned into MAP parameters by Dirichlet priors (reference
-notes 003, 3.3-3.4).
+transition counts, turned into MAP parameters by Dirichlet priors (Rabiner,
+1989; Bishop, 2006, ch. 13).
 
 Sequences come in two forms, both first class: hmmlearn's rows of all
 sequences concatenated plus ``lengths``, and a list with one array per
@@ -15,8 +15,11 @@ return per-step results return them in the form they were given.
 
 from __future__ import annotations
 
+import logging
+import sys
 import warnings
-from dataclasses import dataclass, field
+from collections import deque
+from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -42,29 +45,81 @@ from .base import BaseGenerativeClassifier, BaseLatentModel
 
 __all__ = ["CategoricalHMM", "ConvergenceMonitor", "GaussianHMM", "HMMClassifier"]
 
+_log = logging.getLogger(__name__)
 
-@dataclass
+
 class ConvergenceMonitor:
-    """What Baum-Welch did, as hmmlearn's monitor reports it.
+    """What Baum-Welch did, with hmmlearn's ``ConvergenceMonitor`` interface.
+
+    Parameters
+    ----------
+    tol : float
+        EM has converged when the objective gains less than ``tol``.
+    n_iter : int
+        The iteration budget.
+    verbose : bool
+        Whether :meth:`report` prints every iteration to standard error.
 
     Attributes
     ----------
-    tol : float
-    n_iter : int
-        The iteration budget.
-    history : list of float
-        The log posterior (log-likelihood of all sequences plus the log of the
-        Dirichlet and covariance priors) of every iteration, best start only.
+    history : collections.deque of float
+        The monitored objective of every iteration (after ``fit``: the log
+        posterior, log-likelihood of all sequences plus the log prior
+        densities, of the best start).
     iter : int
         Iterations run.
     converged : bool
+        hmmlearn's stopping rule: the budget is spent, or the last gain is
+        below ``tol``. The estimator's ``converged_`` says whether the gain
+        fell below ``tol``.
     """
 
-    tol: float
-    n_iter: int
-    history: list = field(default_factory=list)
-    iter: int = 0
-    converged: bool = False
+    _template = "{iter:>10d} {log_prob:>16.8f} {delta:>+16.8f}"
+
+    def __init__(self, tol, n_iter, verbose=False):
+        self.tol = tol
+        self.n_iter = n_iter
+        self.verbose = verbose
+        self.history = deque()
+        self.iter = 0
+
+    def __repr__(self):
+        return (
+            f"{type(self).__name__}(tol={self.tol}, n_iter={self.n_iter}, "
+            f"verbose={self.verbose}, iter={self.iter}, "
+            f"history={list(self.history)})"
+        )
+
+    def _reset(self):
+        self.iter = 0
+        self.history.clear()
+
+    def report(self, log_prob):
+        """Record one iteration's objective (printed when ``verbose``)."""
+        if self.verbose:
+            delta = log_prob - self.history[-1] if self.history else np.nan
+            line = self._template.format(
+                iter=self.iter + 1, log_prob=log_prob, delta=delta
+            )
+            print(line, file=sys.stderr)
+        tolerance = np.sqrt(np.finfo(float).eps)
+        if self.history and log_prob - self.history[-1] < -tolerance:
+            _log.warning(
+                "Model is not converging.  Current: %s is not greater than %s. "
+                "Delta is %s",
+                log_prob,
+                self.history[-1],
+                log_prob - self.history[-1],
+            )
+        self.history.append(log_prob)
+        self.iter += 1
+
+    @property
+    def converged(self):
+        """Budget spent, or the last gain below ``tol``."""
+        return self.iter == self.n_iter or (
+            len(self.history) >= 2 and self.history[-1] - self.history[-2] < self.tol
+        )
 
 
 def _dirichlet_map(counts, concentration, previous):
@@ -92,11 +147,23 @@ def _dirichlet_log_prior(prob, concentration):
 
 
 def _is_sequence_list(X) -> bool:
+    """Whether X is a non-empty list (or tuple) whose elements are all sequences."""
     return (
         isinstance(X, (list, tuple))
         and len(X) > 0
         and all(hasattr(s, "__len__") and not isinstance(s, (str, bytes)) for s in X)
     )
+
+
+def _peer_rows(X):
+    """X as hmmlearn reads it (``np.asarray``), or None when that is no array."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            arr = np.asarray(X)
+    except ValueError:  # ragged: sequences of different lengths
+        return None
+    return None if arr.dtype.kind == "O" else arr
 
 
 def _check_sequence_weight(sequence_weight, n_sequences: int) -> np.ndarray:
@@ -115,6 +182,35 @@ def _check_sequence_weight(sequence_weight, n_sequences: int) -> np.ndarray:
             "sequence_weight must be non-negative and finite, and not all zero"
         )
     return weights
+
+
+def _check_lengths(lengths, n_rows: int) -> np.ndarray:
+    """hmmlearn's ``lengths``: positive integers, one per sequence, summing to the
+    number of rows. A scikit-learn target ``y`` passed in its place is an error."""
+    if isinstance(lengths, (str, bytes)) or np.ndim(lengths) > 1:
+        valid = None
+    else:
+        valid = np.asarray(lengths)
+        if valid.ndim == 0:
+            valid = valid.reshape(1)
+    if (
+        valid is None
+        or valid.dtype.kind not in "iuf"
+        or valid.size == 0
+        or not np.all(valid == np.round(valid))
+        or (valid <= 0).any()
+        or valid.sum() != n_rows
+    ):
+        got = np.asarray(lengths, dtype=object).ravel()
+        shown = got[:6].tolist() + (["..."] if got.size > 6 else [])
+        raise ValueError(
+            "lengths (the second positional argument, as in hmmlearn) must be "
+            f"positive integers summing to the {n_rows} rows of X, one per "
+            f"sequence; got {shown}. A hidden Markov model has no target: call "
+            "fit(X) or score(X) without y (scikit-learn's y, always ignored, may "
+            "be given by keyword, y=...), or give X as a list of sequences"
+        )
+    return valid.astype(np.intp)
 
 
 def _split(values: np.ndarray, lengths: np.ndarray) -> list:
@@ -136,6 +232,7 @@ class _BaseHMM(BaseLatentModel):
         "params": [str],
         "init_params": [str],
         "n_init": [Interval(Integral, 1, None, closed="left")],
+        "implementation": [StrOptions({"log", "scaling"})],
     }
     _chain_params = "st"
     warm_start = False
@@ -146,9 +243,9 @@ class _BaseHMM(BaseLatentModel):
     # -- input -------------------------------------------------------------------
     def _sequences(self, X, lengths, reset):
         """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
-        as_list = lengths is None and _is_sequence_list(X)
+        seqs = self._sequence_list(X) if lengths is None else None
+        as_list = seqs is not None
         if as_list:
-            seqs = [np.asarray(s) for s in X]
             lengths = np.array([len(s) for s in seqs])
             if (lengths == 0).any():
                 raise ValueError(
@@ -159,17 +256,45 @@ class _BaseHMM(BaseLatentModel):
         else:
             if _num_samples(X) == 0:
                 raise ValueError("X has 0 steps; at least one is required")
-            lengths = np.array([X.shape[0]]) if lengths is None else np.asarray(lengths)
-            if lengths.ndim != 1 or lengths.dtype.kind not in "iu":
-                raise ValueError("lengths must be a 1-d array of integers")
-            if (lengths <= 0).any():
-                raise ValueError("lengths must be positive: a sequence is empty")
             n_rows = _num_samples(X)
-            if lengths.sum() != n_rows:
-                raise ValueError(
-                    f"lengths sum to {int(lengths.sum())} but X has {n_rows} rows"
-                )
+            lengths = (
+                np.array([n_rows])
+                if lengths is None
+                else _check_lengths(lengths, n_rows)
+            )
         return self._encode(X, reset, as_list), lengths, as_list
+
+    def _sequence_list(self, X):
+        """X's sequences if X is bayeskit's list-of-sequences form, else None.
+
+        The peer's meaning wins: a list of lists that ``np.asarray`` turns
+        into a rectangular array of rows the model reads (:meth:`_is_rows`) is
+        hmmlearn's rows form, one sequence. A list of arrays that would stack
+        the same way is ambiguous (an error). Otherwise a list whose elements
+        are all sequences is one sequence per element.
+        """
+        if not _is_sequence_list(X):
+            return None
+        rows = _peer_rows(X)
+        if rows is not None and rows.ndim == 2 and self._is_rows(rows):
+            if all(isinstance(s, (list, tuple)) for s in X):
+                return None  # rows written as nested lists
+            n, m = rows.shape
+            raise ValueError(
+                f"X is a list of {n} arrays of {m} value(s) each: hmmlearn reads it "
+                f"as {n} rows of one sequence, bayeskit's list form as {n} "
+                "sequences. Write np.asarray(X) (or nested lists) for the rows, or "
+                "give every sequence as a column, [np.reshape(s, (-1, 1)) for s in "
+                "X], or pass the rows with lengths="
+            )
+        seqs = [np.asarray(s) for s in X]
+        if len({s.ndim for s in seqs}) > 1:
+            raise ValueError(
+                "X is a list mixing sequences of different dimensions "
+                f"({sorted({s.ndim for s in seqs})}); give every sequence in the "
+                "same form, or pass the rows of all sequences with lengths="
+            )
+        return seqs
 
     def _back(self, values, lengths, as_list):
         return _split(values, lengths) if as_list else values
@@ -179,6 +304,7 @@ class _BaseHMM(BaseLatentModel):
         k = self.n_components
         for name, shape in (("startprob_", (k,)), ("transmat_", (k, k))):
             value = np.asarray(getattr(self, name), dtype=float)
+            setattr(self, name, value)
             if value.shape != shape:
                 raise ValueError(f"{name} must have shape {shape}, got {value.shape}")
             if (value < 0).any() or not np.allclose(value.sum(axis=-1), 1.0):
@@ -187,20 +313,65 @@ class _BaseHMM(BaseLatentModel):
                 )
         self._check_emission_params()
 
+    def _plan_init(self, n_values):
+        """Which parameters ``fit`` initialises, as hmmlearn: those in
+        ``init_params`` (a logged warning when one was set by hand) and those
+        not set yet."""
+        self._to_init = set()
+        for code, name in self._param_names.items():
+            if code in self.init_params:
+                if hasattr(self, name):
+                    _log.warning(
+                        "Even though the %r attribute is set, it will be "
+                        "overwritten during initialization because 'init_params' "
+                        "contains %r",
+                        name,
+                        code,
+                    )
+                self._to_init.add(code)
+            elif not hasattr(self, name):
+                self._to_init.add(code)
+        n_free = self._n_free_parameters()
+        if n_values < n_free:
+            _log.warning(
+                "Fitting a model with %d free scalar parameters with only %d data "
+                "points will result in a degenerate solution.",
+                n_free,
+                n_values,
+            )
+
     def _initialize(self, X, sample_weight, random_state):
         Xt, lengths, _ = X
         k = self.n_components
-        if "s" in self.init_params:
+        if "s" in self._to_init:
             self.startprob_ = random_state.dirichlet(np.full(k, 1.0))
-        if "t" in self.init_params:
+        if "t" in self._to_init:
             self.transmat_ = random_state.dirichlet(np.full(k, 1.0), size=k)
         self._init_emission(Xt, np.repeat(sample_weight, lengths), random_state)
-        for name in ("startprob_", "transmat_"):
-            if not hasattr(self, name):
-                raise ValueError(
-                    f"{name} is not in init_params and was not set before fit"
-                )
         self._check_chain_params()
+
+    def _init(self, X, lengths=None):
+        """hmmlearn's hook: initialise the parameters for ``X`` as ``fit`` does
+        (those in ``init_params`` and those not set), without running EM."""
+        Xt, lengths, _ = self._sequences(X, lengths, reset=True)
+        self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
+        rng = check_random_state(self.random_state)
+        self._initialize((Xt, lengths, None), np.ones(len(lengths)), rng)
+        return self
+
+    def _check(self):
+        """hmmlearn's hook: validate the hyperparameters and the parameters
+        (shapes, rows summing to one); raises ValueError."""
+        self._validate_params()
+        self._check_chain_params()
+
+    def get_stationary_distribution(self):
+        """The stationary distribution of the states: the left eigenvector of
+        ``transmat_`` for eigenvalue 1, normalised."""
+        check_is_fitted(self, "transmat_")
+        values, vectors = np.linalg.eig(np.asarray(self.transmat_, dtype=float).T)
+        vector = np.real_if_close(vectors[:, np.argmin(np.abs(values - 1.0))])
+        return vector / vector.sum()
 
     def _e_step(self, X):
         Xt, lengths, sample_weight = X
@@ -254,17 +425,21 @@ class _BaseHMM(BaseLatentModel):
 
     # -- fitting -----------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, lengths=None, sequence_weight=None):
+    def fit(self, X, lengths=None, *, y=None, sequence_weight=None):
         """Estimate the parameters by Baum-Welch (EM for MAP).
 
         Parameters
         ----------
         X : array-like of shape (n_steps, n_features) or list of array-like
             The steps of all sequences concatenated (with ``lengths``), or one
-            array per sequence.
-        y : Ignored
+            array per sequence (see the class docstring for how a list is read).
         lengths : array-like of int of shape (n_sequences,), default=None
             Steps of each sequence when X is concatenated; None is one sequence.
+            As in hmmlearn it is the second positional argument: something
+            there that is not positive integers summing to ``len(X)`` (such as
+            a target ``y``) is an error, never silently ignored.
+        y : None
+            Ignored; accepted by keyword only, for scikit-learn's convention.
         sequence_weight : array-like of shape (n_sequences,), default=None
             Non-negative weight of each sequence (not of each step): its
             expected counts enter Baum-Welch times its weight (an integer
@@ -279,15 +454,12 @@ class _BaseHMM(BaseLatentModel):
         Xt, lengths, _ = self._sequences(X, lengths, reset=True)
         weights = _check_sequence_weight(sequence_weight, len(lengths))
         self._unvisited = set()
+        self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
         rng = check_random_state(self.random_state)
         self._run_em((Xt, lengths, weights), weights, rng, self.n_iter)
-        self.monitor_ = ConvergenceMonitor(
-            self.tol,
-            self.n_iter,
-            list(self.lower_bounds_),
-            self.n_iter_,
-            self.converged_,
-        )
+        self.monitor_ = ConvergenceMonitor(self.tol, self.n_iter, self.verbose)
+        self.monitor_.history.extend(self.lower_bounds_)
+        self.monitor_.iter = self.n_iter_
         if self._unvisited:
             warnings.warn(
                 f"state(s) {sorted(self._unvisited)} were never visited by any "
@@ -314,8 +486,12 @@ class _BaseHMM(BaseLatentModel):
         chain, symbols, lengths, _ = self._inputs(X, lengths)
         return forward(*chain, lengths, symbols=symbols).log_likelihood
 
-    def score(self, X, y=None, lengths=None):
-        """Log-likelihood of all the sequences (the sum over sequences)."""
+    def score(self, X, lengths=None, *, y=None):
+        """Log-likelihood of all the sequences (the sum over sequences).
+
+        ``lengths`` is the second positional argument, as in hmmlearn (see
+        :meth:`fit`); ``y`` is ignored and accepted by keyword only.
+        """
         return float(self.score_sequences(X, lengths).sum())
 
     def score_samples(self, X, lengths=None):
@@ -369,6 +545,10 @@ class _BaseHMM(BaseLatentModel):
             states[t] = state
         return self._sample_emissions(states, rng), states
 
+    def _n_free_parameters(self):
+        """Free scalars of the parameters in ``params`` (before any fit)."""
+        return self._n_parameters()
+
     def _n_parameters(self):
         k = self.n_components
         n = 0
@@ -379,11 +559,11 @@ class _BaseHMM(BaseLatentModel):
         return n + self._emission_n_parameters()
 
     def bic(self, X, lengths=None):
-        """Bayesian information criterion (lower is better)."""
-        Xt, lengths, _ = self._sequences(X, lengths, reset=False)
-        return -2 * self.score(X, lengths=lengths) + self._n_parameters() * np.log(
-            len(Xt)
-        )
+        """Bayesian information criterion (lower is better); n is the number of
+        steps of all sequences."""
+        chain, symbols, lengths, _ = self._inputs(X, lengths)
+        log_lik = forward(*chain, lengths, symbols=symbols).log_likelihood.sum()
+        return -2 * log_lik + self._n_parameters() * np.log(lengths.sum())
 
     def aic(self, X, lengths=None):
         """Akaike information criterion (lower is better)."""
@@ -421,8 +601,15 @@ default=1.0
     verbose : bool, default=False
     params, init_params : str, default='ste'
         Which parameters (s: start, t: transitions, e: emissions) the M-step
-        updates and which ``fit`` initialises at random; a parameter left out
-        of ``init_params`` must be set before ``fit``.
+        updates and which ``fit`` initialises at random. As in hmmlearn,
+        ``fit`` also initialises a parameter left out of ``init_params`` that
+        is not set yet, and overwrites one in ``init_params`` that was set by
+        hand (with a logged warning).
+    implementation : {'log', 'scaling'}, default='log'
+        Accepted for hmmlearn's calls: both run bayeskit's one exact path
+        (scaled recursions with an exact log-space fallback where a scale
+        underflows), so they give the same answers; 'scaling' does not fail
+        where hmmlearn's scaled recursion underflows.
     n_init : int, default=1
         Random starts; the one with the best log posterior is kept.
 
@@ -434,7 +621,15 @@ default=1.0
     symbols_ : ndarray of shape (``n_features_``,)
         The symbol of every emission column.
     n_features_ : int
+    n_features : int or None
+        hmmlearn's reading of the parameter: after ``fit`` with
+        ``n_features=None`` on integer symbols, the inferred alphabet size
+        ``max + 1`` (and so in ``get_params`` and a clone of the fitted
+        model, as in hmmlearn).
     monitor_ : ConvergenceMonitor
+        hmmlearn's monitor: ``history`` (the objective of every iteration),
+        ``iter`` and ``converged`` (hmmlearn's rule: budget spent or gain
+        below ``tol``).
     converged_, n_iter_, lower_bound_, lower_bounds_
         As :class:`~bayeskit.GaussianMixture` (``lower_bound_`` is the total
         log posterior here, as in hmmlearn's monitor).
@@ -442,6 +637,24 @@ default=1.0
     See Also
     --------
     GaussianHMM, HMMClassifier
+
+    Notes
+    -----
+    hmmlearn's calls mean what they mean in hmmlearn. ``fit``, ``score``,
+    ``score_samples``, ``predict``, ``predict_proba`` and ``decode`` take
+    ``lengths`` as their second positional argument; anything there that is
+    not positive integers summing to ``len(X)`` (a scikit-learn target, for
+    instance) is a ``ValueError``, never ignored. ``y`` is accepted by
+    keyword only and ignored; ``Pipeline``, ``cross_val_score`` and
+    ``GridSearchCV`` pass no target (or ``None``) for a model without one.
+
+    How a list ``X`` is read: a list that ``np.asarray`` turns into one column
+    of symbols, such as ``[[0], [1], [2]]``, is hmmlearn's rows form, one
+    sequence (give one-step sequences with ``lengths``). Any other list of
+    sequences (1-d lists of symbols, of equal or different lengths, or
+    ``(n_steps, 1)`` arrays) is one sequence per element. A list of 1-d
+    arrays of one symbol each is ambiguous between the two (an error that says
+    how to write either).
 
     Examples
     --------
@@ -460,12 +673,14 @@ default=1.0
         "n_features": [Interval(Integral, 1, None, closed="left"), None],
     }
 
+    _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
+
     def __init__(
         self,
         n_components=1,
-        *,
         startprob_prior=1.0,
         transmat_prior=1.0,
+        *,
         emissionprob_prior=1.0,
         n_features=None,
         algorithm="viterbi",
@@ -475,6 +690,7 @@ default=1.0
         verbose=False,
         params="ste",
         init_params="ste",
+        implementation="log",
         n_init=1,
     ):
         self.n_components = n_components
@@ -489,7 +705,40 @@ default=1.0
         self.verbose = verbose
         self.params = params
         self.init_params = init_params
+        self.implementation = implementation
         self.n_init = n_init
+
+    @property
+    def n_features(self):
+        """The alphabet size: as given, or (as in hmmlearn) the one ``fit``
+        inferred when None was given."""
+        given = self.__dict__.get("_n_features_given")
+        fitted = self.__dict__.get("symbols_")
+        if given is None and fitted is not None and fitted.dtype.kind in "iu":
+            return len(fitted)
+        return given
+
+    @n_features.setter
+    def n_features(self, value):
+        self._n_features_given = value
+
+    def _check_and_set_n_features(self, X):
+        """hmmlearn's hook: check X holds non-negative integer symbols and set
+        ``n_features`` (the alphabet size) if it is not set."""
+        X = np.asarray(X)
+        if X.dtype.kind not in "iu" or (X.size and X.min() < 0):
+            raise ValueError("symbols must be non-negative integers")
+        top = int(X.max()) + 1 if X.size else 0
+        given = self.__dict__.get("_n_features_given")
+        if given is not None and top > given:
+            raise ValueError(f"symbol {top - 1} is out of range for n_features={given}")
+        if given is None:
+            self.n_features = top
+
+    def _is_rows(self, rows):
+        # hmmlearn's rows form is one column of symbols; a rectangular list of
+        # longer rows is a list of sequences of equal length.
+        return rows.shape[1] == 1
 
     def _encode(self, X, reset, as_list=False):
         X = np.asarray(X)
@@ -507,7 +756,8 @@ default=1.0
             X.dtype.kind == "f" and np.all(X == np.round(X))
         )
         if reset:
-            if self.n_features is not None or integer:
+            given = self.__dict__.get("_n_features_given")
+            if given is not None or integer:
                 if not integer:
                     raise ValueError(
                         "with n_features given, symbols must be the integers "
@@ -517,12 +767,11 @@ default=1.0
                 if (X < 0).any():
                     raise ValueError("symbols must be non-negative integers")
                 top = int(X.max()) + 1
-                if self.n_features is not None and top > self.n_features:
+                if given is not None and top > given:
                     raise ValueError(
-                        f"symbol {top - 1} is out of range for n_features="
-                        f"{self.n_features}"
+                        f"symbol {top - 1} is out of range for n_features={given}"
                     )
-                self.symbols_ = np.arange(self.n_features or top)
+                self.symbols_ = np.arange(given or top)
             else:
                 self.symbols_ = fit_categories(X, missing)
             self.n_features_ = len(self.symbols_)
@@ -541,15 +790,16 @@ default=1.0
         return codes
 
     def _check_emission_params(self):
-        if not hasattr(self, "symbols_"):
+        by_hand = not hasattr(self, "symbols_")
+        if by_hand:
             # Parameters set by hand, without fit: the symbols are the
             # integers 0 .. n - 1, n from n_features or from emissionprob_.
             n = self.n_features
             if n is None:
                 n = np.shape(self.emissionprob_)[-1]
-            self.symbols_ = np.arange(n)
-            self.n_features_ = n
-        shape = (self.n_components, self.n_features_)
+        else:
+            n = self.n_features_
+        shape = (self.n_components, n)
         e = np.asarray(self.emissionprob_, dtype=float)
         if e.shape != shape:
             raise ValueError(f"emissionprob_ must have shape {shape}, got {e.shape}")
@@ -557,13 +807,15 @@ default=1.0
             raise ValueError(
                 "emissionprob_ must be non-negative with rows summing to one"
             )
+        self.emissionprob_ = e
+        if by_hand:
+            self.symbols_ = np.arange(n)
+            self.n_features_ = n
 
     def _init_emission(self, codes, row_weight, random_state):
-        if "e" in self.init_params:
+        if "e" in self._to_init:
             e = random_state.rand(self.n_components, self.n_features_)
             self.emissionprob_ = e / e.sum(axis=1, keepdims=True)
-        elif not hasattr(self, "emissionprob_"):
-            raise ValueError("emissionprob_ is not in init_params and was not set")
 
     def _emission_messages(self, codes):
         # A table of one row per symbol, looked up by the chain kernels.
@@ -608,33 +860,113 @@ default=1.0
 class GaussianHMM(_BaseHMM):
     """Hidden Markov model with Gaussian emissions.
 
-    The emission is the Gaussian family bayeskit's mixtures and discriminant
-    analysis share, with its MAP covariance prior.
+    hmmlearn-compatible (``GaussianHMM``: the same parameters in the same
+    positional order, with the same defaults and meaning), with a list of
+    sequences as input, ``score_sequences``, ``n_init`` restarts and
+    bayeskit's covariance prior beside hmmlearn's.
 
     Parameters
     ----------
     n_components : int, default=1
+        Number of hidden states.
     covariance_type : {'spherical', 'diag', 'full', 'tied'}, default='diag'
-    covariance_prior : array-like of shape (n_features, n_features), default=None
-        The prior scatter ``S`` (None: the identity).
-    covariance_prior_weight : float, default=0.0
-        Its weight ``eta``: ``Sigma_k = (S_k + eta S) / (n_k + eta) + reg_covar``.
-    reg_covar : float, default=1e-6
-        Added to the diagonal of every covariance.
-    startprob_prior, transmat_prior, algorithm, random_state, n_iter, tol, \
-verbose, n_init
+        One variance per state, a diagonal per state, a full matrix per state,
+        or one full matrix shared by all states.
+    min_covar : float, default=1e-3
+        Added to the diagonal of the data's covariance from which ``fit``
+        initialises ``covars_`` (as hmmlearn).
+    startprob_prior, transmat_prior : float or array-like, default=1.0
+        Dirichlet concentrations, as :class:`CategoricalHMM`.
+    means_prior, means_weight : float or array-like, default=0
+        hmmlearn's normal prior on the means: prior mean ``m0`` and its weight
+        ``w`` in pseudo-observations; the M-step is ``mu_k = (w m0 + sum_t
+        gamma_tk x_t) / (w + n_k)``.
+    covars_prior : float or array-like, default=1e-2
+        hmmlearn's prior scatter ``P`` of the covariances (a scalar is added to
+        every entry, as in hmmlearn). With ``c_k`` the weighted scatter around
+        ``mu_k`` plus ``w (mu_k - m0)(mu_k - m0)^T``, the M-step is
+        ``Sigma_k = (P + c_k) / (max(a - 1, 0) + n_k)`` for 'diag' and
+        'spherical' (the mean of the diagonal) and ``(P + c_k) / (max(a - d, 0)
+        + n_k)`` for 'full' ('tied' sums numerator and denominator over the
+        states), ``a`` being ``covars_weight`` (Huang, Acero and Hon, 2001).
+        The default regularises every covariance, as in hmmlearn.
+    covars_weight : float or array-like, default=1
+        ``a`` above.
+    algorithm, random_state, n_iter, tol, verbose
         As :class:`CategoricalHMM`.
     params, init_params : str, default='stmc'
-        s: start, t: transitions, m: means, c: covariances.
+        s: start, t: transitions, m: means, c: covariances. As in hmmlearn,
+        ``fit`` initialises the parameters in ``init_params`` and also those
+        not set yet; a parameter in ``init_params`` that was set is overwritten
+        (with a logged warning).
+    implementation : {'log', 'scaling'}, default='log'
+        Accepted for hmmlearn's calls: both run bayeskit's one exact path
+        (scaled recursions with an exact log-space fallback), so they give the
+        same answers, and 'scaling' does not fail where hmmlearn's scaled
+        recursion underflows.
+    covariance_prior : array-like of shape (n_features, n_features), default=None
+        bayeskit's prior scatter ``S`` (None: the identity), with weight
+        ``covariance_prior_weight``: added to the numerator and denominator
+        of the M-step above, ``(P + c_k + eta S) / (... + n_k + eta)``. It is
+        beside hmmlearn's ``covars_prior``, not instead of it: with
+        ``covariance_prior_weight`` > 0, leave ``covars_prior`` and
+        ``covars_weight`` at their defaults or set them to 0 and 1 (an error
+        otherwise, since both would describe one prior twice).
+    covariance_prior_weight : float, default=0.0
+        ``eta`` above; 0 leaves hmmlearn's update unchanged.
+    reg_covar : float, default=0.0
+        Added to the diagonal of every covariance after the M-step (a ridge;
+        0 is hmmlearn's update).
+    n_init : int, default=1
+        Random starts; the one with the best log posterior is kept.
 
     Attributes
     ----------
     startprob_, transmat_, monitor_, converged_, n_iter_, lower_bound_
         As :class:`CategoricalHMM`.
     means_ : ndarray of shape (n_components, n_features)
-    covars_ : ndarray
-        Covariances in the covariance type's shape (as
+    covars_ : ndarray of shape (n_components, n_features, n_features)
+        Every state's full covariance matrix, whatever ``covariance_type``
+        (hmmlearn's form). It is set in the covariance type's own shape:
+        ``(n_components,)`` spherical, ``(n_components, n_features)`` diag,
+        ``(n_features, n_features)`` tied, ``(n_components, n_features,
+        n_features)`` full.
+    covariances_ : ndarray
+        The covariances in the covariance type's own shape (as
         :class:`~bayeskit.GaussianMixture`'s ``covariances_``).
+    n_features : int
+        Dimension of the observations, set by ``fit`` (hmmlearn's name;
+        ``n_features_in_`` is scikit-learn's).
+
+    See Also
+    --------
+    CategoricalHMM, HMMClassifier
+
+    Notes
+    -----
+    ``lengths`` is the second positional argument of every method, as in
+    hmmlearn (see :class:`CategoricalHMM`). How a list ``X`` is read: a list
+    that ``np.asarray`` turns into a rectangular 2-D numeric array, such as
+    ``[[0.1, 2.0], [0.3, 1.5]]``, is hmmlearn's rows form (steps by features),
+    one sequence. A list of 2-D arrays (one ``(n_steps, n_features)`` array
+    per sequence), or of 1-d univariate sequences of different lengths, is one
+    sequence per element. A list of 1-d arrays of equal length could be either
+    (hmmlearn stacks it into rows): it is an error that says how to write
+    each; write univariate sequences as columns, shape ``(n_steps, 1)``. A
+    list mixing both dimensions is an error.
+
+    The monitored objective adds to the log-likelihood the log density of
+    the priors whose MAP update the M-step is, so it never decreases.
+
+    Initialisation: with 'spherical', ``fit`` starts every state's variance
+    at the mean of the data's variances plus ``min_covar`` (hmmlearn averages
+    every entry of the covariance matrix, off-diagonal ones too, which can be
+    negative). The means start from k-means with one run.
+
+    References
+    ----------
+    X. Huang, A. Acero and H.-W. Hon, *Spoken Language Processing*, Prentice
+    Hall, 2001, pp. 443-445.
 
     Examples
     --------
@@ -650,21 +982,34 @@ verbose, n_init
     _parameter_constraints: dict = {
         **_BaseHMM._parameter_constraints,
         "covariance_type": [StrOptions({"spherical", "diag", "full", "tied"})],
+        "min_covar": [Interval(Real, 0, None, closed="left")],
+        "means_prior": ["array-like", Real],
+        "means_weight": ["array-like", Interval(Real, 0, None, closed="left")],
+        "covars_prior": ["array-like", Real],
+        "covars_weight": ["array-like", Real],
         "covariance_prior": ["array-like", None],
         "covariance_prior_weight": [Interval(Real, 0, None, closed="left")],
         "reg_covar": [Interval(Real, 0, None, closed="left")],
     }
 
+    _param_names = {
+        "s": "startprob_",
+        "t": "transmat_",
+        "m": "means_",
+        "c": "covars_",
+    }
+
     def __init__(
         self,
         n_components=1,
-        *,
         covariance_type="diag",
-        covariance_prior=None,
-        covariance_prior_weight=0.0,
-        reg_covar=1e-6,
+        min_covar=1e-3,
         startprob_prior=1.0,
         transmat_prior=1.0,
+        means_prior=0,
+        means_weight=0,
+        covars_prior=1e-2,
+        covars_weight=1,
         algorithm="viterbi",
         random_state=None,
         n_iter=10,
@@ -672,15 +1017,22 @@ verbose, n_init
         verbose=False,
         params="stmc",
         init_params="stmc",
+        implementation="log",
+        *,
+        covariance_prior=None,
+        covariance_prior_weight=0.0,
+        reg_covar=0.0,
         n_init=1,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
-        self.covariance_prior = covariance_prior
-        self.covariance_prior_weight = covariance_prior_weight
-        self.reg_covar = reg_covar
+        self.min_covar = min_covar
         self.startprob_prior = startprob_prior
         self.transmat_prior = transmat_prior
+        self.means_prior = means_prior
+        self.means_weight = means_weight
+        self.covars_prior = covars_prior
+        self.covars_weight = covars_weight
         self.algorithm = algorithm
         self.random_state = random_state
         self.n_iter = n_iter
@@ -688,8 +1040,52 @@ verbose, n_init
         self.verbose = verbose
         self.params = params
         self.init_params = init_params
+        self.implementation = implementation
+        self.covariance_prior = covariance_prior
+        self.covariance_prior_weight = covariance_prior_weight
+        self.reg_covar = reg_covar
         self.n_init = n_init
 
+    # -- hmmlearn's covariance form ----------------------------------------------
+    @property
+    def covars_(self):
+        """Every state's full covariance matrix, ``(n_components, d, d)``."""
+        c = np.asarray(self._covars_, dtype=float)
+        k = self.n_components
+        if self.covariance_type == "full":
+            return c.copy()
+        if self.covariance_type == "tied":
+            return np.repeat(c[None], k, axis=0)
+        if self.covariance_type == "diag":
+            return c[:, :, None] * np.eye(c.shape[1])
+        d = np.shape(self.means_)[1] if hasattr(self, "means_") else self.n_features
+        return c[:, None, None] * np.eye(d)
+
+    @covars_.setter
+    def covars_(self, covars):
+        self._covars_ = _compact_covars(covars, self.covariance_type, self.n_components)
+
+    @property
+    def covariances_(self):
+        """The covariances in the covariance type's own shape."""
+        return np.array(self._covars_, dtype=float, copy=True)
+
+    @property
+    def n_features(self):
+        """Dimension of the observations (hmmlearn's name)."""
+        if hasattr(self, "n_features_in_"):
+            return self.n_features_in_
+        if "_n_features" in self.__dict__:
+            return self._n_features
+        if hasattr(self, "means_"):
+            return np.shape(self.means_)[1]
+        raise AttributeError("n_features is set by fit")
+
+    @n_features.setter
+    def n_features(self, value):
+        self._n_features = int(value)
+
+    # -- emissions ---------------------------------------------------------------
     def _encode(self, X, reset, as_list=False):
         if as_list and np.ndim(X) == 1:
             X = np.asarray(X)[:, None]  # univariate sequences given as 1-d arrays
@@ -698,7 +1094,15 @@ verbose, n_init
             self._family = Gaussian(covariance_from_name(self.covariance_type))
         return X
 
+    def _is_rows(self, rows):
+        return True  # any rectangular numeric table: steps by features
+
     def _check_emission_params(self):
+        if self.covariance_type not in ("spherical", "diag", "full", "tied"):
+            raise ValueError(
+                "covariance_type must be 'spherical', 'diag', 'full' or 'tied', "
+                f"got {self.covariance_type!r}"
+            )
         if not hasattr(self, "n_features_in_"):
             # Parameters set by hand, without fit.
             means = np.asarray(self.means_, dtype=float)
@@ -710,48 +1114,75 @@ verbose, n_init
             self.n_features_in_ = means.shape[1]
             self._family = Gaussian(covariance_from_name(self.covariance_type))
             self._center = means.mean(axis=0)
+        if not hasattr(self, "_family"):
+            self._family = Gaussian(covariance_from_name(self.covariance_type))
         k, d = self.n_components, self.n_features_in_
-        if np.shape(self.means_) != (k, d):
-            raise ValueError(f"means_ must have shape ({k}, {d})")
+        self.means_ = np.asarray(self.means_, dtype=float)
+        if self.means_.shape != (k, d):
+            raise ValueError(
+                f"means_ must have shape ({k}, {d}), got {self.means_.shape}"
+            )
+        if not hasattr(self, "_center"):
+            self._center = self.means_.mean(axis=0)
         shape = self._family.covariance.shape(k, d)
-        if np.shape(self.covars_) != shape:
+        if np.shape(self._covars_) != shape:
             raise ValueError(
                 f"covars_ must have shape {shape} for covariance_type="
-                f"{self.covariance_type!r}, got {np.shape(self.covars_)}"
+                f"{self.covariance_type!r}, got {np.shape(self._covars_)}"
             )
         seen = getattr(self, "_covars_seen", None)
-        if seen is None or not np.array_equal(seen, self.covars_):
+        if seen is None or not np.array_equal(seen, self._covars_):
             self._set_precisions()  # covars_ was set by hand
 
     def _init_emission(self, X, row_weight, random_state):
         k = self.n_components
         self._center = np.average(X, axis=0, weights=row_weight)
-        if "m" in self.init_params:
+        self._stats_family = Gaussian(
+            covariance_from_name(
+                "full" if self.covariance_type in ("full", "tied") else "diag"
+            )
+        )
+        if "m" in self._to_init:
             km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
             self.means_ = km.fit(X, sample_weight=row_weight).cluster_centers_
-        if "c" in self.init_params:
+        if "c" in self._to_init:
             stats = Gaussian(covariance_from_name("full")).stats(X, row_weight[:, None])
-            cov = stats.scatter[0] / row_weight.sum()
-            cov += self.reg_covar * np.eye(X.shape[1])
-            self.covars_ = {
+            total = row_weight.sum()
+            # The data's covariance (hmmlearn's np.cov: divided by n - 1).
+            cov = stats.scatter[0] / max(total - 1.0, 1.0)
+            cov += self.min_covar * np.eye(X.shape[1])
+            self._covars_ = {
                 "full": np.repeat(cov[None], k, axis=0),
                 "tied": cov,
                 "diag": np.repeat(np.diag(cov)[None], k, axis=0),
                 "spherical": np.full(k, np.mean(np.diag(cov))),
             }[self.covariance_type]
-        for name in ("means_", "covars_"):
-            if not hasattr(self, name):
-                raise ValueError(f"{name} is not in init_params and was not set")
         self._set_precisions()
 
     def _set_precisions(self):
         cov = self._family.covariance
-        covars = np.array(self.covars_, dtype=float)
+        covars = np.array(self._covars_, dtype=float)
         try:
             self._prec_chol = cov.precision_cholesky(covars)
         except np.linalg.LinAlgError:
-            raise ValueError("covars_ must be positive definite") from None
-        self._covars_seen = covars
+            if self.covariance_type not in ("full", "tied") or not self.min_covar:
+                raise ValueError("covars_ must be positive definite") from None
+            # hmmlearn's rescue of a singular full covariance (a state stuck
+            # on too few observations): its densities use covars_ + min_covar I.
+            _log.warning(
+                "a covariance is singular; its densities use covars_ + min_covar "
+                "* I, as hmmlearn's"
+            )
+            try:
+                self._prec_chol = cov.precision_cholesky(
+                    covars + self.min_covar * np.eye(covars.shape[-1])
+                )
+            except np.linalg.LinAlgError:
+                raise ValueError("covars_ must be positive definite") from None
+        if not np.all(np.isfinite(self._prec_chol)):
+            raise ValueError("covars_ must be positive definite")
+        self._covars_ = covars
+        self._covars_seen = covars.copy()
         self._log_det = cov.log_det_precision_cholesky(
             self._prec_chol, self.n_features_in_
         )
@@ -761,44 +1192,127 @@ verbose, n_init
 
     def _log_emission(self, X):
         params = GaussianParams(
-            self.means_, self.covars_, self._prec_chol, self._log_det, self._center
+            self.means_, self._covars_, self._prec_chol, self._log_det, self._center
         )
         return self._family.log_likelihood(X, params)
 
-    def _update_emission(self, X, resp, post):
-        stats = self._family.stats(X, resp)
-        empty = stats.state_weight() <= 0
-        try:
-            params = self._family.map_params(
-                stats,
-                prior_weight=self.covariance_prior_weight,
-                prior_scatter=check_covariance_prior(self.covariance_prior, X.shape[1]),
-                reg=self.reg_covar,
-            )
-        except np.linalg.LinAlgError:
+    def _priors(self, d):
+        """hmmlearn's priors broadcast to the parameters' shapes, and bayeskit's."""
+        k = self.n_components
+        m0 = np.broadcast_to(np.asarray(self.means_prior, dtype=float), (k, d))
+        w = np.asarray(self.means_weight, dtype=float)
+        w = np.broadcast_to(w[:, None] if w.ndim == 1 else w, (k, d))
+        eta = self.covariance_prior_weight
+        if eta > 0 and not (
+            np.all(np.asarray(self.covars_prior) == 1e-2)
+            or np.all(np.asarray(self.covars_prior) == 0)
+        ):
             raise ValueError(
-                "a state's covariance is singular: set covariance_prior_weight > 0 "
-                "or increase reg_covar"
-            ) from None
+                "covariance_prior_weight > 0 and covars_prior describe one "
+                "covariance prior twice: give it as hmmlearn's covars_prior and "
+                "covars_weight, or as covariance_prior and covariance_prior_weight "
+                "with covars_prior left at its default"
+            )
+        S = check_covariance_prior(self.covariance_prior, d)
+        return m0, w, eta, S
+
+    def _update_emission(self, X, resp, post):
+        k, d = self.n_components, X.shape[1]
+        stats = self._stats_family.stats(X, resp)
+        n = resp.sum(axis=0)
+        empty = n <= 0
+        m0, w, eta, S = self._priors(d)
+        w_col = w
+        xbar = np.where(empty[:, None], self.means_, stats.mean)
         if "m" in self.params:
-            self.means_ = np.where(empty[:, None], self.means_, params.means)
+            denom = w_col + n[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mu = (w_col * m0 + n[:, None] * xbar) / denom
+            self.means_ = np.where(denom > 0, mu, self.means_)
         if "c" in self.params:
-            self.covars_ = params.covariances
-            self._set_precisions()
+            mu = self.means_
+            a = np.asarray(self.covars_weight, dtype=float)
+            P = np.asarray(self.covars_prior, dtype=float)
+            delta_prior = mu - m0
+            shift = xbar - mu
+            if self.covariance_type in ("diag", "spherical"):
+                scatter = np.asarray(stats.scatter)
+                c_n = w_col * delta_prior**2 + scatter + n[:, None] * shift**2
+                num = np.broadcast_to(P, (k, d)) + c_n + eta * np.diag(S)
+                den = np.maximum(a - 1, 0) + n[:, None] + eta
+                cov = num / np.maximum(den, 1e-5)
+                if self.covariance_type == "spherical":
+                    cov = cov.mean(axis=1)
+            else:
+                scatter = np.asarray(stats.scatter)
+                c_n = w[:, :1, None] * delta_prior[:, :, None] * delta_prior[:, None, :]
+                c_n = (
+                    c_n
+                    + scatter
+                    + n[:, None, None] * (shift[:, :, None] * shift[:, None, :])
+                )
+                a_eff = np.maximum(a - d, 0)
+                if self.covariance_type == "tied":
+                    num = np.broadcast_to(P, (d, d)) + c_n.sum(axis=0) + eta * S
+                    cov = num / (a_eff + n.sum() + eta)
+                else:
+                    num = np.broadcast_to(P, (k, d, d)) + c_n + eta * S
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        cov = num / (a_eff + n + eta)[..., None, None]
+            if self.covariance_type != "tied" and empty.any():
+                # A state no sequence visited keeps its covariance (hmmlearn's
+                # update divides by its zero count).
+                old = np.asarray(self._covars_, dtype=float)
+                cov = np.where(empty.reshape((k,) + (1,) * (cov.ndim - 1)), old, cov)
+            if self.reg_covar:
+                if self.covariance_type in ("full", "tied"):
+                    cov = cov + self.reg_covar * np.eye(d)
+                else:
+                    cov = cov + self.reg_covar
+            self._covars_ = cov
+            try:
+                self._set_precisions()
+            except ValueError:
+                raise ValueError(
+                    "a state's covariance is singular: increase covars_prior, or "
+                    "set covariance_prior_weight > 0 or reg_covar > 0"
+                ) from None
         return empty
 
     def _emission_log_prior(self):
-        return self._family.covariance.log_prior(
-            self._prec_chol,
-            check_covariance_prior(self.covariance_prior, self.n_features_in_),
-            self.covariance_prior_weight,
-        )
+        """Log density (up to its constant) of the priors the M-step maximises."""
+        d = self.n_features_in_
+        m0, w, eta, S = self._priors(d)
+        w_col = w
+        a = np.asarray(self.covars_weight, dtype=float)
+        P = np.asarray(self.covars_prior, dtype=float)
+        delta = self.means_ - m0
+        cov = np.asarray(self._covars_, dtype=float)
+        if self.covariance_type in ("diag", "spherical"):
+            var = cov if cov.ndim == 2 else np.repeat(cov[:, None], d, axis=1)
+            num = np.broadcast_to(P, var.shape) + w_col * delta**2 + eta * np.diag(S)
+            coef = np.maximum(a - 1, 0) + eta
+            with np.errstate(divide="ignore"):
+                return float(np.sum(-0.5 * coef * np.log(var) - 0.5 * num / var))
+        outer = w[:, :1, None] * delta[:, :, None] * delta[:, None, :]
+        if self.covariance_type == "tied":
+            num = np.broadcast_to(P, (d, d)) + outer.sum(axis=0) + eta * S
+            prec = self._prec_chol[None]  # the factors the densities use
+            num = num[None]
+        else:
+            num = np.broadcast_to(P, outer.shape) + outer + eta * S
+            prec = self._prec_chol
+        coef = np.maximum(a - d, 0) + eta
+        # log|Sigma| = -2 log|U| and tr(M Sigma^-1) = tr(U^T M U), U U^T = Sigma^-1.
+        log_det = -2.0 * np.log(np.diagonal(prec, axis1=1, axis2=2)).sum()
+        trace = np.einsum("kji,kjl,kli->", prec, num, prec)
+        return float(-0.5 * coef * log_det - 0.5 * trace)
 
     def _get_emission(self):
-        return (self.means_.copy(), np.array(self.covars_, copy=True))
+        return (self.means_.copy(), np.array(self._covars_, copy=True))
 
     def _set_emission(self, params):
-        self.means_, self.covars_ = params
+        self.means_, self._covars_ = params
         self._set_precisions()
 
     def _emission_n_parameters(self):
@@ -814,9 +1328,42 @@ verbose, n_init
         cov = self._family.covariance
         for k in range(self.n_components):
             rows = states == k
-            dense = cov.dense(self.covars_, k, d)
+            dense = cov.dense(self._covars_, k, d)
             out[rows] = rng.multivariate_normal(self.means_[k], dense, rows.sum())
         return out
+
+
+def _compact_covars(covars, covariance_type, n_components):
+    """hmmlearn's covars_ setter: the covariance type's own shape."""
+    c = np.array(covars, dtype=float, copy=True)
+    k = n_components
+    if covariance_type == "spherical":
+        # Any shape with one value per state (hmmlearn flattens it).
+        if c.ndim >= 1 and c.shape[0] == k and c.size % k == 0:
+            rows = c.reshape(k, -1)
+            if np.all(rows == rows[:, :1]):
+                return rows[:, 0].copy()
+        raise ValueError(
+            f"covars_ must have shape ({k},) for covariance_type='spherical' "
+            f"(one variance per state), got {c.shape}"
+        )
+    ndim = {"diag": 2, "tied": 2, "full": 3}.get(covariance_type)
+    if ndim is None:
+        raise ValueError(
+            "covariance_type must be 'spherical', 'diag', 'full' or 'tied', got "
+            f"{covariance_type!r}"
+        )
+    if c.ndim != ndim or (ndim == 3 and c.shape[1] != c.shape[2]):
+        shape = {
+            "diag": "(n_components, n_features)",
+            "tied": "(n_features, n_features)",
+            "full": "(n_components, n_features, n_features)",
+        }[covariance_type]
+        raise ValueError(
+            f"covars_ must have shape {shape} for covariance_type="
+            f"{covariance_type!r}, got {c.shape}"
+        )
+    return c
 
 
 class HMMClassifier(BaseGenerativeClassifier):
@@ -835,7 +1382,9 @@ class HMMClassifier(BaseGenerativeClassifier):
         As every bayeskit classifier. ``sample_weight`` in :meth:`fit` (one
         weight per sequence) weighs each sequence in its class's Baum-Welch:
         the template's ``fit(..., sequence_weight=)``, needed only for weights
-        other than 1.
+        other than 1. The template receives each class's sequences as rows
+        plus lengths, ``fit(X, lengths=...)`` and ``score_sequences(X,
+        lengths=...)``, so that no list of sequences is misread as rows.
 
     Attributes
     ----------
@@ -879,10 +1428,13 @@ class HMMClassifier(BaseGenerativeClassifier):
             rows = np.flatnonzero((labels == c) & (weights[:, c] > 0))
             model = clone(template)
             w = weights[rows, c]
+            # The rows of the class's sequences plus lengths: unambiguous even
+            # when every sequence has one step.
+            Xc, lengths = _concatenate([seqs[i] for i in rows])
             if np.all(w == 1.0):  # any template, even one without sample_weight
-                model.fit([seqs[i] for i in rows])
+                model.fit(Xc, lengths=lengths)
             else:
-                model.fit([seqs[i] for i in rows], sequence_weight=w)
+                model.fit(Xc, lengths=lengths, sequence_weight=w)
             models.append(model)
         return _FittedModels(tuple(models))
 
@@ -890,12 +1442,24 @@ class HMMClassifier(BaseGenerativeClassifier):
         self.models_ = list(stats.models)
 
     def _log_likelihood(self, seqs):
-        return np.column_stack([m.score_sequences(seqs) for m in self.models_])
+        Xc, lengths = _concatenate(seqs)
+        return np.column_stack(
+            [m.score_sequences(Xc, lengths=lengths) for m in self.models_]
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
         return tags
+
+
+def _concatenate(seqs):
+    """The rows of all sequences and their lengths (a 1-d sequence of numbers
+    is one value per step)."""
+    arrays = [np.asarray(s) for s in seqs]
+    if all(a.ndim == 1 for a in arrays):
+        arrays = [a[:, None] for a in arrays]
+    return np.concatenate(arrays, axis=0), np.array([len(a) for a in arrays])
 
 
 @dataclass(frozen=True)

@@ -391,7 +391,7 @@ def test_gaussian_hmm_left_to_right_is_exact():
     hmm.means_ = np.array([[0.13], [8.03]])
     hmm.covars_ = np.array([[0.91], [0.88]])
     hmm.fit(X)
-    log_emission = norm.logpdf(X, hmm.means_[:, 0], np.sqrt(hmm.covars_[:, 0]))
+    log_emission = norm.logpdf(X, hmm.means_[:, 0], np.sqrt(hmm.covariances_[:, 0]))
     log_lik, posterior, _ = log_space_forward_backward(
         safe_log(hmm.startprob_), safe_log(hmm.transmat_), log_emission
     )
