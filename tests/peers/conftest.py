@@ -6,7 +6,12 @@ import random
 
 import numpy as np
 import pytest
-from peer_suite import NOT_APPLICABLE, is_substituted, reaches_bayeskit
+from peer_suite import (
+    DELIBERATE_DIFFERENCES,
+    NOT_APPLICABLE,
+    is_substituted,
+    reaches_bayeskit,
+)
 
 _SKIP_FLOAT32 = pytest.mark.skipif(
     os.environ.get("SKLEARN_RUN_FLOAT32_TESTS", "0") != "1",
@@ -74,6 +79,11 @@ def pytest_collection_modifyitems(config, items):
                 reason = "exercises only the peer's own code, no bayeskit class"
         if reason is not None:
             item.add_marker(pytest.mark.skip(reason=f"not applicable: {reason}"))
+        elif (peer, name) in DELIBERATE_DIFFERENCES:
+            why = DELIBERATE_DIFFERENCES[peer, name]
+            item.add_marker(
+                pytest.mark.xfail(strict=True, reason=f"deliberate difference: {why}")
+            )
         elif name in namespace.get("KNOWN_FAILING", ()):
             item.add_marker(
                 pytest.mark.xfail(strict=True, reason="bayeskit does not pass it yet")

@@ -1,14 +1,10 @@
 """hmmlearn's ``test_gaussian_hmm`` tests, against bayeskit's HMMs."""
 
-import numpy as np
 from peer_suite import load
 
 from bayeskit import CategoricalHMM, GaussianHMM
 from bayeskit.models.hmm import ConvergenceMonitor
 
-# Importing hmmlearn.tests sets np.seterr(all="warn") for the whole process;
-# the rest of the session keeps numpy's own settings.
-_errstate = np.geterr()
 _bayeskit_peer_module = "hmmlearn.tests.test_gaussian_hmm"
 globals().update(
     load(
@@ -22,15 +18,9 @@ globals().update(
         },
     )
 )
-np.seterr(**_errstate)
 
 # Tests of the peer that bayeskit does not pass yet: strict expected failures,
 # so that a fix must take its entry out of this list.
-# A documented difference (GaussianHMM's ``implementation``): hmmlearn's scaled
-# recursion underflows on this outlier and raises; bayeskit's one exact path
-# fits it with either value of ``implementation``.
-KNOWN_FAILING = frozenset(
-    [
-        "TestGaussianHMMWithSphericalCovars::test_underflow_from_scaling[scaling]",
-    ]
-)
+# Tests of the peer that bayeskit does not pass yet: strict expected failures,
+# so that a fix must take its entry out of this list.
+KNOWN_FAILING = frozenset()
