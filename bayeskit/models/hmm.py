@@ -199,6 +199,7 @@ def _check_lengths(lengths, n_rows: int) -> np.ndarray:
         or valid.size == 0
         or not np.all(valid == np.round(valid))
         or (valid <= 0).any()
+        or valid.max() > n_rows  # before the sum, which could wrap around
         or valid.sum() != n_rows
     ):
         got = np.asarray(lengths, dtype=object).ravel()

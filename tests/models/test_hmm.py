@@ -543,6 +543,9 @@ def test_second_positional_target_is_an_error(method):
         getattr(hmm, method)(X, np.array([0, 1, 0, 1, 0, 1]))
     with pytest.raises(ValueError, match=r"y=\.\.\."):
         getattr(hmm, method)(X, [2, 2])
+    # Lengths whose int64 sum wraps around to the number of rows.
+    with pytest.raises(ValueError, match=r"lengths .*second positional argument"):
+        getattr(hmm, method)(X, [2**62] * 4 + [6])
     # None in y's place, as Pipeline passes it, and y by keyword are fine.
     assert getattr(hmm, method)(X, None) is not None
     assert getattr(hmm, method)(X, y=np.zeros(6)) is not None
