@@ -776,3 +776,34 @@ def test_tree_augmented_partial_fit_rejects_a_new_value():
     declared.partial_fit([[0, 1], [1, 0]], [0, 1], classes=[0, 1])
     declared.partial_fit([[2, 1]], [0])
     assert declared.stats_.class_weight.tolist() == [2.0, 1.0]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n_chunks", [2, 3, 7])
+def test_partial_fit_over_chunks_equals_fit_and_sklearn(n_chunks, rng):
+    # Later chunks bring codes the first did not see (the first holds only
+    # small values); the model equals one fit and scikit-learn's partial_fit.
+    y = rng.integers(0, 3, 210)
+    X = np.column_stack(
+        [(y + rng.integers(0, 2, 210)) % 5, rng.integers(0, 6, 210) * (y > 0)]
+    )
+    order = np.argsort(X.sum(axis=1), kind="stable")
+    X, y = X[order], y[order]
+    ours, theirs = CategoricalNB(), sknb.CategoricalNB()
+    for chunk in np.array_split(np.arange(210), n_chunks):
+        for clf in (ours, theirs):
+            clf.partial_fit(X[chunk], y[chunk], classes=[0, 1, 2])
+    full = CategoricalNB().fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), full.predict_proba(X))
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X))
+    for a, b in zip(ours.category_count_, theirs.category_count_):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_sparse_X_is_refused_as_sklearn():
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(np.array([[1, 0], [1, 1]]))
+    for Est in (CategoricalNB, sknb.CategoricalNB):
+        with pytest.raises(TypeError, match="Sparse data was passed for X"):
+            Est().fit(X, [0, 1])
