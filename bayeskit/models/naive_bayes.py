@@ -836,6 +836,8 @@ class MixedNB(BaseGenerativeClassifier):
         "handle_unknown": [StrOptions({"ignore", "error"})],
     }
 
+    _min_classes = 1  # as CategoricalNB and GaussianNB
+
     def __init__(
         self,
         *,

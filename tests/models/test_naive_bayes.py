@@ -667,6 +667,13 @@ def test_numeric_features_are_codes_and_observed_takes_labels():
         clf.predict([[0, -1]])
 
 
+def test_mixed_fits_one_class():
+    X = pd.DataFrame({"colour": ["red", "blue", "red"], "size": [1.0, 2.0, 1.5]})
+    clf = MixedNB().fit(X, ["a", "a", "a"])
+    np.testing.assert_array_equal(clf.predict(X), ["a", "a", "a"])
+    np.testing.assert_allclose(clf.predict_proba(X), np.ones((3, 1)))
+
+
 @pytest.mark.parity
 @pytest.mark.parametrize("Est", ["CategoricalNB", "GaussianNB"])
 def test_one_class_fits_as_sklearn(Est):
