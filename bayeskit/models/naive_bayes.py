@@ -422,7 +422,9 @@ class CategoricalNB(BaseGenerativeClassifier):
     categories_ : list of ndarray
         Categories of each feature.
     n_categories_ : ndarray of shape (n_features,)
-        Number of categories of each feature.
+        Number of categories of each feature, as the tables have them (after
+        a ``partial_fit``, scikit-learn's counts only the codes of the last
+        chunk).
     category_count_ : list of ndarray of shape (n_classes, t_j)
         Weighted counts of each category per class.
     feature_log_prob_ : list of ndarray of shape (n_classes, t_j)
