@@ -323,7 +323,12 @@ def candidates(
         )
         skipped += [(n, why) for n, _, _ in gaussian]
     run += [
-        Candidate("CategoricalNB", "bayeskit", bins, _binned(data, bk.CategoricalNB())),
+        Candidate(
+            "CategoricalNB",
+            "bayeskit",
+            bins,
+            _binned(data, bk.CategoricalNB(m=1.0, categories="observed")),
+        ),
         Candidate(
             "TreeAugmentedNB", "bayeskit", bins, _binned(data, bk.TreeAugmentedNB())
         ),
@@ -628,7 +633,8 @@ def _curve_models(data: Dataset):
         nb = make_pipeline(*_numeric_steps(data), bk.GaussianNB())
         name = "naive Bayes (bayeskit GaussianNB)"
     elif data.kind == "categorical":
-        nb, name = bk.CategoricalNB(), "naive Bayes (bayeskit CategoricalNB)"
+        nb = bk.CategoricalNB(m=1.0, categories="observed")
+        name = "naive Bayes (bayeskit CategoricalNB)"
     else:
         nb, name = _imputed(data, bk.MixedNB()), "naive Bayes (bayeskit MixedNB)"
     logistic = _one_hot(data, LogisticRegression(max_iter=1000))

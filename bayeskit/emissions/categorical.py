@@ -87,6 +87,25 @@ class Categorical:
             categorical_counts(_as_codes(codes), self.offsets, weights, labels, counts)
         return CategoricalStats(counts)
 
+    def grow(self, stats: CategoricalStats, n_categories) -> CategoricalStats:
+        """``stats`` laid out for more categories: feature ``j`` gets
+        ``n_categories[j] - t_j`` new categories after its own, counted zero.
+
+        The family of the result is ``Categorical(n_categories)``; no feature
+        may lose categories.
+        """
+        new = np.asarray(n_categories, dtype=np.intp)
+        added = new - self.n_categories
+        if (added < 0).any():
+            raise ValueError("a feature cannot lose categories")
+        # Row r of the old layout moves down by the categories added before it.
+        shift = np.repeat(
+            np.concatenate([[0], np.cumsum(added)[:-1]]), self.n_categories
+        )
+        counts = np.zeros((int(new.sum()), stats.counts.shape[1]))
+        counts[np.arange(self.n_total) + shift] = stats.counts
+        return CategoricalStats(counts)
+
     def zeros(self, n_states: int) -> CategoricalStats:
         return CategoricalStats(np.zeros((self.n_total, n_states)))
 
@@ -97,7 +116,7 @@ class Categorical:
     def map_params(
         self, stats: CategoricalStats, m: np.ndarray, p: np.ndarray
     ) -> CategoricalParams:
-        """The m-estimate of every table (reference notes 004).
+        """The m-estimate of every table (Mitchell, 1997, section 6.9.1).
 
         ``P(x_j = a | z = k) = (n_kja + m_j p_ja) / (n_kj + m_j)`` with ``m`` of
         shape ``(d,)`` and ``p`` stacked like the counts, ``(sum_j t_j,)``.

@@ -117,13 +117,17 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        for attr in [
-            a for a in vars(self) if a.endswith("_") and not a.startswith("_")
-        ]:
-            delattr(self, attr)
-        return self._partial_fit(X, y, None, sample_weight, reset=True)
+        return self._partial_fit(X, y, None, sample_weight, reset=True, refit=True)
 
     _additive_stats = True  # False for models fitted by EM per class
+
+    # Fewest classes a fit accepts (scikit-learn's naive Bayes fits one class;
+    # its discriminant analysis needs two).
+    _min_classes = 2
+
+    # scikit-learn's partial_fit rule for ``classes``: required in the first
+    # call, and when given later, the same classes as before.
+    _partial_fit_requires_classes = False
 
     def _has_additive_stats(self) -> bool:
         return self._additive_stats
@@ -141,7 +145,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             Every class label; required in the first call unless ``y`` of that
-            call shows them all, ignored later.
+            call shows them all (naive Bayes: always required in the first
+            call, as in scikit-learn); in later calls, if given, it must name
+            the same classes.
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -149,15 +155,28 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         self : object
         """
         first = not hasattr(self, "classes_")
+        if first and classes is None and self._partial_fit_requires_classes:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        if not first and classes is not None and self._partial_fit_requires_classes:
+            if not np.array_equal(self.classes_, np.unique(np.asarray(classes))):
+                raise ValueError(
+                    f"`classes={classes!r}` is not the same as on last call to "
+                    f"partial_fit, was: {self.classes_!r}"
+                )
         return self._partial_fit(X, y, classes, sample_weight, reset=first)
 
-    def _partial_fit(self, X, y, classes, sample_weight, reset: bool):
+    def _partial_fit(self, X, y, classes, sample_weight, reset: bool, refit=False):
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, "
                 "but the target y is None"
             )
         y = column_or_1d(y, warn=True)
+        if y.dtype.kind in "fc" and np.isnan(y).any():
+            raise ValueError(
+                "y contains NaN; every row needs a class label (drop the rows "
+                "whose label is missing)"
+            )
         fresh = reset and classes is None
         if not fresh or y.dtype.kind == "O":
             # Object labels are checked as they are: sorting mixed types would
@@ -176,11 +195,24 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"X has {_num_samples(X)} samples but y has {n}; they must match"
             )
         sw = check_sample_weight(sample_weight, np.empty((n, 0)))
-        Xt = self._prepare_X(X, reset=reset, sample_weight=sw)
+        if refit:
+            # A refit starts afresh, but an X that is rejected leaves the
+            # fitted model as it was (as scikit-learn's validation does).
+            saved = dict(vars(self))
+            for attr in [a for a in saved if a.endswith("_") and a[0] != "_"]:
+                delattr(self, attr)
+            try:
+                Xt = self._prepare_X(X, reset=reset, sample_weight=sw)
+            except Exception:
+                vars(self).clear()
+                vars(self).update(saved)
+                raise
+        else:
+            Xt = self._prepare_X(X, reset=reset, sample_weight=sw)
         if reset:
             if not fresh:
                 labels = np.unique(np.asarray(classes))
-            if labels.shape[0] < 2:
+            if labels.shape[0] < self._min_classes:
                 raise ValueError(
                     f"{type(self).__name__} needs at least two classes; y has only "
                     f"one class, {labels.tolist()}"
@@ -192,17 +224,22 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             unseen = self.classes_[idx] != y
             if unseen.any():
                 raise ValueError(
-                    f"y contains labels {np.unique(y[unseen]).tolist()[:5]} that are "
-                    f"not in classes {self.classes_.tolist()}; pass every class to "
-                    "the first partial_fit with `classes`"
+                    f"The target label(s) {np.unique(y[unseen]).tolist()[:5]} in y "
+                    f"do not exist in the initial classes {self.classes_.tolist()}; "
+                    "pass every class to the first partial_fit with `classes`"
                 )
         weights = np.zeros((n, len(self.classes_)))
         weights[np.arange(n), idx] = sw
         class_weight = np.bincount(idx, weights=sw, minlength=len(self.classes_))
-        if reset and classes is None and np.count_nonzero(class_weight) < 2:
+        if (
+            reset
+            and classes is None
+            and np.count_nonzero(class_weight) < self._min_classes
+        ):
             raise ValueError(
-                f"{type(self).__name__} needs at least two classes with positive "
-                "sample_weight"
+                f"{type(self).__name__} needs at least "
+                f"{'two classes' if self._min_classes > 1 else 'one row'} with "
+                "positive sample_weight"
             )
         stats = ClassifierStats(
             class_weight.astype(float), self._emission_stats(Xt, weights, idx)
@@ -215,8 +252,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _check_params_vs_data(self) -> None:
         """Checks that need the number of classes: priors and costs."""
         k = len(self.classes_)
-        if self.priors is not None:
-            self._priors = check_probability_vector(self.priors, "priors", k)
+        self._priors = self._checked_priors(k)
         self._costs = None
         if self.costs is not None:
             costs = np.asarray(self.costs, dtype=float)
@@ -232,11 +268,18 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError("costs must be finite and non-negative")
             self._costs = costs
 
+    def _checked_priors(self, k: int):
+        """The user's class priors, validated for ``k`` classes, or None to
+        estimate them from the class counts."""
+        if self.priors is None:
+            return None
+        return check_probability_vector(self.priors, "priors", k)
+
     def _update_params(self) -> None:
         stats = self.stats_
         k = len(self.classes_)
         self.class_count_ = stats.class_weight.copy()
-        if self.priors is not None:
+        if self._priors is not None:
             with np.errstate(divide="ignore"):
                 self.class_log_prior_ = np.log(self._priors)
         else:
@@ -255,9 +298,12 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _log_posterior(self, X) -> np.ndarray:
         check_is_fitted(self)
         Xt = self._prepare_X(X, reset=False)
-        post = LatentNode(len(self.classes_)).posterior(
-            self._class_scores(Xt), self.class_log_prior_
-        )
+        # exp of a row shifted by its maximum may underflow to 0: exact enough,
+        # and no warning whatever numpy's error state.
+        with np.errstate(under="ignore"):
+            post = LatentNode(len(self.classes_)).posterior(
+                self._class_scores(Xt), self.class_log_prior_
+            )
         impossible = np.isneginf(post.log_evidence)
         if impossible.any():
             warnings.warn(
@@ -277,7 +323,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         """``P(y = c | x)``, shape ``(n, n_classes)``; unaffected by ``costs``."""
-        return np.exp(self._log_posterior(X))
+        log_resp = self._log_posterior(X)
+        with np.errstate(under="ignore"):  # a posterior below 1e-308 is 0
+            return np.exp(log_resp)
 
     def predict(self, X):
         """The Bayes decision: the class of least expected cost.
@@ -288,7 +336,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         log_resp = self._log_posterior(X)
         if self._costs is None:
             return self.classes_[np.argmax(log_resp, axis=1)]
-        expected = np.exp(log_resp) @ self._costs
+        with np.errstate(under="ignore"):
+            expected = np.exp(log_resp) @ self._costs
         return self.classes_[np.argmin(expected, axis=1)]
 
 

@@ -44,7 +44,7 @@ from ..graph.junction_tree import CalibrationPlan, JunctionTree, maximum_spannin
 from ..priors import log_m_estimate
 from ._encoding import categorical_input_tags, encode_column, is_missing
 from .base import BaseGenerativeClassifier
-from .naive_bayes import CategoricalNB
+from .naive_bayes import CATEGORICAL_CONSTRAINTS, CategoricalNB
 
 __all__ = [
     "BayesianNetwork",
@@ -1670,8 +1670,9 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
         m-estimate of the class prior (see :class:`CategoricalNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`CategoricalNB`).
-    categories : 'auto' or list of array-like, default='auto'
-        The categories of each feature; 'auto' takes the values seen in fit.
+    categories : {'auto', 'observed'} or list of array-like, default='auto'
+        The categories of each feature; 'auto' and 'observed' both take the
+        values seen in fit.
     min_categories : int or array-like of shape (n_features,), default=None
         For features coded ``0, 1, 2, ...``: at least this many categories,
         so that codes unseen in fit are known categories.
@@ -1743,7 +1744,7 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
     """
 
     # The parameters of CategoricalNB, whose encoder and m-estimate it shares.
-    _parameter_constraints: dict = CategoricalNB._parameter_constraints
+    _parameter_constraints: dict = CATEGORICAL_CONSTRAINTS
 
     def __init__(
         self,

@@ -8,6 +8,7 @@ feature is left out of its row's statistics and product.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -29,7 +30,7 @@ from ._encoding import (
     is_integer_matrix,
     is_missing,
 )
-from .base import BaseGenerativeClassifier
+from .base import BaseGenerativeClassifier, ClassifierStats
 
 __all__ = ["CategoricalNB", "GaussianNB", "MixedNB"]
 
@@ -75,16 +76,62 @@ def _seen_values(cols, keep) -> list:
     return seen
 
 
+def _is_coded(col) -> bool:
+    """A numeric column (not boolean): category codes ``0, 1, 2, ...``."""
+    return col.dtype.kind in "iuf"
+
+
+def _code_values(col: np.ndarray, name: str) -> np.ndarray:
+    """A numeric column as codes, ``-1`` where missing (NaN).
+
+    As scikit-learn's CategoricalNB: negative values are an error, and
+    fractional values are truncated toward zero (with a warning here).
+    """
+    if col.dtype.kind in "iu":
+        codes = col.astype(np.intp)
+        if codes.size and codes.min() < 0:
+            raise ValueError(_NEGATIVE.format(name))
+        return codes
+    missing = np.isnan(col)
+    values = np.where(missing, 0.0, col)
+    if (values < 0).any():
+        raise ValueError(_NEGATIVE.format(name))
+    if np.isinf(values).any():
+        raise ValueError(f"feature {name} of X contains infinity")
+    whole = np.trunc(values)
+    if (whole != values).any():
+        warnings.warn(
+            f"feature {name} has fractional values; numeric features are "
+            "category codes and are truncated to integers (as scikit-learn "
+            "does); pass categories='observed' to make each value its own "
+            "category",
+            UserWarning,
+            stacklevel=4,
+        )
+    codes = whole.astype(np.intp)
+    codes[missing] = -1
+    return codes
+
+
+_NEGATIVE = (
+    "Negative values in data passed to CategoricalNB (input X): feature {} is "
+    "numeric, so its values are category codes 0, 1, 2, ...; to take any "
+    "numbers as labels, pass categories='observed' (or list them in categories=)"
+)
+
+
 class _CategoricalPart:
     """Categories, codes and m-estimate settings of the categorical columns.
 
-    Shared by CategoricalNB and MixedNB: fixed at the first fit, it encodes
-    every later X the same way. ``seen`` holds every feature's distinct
-    observed values in fit (sorted where they sort): from :func:`_seen_values`,
-    or for an integer matrix from :func:`integer_categories`.
+    Shared by CategoricalNB, MixedNB and TreeAugmentedNB: fixed at the first
+    fit (later fits may add categories), it encodes every later X the same
+    way. ``seen`` holds every feature's distinct observed values in fit
+    (sorted where they sort), or for a coded feature (``coded[j]``) its
+    largest code (-1 if none): its categories are then ``0 .. max`` as in
+    scikit-learn.
     """
 
-    def __init__(self, seen, categories, min_categories, names):
+    def __init__(self, seen, categories, min_categories, names, coded=None):
         self.names = names
         d = len(seen)
         if isinstance(categories, str):
@@ -93,28 +140,43 @@ class _CategoricalPart:
             raise ValueError(
                 f"categories has {len(categories)} entries for {d} categorical features"
             )
-        mins = np.broadcast_to(
-            np.asarray(0 if min_categories is None else min_categories), (d,)
-        )
+        self.coded = np.zeros(d, dtype=bool) if coded is None else np.asarray(coded)
+        mins = np.asarray(0 if min_categories is None else min_categories)
+        if mins.dtype.kind not in "iu":
+            raise ValueError(
+                f"'min_categories' should have integral type. Got {mins.dtype} instead."
+            )
+        if mins.ndim > 1 or (mins.ndim == 1 and mins.shape != (d,)):
+            raise ValueError(
+                f"'min_categories' should have shape ({d},) when an array-like is "
+                f"provided. Got {mins.shape} instead."
+            )
+        mins = np.broadcast_to(mins, (d,))
         self.categories = []
         for j, observed in enumerate(seen):
-            if categories[j] is not None:
-                cats = np.asarray(categories[j])
-                if len(set(cats.tolist())) != len(cats):
-                    raise ValueError(f"categories[{j}] has repeated values")
+            if self.coded[j]:
+                cats = np.arange(max(int(observed) + 1, int(mins[j])))
             else:
-                cats = observed
-            if mins[j] > 0:
-                if cats.dtype.kind not in "iu" or (observed < 0).any():
-                    raise ValueError(
-                        f"min_categories applies to features coded 0, 1, 2, ...; "
-                        f"feature {names[j]} has other values"
-                    )
-                top = int(cats.max()) + 1 if len(cats) else 0
-                cats = np.arange(max(int(mins[j]), top))
+                if categories[j] is not None:
+                    cats = np.asarray(categories[j])
+                    if len(set(cats.tolist())) != len(cats):
+                        raise ValueError(f"categories[{j}] has repeated values")
+                else:
+                    cats = observed
+                if mins[j] > 0:
+                    if cats.dtype.kind not in "iu" or (observed < 0).any():
+                        raise ValueError(
+                            f"min_categories applies to features coded 0, 1, 2, ...; "
+                            f"feature {names[j]} has other values"
+                        )
+                    top = int(cats.max()) + 1 if len(cats) else 0
+                    cats = np.arange(max(int(mins[j]), top))
             if len(cats) == 0:
                 raise ValueError(f"feature {names[j]} has no observed value")
             self.categories.append(cats)
+        self._set_family()
+
+    def _set_family(self) -> None:
         self.family = Categorical([len(c) for c in self.categories])
         # Categories 0 .. t_j - 1 everywhere: an integer matrix is its own codes.
         self.identity = all(
@@ -137,22 +199,56 @@ class _CategoricalPart:
             return None
         return codes
 
+    def new_categories(self, cols, fixed, keep=None) -> bool:
+        """Add the values of ``cols`` (rows of ``keep``) that are not yet
+        categories, to the features whose categories are not ``fixed``
+        (given by the user). Returns whether any feature grew."""
+        grew = False
+        for j, col in enumerate(cols):
+            col = col if keep is None else col[keep]
+            cats = self.categories[j]
+            if self.coded[j]:
+                top = _code_values(col, self.names[j]).max(initial=-1)
+                if top >= len(cats):
+                    self.categories[j] = np.arange(top + 1)
+                    grew = True
+            elif not fixed[j]:
+                missing = is_missing(col)
+                unknown = encode_column(col, cats, missing) == -2
+                if unknown.any():
+                    added = fit_categories(col[unknown], missing[unknown])
+                    self.categories[j] = np.concatenate([cats, added])
+                    grew = True
+        if grew:
+            self._set_family()
+        return grew
+
     def encode(self, cols, handle_unknown: str, fitting: bool, keep=None):
         """Codes ``(n, d)``, -1 where missing or ignored; ``keep`` as in fit."""
         # Written a feature at a time into contiguous rows, transposed once.
         codes = np.empty((len(cols), len(cols[0])), dtype=np.intp)
         for j, col in enumerate(cols):
-            code = encode_column(col, self.categories[j], is_missing(col))
+            if self.coded[j]:
+                code = _code_values(col, self.names[j])
+                code[code >= len(self.categories[j])] = -2
+            else:
+                code = encode_column(col, self.categories[j], is_missing(col))
             if keep is not None:
                 code[~keep & (code == -2)] = -1  # weight 0: not part of the data
             unknown = code == -2
             if unknown.any():
                 if fitting or handle_unknown == "error":
                     value = col[np.argmax(unknown)]
+                    if isinstance(value, np.generic):
+                        value = value.item()
                     raise ValueError(
                         f"feature {self.names[j]} has value {value!r}, not among "
                         f"its categories {self.categories[j].tolist()}"
-                        + ("" if fitting else "; use handle_unknown='ignore'")
+                        + (
+                            "; list every category in categories= for the first fit"
+                            if fitting
+                            else "; use handle_unknown='ignore'"
+                        )
                     )
                 code[unknown] = -1
             codes[j] = code
@@ -186,35 +282,133 @@ class _CategoricalPart:
         return [log_prob[off[j] : off[j + 1]].T.copy() for j in range(len(off) - 1)]
 
 
-class CategoricalNB(BaseGenerativeClassifier):
-    """Naive Bayes for categorical features, with the m-estimate.
+def _prepare_categorical(est, X, reset, sample_weight):
+    """Validate and encode the categorical ``X`` of CategoricalNB-like models.
 
-    Each feature takes any labels (strings, objects, booleans, integers,
-    pandas categoricals) with no encoder; its categories are fixed at fit.
+    ``sample_weight`` is given exactly when the rows are being fitted: in a
+    later ``partial_fit`` their new values extend the categories (``stats_``
+    grows to match through ``est._grow_stats``). With ``categories='auto'``
+    and ``est._numeric_codes``, numeric features are codes ``0 .. max``
+    (scikit-learn's CategoricalNB); otherwise the categories are the values
+    seen.
+    """
+    X = _validated(est, X, reset)
+    keep = _kept_rows(sample_weight)
+    fitting = sample_weight is not None
+    explicit = not isinstance(est.categories, str)
+    integers = is_integer_matrix(X)
+    cols, found = None, False
+    if reset:
+        d = X.shape[1]
+        names = [_feature_name(est, j) for j in range(d)]
+        by_codes = est.categories == "auto" and getattr(est, "_numeric_codes", False)
+        Xk = X if keep is None or hasattr(X, "iloc") else X[keep]
+        if by_codes and integers:
+            coded = np.ones(d, dtype=bool)
+            if Xk.size and Xk.min() < 0:
+                raise ValueError(_NEGATIVE.format(names[int(np.argmin(Xk.min(0)))]))
+            seen = list(Xk.max(axis=0)) if Xk.size else [-1] * d
+            found = keep is None
+        else:
+            seen = None
+            if integers and not explicit:
+                seen = integer_categories(Xk)
+                found = seen is not None and keep is None
+            cols = _columns(X)
+            coded = np.array([by_codes and _is_coded(c) for c in cols], dtype=bool)
+            if seen is None:
+                seen = []
+                for j, col in enumerate(cols):
+                    col = col if keep is None else col[keep]
+                    if coded[j]:
+                        seen.append(_code_values(col, names[j]).max(initial=-1))
+                    else:
+                        seen.append(fit_categories(col, is_missing(col)))
+        est._part = _CategoricalPart(
+            seen, est.categories, est.min_categories, names, coded
+        )
+    elif fitting and hasattr(est, "_grow_stats"):
+        cols = _columns(X)
+        old = est._part.family
+        if est._part.new_categories(cols, [explicit] * len(cols), keep):
+            est._grow_stats(old)
+    est.categories_ = est._part.categories
+    if integers and est._part.coded.all() and X.size and X.min() < 0:
+        raise ValueError(_NEGATIVE.format(_feature_name(est, int(np.argmin(X.min(0))))))
+    codes = est._part.integer_codes(X, in_range=found) if integers else None
+    if codes is None:
+        cols = _columns(X) if cols is None else cols
+        codes = est._part.encode(cols, est.handle_unknown, fitting, keep)
+    return codes
+
+
+# Parameters shared by the categorical models (CategoricalNB, TreeAugmentedNB).
+CATEGORICAL_CONSTRAINTS: dict = {
+    **BaseGenerativeClassifier._parameter_constraints,
+    "m": [Interval(Real, 0, None, closed="left"), "array-like"],
+    "p": [list, tuple, None],
+    "categories": [StrOptions({"auto", "observed"}), list],
+    "min_categories": [
+        Interval(Integral, 1, None, closed="left"),
+        "array-like",
+        None,
+    ],
+    "handle_unknown": [StrOptions({"ignore", "error"})],
+}
+
+_ALPHA_MIN = 1e-10
+
+
+class CategoricalNB(BaseGenerativeClassifier):
+    """Naive Bayes for categorical features: scikit-learn's, plus the m-estimate.
+
+    A drop-in for scikit-learn's ``CategoricalNB``: its parameters
+    (``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``,
+    ``min_categories``) mean what they mean there, with the same defaults, and
+    numeric features are category codes ``0, 1, 2, ...`` (a feature's
+    categories are ``0 .. max``). Beside them, features may hold any labels
+    (strings, objects, booleans, pandas categoricals) with no encoder, values
+    may be missing, and the tables may be smoothed by the m-estimate.
 
     Parameters
     ----------
-    m : float or array-like of shape (n_features,), default=1.0
-        Equivalent sample size of the m-estimate of every table. ``m=0`` is the
-        maximum-likelihood estimate (unseen combinations get probability 0).
-    p : list of array-like, default=None
-        Prior distribution of each feature's categories (one array of length
-        ``t_j`` per feature, in the order of ``categories_``). None is uniform,
-        ``1 / t_j``; then ``m = t_j`` is Laplace smoothing (scikit-learn's
-        ``alpha=1``).
-    priors : array-like of shape (n_classes,), default=None
-        Class prior probabilities. None estimates them from the class counts.
-    prior_m : float, default=0.0
-        m-estimate of the class prior: ``P(y=c) = (n_c + prior_m / n_classes) /
-        (n + prior_m)``; 0 gives the relative frequencies.
-    costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
-        Misclassification costs for :meth:`predict`: a vector (the cost of
-        misclassifying each true class) or a matrix ``C[true, predicted]``.
-    categories : 'auto' or list of array-like, default='auto'
-        The categories of each feature; 'auto' takes the values seen in fit.
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive (Laplace/Lidstone) smoothing: ``alpha`` pseudo-counts for
+        every category of a feature (an array: one value per feature). Used
+        when ``m`` is None.
+    force_alpha : bool, default=True
+        If False, an ``alpha`` below 1e-10 is set to 1e-10 with a warning; if
+        True it is used as it is (``alpha=0`` is the maximum-likelihood
+        estimate).
+    fit_prior : bool, default=True
+        Whether to estimate the class prior from the class counts; if False
+        the prior is uniform. Ignored when ``class_prior`` is given.
+    class_prior : array-like of shape (n_classes,), default=None
+        Class prior probabilities, used as given (not estimated from data).
     min_categories : int or array-like of shape (n_features,), default=None
         For features coded ``0, 1, 2, ...``: at least this many categories,
         so that codes unseen in fit are known categories.
+    m : float or array-like of shape (n_features,), default=None
+        The m-estimate instead of ``alpha``: equivalent sample size of every
+        table. ``m=0`` is the maximum-likelihood estimate. None uses ``alpha``
+        (``alpha`` is the m-estimate with uniform ``p`` and ``m = alpha t_j``).
+        Giving ``m`` and a non-default ``alpha`` is an error.
+    p : list of array-like, default=None
+        Prior distribution of each feature's categories for the m-estimate
+        (one array of length ``t_j`` per feature, in the order of
+        ``categories_``); needs ``m``. None is uniform, ``1 / t_j``.
+    prior_m : float, default=0.0
+        m-estimate of the class prior: ``P(y=c) = (n_c + prior_m / n_classes) /
+        (n + prior_m)``; 0 gives the relative frequencies. Used when
+        ``fit_prior`` is True and ``class_prior`` is None.
+    costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
+        Misclassification costs for :meth:`predict`: a vector (the cost of
+        misclassifying each true class) or a matrix ``C[true, predicted]``.
+    categories : {'auto', 'observed'} or list of array-like, default='auto'
+        The categories of each feature. 'auto': a numeric feature's are the
+        codes ``0 .. max`` (as scikit-learn), any other feature's the values
+        seen in fit. 'observed': every feature's are the values seen in fit,
+        numbers included (negative or with gaps). A list: these labels.
     handle_unknown : {'ignore', 'error'}, default='ignore'
         A value never seen in fit at predict time: leave the feature out of
         that row's product, or raise a ValueError.
@@ -227,6 +421,10 @@ class CategoricalNB(BaseGenerativeClassifier):
     class_log_prior_ : ndarray of shape (n_classes,)
     categories_ : list of ndarray
         Categories of each feature.
+    n_categories_ : ndarray of shape (n_features,)
+        Number of categories of each feature, as the tables have them (after
+        a ``partial_fit``, scikit-learn's counts only the codes of the last
+        chunk).
     category_count_ : list of ndarray of shape (n_classes, t_j)
         Weighted counts of each category per class.
     feature_log_prob_ : list of ndarray of shape (n_classes, t_j)
@@ -243,15 +441,26 @@ class CategoricalNB(BaseGenerativeClassifier):
 
     Notes
     -----
-    The m-estimate of the reference notes (004):
+    The tables are the m-estimate (Mitchell, 1997)
 
     .. math::
 
         P(x_j = a \\mid y = c) = \\frac{n_{c,j,a} + m_j p_{j,a}}{n_{c,j} + m_j}
 
     and the posterior is :math:`P(y \\mid x) \\propto P(y) \\prod_j P(x_j \\mid y)`
-    over the observed features. A row whose every class has probability zero
-    (possible with ``m=0``) falls back to the prior with a warning.
+    over the observed features. ``alpha`` is its case :math:`m_j = \\alpha t_j`,
+    :math:`p_{j,a} = 1 / t_j`. A row whose every class has probability zero
+    (possible with ``m=0`` or ``alpha=0``) falls back to the prior with a
+    warning.
+
+    Where scikit-learn's CategoricalNB rejects the input, bayeskit answers:
+    missing values (NaN, None) are left out of the product, a code beyond
+    the fitted categories at predict time is ignored (``handle_unknown``),
+    and ``partial_fit`` adds the new values of a later call as categories
+    (labels after the existing ones). A ``class_prior`` that does not sum to
+    one is used as given, as scikit-learn does (the posterior is normalised
+    anyway), with a warning. Fractional numeric values are truncated to
+    codes, as scikit-learn does, with a warning.
 
     References
     ----------
@@ -273,75 +482,99 @@ class CategoricalNB(BaseGenerativeClassifier):
     """
 
     _parameter_constraints: dict = {
-        **BaseGenerativeClassifier._parameter_constraints,
-        "m": [Interval(Real, 0, None, closed="left"), "array-like"],
-        "p": [list, tuple, None],
-        "categories": [StrOptions({"auto"}), list],
-        "min_categories": [
-            Interval(Integral, 1, None, closed="left"),
-            "array-like",
-            None,
-        ],
-        "handle_unknown": [StrOptions({"ignore", "error"})],
+        **CATEGORICAL_CONSTRAINTS,
+        "m": [Interval(Real, 0, None, closed="left"), "array-like", None],
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "force_alpha": ["boolean"],
+        "fit_prior": ["boolean"],
+        "class_prior": ["array-like", None],
     }
+    del _parameter_constraints["priors"]
+
+    _min_classes = 1
+    _partial_fit_requires_classes = True
+    _numeric_codes = True  # categories='auto': numeric features are codes
 
     def __init__(
         self,
         *,
-        m=1.0,
+        alpha=1.0,
+        force_alpha=True,
+        fit_prior=True,
+        class_prior=None,
+        min_categories=None,
+        m=None,
         p=None,
-        priors=None,
         prior_m=0.0,
         costs=None,
         categories="auto",
-        min_categories=None,
         handle_unknown="ignore",
     ):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
         self.m = m
         self.p = p
-        self.priors = priors
         self.prior_m = prior_m
         self.costs = costs
         self.categories = categories
-        self.min_categories = min_categories
         self.handle_unknown = handle_unknown
 
     def _prepare_X(self, X, reset, sample_weight=None):
-        X = _validated(self, X, reset)
-        keep = _kept_rows(sample_weight)
-        integers = is_integer_matrix(X)
-        cols, found = None, False
-        if reset:
-            seen = None
-            if integers:
-                seen = integer_categories(X if keep is None else X[keep])
-                # Categories found in all of X (min_categories only adds some)
-                # hold every value of X: no value can be out of range.
-                found = (
-                    seen is not None
-                    and keep is None
-                    and isinstance(self.categories, str)
+        return _prepare_categorical(self, X, reset, sample_weight)
+
+    def _grow_stats(self, old_family) -> None:
+        grown = old_family.grow(self.stats_.emission, self._part.family.n_categories)
+        self.stats_ = ClassifierStats(self.stats_.class_weight, grown)
+        self._update_params()
+
+    def _checked_priors(self, k: int):
+        return _discrete_class_prior(self, k)
+
+    def _smoothing(self) -> tuple[np.ndarray, np.ndarray]:
+        """``m`` and ``p`` of the m-estimate, from ``alpha`` or from ``m``."""
+        part = self._part
+        if self.m is not None:
+            if not _is_default_alpha(self.alpha):
+                raise ValueError(
+                    "give either alpha (scikit-learn's additive smoothing, e.g. "
+                    "alpha=1.0) or m (the m-estimate, e.g. m=2.0, p=...), not "
+                    "both; alpha=a is m = a * n_categories_ with uniform p"
                 )
-            if seen is None:
-                cols = _columns(X)
-                seen = _seen_values(cols, keep)
-            names = [_feature_name(self, j) for j in range(X.shape[1])]
-            self._part = _CategoricalPart(
-                seen, self.categories, self.min_categories, names
+            return part.m_and_p(self.m, self.p)
+        if self.p is not None:
+            raise ValueError(
+                "p is the prior of the m-estimate and needs m (e.g. m=2.0, p=...); "
+                "alpha smooths toward the uniform distribution"
             )
-            self.categories_ = self._part.categories
-        codes = self._part.integer_codes(X, in_range=found) if integers else None
-        if codes is None:
-            cols = _columns(X) if cols is None else cols
-            codes = self._part.encode(cols, self.handle_unknown, reset, keep)
-        return codes
+        d = len(part.categories)
+        alpha = np.asarray(self.alpha, dtype=float)
+        if alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape != (d,)):
+            raise ValueError(
+                f"alpha must be a number or have shape ({d},) (n_features), got "
+                f"shape {alpha.shape}"
+            )
+        if not np.all(np.isfinite(alpha)) or (alpha < 0).any():
+            raise ValueError("All values in alpha must be greater than 0.")
+        if not self.force_alpha and (alpha < _ALPHA_MIN).any():
+            warnings.warn(
+                "alpha too small will result in numeric errors, setting alpha = "
+                f"{_ALPHA_MIN:.1e}; use force_alpha=True to keep alpha as it is",
+                UserWarning,
+                stacklevel=5,
+            )
+            alpha = np.maximum(alpha, _ALPHA_MIN)
+        return part.m_and_p(alpha * part.family.n_categories, None)
 
     def _emission_stats(self, codes, weights, labels):
         return self._part.family.stats(codes, weights, labels)
 
     def _set_emission_params(self, stats):
-        m, p = self._part.m_and_p(self.m, self.p)
+        m, p = self._smoothing()
         self._params = self._part.family.map_params(stats, m, p)
+        self.n_categories_ = self._part.family.n_categories.astype(np.int64)
         self.category_count_ = self._part.tables(stats.counts)
         self.feature_log_prob_ = self._part.tables(self._params.log_prob)
 
@@ -349,7 +582,40 @@ class CategoricalNB(BaseGenerativeClassifier):
         return self._part.family.log_likelihood(codes, self._params)
 
     def __sklearn_tags__(self):
-        return categorical_input_tags(super().__sklearn_tags__())
+        tags = categorical_input_tags(super().__sklearn_tags__())
+        tags.input_tags.positive_only = True  # numeric codes are 0, 1, 2, ...
+        return tags
+
+
+def _is_default_alpha(alpha) -> bool:
+    return isinstance(alpha, Real) and alpha == 1.0
+
+
+def _discrete_class_prior(est, k: int):
+    """scikit-learn's ``class_prior`` / ``fit_prior`` of the discrete naive Bayes."""
+    if est.class_prior is not None:
+        prior = np.asarray(est.class_prior, dtype=float)
+        if prior.ndim != 1 or prior.shape[0] != k:
+            raise ValueError(
+                "Number of priors must match number of classes: class_prior has "
+                f"shape {prior.shape}, there are {k} classes"
+            )
+        if not np.all(np.isfinite(prior)) or (prior < 0).any():
+            raise ValueError(
+                f"class_prior must be finite and non-negative, got {prior}"
+            )
+        if not np.isclose(prior.sum(), 1.0):
+            warnings.warn(
+                f"class_prior sums to {prior.sum():g}, not 1: class_log_prior_ and "
+                "predict_joint_log_proba use it as given (as scikit-learn does); "
+                "the class posterior is normalised",
+                UserWarning,
+                stacklevel=5,
+            )
+        return prior
+    if not est.fit_prior:
+        return np.full(k, 1.0 / k)
+    return None
 
 
 class GaussianNB(BaseGenerativeClassifier):
@@ -408,6 +674,11 @@ class GaussianNB(BaseGenerativeClassifier):
     keeps its precision. Missing values (NaN) are left out of the statistics
     and the product.
 
+    Unlike scikit-learn's GaussianNB, which keeps float32 input in float32,
+    the statistics and fitted attributes are float64 whatever the dtype of X.
+    ``priors`` are checked as scikit-learn checks them (one per class, sum
+    one, non-negative); a single class in ``y`` is fitted, as there.
+
     Examples
     --------
     >>> import numpy as np
@@ -423,6 +694,27 @@ class GaussianNB(BaseGenerativeClassifier):
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "m": [Interval(Real, 0, None, closed="left")],
     }
+
+    _min_classes = 1
+    _partial_fit_requires_classes = True
+
+    def _checked_priors(self, k: int):
+        # scikit-learn's checks, in its order: length, sum, sign.
+        if self.priors is None:
+            return None
+        priors = np.asarray(self.priors, dtype=float)
+        if priors.ndim != 1 or priors.shape[0] != k:
+            raise ValueError(
+                "Number of priors must match number of classes: priors has shape "
+                f"{priors.shape}, there are {k} classes"
+            )
+        if not np.isclose(priors.sum(), 1.0):
+            raise ValueError(
+                f"The sum of the priors should be 1: priors sums to {priors.sum():g}"
+            )
+        if (priors < 0).any():
+            raise ValueError(f"Priors must be non-negative: priors={priors}")
+        return priors
 
     def __init__(
         self, *, var_smoothing=1e-9, m=0.0, priors=None, prior_m=0.0, costs=None
@@ -477,8 +769,8 @@ def _gaussian_params(stats, m, var_smoothing):
         )
     except np.linalg.LinAlgError:
         raise ValueError(
-            "a feature has zero variance within a class (constant values); "
-            "set var_smoothing > 0 or m > 0"
+            "a feature has zero variance within a class (constant values, or "
+            "one sample); set var_smoothing > 0 or m > 0"
         ) from None
     return params, epsilon
 
@@ -505,7 +797,9 @@ class MixedNB(BaseGenerativeClassifier):
         m-estimate of the Gaussian variances (``m`` of :class:`GaussianNB`).
     var_smoothing : float, default=1e-9
         As :class:`GaussianNB`, over the numeric columns.
-    priors, prior_m, costs
+    priors : array-like of shape (n_classes,), default=None
+        Class prior probabilities. None estimates them from the class counts.
+    prior_m, costs
         As :class:`CategoricalNB`.
     handle_unknown : {'ignore', 'error'}, default='ignore'
         As :class:`CategoricalNB`.
@@ -543,6 +837,8 @@ class MixedNB(BaseGenerativeClassifier):
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "handle_unknown": [StrOptions({"ignore", "error"})],
     }
+
+    _min_classes = 1  # as CategoricalNB and GaussianNB
 
     def __init__(
         self,
@@ -620,15 +916,21 @@ class MixedNB(BaseGenerativeClassifier):
                 if len(cat_idx)
                 else None
             )
-            self.categories_ = self._part.categories if self._part else []
         mask = self.categorical_features_
+        cat_cols = [c for c, is_cat in zip(cols, mask) if is_cat]
+        fitting = sample_weight is not None
+        if not reset and fitting and self._part is not None:
+            old = self._part.family
+            if self._part.new_categories(cat_cols, [False] * len(cat_cols), keep):
+                cat_stats, num_stats = self.stats_.emission.parts
+                grown = old.grow(cat_stats, self._part.family.n_categories)
+                self.stats_ = ClassifierStats(
+                    self.stats_.class_weight, ProductStats((grown, num_stats))
+                )
+                self._update_params()
+        self.categories_ = self._part.categories if self._part else []
         codes = (
-            self._part.encode(
-                [c for c, is_cat in zip(cols, mask) if is_cat],
-                self.handle_unknown,
-                reset,
-                keep,
-            )
+            self._part.encode(cat_cols, self.handle_unknown, fitting, keep)
             if self._part
             else None
         )

@@ -254,7 +254,7 @@ def test_priors_and_prior_m():
     clf = CategoricalNB(prior_m=4.0).fit(X, y)
     yes = list(clf.classes_).index("Yes")
     np.testing.assert_allclose(np.exp(clf.class_log_prior_[yes]), (9 + 2) / (14 + 4))
-    fixed = CategoricalNB(priors=[0.5, 0.5]).fit(X, y)
+    fixed = CategoricalNB(class_prior=[0.5, 0.5]).fit(X, y)
     np.testing.assert_allclose(np.exp(fixed.class_log_prior_), [0.5, 0.5])
     assert not np.allclose(fixed.predict_proba(X), clf.predict_proba(X))
 
@@ -266,7 +266,8 @@ def test_log_proba_without_underflow(rng):
     logp = clf.predict_log_proba(far)
     assert np.all(np.isfinite(logp))
     assert logp.min() < -745  # exp() of it underflows to 0
-    np.testing.assert_allclose(np.exp(logp), clf.predict_proba(far))
+    with np.errstate(under="ignore"):  # that underflow, whatever numpy's state
+        np.testing.assert_allclose(np.exp(logp), clf.predict_proba(far))
 
 
 def test_labels_of_any_type(rng):
@@ -290,6 +291,9 @@ def test_categorical_takes_any_labels_and_pandas_types():
     )
     bools = pd.DataFrame({"windy": X["Wind"] == "Strong", "n": X["Outlook"].map(len)})
     clf = CategoricalNB().fit(bools, y)
+    # A numeric feature is codes 0 .. max (scikit-learn); 'observed' takes labels.
+    assert [list(c) for c in clf.categories_] == [[False, True], list(range(9))]
+    clf = CategoricalNB(categories="observed").fit(bools, y)
     assert [list(c) for c in clf.categories_] == [[False, True], [4, 5, 8]]
 
 
@@ -378,7 +382,7 @@ def test_handle_unknown_and_declared_categories():
     snow = declared.predict_proba(q)
     assert np.all(np.isfinite(snow))
     codes = np.array([[0, 1], [1, 0], [0, 0], [1, 1]])
-    mc = CategoricalNB(min_categories=4).fit(codes, [0, 0, 1, 1])
+    mc = CategoricalNB(m=1.0, min_categories=4).fit(codes, [0, 0, 1, 1])
     assert [len(c) for c in mc.categories_] == [4, 4]
     np.testing.assert_allclose(
         np.exp(mc.feature_log_prob_[0][0]),
@@ -431,11 +435,18 @@ def test_fit_does_not_mutate_input(rng):
         (CategoricalNB(m=[1.0, -2.0, 1.0, 1.0]), "m must be finite and >= 0"),
         (CategoricalNB(m=[1.0, 1.0]), r"m must be a number or have shape \(4,\)"),
         (
-            CategoricalNB(p=[[0.5, 0.6, 0.1], [1 / 3] * 3, [0.5] * 2, [0.5] * 2]),
+            CategoricalNB(
+                m=2.0, p=[[0.5, 0.6, 0.1], [1 / 3] * 3, [0.5] * 2, [0.5] * 2]
+            ),
             r"p\[0\] must sum to one",
         ),
-        (CategoricalNB(priors=[0.2, 0.3, 0.5]), r"priors must have shape \(2,\)"),
-        (CategoricalNB(priors=[0.2, 0.3]), "priors must sum to one"),
+        (CategoricalNB(class_prior=[0.2, 0.3, 0.5]), "class_prior has shape"),
+        (CategoricalNB(class_prior=[-0.5, 1.5]), "class_prior must be finite"),
+        (CategoricalNB(alpha=2.0, m=1.0), "give either alpha .* or m"),
+        (CategoricalNB(p=[[1.0, 0, 0]] * 4), "p is the prior of the m-estimate"),
+        (CategoricalNB(alpha=[1.0, 2.0]), r"alpha must .* shape \(4,\)"),
+        (CategoricalNB(min_categories=[[3, 2]]), "'min_categories' should have"),
+        (CategoricalNB(min_categories=2.5), "'min_categories' parameter"),
         (CategoricalNB(costs=np.ones((3, 3))), "costs must have shape"),
         (CategoricalNB(costs=[-1.0, 1.0]), "costs must be finite and non-negative"),
         (CategoricalNB(prior_m=-1), "'prior_m' parameter"),
@@ -449,8 +460,6 @@ def test_bad_parameters(est, match):
 
 def test_bad_data():
     X, y = playtennis()
-    with pytest.raises(ValueError, match="one class"):
-        CategoricalNB().fit(X, ["Yes"] * 14)
     with pytest.raises(ValueError, match="0 sample"):
         GaussianNB().fit(np.empty((0, 3)), [])
     with pytest.raises(ValueError, match="0 sample"):
@@ -463,8 +472,8 @@ def test_bad_data():
         cat.predict(X.to_numpy()[:, :3])
     with pytest.raises(ValueError, match="zero variance"):
         GaussianNB(var_smoothing=0).fit(np.ones((4, 2)), [0, 0, 1, 1])
-    with pytest.raises(ValueError, match="not in classes"):
-        GaussianNB().partial_fit(np.eye(4), [0, 0, 1, 1]).partial_fit(
+    with pytest.raises(ValueError, match="do not exist in the initial classes"):
+        GaussianNB().partial_fit(np.eye(4), [0, 0, 1, 1], classes=[0, 1]).partial_fit(
             np.eye(4)[:1], [5]
         )
     with warnings.catch_warnings():
@@ -472,3 +481,336 @@ def test_bad_data():
         GaussianNB(m=1.0, var_smoothing=0).fit(
             np.ones((4, 2)) + np.eye(4, 2), [0, 0, 1, 1]
         )
+
+
+# -- scikit-learn's meaning for a scikit-learn call (drop-in) ------------------------
+def _sk_fitted_attrs_match(ours, theirs):
+    np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+    np.testing.assert_allclose(ours.class_count_, theirs.class_count_)
+    np.testing.assert_allclose(ours.class_log_prior_, theirs.class_log_prior_)
+    np.testing.assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    for a, b in zip(ours.category_count_, theirs.category_count_, strict=True):
+        np.testing.assert_allclose(a, b)
+    for a, b in zip(ours.feature_log_prob_, theirs.feature_log_prob_, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"alpha": 0.3},
+        {"alpha": 2.0, "fit_prior": False},
+        {"class_prior": [0.2, 0.3, 0.5]},
+        {"min_categories": 7},
+        {"min_categories": [2, 9, 1]},
+        {"alpha": 0.0, "force_alpha": True},
+    ],
+)
+def test_categorical_default_call_equals_sklearn(params, rng):
+    # Codes with gaps (a feature seen as {0, 2, 5} has the 6 categories 0 .. 5).
+    y = rng.integers(0, 3, 200)
+    X = np.column_stack(
+        [
+            (rng.integers(0, 3, 200) + y) % 3 * 2,
+            rng.choice([0, 5, 8], 200),
+            (y + rng.integers(0, 2, 200)) % 4,
+        ]
+    )
+    ours = CategoricalNB(**params).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # alpha=0: log(0) in sklearn
+        theirs = sknb.CategoricalNB(**params).fit(X, y)
+        _sk_fitted_attrs_match(ours, theirs)
+        np.testing.assert_allclose(
+            ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-10, atol=1e-300
+        )
+        np.testing.assert_allclose(
+            ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X)
+        )
+
+
+def test_categorical_alpha_is_the_uniform_m_estimate(rng):
+    y = rng.integers(0, 2, 100)
+    X = rng.integers(0, 4, (100, 3))
+    for alpha in (0.5, 1.0, 3.0):
+        by_alpha = CategoricalNB(alpha=alpha).fit(X, y)
+        by_m = CategoricalNB(m=alpha * np.array([4.0, 4.0, 4.0])).fit(X, y)
+        np.testing.assert_allclose(by_alpha.predict_proba(X), by_m.predict_proba(X))
+    per_feature = CategoricalNB(alpha=[1.0, 2.0, 0.5]).fit(X, y)
+    np.testing.assert_allclose(
+        per_feature.predict_proba(X),
+        CategoricalNB(m=[4.0, 8.0, 2.0]).fit(X, y).predict_proba(X),
+    )
+    # m given: the m-estimate, and alpha left at its default is not used.
+    m1 = CategoricalNB(m=1.0).fit(X, y)
+    counts = m1.category_count_[0]
+    np.testing.assert_allclose(
+        np.exp(m1.feature_log_prob_[0]),
+        (counts + 0.25) / (counts.sum(axis=1, keepdims=True) + 1.0),
+    )
+
+
+def test_force_alpha_false_clips_tiny_alpha_as_sklearn():
+    X = np.array([[1, 0], [1, 1]])
+    y = np.array([0, 1])
+    msg = "alpha too small will result in numeric errors, setting alpha = 1.0e-10"
+    with pytest.warns(UserWarning, match=msg):
+        ours = CategoricalNB(alpha=0.0, force_alpha=False).fit(X, y)
+    with pytest.warns(UserWarning, match=msg):
+        theirs = sknb.CategoricalNB(alpha=0.0, force_alpha=False).fit(X, y)
+    for a, b in zip(ours.feature_log_prob_, theirs.feature_log_prob_):
+        np.testing.assert_allclose(a, b)
+    assert np.isfinite(
+        np.concatenate([t.ravel() for t in ours.feature_log_prob_])
+    ).all()
+    # force_alpha=True keeps alpha=0: the maximum-likelihood tables, log 0 = -inf.
+    exact = CategoricalNB(alpha=0.0).fit(X, y)
+    assert np.isneginf(exact.feature_log_prob_[1][0, 1])
+
+
+def test_categorical_class_prior_and_fit_prior():
+    X = np.array([[0], [0], [1], [1], [1]])
+    y = np.array([0, 0, 0, 1, 1])
+    uniform = CategoricalNB(fit_prior=False).fit(X, y)
+    np.testing.assert_allclose(np.exp(uniform.class_log_prior_), [0.5, 0.5])
+    given = CategoricalNB(class_prior=[0.9, 0.1], fit_prior=False).fit(X, y)
+    np.testing.assert_allclose(np.exp(given.class_log_prior_), [0.9, 0.1])
+    # Not summing to one: used as given (as scikit-learn), with a warning.
+    with pytest.warns(UserWarning, match="class_prior sums to 2"):
+        ours = CategoricalNB(class_prior=[1.0, 1.0]).fit(X, y)
+    theirs = sknb.CategoricalNB(class_prior=[1.0, 1.0]).fit(X, y)
+    np.testing.assert_allclose(ours.class_log_prior_, theirs.class_log_prior_)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X))
+    with pytest.raises(ValueError, match="Number of priors must match"):
+        CategoricalNB(class_prior=[1.0]).fit(X, y)
+
+
+def test_partial_fit_adds_categories_as_sklearn():
+    # scikit-learn's partial_fit extends the codes; they used to count as missing.
+    ours, theirs = CategoricalNB(), sknb.CategoricalNB()
+    for clf in (ours, theirs):
+        clf.partial_fit([[0, 1]], [0], classes=[0, 1])
+        clf.partial_fit([[1, 0]], [1])
+        clf.partial_fit([[1, 1]], [1])
+    np.testing.assert_allclose(
+        ours.predict_proba([[1, 1]]), theirs.predict_proba([[1, 1]]), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        ours.predict_proba([[1, 1]]), [[8 / 35, 27 / 35]], rtol=1e-12
+    )
+    for a, b in zip(ours.category_count_, theirs.category_count_):
+        np.testing.assert_array_equal(a, b)
+    full = CategoricalNB().fit([[0, 1], [1, 0], [1, 1]], [0, 1, 1])
+    np.testing.assert_allclose(
+        ours.predict_proba([[1, 1]]), full.predict_proba([[1, 1]])
+    )
+
+
+def test_partial_fit_adds_new_labels():
+    X, y = playtennis()
+    head = np.array([0, 1, 3, 4])  # Sunny and Rain only
+    first, rest = X.iloc[head], X.drop(index=X.index[head])
+    y1, y2 = y.iloc[head], y.drop(index=y.index[head])
+    chunked = CategoricalNB().partial_fit(first, y1, classes=["No", "Yes"])
+    assert list(chunked.categories_[0]) == ["Rain", "Sunny"]
+    chunked.partial_fit(rest, y2)
+    assert list(chunked.categories_[0]) == ["Rain", "Sunny", "Overcast"]
+    full = CategoricalNB().fit(pd.concat([first, rest]), pd.concat([y1, y2]))
+    np.testing.assert_allclose(chunked.predict_proba(X), full.predict_proba(X))
+    # Declared categories cannot grow: a clear error, not a silent drop.
+    cats = [["Sunny", "Rain"]] + [sorted(X.iloc[:, j].unique()) for j in (1, 2, 3)]
+    declared = CategoricalNB(categories=cats).partial_fit(
+        first, y1, classes=["No", "Yes"]
+    )
+    with pytest.raises(ValueError, match="'Overcast', not among its categories"):
+        declared.partial_fit(rest, y2)
+    # MixedNB too.
+    mixed = MixedNB().partial_fit(first, y1, classes=["No", "Yes"])
+    mixed.partial_fit(rest, y2)
+    np.testing.assert_allclose(
+        mixed.predict_proba(X),
+        MixedNB().fit(pd.concat([first, rest]), pd.concat([y1, y2])).predict_proba(X),
+    )
+
+
+def test_alpha_and_m_together_is_an_error():
+    X, y = playtennis()
+    with pytest.raises(ValueError, match="give either alpha"):
+        CategoricalNB(alpha=0.5, m=2.0).fit(X, y)
+    with pytest.raises(ValueError, match="needs m"):
+        CategoricalNB(p=[[1 / 3] * 3, [1 / 3] * 3, [0.5] * 2, [0.5] * 2]).fit(X, y)
+
+
+def test_numeric_features_are_codes_and_observed_takes_labels():
+    X = np.array([[1, 4], [2, 5]])
+    y = [1, 2]
+    assert list(CategoricalNB().fit(X, y).n_categories_) == [3, 6]
+    assert list(CategoricalNB().fit(X.astype(float), y).n_categories_) == [3, 6]
+    observed = CategoricalNB(categories="observed").fit(X, y)
+    assert list(observed.n_categories_) == [2, 2]
+    with pytest.raises(ValueError, match="Negative values in data passed to Cat"):
+        CategoricalNB().fit([[0, -1], [1, 1]], y)
+    neg = CategoricalNB(categories="observed").fit([[0, -1], [1, 1]], y)
+    assert [list(c) for c in neg.categories_] == [[0, 1], [-1, 1]]
+    with pytest.warns(UserWarning, match="fractional values"):
+        frac = CategoricalNB().fit([[0.5, 1.0], [2.7, 0.0]], y)
+    assert list(frac.n_categories_) == [3, 2]
+    # A rejected X leaves the fitted model as it was (as scikit-learn).
+    clf = CategoricalNB().fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(ValueError, match="Negative"):
+        clf.fit([[0, -1]], [1])
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+    with pytest.raises(ValueError, match="Negative"):
+        clf.predict([[0, -1]])
+
+
+def test_mixed_fits_one_class():
+    X = pd.DataFrame({"colour": ["red", "blue", "red"], "size": [1.0, 2.0, 1.5]})
+    clf = MixedNB().fit(X, ["a", "a", "a"])
+    np.testing.assert_array_equal(clf.predict(X), ["a", "a", "a"])
+    np.testing.assert_allclose(clf.predict_proba(X), np.ones((3, 1)))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("Est", ["CategoricalNB", "GaussianNB"])
+def test_one_class_fits_as_sklearn(Est):
+    X = np.array([[1, 0, 0], [0, 1, 0]])
+    y = [1, 1]
+    ours = {"CategoricalNB": CategoricalNB, "GaussianNB": GaussianNB}[Est]().fit(X, y)
+    theirs = getattr(sknb, Est)().fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X))
+    np.testing.assert_allclose(ours.class_log_prior_, [0.0])
+
+
+def test_discriminant_analysis_still_needs_two_classes():
+    from bayeskit import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
+
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    for est in (LinearDiscriminantAnalysis(), QuadraticDiscriminantAnalysis()):
+        with pytest.raises(ValueError, match="at least two classes"):
+            est.fit(X, [1, 1, 1])
+
+
+@pytest.mark.parametrize("Est", [CategoricalNB, GaussianNB])
+def test_partial_fit_classes_as_sklearn(Est):
+    X = np.array([[0, 1], [1, 0], [1, 1]])
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        Est().partial_fit(X, [0, 1, 1])
+    clf = Est().partial_fit(X, [0, 1, 1], classes=[0, 1])
+    clf.partial_fit(X, [0, 1, 1], classes=[1, 0, 0])  # the same classes: fine
+    with pytest.raises(ValueError, match="is not the same as on last call"):
+        clf.partial_fit(X, [0, 1, 1], classes=[0, 1, 2])
+    with pytest.raises(ValueError, match=r"label\(s\) \[5\] in y do not exist"):
+        clf.partial_fit(X[:1], [5])
+
+
+@pytest.mark.parametrize("Est", [CategoricalNB, GaussianNB, MixedNB])
+def test_nan_in_y_is_a_clear_error(Est):
+    X = np.array([[0, 1], [1, 0], [1, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning of scikit-learn first
+        with pytest.raises(ValueError, match="y contains NaN"):
+            Est().fit(X, [0.0, np.nan, 1.0])
+        with pytest.raises(ValueError, match="y contains NaN"):
+            Est().partial_fit(X, [0.0, np.nan, 1.0], classes=[0.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "priors, match",
+    [
+        ([0.5, 0.25, 0.25], "Number of priors must match number of classes"),
+        ([2.0, 1.0], "The sum of the priors should be 1"),
+        ([-1.0, 2.0], "Priors must be non-negative"),
+    ],
+)
+def test_gaussian_priors_checked_as_sklearn(priors, match):
+    X = np.array([[-1.0], [-2.0], [1.0], [2.0]])
+    y = [0, 0, 1, 1]
+    with pytest.raises(ValueError, match=match):
+        sknb.GaussianNB(priors=priors).fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        GaussianNB(priors=priors).fit(X, y)
+    ok = GaussianNB(priors=[0.3, 0.7]).fit(X, y)
+    np.testing.assert_allclose(ok.class_prior_, [0.3, 0.7])
+
+
+@pytest.mark.parity
+def test_gaussian_class_of_zero_weight_as_sklearn():
+    X = np.array([[-2, -1], [-1, -1], [-1, -2], [1, 1], [1, 2], [2, 1]], float)
+    y = np.array([1, 1, 1, 2, 2, 2])
+    w = (y == 1).astype(float)
+    ours = GaussianNB().fit(X, y, sample_weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # log(0) in sklearn
+        theirs = sknb.GaussianNB().fit(X, y, sample_weight=w)
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+    np.testing.assert_allclose(ours.class_prior_, theirs.class_prior_)
+    np.testing.assert_allclose(ours.theta_[0], theirs.theta_[0])
+
+
+@pytest.mark.parametrize("Est", [GaussianNB, CategoricalNB])
+def test_far_apart_classes_do_not_underflow(Est):
+    # Posteriors below 1e-308 are 0, without numpy's underflow warning (which
+    # numpy raises when its error state asks for it, e.g. np.seterr(all="warn")).
+    X = np.array([[0.0], [1.0], [1e6], [1e6 + 1]])
+    y = [0, 0, 1, 1]
+    if Est is CategoricalNB:
+        X = np.repeat(np.array([[0], [0], [1], [1]]), 800, axis=1)
+    clf = Est(alpha=1e-300) if Est is CategoricalNB else Est()
+    clf.fit(X, y)
+    with np.errstate(all="warn"), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        proba = clf.predict_proba(X)
+        clf.predict(X)
+        log_proba = clf.predict_log_proba(X)
+    np.testing.assert_array_equal(proba, [[1, 0], [1, 0], [0, 1], [0, 1]])
+    assert (log_proba[[0, 1, 2, 3], [1, 1, 0, 0]] < -1000).all()
+
+
+def test_tree_augmented_partial_fit_rejects_a_new_value():
+    from bayeskit import TreeAugmentedNB
+
+    # It cannot add a category to its pair tables: an error, not a silent drop.
+    tan = TreeAugmentedNB().partial_fit([[0, 1], [1, 0]], [0, 1], classes=[0, 1])
+    with pytest.raises(ValueError, match="value 2, not among its categories"):
+        tan.partial_fit([[2, 1]], [0])
+    declared = TreeAugmentedNB(categories=[[0, 1, 2], [0, 1]])
+    declared.partial_fit([[0, 1], [1, 0]], [0, 1], classes=[0, 1])
+    declared.partial_fit([[2, 1]], [0])
+    assert declared.stats_.class_weight.tolist() == [2.0, 1.0]
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n_chunks", [2, 3, 7])
+def test_partial_fit_over_chunks_equals_fit_and_sklearn(n_chunks, rng):
+    # Later chunks bring codes the first did not see (the first holds only
+    # small values); the model equals one fit and scikit-learn's partial_fit.
+    y = rng.integers(0, 3, 210)
+    X = np.column_stack(
+        [(y + rng.integers(0, 2, 210)) % 5, rng.integers(0, 6, 210) * (y > 0)]
+    )
+    order = np.argsort(X.sum(axis=1), kind="stable")
+    X, y = X[order], y[order]
+    ours, theirs = CategoricalNB(), sknb.CategoricalNB()
+    for chunk in np.array_split(np.arange(210), n_chunks):
+        for clf in (ours, theirs):
+            clf.partial_fit(X[chunk], y[chunk], classes=[0, 1, 2])
+    full = CategoricalNB().fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), full.predict_proba(X))
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X))
+    for a, b in zip(ours.category_count_, theirs.category_count_):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_sparse_X_is_refused_as_sklearn():
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(np.array([[1, 0], [1, 1]]))
+    for Est in (CategoricalNB, sknb.CategoricalNB):
+        with pytest.raises(TypeError, match="Sparse data was passed for X"):
+            Est().fit(X, [0, 1])

@@ -115,7 +115,9 @@ def is_substituted(value, substituted: set[int]) -> bool:
 # covers every parametrization.
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
     # -- scikit-learn: sklearn/tests/test_naive_bayes.py ------------------------
-    #
+    ("sklearn.tests.test_naive_bayes", "test_gnb_check_update_with_no_data"): (
+        "calls GaussianNB._update_mean_variance, a private static method"
+    ),
     #
     # -- scikit-learn: sklearn/tests/test_discriminant_analysis.py --------------
     #
