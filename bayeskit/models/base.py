@@ -405,7 +405,9 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
                     f"Initialization {state}. time lapse {time() - start:.5f}s\t "
                     f"lower bound {bound:.5f}"
                 )
-            if best is None or bound > best_bound:
+            # As scikit-learn: the best bound, or the last start when no bound
+            # was computed (max_iter=0).
+            if best is None or bound > best_bound or best_bound == -np.inf:
                 best, best_bound = self._get_parameters(), bound
                 best_iter, best_bounds = n_iter, bounds
                 self.converged_ = converged

@@ -423,3 +423,19 @@ def test_bad_input(kwargs, match):
     params = {"n_components": 3, **kwargs}
     with pytest.raises(ValueError, match=match):
         GaussianMixture(**params).fit(blobs(9, n=20))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("init_params", ["kmeans", "k-means++", "random"])
+def test_no_iteration_keeps_the_last_start_as_scikit_learn(init_params):
+    """max_iter=0 computes no bound: of n_init starts, the last is kept."""
+    sk_mixture = pytest.importorskip("sklearn.mixture")
+    X = np.random.default_rng(0).normal(size=(200, 2))
+    kwargs = dict(n_init=3, max_iter=0, random_state=0, init_params=init_params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = GaussianMixture(3, **kwargs).fit(X)
+        theirs = sk_mixture.GaussianMixture(3, **kwargs).fit(X)
+    np.testing.assert_allclose(ours.means_, theirs.means_, rtol=1e-12)
+    np.testing.assert_allclose(ours.weights_, theirs.weights_, rtol=1e-12)
+    np.testing.assert_allclose(ours.covariances_, theirs.covariances_, rtol=1e-10)
