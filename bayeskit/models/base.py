@@ -35,7 +35,33 @@ from .._validation import (
 from ..graph import LatentNode
 from ..priors import log_m_estimate
 
-__all__ = ["BaseGenerativeClassifier", "BaseLatentModel", "ClassifierStats"]
+__all__ = [
+    "BaseGenerativeClassifier",
+    "BaseLatentModel",
+    "ClassifierStats",
+    "float_input",
+    "keep_input_dtype",
+]
+
+
+def float_input(X: np.ndarray) -> np.ndarray:
+    """Validated float input in float64, where statistics and scores are
+    computed; the input's own dtype (float32 or float64) is ``X.dtype``."""
+    return X.astype(np.float64, copy=False)
+
+
+def keep_input_dtype(est, dtype, *names) -> None:
+    """Fitted attributes ``names`` of ``est`` in the dtype of the training data:
+    float32 data give float32 attributes, as scikit-learn's estimators keep
+    them (everything is computed in float64; only the attributes are cast)."""
+    if dtype != np.float32:
+        return
+    for name in names:
+        value = getattr(est, name, None)
+        if isinstance(value, list):
+            setattr(est, name, [np.asarray(v, np.float32) for v in value])
+        elif value is not None:
+            setattr(est, name, np.asarray(value, np.float32))
 
 
 @dataclass(frozen=True)

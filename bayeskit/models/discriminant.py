@@ -27,7 +27,7 @@ from .._validation import (
 from ..emissions import FULL, Gaussian, GaussianStats
 from ..emissions import GaussianParams as _GaussianParams
 from ..emissions.covariance import row_blocks
-from .base import BaseGenerativeClassifier
+from .base import BaseGenerativeClassifier, float_input, keep_input_dtype
 
 __all__ = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis"]
 
@@ -174,8 +174,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
         X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
         if reset:
             self._dtype = X.dtype
-        # Statistics and scores in float64; float32 fits keep float32 attributes.
-        return X.astype(np.float64, copy=False)
+        return float_input(X)
 
     def _check_solver(self) -> None:
         """Combinations of solver, shrinkage and covariance estimator."""
@@ -288,17 +287,6 @@ class _GaussianClassifier(BaseGenerativeClassifier):
             ]:
                 delattr(self, attr)
             raise
-
-    def _cast(self, *names) -> None:
-        """Fitted attributes in the dtype of the training data (float32 stays)."""
-        if self._dtype != np.float32:
-            return
-        for name in names:
-            value = getattr(self, name, None)
-            if isinstance(value, list):
-                setattr(self, name, [np.asarray(v, np.float32) for v in value])
-            elif value is not None:
-                setattr(self, name, np.asarray(value, np.float32))
 
 
 class LinearDiscriminantAnalysis(
@@ -485,7 +473,9 @@ class LinearDiscriminantAnalysis(
         # grows with |x| / sigma): below 1e3 the two forms agree to ~1e-13.
         spread = np.sqrt(np.maximum(np.diag(pooled), np.finfo(float).tiny))
         self._centred_scores = np.max(np.abs(self._center) / spread) > 1e3
-        self._cast(
+        keep_input_dtype(
+            self,
+            self._dtype,
             "priors_",
             "means_",
             "covariance_",
@@ -844,8 +834,14 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
             FULL.log_det_precision_cholesky(self.precisions_cholesky_, d),
             gstats.grand_mean(),
         )
-        self._cast(
-            "means_", "covariance_", "rotations_", "scalings_", "precisions_cholesky_"
+        keep_input_dtype(
+            self,
+            self._dtype,
+            "means_",
+            "covariance_",
+            "rotations_",
+            "scalings_",
+            "precisions_cholesky_",
         )
 
     def _check_rank(self, label, rows, d, eta, full=True):

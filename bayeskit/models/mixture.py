@@ -33,7 +33,12 @@ from .._validation import (
 from ..emissions import Gaussian, GaussianParams, GaussianStats, covariance_from_name
 from ..emissions.covariance import precision_cholesky_from_precision
 from ..graph import LatentNode
-from .base import BaseGenerativeClassifier, BaseLatentModel
+from .base import (
+    BaseGenerativeClassifier,
+    BaseLatentModel,
+    float_input,
+    keep_input_dtype,
+)
 
 __all__ = ["GaussianMixture", "GaussianMixtureClassifier", "select_mixture"]
 
@@ -243,10 +248,11 @@ default='kmeans'
         X = validate_data(
             self,
             X,
-            dtype=np.float64,
+            dtype=[np.float64, np.float32],
             ensure_min_samples=2,
             reset=not (self.warm_start and hasattr(self, "converged_")),
         )
+        dtype, X = X.dtype, float_input(X)
         if X.shape[0] < self.n_components:
             raise ValueError(
                 f"Expected n_samples >= n_components but got n_components = "
@@ -259,7 +265,12 @@ default='kmeans'
         self._family = Gaussian(self._covariance)
         self._prior_scatter = self._resolve_prior(X, sw)
         self._init_given = self._check_initial_parameters(X.shape[1])
-        return self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
+        resp = self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
+        keep_input_dtype(
+            self, dtype, "weights_", "means_", "covariances_", "precisions_cholesky_"
+        )
+        self._derive_precisions()
+        return resp
 
     def _resolve_prior(self, X, sw):
         d = X.shape[1]
@@ -469,6 +480,10 @@ default='kmeans'
             self.precisions_cholesky_,
             self._center,
         ) = params
+        self._derive_precisions()
+
+    def _derive_precisions(self):
+        """``precisions_`` from ``precisions_cholesky_``."""
         P = self.precisions_cholesky_
         if self._covariance.name == "full":
             self.precisions_ = np.einsum("kij,klj->kil", P, P)
@@ -480,12 +495,19 @@ default='kmeans'
     # -- prediction ------------------------------------------------------------------
     def _validate(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float64, reset=False)
+        return float_input(
+            validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        )
+
+    def _input_dtype(self, X):
+        """float32 for float32 input (results keep it, as scikit-learn's)."""
+        return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
 
     def score_samples(self, X):
         """``log p(x)`` of every row, shape ``(n_samples,)``."""
-        X = self._validate(X)
-        return logsumexp(self._log_likelihood(X) + np.log(self.weights_), axis=1)
+        dtype, X = self._input_dtype(X), self._validate(X)
+        log_prob = logsumexp(self._log_likelihood(X) + np.log(self.weights_), axis=1)
+        return log_prob.astype(dtype, copy=False)
 
     def score(self, X, y=None, sample_weight=None):
         """Mean log-likelihood per sample (weighted by ``sample_weight``)."""
@@ -493,8 +515,8 @@ default='kmeans'
 
     def predict_proba(self, X):
         """Posterior over the components, shape ``(n_samples, n_components)``."""
-        X = self._validate(X)
-        return np.exp(self._e_step(X)[0])
+        dtype, X = self._input_dtype(X), self._validate(X)
+        return np.exp(self._e_step(X)[0]).astype(dtype, copy=False)
 
     def predict(self, X):
         """The most probable component of every row."""

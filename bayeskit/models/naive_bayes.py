@@ -30,7 +30,12 @@ from ._encoding import (
     is_integer_matrix,
     is_missing,
 )
-from .base import BaseGenerativeClassifier, ClassifierStats
+from .base import (
+    BaseGenerativeClassifier,
+    ClassifierStats,
+    float_input,
+    keep_input_dtype,
+)
 
 __all__ = ["CategoricalNB", "GaussianNB", "MixedNB"]
 
@@ -674,9 +679,9 @@ class GaussianNB(BaseGenerativeClassifier):
     keeps its precision. Missing values (NaN) are left out of the statistics
     and the product.
 
-    Unlike scikit-learn's GaussianNB, which keeps float32 input in float32,
-    the statistics and fitted attributes are float64 whatever the dtype of X.
-    ``priors`` are checked as scikit-learn checks them (one per class, sum
+    The statistics are gathered in float64 whatever the dtype of X; float32
+    input gives float32 fitted attributes, as in scikit-learn. ``priors`` are
+    checked as scikit-learn checks them (one per class, sum
     one, non-negative); a single class in ``y`` is fitted, as there.
 
     Examples
@@ -727,9 +732,15 @@ class GaussianNB(BaseGenerativeClassifier):
 
     def _prepare_X(self, X, reset, sample_weight=None):
         X = validate_data(
-            self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
+            self,
+            X,
+            reset=reset,
+            dtype=[np.float64, np.float32],
+            ensure_all_finite="allow-nan",
         )
-        return X
+        if reset:
+            self._dtype = X.dtype
+        return float_input(X)
 
     def _emission_stats(self, X, weights, labels):
         return _DIAG_GAUSSIAN.stats(X, weights, labels)
@@ -741,6 +752,7 @@ class GaussianNB(BaseGenerativeClassifier):
         self.theta_ = self._params.means
         self.var_ = self._params.covariances
         self.class_prior_ = np.exp(self.class_log_prior_)
+        keep_input_dtype(self, self._dtype, "theta_", "var_", "class_prior_")
 
     def _log_likelihood(self, X):
         return _DIAG_GAUSSIAN.log_likelihood(X, self._params)

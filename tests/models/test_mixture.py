@@ -439,3 +439,40 @@ def test_no_iteration_keeps_the_last_start_as_scikit_learn(init_params):
     np.testing.assert_allclose(ours.means_, theirs.means_, rtol=1e-12)
     np.testing.assert_allclose(ours.weights_, theirs.weights_, rtol=1e-12)
     np.testing.assert_allclose(ours.covariances_, theirs.covariances_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_float32_input_gives_float32_attributes_and_results(covariance_type):
+    """As scikit-learn's: float32 in, float32 out; computed in float64, so the
+    values are the float64 fit's, rounded."""
+    X = np.random.default_rng(3).normal(size=(300, 3)) * [1.0, 5.0, 0.1]
+    kwargs = dict(n_components=2, covariance_type=covariance_type, random_state=0)
+    single = GaussianMixture(**kwargs).fit(X.astype(np.float32))
+    double = GaussianMixture(**kwargs).fit(X.astype(np.float32).astype(np.float64))
+    for name in (
+        "weights_",
+        "means_",
+        "covariances_",
+        "precisions_",
+        "precisions_cholesky_",
+    ):
+        assert getattr(single, name).dtype == np.float32, name
+        np.testing.assert_allclose(
+            getattr(single, name), getattr(double, name), rtol=1e-6, err_msg=name
+        )
+    X32 = X[:20].astype(np.float32)
+    assert single.score_samples(X32).dtype == np.float32
+    assert single.predict_proba(X32).dtype == np.float32
+    X64 = X32.astype(np.float64)
+    assert single.score_samples(X64).dtype == np.float64  # follows the input
+    np.testing.assert_allclose(
+        single.score_samples(X64), double.score_samples(X64), rtol=1e-5
+    )
+
+
+def test_float32_weights_init_sums_to_one_at_float32_precision():
+    weights = np.array([0.1, 0.2, 0.3, 0.4], dtype=np.float32)  # sum: 1 - 3e-8
+    X = np.random.default_rng(0).normal(size=(100, 2)).astype(np.float32)
+    GaussianMixture(4, weights_init=weights, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="weights_init must sum to one"):
+        GaussianMixture(4, weights_init=weights.astype(float) * 1.001).fit(X)

@@ -814,3 +814,21 @@ def test_sparse_X_is_refused_as_sklearn():
     for Est in (CategoricalNB, sknb.CategoricalNB):
         with pytest.raises(TypeError, match="Sparse data was passed for X"):
             Est().fit(X, [0, 1])
+
+
+def test_gaussian_nb_float32_input_gives_float32_attributes():
+    """As scikit-learn's GaussianNB; the statistics stay float64."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = rng.integers(0, 2, size=60)
+    single = GaussianNB().fit(X.astype(np.float32), y)
+    double = GaussianNB().fit(X.astype(np.float32).astype(np.float64), y)
+    for name in ("theta_", "var_", "class_prior_"):
+        assert getattr(single, name).dtype == np.float32, name
+        np.testing.assert_allclose(
+            getattr(single, name), getattr(double, name), rtol=1e-6
+        )
+    chunked = GaussianNB().partial_fit(X[:30].astype(np.float32), y[:30], [0, 1])
+    chunked.partial_fit(X[30:].astype(np.float32), y[30:])
+    assert chunked.theta_.dtype == np.float32
+    np.testing.assert_allclose(chunked.var_, single.var_, rtol=1e-6)
