@@ -113,16 +113,26 @@ def is_substituted(value, substituted: set[int]) -> bool:
 # (peer module, test) -> why it does not apply to bayeskit. A test is named as
 # pytest names it, ``Class::test`` for methods; without brackets the entry
 # covers every parametrization.
+_ARRAY_API = (
+    "scikit-learn's Array API dispatch (array_api_dispatch=True, arrays of other "
+    "libraries in and out), which bayeskit does not offer"
+)
 NOT_APPLICABLE: dict[tuple[str, str], str] = {
     # -- scikit-learn: sklearn/tests/test_naive_bayes.py ------------------------
+    ("sklearn.tests.test_naive_bayes", "test_gnb_array_api_compliance"): _ARRAY_API,
     ("sklearn.tests.test_naive_bayes", "test_gnb_check_update_with_no_data"): (
         "calls GaussianNB._update_mean_variance, a private static method"
     ),
-    #
-    # -- scikit-learn: sklearn/tests/test_discriminant_analysis.py --------------
-    #
-    #
+    # -- scikit-learn: sklearn/tests/test_discriminant_analysis.py: none ---------
     # -- scikit-learn: sklearn/mixture/tests/test_gaussian_mixture.py -----------
+    (
+        "sklearn.mixture.tests.test_gaussian_mixture",
+        "test_gaussian_mixture_array_api_compliance",
+    ): _ARRAY_API,
+    (
+        "sklearn.mixture.tests.test_gaussian_mixture",
+        "test_gaussian_mixture_raises_where_array_api_not_implemented",
+    ): _ARRAY_API,
     (
         "sklearn.mixture.tests.test_gaussian_mixture",
         "test_check_weights",
@@ -148,15 +158,9 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
         "sklearn.mixture.tests.test_gaussian_mixture",
         "test_gaussian_mixture_all_init_does_not_estimate_gaussian_parameters",
     ): "mocks the peer's private _estimate_gaussian_parameters",
-    # -- hmmlearn: hmmlearn/tests/test_base.py -----------------------------------
-    #
-    #
-    # -- hmmlearn: hmmlearn/tests/test_categorical_hmm.py ------------------------
-    #
-    #
-    # -- hmmlearn: hmmlearn/tests/test_gaussian_hmm.py ---------------------------
-    #
-    #
+    # -- hmmlearn: hmmlearn/tests/test_base.py: none -----------------------------------
+    # -- hmmlearn: hmmlearn/tests/test_categorical_hmm.py: none ------------------------
+    # -- hmmlearn: hmmlearn/tests/test_gaussian_hmm.py: none ---------------------------
 }
 
 
