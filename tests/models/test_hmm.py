@@ -1,6 +1,8 @@
 """Hidden Markov models: hmmlearn parity, both input forms, Baum-Welch, the casino."""
 
+import importlib.util
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -634,7 +636,11 @@ class _KeywordY(GaussianHMM):
 def test_sklearn_checks_with_y_by_keyword():
     from sklearn.utils import estimator_checks as ec
 
-    sys_test_common = pytest.importorskip("tests.test_common")
+    path = Path(__file__).resolve().parents[1] / "test_common.py"
+    spec = importlib.util.spec_from_file_location("_bayeskit_test_common", path)
+    sys_test_common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sys_test_common)
+
     for estimator in (_KeywordY(), _KeywordY(2, covariance_type="full")):
         for name in sys_test_common._HMM_LENGTHS_CHECKS:
             base = name.split("(")[0]
@@ -657,10 +663,8 @@ def _gaussian_model(cov, k=3, d=2, seed=3):
     return start, trans, means, covars
 
 
-@pytest.mark.parity
-@pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
-def test_covars_reads_as_hmmlearn(cov):
-    """covars_ is set in the type's shape and read as full matrices."""
+def _gaussian_pair(cov):
+    """bayeskit's and hmmlearn's GaussianHMM with the same parameters set by hand."""
     hh = pytest.importorskip("hmmlearn.hmm")
     start, trans, means, covars = _gaussian_model(cov)
     ours = with_params(GaussianHMM(3, cov), start, trans, means_=means, covars_=covars)
@@ -668,6 +672,15 @@ def test_covars_reads_as_hmmlearn(cov):
         hh.GaussianHMM(3, cov), start, trans, means_=means, covars_=covars
     )
     ref.n_features = 2
+    return ours, ref
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
+def test_covars_reads_as_hmmlearn(cov):
+    """covars_ is set in the type's shape and read as full matrices."""
+    ours, ref = _gaussian_pair(cov)
+    covars = _gaussian_model(cov)[3]
     assert ours.covars_.shape == (3, 2, 2)
     np.testing.assert_allclose(ours.covars_, ref.covars_)
     np.testing.assert_allclose(ours.covariances_, covars)
@@ -812,12 +825,7 @@ def test_n_features_is_set_by_fit_as_hmmlearn():
 @pytest.mark.parametrize("cov", ["diag", "full", "tied", "spherical"])
 def test_sample_shapes_as_hmmlearn(cov):
     hh = pytest.importorskip("hmmlearn.hmm")
-    start, trans, means, covars = _gaussian_model(cov)
-    ours = with_params(GaussianHMM(3, cov), start, trans, means_=means, covars_=covars)
-    ref = with_params(
-        hh.GaussianHMM(3, cov), start, trans, means_=means, covars_=covars
-    )
-    ref.n_features = 2
+    ours, ref = _gaussian_pair(cov)
     (a, za), (b, zb) = ours.sample(50, random_state=0), ref.sample(50, random_state=0)
     assert a.shape == b.shape and a.dtype == b.dtype
     assert za.shape == zb.shape and za.dtype.kind == zb.dtype.kind == "i"

@@ -72,6 +72,17 @@ def load(module_name: str, substitutes: dict[str, dict[str, object]]) -> dict:
     return namespace
 
 
+def hmmlearn_substitutes() -> dict[str, dict[str, object]]:
+    """bayeskit's classes in place of hmmlearn's, for its test modules."""
+    from bayeskit import CategoricalHMM, GaussianHMM
+    from bayeskit.models.hmm import ConvergenceMonitor
+
+    return {
+        "hmmlearn.hmm": {"CategoricalHMM": CategoricalHMM, "GaussianHMM": GaussianHMM},
+        "hmmlearn.base": {"ConvergenceMonitor": ConvergenceMonitor},
+    }
+
+
 def reaches_bayeskit(functions, namespace: dict, substituted: set[int]) -> bool:
     """Whether any of ``functions`` names a substituted object, directly or
     through the module's own helper functions and classes it calls."""

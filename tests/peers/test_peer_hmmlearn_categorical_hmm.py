@@ -1,23 +1,9 @@
 """hmmlearn's ``test_categorical_hmm`` tests, against bayeskit's HMMs."""
 
-from peer_suite import load
-
-from bayeskit import CategoricalHMM, GaussianHMM
-from bayeskit.models.hmm import ConvergenceMonitor
+from peer_suite import hmmlearn_substitutes, load
 
 _bayeskit_peer_module = "hmmlearn.tests.test_categorical_hmm"
-globals().update(
-    load(
-        _bayeskit_peer_module,
-        {
-            "hmmlearn.hmm": {
-                "CategoricalHMM": CategoricalHMM,
-                "GaussianHMM": GaussianHMM,
-            },
-            "hmmlearn.base": {"ConvergenceMonitor": ConvergenceMonitor},
-        },
-    )
-)
+globals().update(load(_bayeskit_peer_module, hmmlearn_substitutes()))
 
 # Tests of the peer that bayeskit does not pass yet: strict expected failures,
 # so that a fix must take its entry out of this list.
