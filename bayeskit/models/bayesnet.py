@@ -40,7 +40,9 @@ from .._validation import (
     validate_data,
 )
 from ..graph import DAG, SUM_PRODUCT, TreeBP
-from ..graph.junction_tree import CalibrationPlan, JunctionTree, maximum_spanning_tree
+from ..graph.calibration import CalibrationPlan
+from ..graph.junction_tree import JunctionTree
+from ..graph.spanning_tree import maximum_spanning_tree
 from ..priors import log_m_estimate
 from ._encoding import categorical_input_tags, encode_column, is_missing
 from .base import BaseGenerativeClassifier
