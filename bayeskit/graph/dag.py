@@ -483,6 +483,11 @@ class DAG:
                 "targets and evidence must be disjoint, but both contain "
                 f"{', '.join(repr(v) for v in both)}"
             )
+        return self._relevant_evidence(targets, evidence)
+
+    def _relevant_evidence(self, targets, evidence) -> frozenset:
+        """:meth:`relevant_evidence` on checked sequences of nodes (the hot
+        path of ``BayesNet``, which compiles a pattern of evidence with it)."""
         if self._relevance_bits is None:
             index = self._index
             family = [

@@ -302,8 +302,10 @@ class BayesNet:
         net, root = self._network(targets)
         tree = net.tree
         if mode == "marginal":
-            # Lists: a tuple that is also a node label would be read as that node.
-            evidence = self.dag.relevant_evidence(list(targets), list(observed))
+            # The nodes are the network's own: skip the public checks (a few
+            # microseconds per new pattern, about 6% of predict_proba on the
+            # ALARM benchmark's rows of many patterns).
+            evidence = self.dag._relevant_evidence(targets, observed)
             span = tree.span(evidence, root)
         elif mode == "likelihood":
             evidence = frozenset(observed)
