@@ -4,6 +4,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -31,23 +33,64 @@ def test_quick_start_runs_the_compare_tool_first():
     assert args.command == "compare"
 
 
-def test_graph_core_imports_no_estimator():
-    allowed = {"bayeskit._jit", "bayeskit._logmath", "bayeskit.graph"}
-    for path in (ROOT / "bayeskit" / "graph").glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                if node.level == 1:
-                    continue  # a sibling module of bayeskit.graph
-                target = "bayeskit." * (node.level == 2) + (node.module or "")
-                if node.level == 2 or target.startswith("bayeskit"):
-                    assert target in allowed, f"{path.name} imports {target}"
-                assert not target.startswith("sklearn"), f"{path.name} imports sklearn"
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    assert not alias.name.startswith(("bayeskit.", "sklearn")), (
-                        f"{path.name} imports {alias.name}"
-                    )
+# What each lower layer may import of bayeskit (DESIGN.md, "Layers"): itself,
+# the shared numerics, and for the emission families the priors their MAP
+# updates apply. Never an estimator (models), the edges (cli, datasets,
+# _compare, the Dask integration), scikit-learn or _validation, which wraps it.
+LOWER_LAYERS = {
+    "graph": {"bayeskit.graph", "bayeskit._jit", "bayeskit._logmath"},
+    "emissions": {
+        "bayeskit.emissions",
+        "bayeskit._jit",
+        "bayeskit._logmath",
+        "bayeskit.priors",
+    },
+    "priors": {"bayeskit.priors", "bayeskit._logmath"},
+}
+FORBIDDEN_PACKAGES = ("sklearn", "dask", "distributed")
+
+
+def imported_modules(path: Path):
+    """The absolute name of every module that ``path`` imports, anywhere in it
+    (relative imports resolved against the package of ``path``)."""
+    package = ("bayeskit", *path.relative_to(ROOT / "bayeskit").parent.parts)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            yield from (alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                yield node.module
+                continue
+            base = ".".join(package[: len(package) - node.level + 1])
+            if node.module:
+                yield f"{base}.{node.module}"
+            else:  # from .. import name: name may be a module
+                yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+def test_imported_modules_resolves_relative_imports():
+    # A file of bayeskit/emissions with every form of import.
+    path = ROOT / "bayeskit" / "emissions" / "categorical.py"
+    found = set(imported_modules(path))
+    assert "bayeskit.priors.dirichlet" in found
+    assert "bayeskit.emissions._kernels" in found
+
+
+@pytest.mark.parametrize("layer", sorted(LOWER_LAYERS))
+def test_lower_layers_import_no_estimator(layer):
+    allowed = LOWER_LAYERS[layer]
+    paths = sorted((ROOT / "bayeskit" / layer).rglob("*.py"))
+    assert paths
+    for path in paths:
+        name = path.relative_to(ROOT).as_posix()
+        for module in imported_modules(path):
+            if module == "bayeskit" or module.startswith("bayeskit."):
+                assert any(
+                    module == ok or module.startswith(ok + ".") for ok in allowed
+                ), f"{name} imports {module}"
+            assert module.split(".")[0] not in FORBIDDEN_PACKAGES, (
+                f"{name} imports {module}"
+            )
 
 
 def test_demo_prints_exact_marginals():

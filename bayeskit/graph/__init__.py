@@ -8,6 +8,8 @@ log-potentials and can be used on its own.
 - :class:`DAG`: topological order, moral graph, Markov blanket, d-separation.
 - :class:`TreeBP`: batched sum-product and max-product on trees and forests.
 - :class:`JunctionTree`: exact inference on any DAG (Shafer-Shenoy, batched).
+- :class:`BayesNet`: a DAG with its CPTs; every query, batched per pattern of
+  evidence, on its junction tree.
 - :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs).
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 """
@@ -16,6 +18,7 @@ from .chain import ChainFilter, ChainPosterior, forward, forward_backward, viter
 from .dag import DAG, CycleError
 from .factor import LogFactor
 from .junction_tree import JunctionTree
+from .network import BayesNet
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, MaxProduct, Semiring, SumProduct
 from .structure import LatentNode, NodePosterior
 from .tree import TreeBP, TreeMAP, TreeMarginals, node_belief
@@ -24,6 +27,7 @@ __all__ = [
     "DAG",
     "MAX_PRODUCT",
     "SUM_PRODUCT",
+    "BayesNet",
     "ChainFilter",
     "ChainPosterior",
     "CycleError",

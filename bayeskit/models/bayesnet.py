@@ -4,9 +4,10 @@ A :class:`BayesianNetwork` is a DAG over categorical variables with one
 conditional probability table (CPT) per variable, ``P(x_v | pa(v))``. Its CPTs
 are m-estimates from weighted counts that add (``fit`` is ``partial_fit`` on
 one chunk), and every query is exact: the CPTs are reduced by the evidence,
-and the variables left are eliminated by belief propagation on a junction tree
-(:mod:`bayeskit.graph.junction_tree`). Rows that share a pattern of observed
-columns are solved together, by one calibration batched over those rows.
+and the variables left are eliminated by belief propagation on a junction tree,
+by the graph core's :class:`~bayeskit.graph.BayesNet`. Rows that share a
+pattern of observed columns are solved together, by one calibration batched
+over those rows.
 
 :func:`chow_liu_tree` learns the best tree-shaped structure from data, and
 :class:`TreeAugmentedNB` is naive Bayes whose features form such a tree given
@@ -21,7 +22,6 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Real
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -39,8 +39,8 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ..graph import DAG, SUM_PRODUCT, TreeBP
-from ..graph.junction_tree import CalibrationPlan, JunctionTree, maximum_spanning_tree
+from ..graph import DAG, BayesNet, JunctionTree, TreeBP
+from ..graph.spanning_tree import maximum_spanning_tree
 from ..priors import log_m_estimate
 from ._encoding import categorical_input_tags, encode_column, is_missing
 from .base import BaseGenerativeClassifier
@@ -296,391 +296,6 @@ def _bfs_order(parent: np.ndarray, root: int) -> list[int]:
         order.append(node)
         queue.extend(children[node])
     return order
-
-
-# ---------------------------------------------------------------------------
-# Inference engine: plans per pattern of observed variables
-
-
-class _Gather(NamedTuple):
-    """A clique's table laid out for some observed variables: those axes first.
-
-    ``table[flat]`` with ``flat = sum_u codes[u] * strides[u]`` over the
-    observed variables is the table reduced by the evidence, shape
-    ``(n, *cards of scope)`` (``(1, ...)`` when nothing of it is observed).
-    Tuples of strings, numbers and arrays: once the garbage collector has
-    seen one, it no longer tracks it.
-    """
-
-    observed: tuple
-    strides: tuple
-    table: np.ndarray
-    scope: tuple
-
-
-class _Pattern(NamedTuple):
-    """A compiled pattern of observed variables: everything but the arrays.
-
-    ``tables`` holds one array per factor of ``plan``; those at ``lookups``
-    are indexed per row by ``values @ strides`` (one column each), where
-    ``values`` are the codes of the observed variables, in network order.
-    """
-
-    tables: tuple
-    lookups: tuple
-    strides: np.ndarray
-    plan: CalibrationPlan
-    hidden: tuple
-    root: int | None
-    clique_of: dict | None
-
-
-class _Network:
-    """The junction tree of the whole network, shared by every pattern.
-
-    Built once per fitted network (and once per set of queried variables that
-    no clique of it holds together): where every CPT goes, and the messages
-    that depend on no evidence, computed when first needed and kept.
-    """
-
-    def __init__(self, engine: _Engine, joined: tuple = ()) -> None:
-        if joined:
-            adjacency = engine.dag.moral_graph()
-            for a, b in itertools.combinations(joined, 2):
-                adjacency[a].add(b)
-                adjacency[b].add(a)
-            self.tree = JunctionTree.from_graph(adjacency, engine.cards)
-        else:
-            self.tree = JunctionTree.from_dag(engine.dag, engine.cards)
-        variables = engine.variables
-        self.plan = self.tree.plan(
-            [engine.families[v] for v in variables],
-            engine.cards,
-            [True] * len(variables),
-            self.tree.family_homes,  # from_dag's: where the plan would put them
-        )
-        self.arrays = [engine.log_cpds[v][None] for v in variables]
-        self.layouts = self.tree.layouts
-        self.neighbours = [self.tree.neighbours(c) for c in range(len(self.layouts))]
-        self._clique_of: dict = {}
-        self.n_homed = [0] * len(self.layouts)
-        for c in self.plan.homes:
-            self.n_homed[c] += 1
-        self._potentials: dict = {}
-        self._sides: dict = {}
-        self._gathers: dict = {}
-
-    def clique_of(self, v) -> int:
-        """A smallest clique holding variable ``v``."""
-        c = self._clique_of.get(v)
-        if c is None:
-            c = self._clique_of[v] = self.tree.clique_containing([v])
-        return c
-
-    def potential(self, c: int) -> np.ndarray:
-        """The sum of the log CPTs that go to clique ``c``, in its layout."""
-        psi = self._potentials.get(c)
-        if psi is None:
-            psi = self._potentials[c] = self.plan.potential(c, self.arrays)
-        return psi
-
-    def is_one(self, c: int, d: int) -> bool:
-        """Whether the sum-product message c -> d is one everywhere.
-
-        It is when the CPTs on ``c``'s side are those of the variables held
-        there only: summed over those variables, children before parents,
-        each CPT sums to one (the variables are barren). The CPT of every
-        such variable goes to a clique holding it, so it is enough to count:
-        as many CPTs go to ``c``'s side as it has variables of its own.
-        """
-        sides = self._sides
-        if (c, d) not in sides:
-            cliques, neighbours = self.tree.cliques, self.neighbours
-            order = [(c, d)]
-            for x, parent in order:  # grows while it is read
-                order.extend(
-                    (k, x) for k in neighbours[x] if k != parent and (k, x) not in sides
-                )
-            for x, parent in reversed(order):
-                own = len(cliques[x] - cliques[parent])
-                homed = self.n_homed[x]
-                for k in neighbours[x]:
-                    if k != parent:
-                        own_k, homed_k = sides[(k, x)]
-                        own += own_k
-                        homed += homed_k
-                sides[(x, parent)] = (own, homed)
-        own, homed = sides[(c, d)]
-        return own == homed
-
-    def gather(self, c: int, outside: tuple, observed: tuple) -> _Gather:
-        """Clique ``c``'s CPTs and its messages from the cliques ``outside``,
-        laid out to be reduced by ``observed`` (variables of ``c``, in its
-        order). Kept: patterns that meet the clique alike share it."""
-        key = (c, outside, observed)
-        hit = self._gathers.get(key)
-        if hit is not None:
-            return hit
-        table = self.potential(c)
-        for nb in outside:
-            incoming = self.message(nb, c)
-            if incoming is not None:
-                table = table + incoming
-        table, scope = table[0], self.layouts[c]
-        if observed:
-            rest = tuple(u for u in scope if u not in observed)
-            perm = [scope.index(u) for u in observed + rest]
-            table = np.ascontiguousarray(np.transpose(table, perm))
-            shape = table.shape
-            table = table.reshape((-1, *shape[len(observed) :]))
-            strides = tuple(
-                math.prod(shape[i + 1 : len(observed)]) for i in range(len(observed))
-            )
-            scope = rest
-        else:
-            table, strides = table[None], ()
-        out = self._gathers[key] = _Gather(observed, strides, table, scope)
-        return out
-
-    def message(self, c: int, d: int) -> np.ndarray | None:
-        """The message c -> d without evidence, in the layout of ``d``;
-        ``None`` when it is one everywhere."""
-        if self.is_one(c, d):
-            return None
-        return self.plan.message(c, d, self.arrays, ones=self.is_one)
-
-
-class _Engine:
-    """Exact inference on a fitted network, with one compiled plan per pattern.
-
-    The junction tree of the whole network is built once (:class:`_Network`).
-    A pattern of observed variables keeps only the evidence that the queried
-    variables depend on (d-separation on the moral graph of the ancestors),
-    the smallest subtree that reaches it, and, for the rest of the tree, the
-    messages into that subtree, which depend on no evidence and are shared by
-    all patterns.
-    """
-
-    def __init__(self, dag: DAG, cards: dict, log_cpds: dict) -> None:
-        self.dag = dag
-        self.variables = dag.nodes
-        self.cards = cards
-        self.log_cpds = log_cpds
-        self.families = {v: (*dag.parents(v), v) for v in self.variables}
-        self._position = {v: i for i, v in enumerate(self.variables)}
-        self._patterns: dict = {}
-        self._networks: dict = {}
-        self._bits = None
-
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_patterns"] = {}
-        state["_networks"] = {}
-        return state
-
-    def pattern(self, observed: tuple, targets: tuple, mode: str) -> _Pattern:
-        key = (observed, targets, mode)
-        pat = self._patterns.get(key)
-        if pat is None:
-            pat = self._patterns[key] = self._compile(observed, targets, mode)
-        return pat
-
-    def network(self, targets: tuple = ()) -> tuple[_Network, int | None]:
-        """The network's tree and a smallest clique holding all of ``targets``."""
-        net = self._networks.get(())
-        if net is None:
-            net = self._networks[()] = _Network(self)
-        if not targets:
-            return net, None
-        if len(targets) == 1:
-            return net, net.clique_of(targets[0])
-        try:
-            return net, net.tree.clique_containing(targets)
-        except ValueError:  # joint targets that share no clique
-            key = frozenset(targets)
-            joined = self._networks.get(key)
-            if joined is None:
-                joined = self._networks[key] = _Network(self, targets)
-            return joined, joined.tree.clique_containing(targets)
-
-    def _relevant(self, observed: tuple, targets: tuple) -> frozenset:
-        """The observed variables that ``targets`` are not d-separated from.
-
-        Given the rest of the evidence, the others tell nothing about the
-        targets: they are separated from them in the moral graph of the
-        ancestors of the targets and the evidence, once the evidence is taken
-        out (Lauritzen et al., 1990).
-        """
-        if self._bits is None:
-            index = {v: i for i, v in enumerate(self.variables)}
-            family = [
-                sum(1 << index[u] for u in self.families[v]) for v in self.variables
-            ]
-            ancestors = [0] * len(index)
-            for v in self.dag.topological_order():
-                i = index[v]
-                ancestors[i] = 1 << i
-                for u in self.dag.parents(v):
-                    ancestors[i] |= ancestors[index[u]]
-            children = [
-                [index[w] for w in self.dag.children(v)] for v in self.variables
-            ]
-            self._bits = (index, family, ancestors, children)
-        index, family, ancestors, children = self._bits
-        obs = 0
-        for v in observed:
-            obs |= 1 << index[v]
-        kept = obs
-        for v in observed:
-            kept |= ancestors[index[v]]
-        stack = [index[v] for v in targets]
-        reach = 0
-        for i in stack:
-            reach |= 1 << i
-            kept |= ancestors[i]
-        hidden = kept & ~obs
-        relevant = 0
-        while stack:
-            u = stack.pop()
-            near = family[u]
-            for w in children[u]:
-                if kept >> w & 1:
-                    near |= family[w]
-            relevant |= near & obs
-            new = near & hidden & ~reach
-            reach |= new
-            while new:
-                low = new & -new
-                stack.append(low.bit_length() - 1)
-                new ^= low
-        return frozenset(v for v in observed if relevant >> index[v] & 1)
-
-    def _compile(self, observed: tuple, targets: tuple, mode: str) -> _Pattern:
-        # A query needs only the evidence that the targets depend on, and the
-        # likelihood only the parts of the tree that hold evidence (the rest
-        # sums to one): their spans. Max-product and the marginals of every
-        # variable need the whole tree.
-        net, root = self.network(targets)
-        tree = net.tree
-        if mode == "marginal":
-            evidence = self._relevant(observed, targets)
-            span = tree.span(evidence, root)
-        elif mode == "likelihood":
-            evidence = frozenset(observed)
-            span = tree.span(evidence)
-        else:
-            evidence = frozenset(observed)
-            span = range(len(net.layouts))
-        sub, index = tree.restrict(span, evidence)
-        # One table per clique of the span: its CPTs and the messages into it
-        # from the rest of the tree (which depend on no evidence), reduced by
-        # the evidence.
-        gathers, homes = [], []
-        for c, local in index.items():
-            outside = tuple(nb for nb in net.neighbours[c] if nb not in index)
-            obs = tuple(u for u in net.layouts[c] if u in evidence)
-            gathers.append(net.gather(c, outside, obs))
-            homes.append(0 if local is None else local)
-        plan = sub.plan(
-            [g.scope for g in gathers],
-            self.cards,
-            [not g.observed for g in gathers],
-            homes,
-        )
-        hidden = ()
-        if mode in ("all", "map"):
-            hidden = tuple(v for v in self.variables if v not in evidence)
-        clique_of = (
-            {v: sub.clique_containing([v]) for v in hidden} if mode == "all" else None
-        )
-        column = {v: j for j, v in enumerate(observed)}
-        lookups = [i for i, g in enumerate(gathers) if g.observed]
-        # Floats: the product is a matrix product of BLAS, exact for indices.
-        strides = np.zeros((len(observed), len(lookups)))
-        for j, i in enumerate(lookups):
-            for u, stride in zip(gathers[i].observed, gathers[i].strides):
-                strides[column[u], j] = stride
-        return _Pattern(
-            tuple(g.table for g in gathers),
-            tuple(lookups),
-            strides,
-            plan,
-            hidden,
-            index.get(root),
-            clique_of,
-        )
-
-    def evidence(self, codes: dict) -> tuple[tuple, np.ndarray]:
-        """Evidence ``{variable: codes of shape (n,)}`` as the engine takes it:
-        the observed variables in network order and their codes, ``(n, k)``."""
-        if not codes:
-            return (), np.zeros((1, 0), dtype=np.intp)
-        observed = tuple(sorted(codes, key=self._position.__getitem__))
-        return observed, np.array([codes[v] for v in observed]).T
-
-    @staticmethod
-    def _arrays(pattern: _Pattern, values: np.ndarray) -> list:
-        out = list(pattern.tables)
-        if pattern.lookups:
-            flat = (values @ pattern.strides).astype(np.intp)
-            for j, i in enumerate(pattern.lookups):
-                out[i] = out[i][flat[:, j]]
-        return out
-
-    # Each method takes the observed variables (in network order) and their
-    # codes, ``values`` of shape (n, k), as ``evidence`` gives them.
-    def posterior(self, observed: tuple, values: np.ndarray, targets: tuple):
-        """Joint log posterior of ``targets``, ``(n, *cards)``; log P(evidence)."""
-        n = values.shape[0]
-        pat = self.pattern(observed, targets, "marginal")
-        arrays = self._arrays(pat, values)
-        post, log_z = pat.plan.posterior(arrays, targets, pat.root, n)
-        if post.shape[0] != n:
-            post = np.broadcast_to(post, (n, *post.shape[1:]))
-        return post, log_z
-
-    def log_likelihood(self, observed: tuple, values: np.ndarray) -> np.ndarray:
-        pat = self.pattern(observed, (), "likelihood")
-        arrays = self._arrays(pat, values)
-        return pat.plan.collect(arrays, SUM_PRODUCT, n=values.shape[0])[1]
-
-    def marginals(self, observed: tuple, values: np.ndarray):
-        """Log posterior ``(n, k)`` of every unobserved variable; log P(evidence)."""
-        n = values.shape[0]
-        pat = self.pattern(observed, (), "all")
-        beliefs, log_z = pat.plan.calibrate(self._arrays(pat, values), SUM_PRODUCT, n=n)
-        out = {}
-        for v in pat.hidden:
-            c = pat.clique_of[v]
-            post = pat.plan.normalized_marginal(beliefs[c], c, (v,))
-            out[v] = np.broadcast_to(post, (n, post.shape[1]))
-        return out, log_z
-
-    def map(self, observed: tuple, values: np.ndarray):
-        """Most probable joint state of every unobserved variable, and its log score."""
-        pat = self.pattern(observed, (), "map")
-        arrays = self._arrays(pat, values)
-        assignment, score = pat.plan.max_product(arrays, n=values.shape[0])
-        column = {v: i for i, v in enumerate(pat.plan.tree.variables)}
-        return {v: assignment[:, column[v]] for v in pat.hidden}, score
-
-
-def _group_rows(missing: np.ndarray):
-    """Yield (rows, observed column mask) for every pattern of missing cells."""
-    d = missing.shape[1]
-    if d <= 62:
-        keys = missing.astype(np.int64) @ (np.int64(1) << np.arange(d, dtype=np.int64))
-        uniq, inverse = np.unique(keys, return_inverse=True)
-        masks = ((uniq[:, None] >> np.arange(d)) & 1).astype(bool)
-    else:
-        masks, inverse = np.unique(missing, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.concatenate(
-        [[0], np.cumsum(np.bincount(inverse, minlength=len(masks)))]
-    )
-    for p, mask in enumerate(masks):
-        yield order[bounds[p] : bounds[p + 1]], ~mask
 
 
 # ---------------------------------------------------------------------------
@@ -1041,7 +656,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             log_cpd = log_m_estimate(counts, counts.sum(axis=-1, keepdims=True), m, p)
             self._log_cpds_[v] = log_cpd
             self.cpds_[v] = np.exp(log_cpd)
-        self._engine_ = _Engine(self.dag_, self._cards(), self._log_cpds_)
+        self._engine_ = BayesNet(self.dag_, self._cards(), self._log_cpds_)
 
     # -- CPDs by hand ------------------------------------------------------------
     def set_cpd(self, variable, table, *, states=None):
@@ -1134,7 +749,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         self.cpds_[variable] = values.copy()
         self._log_cpds_[variable] = safe_log(values)
         if self.__sklearn_is_fitted__():
-            self._engine_ = _Engine(self.dag_, self._cards(), self._log_cpds_)
+            self._engine_ = BayesNet(self.dag_, self._cards(), self._log_cpds_)
         return self
 
     def _structure_by_hand(self, names: list) -> DAG:
@@ -1433,7 +1048,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         """
         codes, _ = self._codes(X)
         out = np.zeros(codes.shape[0])
-        for rows, observed in _group_rows(codes < 0):
+        for rows, observed in BayesNet.group_rows(codes < 0):
             out[rows] = self._engine_.log_likelihood(
                 *self._observed(codes, rows, observed)
             )
@@ -1482,7 +1097,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         """
         codes, cols = self._codes(X)
         filled = codes.copy()
-        for rows, observed in _group_rows(codes < 0):
+        for rows, observed in BayesNet.group_rows(codes < 0):
             if observed.all():
                 continue
             ev = self._observed(codes, rows, observed)
@@ -1555,7 +1170,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         n = codes.shape[0]
         probs = {v: np.zeros((n, len(self.states_[v]))) for v in targets}
         position = {v: j for j, v in enumerate(self.variables_)}
-        for rows, observed in _group_rows(codes < 0):
+        for rows, observed in BayesNet.group_rows(codes < 0):
             ev = self._observed(codes, rows, observed)
             for v in targets:
                 if observed[position[v]]:

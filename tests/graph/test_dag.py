@@ -544,3 +544,41 @@ def test_overlapping_sets_raise(xs, ys, given, names):
     dag = DAG(HAND_EDGES)
     with pytest.raises(ValueError, match=f"{names} must be disjoint"):
         dag.is_dseparated(xs, ys, given)
+
+
+def test_relevant_evidence_is_the_evidence_not_dseparated_from_the_targets(rng):
+    """Each evidence node e is relevant exactly when the targets and e are not
+    d-separated by the rest of the evidence (``is_dseparated`` node by node)."""
+    n_relevant = n_irrelevant = 0
+    for trial in range(40):
+        nodes, edges = _random_network(rng, n_nodes=5 + trial % 8, p_edge=0.3)
+        dag = DAG(edges, nodes=nodes)
+        for _ in range(20):
+            labels = rng.integers(0, 3, size=len(nodes))
+            targets = [v for v, g in zip(nodes, labels) if g == 0]
+            evidence = [v for v, g in zip(nodes, labels) if g == 1]
+            if not targets:
+                continue
+            expected = {
+                e
+                for e in evidence
+                if not dag.is_dseparated(targets, [e], [u for u in evidence if u != e])
+            }
+            assert dag.relevant_evidence(targets, evidence) == expected
+            n_relevant += len(expected)
+            n_irrelevant += len(evidence) - len(expected)
+    assert n_relevant > 50
+    assert n_irrelevant > 50
+
+
+def test_relevant_evidence_checks_its_arguments():
+    dag = DAG(LECTURE_EDGES)
+    assert dag.relevant_evidence("X4", ["X3", "X5"]) == {"X3"}
+    assert dag.relevant_evidence(["X1"], []) == frozenset()
+    with pytest.raises(ValueError, match="unknown node"):
+        dag.relevant_evidence("X9", ["X3"])
+    with pytest.raises(ValueError, match="disjoint"):
+        dag.relevant_evidence(["X1", "X3"], ["X3"])
+    # The bit sets are kept, and a pickled graph answers the same.
+    again = pickle.loads(pickle.dumps(dag))
+    assert again.relevant_evidence("X2", ["X3", "X5"]) == {"X3", "X5"}

@@ -14,14 +14,10 @@ from scipy.special import logsumexp
 
 from bayeskit._logmath import safe_log
 from bayeskit.graph import DAG, MAX_PRODUCT, LogFactor
-from bayeskit.graph.junction_tree import (
-    CalibrationPlan,
-    JunctionTree,
-    maximal_cliques,
-    maximum_spanning_tree,
-    min_fill_order,
-    triangulate,
-)
+from bayeskit.graph.calibration import CalibrationPlan
+from bayeskit.graph.junction_tree import JunctionTree
+from bayeskit.graph.spanning_tree import maximum_spanning_tree
+from bayeskit.graph.triangulation import maximal_cliques, min_fill_order, triangulate
 
 TOL = 1e-10
 
