@@ -1,10 +1,11 @@
 """The estimators: thin scikit-learn classes over the graph core and the emissions."""
 
-from .bayesnet import BayesianNetwork, TreeAugmentedNB, chow_liu_tree
+from .bayesnet import BayesianNetwork
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from .hmm import CategoricalHMM, GaussianHMM, HMMClassifier
 from .mixture import GaussianMixture, GaussianMixtureClassifier, select_mixture
 from .naive_bayes import CategoricalNB, GaussianNB, MixedNB
+from .tan import TreeAugmentedNB, chow_liu_tree
 
 __all__ = [
     "BayesianNetwork",
