@@ -2,99 +2,17 @@
 
 ``compare`` (the default) cross-validates the bayeskit classifiers against
 scikit-learn's; ``demo`` prints exact inference on the notes' small networks.
+The tool itself is the package :mod:`bayeskit.cli`.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
+from .cli.main import main
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="bayeskit",
-        description="Generative Bayesian models on one belief-propagation core.",
-    )
-    sub = parser.add_subparsers(dest="command")
-    sub.add_parser("demo", help="exact inference on the lecture-notes tree network")
-    compare = sub.add_parser(
-        "compare",
-        help="cross-validate the bayeskit classifiers against scikit-learn's "
-        "(the default)",
-        description="Cross-validate every bayeskit classifier that fits the data "
-        "and scikit-learn's LogisticRegression, naive Bayes, LDA and QDA as "
-        "baselines; print accuracy, log-loss, fit and predict time per model.",
-    )
-    _add_compare_arguments(compare)
-    return parser
-
-
-def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
-    from ._compare import DATASETS, DEFAULT_DATASET
-
-    data = parser.add_argument_group(
-        "data (default: --dataset " + DEFAULT_DATASET + ")"
-    )
-    data.add_argument(
-        "--dataset",
-        metavar="NAME",
-        help=f"a bundled dataset, no download: {', '.join(sorted(DATASETS))}",
-    )
-    data.add_argument("--csv", metavar="PATH", help="your own table, with a header")
-    data.add_argument(
-        "--target",
-        metavar="COLUMN",
-        help="the CSV column to predict (text, bool and category columns are "
-        "taken as categorical features)",
-    )
-    parser.add_argument(
-        "--cv",
-        default="auto",
-        metavar="K",
-        help="folds of stratified K-fold, or 'loo' for leave-one-out; 'auto' "
-        "(default): 5 folds, leave-one-out under 30 rows",
-    )
-    parser.add_argument(
-        "--random-state", type=int, default=0, metavar="N", help="seed (default 0)"
-    )
-    parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
-    parser.add_argument(
-        "--learning-curve",
-        action="store_true",
-        help="also print test error against training size for naive Bayes and "
-        "logistic regression (Ng and Jordan 2001)",
-    )
-    parser.add_argument(
-        "--plot",
-        metavar="PATH",
-        help="save the learning curve as a PNG (needs matplotlib; implies "
-        "--learning-curve)",
-    )
-    parser.add_argument(
-        "--no-progress", action="store_true", help="no progress bar on stderr"
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
-        argv = ["compare", *argv]
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        from ._demo import run_demo
-
-        run_demo()
-        return 0
-    from ._compare import CompareError, run
-
-    try:
-        return run(args)
-    except CompareError as exc:
-        print(f"bayeskit compare: error: {exc}", file=sys.stderr)
-        return 2
-
+__all__ = ["main"]
 
 if __name__ == "__main__":
     try:

@@ -13,15 +13,18 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from bayeskit import GaussianNB
-from bayeskit import _compare as cmp
-from bayeskit.__main__ import main
+from bayeskit.cli import compare as cmp
+from bayeskit.cli import curve as lc
+from bayeskit.cli import data as cd
+from bayeskit.cli import report
+from bayeskit.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def iris_comparison():
-    return cmp.compare(cmp.load_dataset("iris"), progress=False)
+    return cmp.compare(cd.load_dataset("iris"), progress=False)
 
 
 def test_one_row_per_model_with_finite_metrics(iris_comparison):
@@ -38,7 +41,7 @@ def test_one_row_per_model_with_finite_metrics(iris_comparison):
             assert len(r.scores[metric]) == 5
             assert math.isfinite(r.mean(metric)) and math.isfinite(r.std(metric))
         assert 0.8 < r.mean("accuracy") <= 1.0
-    text = cmp.format_table(table)
+    text = report.format_table(table)
     assert len(text.splitlines()) == 2 + len(table)
     assert [name for name, _ in skipped] == ["MixedNB"]
 
@@ -65,7 +68,7 @@ def test_playtennis_uses_leave_one_out_and_categorical_models(capsys):
     assert main(["compare", "--dataset", "playtennis", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "leave-one-out" in out
-    names = cmp.results_table(cmp.compare(cmp.load_dataset("playtennis"))).model
+    names = cmp.results_table(cmp.compare(cd.load_dataset("playtennis"))).model
     assert list(names) == [
         "CategoricalNB",
         "TreeAugmentedNB",
@@ -107,15 +110,15 @@ def test_csv_with_mixed_columns_and_json(tmp_path, capsys):
 
 
 def test_learning_curve_table_shape(tmp_path):
-    data = cmp.load_dataset("iris")
-    curve = cmp.learning_curve(data, n_repeats=3, progress=False)
+    data = cd.load_dataset("iris")
+    curve = lc.learning_curve(data, n_repeats=3, progress=False)
     table = curve.table()
     assert table.shape == (len(curve.sizes), 4)
     assert curve.errors.shape == (2, len(curve.sizes), 3)
     assert list(table.index) == sorted(table.index) and table.index[-1] == 105
     assert np.isfinite(curve.errors).all()
     assert (table.filter(like="error") <= 1).all().all()
-    text = cmp.format_curve(curve)
+    text = lc.format_curve(curve)
     assert len(text.splitlines()) == 2 + len(curve.sizes)
     assert "logistic regression" in text and "naive Bayes" in text
 
@@ -187,20 +190,20 @@ def test_error_through_a_subprocess(tmp_path):
 
 
 def test_plot_without_matplotlib_is_a_clear_error(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cmp.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(lc.importlib.util, "find_spec", lambda name: None)
     png = tmp_path / "curve.png"
     assert main(["compare", "--dataset", "iris", "--plot", str(png)]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert err == ["bayeskit compare: error: " + cmp.PLOT_MISSING]
+    assert err == ["bayeskit compare: error: " + lc.PLOT_MISSING]
     assert "pip install matplotlib" in err[0]
     assert not png.exists()
 
 
 def test_plot_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib")
-    curve = cmp.learning_curve(cmp.load_dataset("iris"), n_repeats=2, progress=False)
+    curve = lc.learning_curve(cd.load_dataset("iris"), n_repeats=2, progress=False)
     png = tmp_path / "curve.png"
-    cmp.save_plot(curve, str(png))
+    lc.save_plot(curve, str(png))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -208,13 +211,13 @@ def test_progress_bar_draws_on_a_terminal_only():
     import io
 
     stream = io.StringIO()
-    bar = cmp.Progress(2, "compare", stream=stream, enabled=True)
+    bar = report.Progress(2, "compare", stream=stream, enabled=True)
     bar.show("first")
     bar.advance()
     bar.close()
     assert "compare [" in stream.getvalue() and "1/2" in stream.getvalue()
     quiet = io.StringIO()
-    cmp.Progress(2, "compare", stream=quiet).advance()
+    report.Progress(2, "compare", stream=quiet).advance()
     assert quiet.getvalue() == ""
 
 

@@ -27,7 +27,7 @@ def test_quick_start_is_two_commands_and_ci_runs_the_test_one():
 def test_quick_start_runs_the_compare_tool_first():
     first = quick_start_commands()[0]
     assert first == "pip install . && python -m bayeskit compare"
-    from bayeskit.__main__ import _parser
+    from bayeskit.cli.main import _parser
 
     args = _parser().parse_args(first.split("python -m bayeskit ", 1)[1].split())
     assert args.command == "compare"
@@ -36,7 +36,7 @@ def test_quick_start_runs_the_compare_tool_first():
 # What each lower layer may import of bayeskit (DESIGN.md, "Layers"): itself,
 # the shared numerics, and for the emission families the priors their MAP
 # updates apply. Never an estimator (models), the edges (cli, datasets,
-# _compare, the Dask integration), scikit-learn or _validation, which wraps it.
+# the Dask integration), scikit-learn or _validation, which wraps it.
 LOWER_LAYERS = {
     "graph": {"bayeskit.graph", "bayeskit._jit", "bayeskit._logmath"},
     "emissions": {
@@ -94,7 +94,7 @@ def test_lower_layers_import_no_estimator(layer):
 
 
 def test_demo_prints_exact_marginals():
-    from bayeskit._demo import CPTS, demo_tables
+    from bayeskit.cli.demo import CPTS, demo_tables
 
     marginals, maps = demo_tables()
     p1 = CPTS["X1"][1][1]
@@ -103,7 +103,7 @@ def test_demo_prints_exact_marginals():
 
 
 def test_demo_playtennis_matches_the_notes():
-    from bayeskit._demo import playtennis_table
+    from bayeskit.cli.demo import playtennis_table
 
     table = playtennis_table()
     assert abs(table.loc["Yes", "P(x, class)"] - 54 / 6561 * 9 / 14) < 1e-12

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .graph import TreeBP
+from ..graph import TreeBP
 
 CARDINALITIES = {"X1": 2, "X2": 2, "X3": 2, "X4": 2, "X5": 2}
 CPTS = {
@@ -47,8 +47,8 @@ def demo_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def playtennis_table() -> pd.DataFrame:
     """CategoricalNB(m=0) on PlayTennis: the notes' day (Sunny, Cool, High, Strong)."""
-    from .datasets import load_playtennis
-    from .models import CategoricalNB
+    from ..datasets import load_playtennis
+    from ..models import CategoricalNB
 
     df = load_playtennis()
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]
@@ -75,7 +75,7 @@ def run_demo() -> None:
     print(marginals.round(4).to_string())
     print("\nMost probable joint assignment by max-product:")
     print(maps.to_string())
-    from .datasets import flu_network
+    from ..datasets import flu_network
 
     flu = flu_network().query(
         "flu", evidence={"headache": "yes", "temperature": "high"}

@@ -1,0 +1,253 @@
+"""The compare tool's data: the bundled data sets, the user's CSV, and the
+encodings each model is given (standardised numbers, quantile bins, ordinal
+codes, one-hot).
+
+Problems with the user's input raise :class:`CompareError`, which the command
+line prints as one line (exit status 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+DEFAULT_DATASET = "breast_cancer"
+N_BINS = 5
+
+
+class CompareError(Exception):
+    """A problem with the input that the user can fix (one line, exit status 2)."""
+
+
+# ------------------------------------------------------------------------- data
+
+
+@dataclass
+class Dataset:
+    """A classification table: features ``X`` (a DataFrame) and target ``y``."""
+
+    name: str
+    X: pd.DataFrame
+    y: pd.Series
+    source: str
+
+    @property
+    def categorical(self) -> list:
+        """Columns taken as categorical: dtype object, string, category or bool."""
+        return [c for c in self.X.columns if _is_categorical(self.X[c])]
+
+    @property
+    def numeric(self) -> list:
+        cat = set(self.categorical)
+        return [c for c in self.X.columns if c not in cat]
+
+    @property
+    def kind(self) -> str:
+        """'numeric', 'categorical' or 'mixed'."""
+        if not self.categorical:
+            return "numeric"
+        return "mixed" if self.numeric else "categorical"
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.unique(self.y.to_numpy())
+
+    def describe(self) -> str:
+        parts = []
+        if self.numeric:
+            parts.append(f"{len(self.numeric)} numeric")
+        if self.categorical:
+            parts.append(f"{len(self.categorical)} categorical")
+        return (
+            f"{self.name} ({self.source}): {len(self.X)} rows, "
+            f"{' + '.join(parts)} features, {len(self.classes)} classes"
+        )
+
+
+def _is_categorical(column: pd.Series) -> bool:
+    dtype = column.dtype
+    if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_string_dtype(dtype):
+        return True
+    return getattr(dtype, "kind", "O") in "OSUb"
+
+
+def _sklearn_loader(loader_name):
+    def load() -> tuple[pd.DataFrame, pd.Series]:
+        from sklearn import datasets
+
+        bunch = getattr(datasets, loader_name)(as_frame=True)
+        y = pd.Series(
+            np.asarray(bunch.target_names)[bunch.target.to_numpy()],
+            name="target",
+            index=bunch.data.index,
+        )
+        return bunch.data, y
+
+    return load
+
+
+def _load_playtennis() -> tuple[pd.DataFrame, pd.Series]:
+    from ..datasets import load_playtennis
+
+    df = load_playtennis()
+    return df.drop(columns="PlayTennis"), df["PlayTennis"]
+
+
+DATASETS = {
+    "breast_cancer": ("scikit-learn", _sklearn_loader("load_breast_cancer")),
+    "iris": ("scikit-learn", _sklearn_loader("load_iris")),
+    "wine": ("scikit-learn", _sklearn_loader("load_wine")),
+    "playtennis": ("bayeskit", _load_playtennis),
+}
+
+
+def load_dataset(name: str = DEFAULT_DATASET) -> Dataset:
+    """One of the bundled data sets (no download): see ``DATASETS``."""
+    key = name.strip().lower().replace("-", "_")
+    if key not in DATASETS:
+        raise CompareError(
+            f"unknown dataset {name!r}: choose one of {', '.join(sorted(DATASETS))}, "
+            "or give --csv PATH --target COLUMN"
+        )
+    source, loader = DATASETS[key]
+    X, y = loader()
+    return _checked(Dataset(key, X, y, source), "target")
+
+
+def read_csv(path: str, target: str) -> Dataset:
+    """The user's table: every column but ``target`` is a feature."""
+    try:
+        df = pd.read_csv(path)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        raise CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CompareError(f"cannot parse {path} as CSV: {reason}") from None
+    if target not in df.columns:
+        shown = ", ".join(map(str, df.columns[:10]))
+        more = ", ..." if len(df.columns) > 10 else ""
+        raise CompareError(
+            f"target column {target!r} is not in {path} (columns: {shown}{more})"
+        )
+    df = df[df[target].notna()]
+    X = df.drop(columns=target)
+    if X.shape[1] == 0:
+        raise CompareError(f"{path} has no feature columns besides {target!r}")
+    X = X.loc[:, X.notna().any()]
+    if X.shape[1] == 0:
+        raise CompareError(f"every feature column of {path} is empty")
+    return _checked(
+        Dataset(str(path), X, df[target], "CSV"), f"target column {target!r}"
+    )
+
+
+def _checked(data: Dataset, what: str) -> Dataset:
+    y = data.y
+    if pd.api.types.is_float_dtype(y.dtype) and not np.all(np.mod(y, 1) == 0):
+        raise CompareError(
+            f"{what} has non-integer numbers ({y.nunique()} distinct values): "
+            "compare needs class labels"
+        )
+    counts = y.value_counts()
+    if len(counts) < 2:
+        only = f" ({counts.index[0]!r})" if len(counts) else ""
+        raise CompareError(
+            f"{what} has one class{only}: classification needs at least two"
+        )
+    rare = counts[counts < 2]
+    if len(rare):
+        raise CompareError(
+            f"{what} has a class with a single row ({rare.index[0]!r}): "
+            "cross-validation needs at least 2 rows per class"
+        )
+    return data
+
+
+# -------------------------------------------------------------------- encodings
+
+
+def _numeric_steps(data: Dataset, *final) -> list:
+    from sklearn.impute import SimpleImputer
+
+    missing = bool(data.numeric) and bool(data.X[data.numeric].isna().to_numpy().any())
+    return [SimpleImputer(strategy="median")] * missing + list(final)
+
+
+def _standardised(data: Dataset, model):
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(*_numeric_steps(data, StandardScaler()), model)
+
+
+def _bins():
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    return KBinsDiscretizer(n_bins=N_BINS, encode="ordinal", strategy="quantile")
+
+
+def _binned(data: Dataset, model, ordinal_codes: bool = False):
+    """Numeric columns cut into quantile bins; categorical columns as they are
+    (or as ordinal codes, unknown and missing values one extra code)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder
+
+    parts = []
+    if data.numeric:
+        parts.append(
+            ("num", make_pipeline(*_numeric_steps(data, _bins())), data.numeric)
+        )
+    if data.categorical and ordinal_codes:
+        extra = _n_codes(data) - 1
+        encoder = OrdinalEncoder(
+            handle_unknown="use_encoded_value",
+            unknown_value=extra,
+            encoded_missing_value=extra,
+        )
+        parts.append(("cat", encoder, data.categorical))
+    if not parts:
+        return model
+    columns = ColumnTransformer(
+        parts, remainder="passthrough", verbose_feature_names_out=False
+    ).set_output(transform="pandas")
+    return make_pipeline(columns, model)
+
+
+def _n_codes(data: Dataset) -> int:
+    """Codes per column for scikit-learn's CategoricalNB: every bin or category,
+    plus one for unknown and missing values."""
+    most = max([data.X[c].nunique() for c in data.categorical], default=0)
+    return max(most, N_BINS if data.numeric else 0) + 1
+
+
+def _imputed(data: Dataset, model):
+    """Missing numbers replaced by the column median (for MixedNB)."""
+    steps = _numeric_steps(data)
+    if not steps:
+        return model
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+
+    columns = ColumnTransformer(
+        [("num", steps[0], data.numeric)],
+        remainder="passthrough",
+        verbose_feature_names_out=False,
+    ).set_output(transform="pandas")
+    return make_pipeline(columns, model)
+
+
+def _one_hot(data: Dataset, model):
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+    if data.kind == "numeric":
+        return _standardised(data, model)
+    parts = [("cat", OneHotEncoder(handle_unknown="ignore"), data.categorical)]
+    if data.numeric:
+        steps = _numeric_steps(data, StandardScaler())
+        parts.insert(0, ("num", make_pipeline(*steps), data.numeric))
+    return make_pipeline(ColumnTransformer(parts), model)
