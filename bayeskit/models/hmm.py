@@ -16,9 +16,7 @@ return per-step results return them in the form they were given.
 from __future__ import annotations
 
 import logging
-import sys
 import warnings
-from collections import deque
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -33,189 +31,27 @@ from .._validation import (
     Interval,
     StrOptions,
     _fit_context,
-    _num_samples,
     check_covariance_prior,
     check_is_fitted,
     validate_data,
 )
 from ..emissions import Gaussian, GaussianParams, covariance_from_name
 from ..graph.chain import forward, forward_backward, viterbi
+from ..priors import Dirichlet
 from ._encoding import encode_column, fit_categories, is_missing
+from ._monitor import ConvergenceMonitor
+from ._sequences import (
+    _as_rows,
+    _check_sequence_weight,
+    _concatenate,
+    _is_sequence_list,
+    _split,
+)
 from .base import BaseGenerativeClassifier, BaseLatentModel
 
 __all__ = ["CategoricalHMM", "ConvergenceMonitor", "GaussianHMM", "HMMClassifier"]
 
 _log = logging.getLogger(__name__)
-
-
-class ConvergenceMonitor:
-    """What Baum-Welch did, with hmmlearn's ``ConvergenceMonitor`` interface.
-
-    Parameters
-    ----------
-    tol : float
-        EM has converged when the objective gains less than ``tol``.
-    n_iter : int
-        The iteration budget.
-    verbose : bool
-        Whether :meth:`report` prints every iteration to standard error.
-
-    Attributes
-    ----------
-    history : collections.deque of float
-        The monitored objective of every iteration (after ``fit``: the log
-        posterior, log-likelihood of all sequences plus the log prior
-        densities, of the best start).
-    iter : int
-        Iterations run.
-    converged : bool
-        hmmlearn's stopping rule: the budget is spent, or the last gain is
-        below ``tol``. The estimator's ``converged_`` says whether the gain
-        fell below ``tol``.
-    """
-
-    _template = "{iter:>10d} {log_prob:>16.8f} {delta:>+16.8f}"
-
-    def __init__(self, tol, n_iter, verbose=False):
-        self.tol = tol
-        self.n_iter = n_iter
-        self.verbose = verbose
-        self.history = deque()
-        self.iter = 0
-
-    def __repr__(self):
-        return (
-            f"{type(self).__name__}(tol={self.tol}, n_iter={self.n_iter}, "
-            f"verbose={self.verbose}, iter={self.iter}, "
-            f"history={list(self.history)})"
-        )
-
-    def _reset(self):
-        self.iter = 0
-        self.history.clear()
-
-    def report(self, log_prob):
-        """Record one iteration's objective (printed when ``verbose``)."""
-        if self.verbose:
-            delta = log_prob - self.history[-1] if self.history else np.nan
-            line = self._template.format(
-                iter=self.iter + 1, log_prob=log_prob, delta=delta
-            )
-            print(line, file=sys.stderr)
-        tolerance = np.sqrt(np.finfo(float).eps)
-        if self.history and log_prob - self.history[-1] < -tolerance:
-            _log.warning(
-                "Model is not converging.  Current: %s is not greater than %s. "
-                "Delta is %s",
-                log_prob,
-                self.history[-1],
-                log_prob - self.history[-1],
-            )
-        self.history.append(log_prob)
-        self.iter += 1
-
-    @property
-    def converged(self):
-        """Budget spent, or the last gain below ``tol``."""
-        return self.iter == self.n_iter or (
-            len(self.history) >= 2 and self.history[-1] - self.history[-2] < self.tol
-        )
-
-
-def _dirichlet_map(counts, concentration, previous):
-    """hmmlearn's MAP update ``max(counts + alpha - 1, 0)``, row-normalised.
-
-    Entries that are exactly zero in ``previous`` stay zero (structural zeros
-    survive EM). A row with nothing to normalise keeps ``previous``; the
-    second value says which rows did.
-    """
-    new = np.maximum(counts + concentration - 1.0, 0.0)
-    new = np.where(previous == 0, 0.0, new)
-    total = new.sum(axis=-1, keepdims=True)
-    empty = total[..., 0] <= 0
-    out = np.where(total > 0, new / np.where(total > 0, total, 1.0), previous)
-    return out, empty
-
-
-def _dirichlet_log_prior(prob, concentration):
-    """``sum (alpha - 1) log p`` (the Dirichlet density up to its constant)."""
-    alpha = np.broadcast_to(np.asarray(concentration, dtype=float), prob.shape)
-    weight = alpha - 1.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(weight == 0, 0.0, weight * safe_log(prob))
-    return float(terms.sum())
-
-
-def _is_sequence_list(X) -> bool:
-    """Whether X is a non-empty list (or tuple) whose elements are all sequences."""
-    return (
-        isinstance(X, (list, tuple))
-        and len(X) > 0
-        and all(hasattr(s, "__len__") and not isinstance(s, (str, bytes)) for s in X)
-    )
-
-
-def _peer_rows(X):
-    """X as hmmlearn reads it (``np.asarray``), or None when that is no array."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            arr = np.asarray(X)
-    except ValueError:  # ragged: sequences of different lengths
-        return None
-    return None if arr.dtype.kind == "O" else arr
-
-
-def _check_sequence_weight(sequence_weight, n_sequences: int) -> np.ndarray:
-    """One non-negative, finite weight per sequence, not all zero."""
-    if sequence_weight is None:
-        return np.ones(n_sequences)
-    weights = np.asarray(sequence_weight)
-    if weights.shape != (n_sequences,) or weights.dtype.kind not in "iuf":
-        raise ValueError(
-            f"sequence_weight must be {n_sequences} numbers, one per sequence; "
-            f"got shape {weights.shape} of dtype {weights.dtype}"
-        )
-    weights = weights.astype(np.float64)
-    if not np.all((weights >= 0) & (weights < np.inf)) or not weights.sum() > 0:
-        raise ValueError(
-            "sequence_weight must be non-negative and finite, and not all zero"
-        )
-    return weights
-
-
-def _check_lengths(lengths, n_rows: int) -> np.ndarray:
-    """hmmlearn's ``lengths``: positive integers, one per sequence, summing to the
-    number of rows. A scikit-learn target ``y`` passed in its place is an error."""
-    if isinstance(lengths, (str, bytes)) or np.ndim(lengths) > 1:
-        valid = None
-    else:
-        valid = np.asarray(lengths)
-        if valid.ndim == 0:
-            valid = valid.reshape(1)
-    if (
-        valid is None
-        or valid.dtype.kind not in "iuf"
-        or valid.size == 0
-        or not np.all(valid == np.round(valid))
-        or (valid <= 0).any()
-        or valid.max() > n_rows  # before the sum, which could wrap around
-        or valid.sum() != n_rows
-    ):
-        got = np.asarray(lengths, dtype=object).ravel()
-        shown = got[:6].tolist() + (["..."] if got.size > 6 else [])
-        raise ValueError(
-            "lengths (the second positional argument, as in hmmlearn) must be "
-            f"positive integers summing to the {n_rows} rows of X, one per "
-            f"sequence; got {shown}. A hidden Markov model has no target: call "
-            "fit(X) or score(X) without y (scikit-learn's y, always ignored, may "
-            "be given by keyword, y=...), or give X as a list of sequences"
-        )
-    return valid.astype(np.intp)
-
-
-def _split(values: np.ndarray, lengths: np.ndarray) -> list:
-    return np.split(values, np.cumsum(lengths)[:-1])
 
 
 class _BaseHMM(BaseLatentModel):
@@ -244,58 +80,8 @@ class _BaseHMM(BaseLatentModel):
     # -- input -------------------------------------------------------------------
     def _sequences(self, X, lengths, reset):
         """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
-        seqs = self._sequence_list(X) if lengths is None else None
-        as_list = seqs is not None
-        if as_list:
-            lengths = np.array([len(s) for s in seqs])
-            if (lengths == 0).any():
-                raise ValueError(
-                    f"sequence {int(np.argmax(lengths == 0))} is empty; every "
-                    "sequence needs at least one step"
-                )
-            X = np.concatenate(seqs, axis=0)
-        else:
-            if _num_samples(X) == 0:
-                raise ValueError("X has 0 steps; at least one is required")
-            n_rows = _num_samples(X)
-            lengths = (
-                np.array([n_rows])
-                if lengths is None
-                else _check_lengths(lengths, n_rows)
-            )
+        X, lengths, as_list = _as_rows(X, lengths, self._is_rows)
         return self._encode(X, reset, as_list), lengths, as_list
-
-    def _sequence_list(self, X):
-        """X's sequences if X is bayeskit's list-of-sequences form, else None.
-
-        The peer's meaning wins: a list of lists that ``np.asarray`` turns
-        into a rectangular array of rows the model reads (:meth:`_is_rows`) is
-        hmmlearn's rows form, one sequence. A list of arrays that would stack
-        the same way is ambiguous (an error). Otherwise a list whose elements
-        are all sequences is one sequence per element.
-        """
-        if not _is_sequence_list(X):
-            return None
-        rows = _peer_rows(X)
-        if rows is not None and rows.ndim == 2 and self._is_rows(rows):
-            if all(isinstance(s, (list, tuple)) for s in X):
-                return None  # rows written as nested lists
-            n, m = rows.shape
-            raise ValueError(
-                f"X is a list of {n} arrays of {m} value(s) each: hmmlearn reads it "
-                f"as {n} rows of one sequence, bayeskit's list form as {n} "
-                "sequences. Write np.asarray(X) (or nested lists) for the rows, or "
-                "give every sequence as a column, [np.reshape(s, (-1, 1)) for s in "
-                "X], or pass the rows with lengths="
-            )
-        seqs = [np.asarray(s) for s in X]
-        if len({s.ndim for s in seqs}) > 1:
-            raise ValueError(
-                "X is a list mixing sequences of different dimensions "
-                f"({sorted({s.ndim for s in seqs})}); give every sequence in the "
-                "same form, or pass the rows of all sequences with lengths="
-            )
-        return seqs
 
     def _back(self, values, lengths, as_list):
         return _split(values, lengths) if as_list else values
@@ -392,8 +178,8 @@ class _BaseHMM(BaseLatentModel):
 
     def _log_prior(self):
         return (
-            _dirichlet_log_prior(self.startprob_, self.startprob_prior)
-            + _dirichlet_log_prior(self.transmat_, self.transmat_prior)
+            self._startprob_dirichlet.log_density(self.startprob_)
+            + self._transmat_dirichlet.log_density(self.transmat_)
             + self._emission_log_prior()
         )
 
@@ -406,16 +192,22 @@ class _BaseHMM(BaseLatentModel):
         starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
         empty = np.zeros(self.n_components, dtype=bool)
         if "s" in self.params:
-            self.startprob_, _ = _dirichlet_map(
-                resp[starts].sum(axis=0), self.startprob_prior, self.startprob_
+            self.startprob_, _ = self._startprob_dirichlet.map(
+                resp[starts].sum(axis=0), self.startprob_
             )
         if "t" in self.params:
-            self.transmat_, empty_rows = _dirichlet_map(
-                post.transition_counts, self.transmat_prior, self.transmat_
+            self.transmat_, empty_rows = self._transmat_dirichlet.map(
+                post.transition_counts, self.transmat_
             )
             empty |= empty_rows
         empty |= self._update_emission(Xt, resp, post)
         self._unvisited |= set(np.flatnonzero(empty).tolist())
+
+    def _make_priors(self):
+        """The Dirichlet priors of the start and transition tables, validated
+        once per fit (their MAP updates and log densities in EM)."""
+        self._startprob_dirichlet = Dirichlet(self.startprob_prior)
+        self._transmat_dirichlet = Dirichlet(self.transmat_prior)
 
     def _get_parameters(self):
         return (self.startprob_.copy(), self.transmat_.copy(), *self._get_emission())
@@ -454,6 +246,7 @@ class _BaseHMM(BaseLatentModel):
         """
         Xt, lengths, _ = self._sequences(X, lengths, reset=True)
         weights = _check_sequence_weight(sequence_weight, len(lengths))
+        self._make_priors()
         self._unvisited = set()
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
         rng = check_random_state(self.random_state)
@@ -813,6 +606,10 @@ default=1.0
             self.symbols_ = np.arange(n)
             self.n_features_ = n
 
+    def _make_priors(self):
+        super()._make_priors()
+        self._emissionprob_dirichlet = Dirichlet(self.emissionprob_prior)
+
     def _init_emission(self, codes, row_weight, random_state):
         if "e" in self._to_init:
             e = random_state.rand(self.n_components, self.n_features_)
@@ -826,13 +623,13 @@ default=1.0
         if "e" not in self.params:
             return np.zeros(self.n_components, dtype=bool)
         counts = post.symbol_counts.T  # expected count of every symbol per state
-        self.emissionprob_, empty = _dirichlet_map(
-            counts, self.emissionprob_prior, self.emissionprob_
+        self.emissionprob_, empty = self._emissionprob_dirichlet.map(
+            counts, self.emissionprob_
         )
         return empty
 
     def _emission_log_prior(self):
-        return _dirichlet_log_prior(self.emissionprob_, self.emissionprob_prior)
+        return self._emissionprob_dirichlet.log_density(self.emissionprob_)
 
     def _get_emission(self):
         return (self.emissionprob_.copy(),)
@@ -1452,15 +1249,6 @@ class HMMClassifier(BaseGenerativeClassifier):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
         return tags
-
-
-def _concatenate(seqs):
-    """The rows of all sequences and their lengths (a 1-d sequence of numbers
-    is one value per step)."""
-    arrays = [np.asarray(s) for s in seqs]
-    if all(a.ndim == 1 for a in arrays):
-        arrays = [a[:, None] for a in arrays]
-    return np.concatenate(arrays, axis=0), np.array([len(a) for a in arrays])
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Priors: applied only where statistics become parameters (``map_params``)."""
 
-from .dirichlet import log_m_estimate
+from .dirichlet import Dirichlet, log_m_estimate
 
-__all__ = ["log_m_estimate"]
+__all__ = ["Dirichlet", "log_m_estimate"]
