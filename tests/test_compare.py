@@ -2,6 +2,7 @@
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -224,3 +225,45 @@ def test_progress_bar_draws_on_a_terminal_only():
 def test_demo_is_still_a_subcommand(capsys):
     assert main(["demo"]) == 0
     assert "PlayTennis" in capsys.readouterr().out
+
+
+# A first run of the timing in a fresh process with an empty numba cache (every
+# kernel compiled on first use), then a second: the untimed warm-up must take
+# every compilation, of predict and predict_proba as well as of fit.
+COLD_RUN = """
+import json
+from bayeskit.cli import compare as cmp
+from bayeskit.cli.data import load_dataset
+
+data = load_dataset("iris")
+splitter, _ = cmp.make_cv(data)
+scorers = cmp.scoring(data)
+run, _ = cmp.candidates(data)
+times = {}
+for c in run:
+    if c.library == "bayeskit" and c.name in ("GaussianNB", "CategoricalNB"):
+        results = [cmp.time_candidate(c, data, splitter, scorers) for _ in range(2)]
+        assert all(r.error is None for r in results), results
+        metrics = ("fit_time", "predict_time")
+        times[c.name] = [r.mean(m) for r in results for m in metrics]
+print(json.dumps(times))
+"""
+
+
+def test_a_first_run_on_a_cold_cache_times_as_a_second(tmp_path):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    proc = subprocess.run(
+        [sys.executable, "-c", COLD_RUN],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    times = json.loads(proc.stdout.splitlines()[-1])
+    assert set(times) == {"GaussianNB", "CategoricalNB"}
+    for name, (fit1, predict1, fit2, predict2) in times.items():
+        # Generous (a shared 2-core machine): a compilation costs 100s of ms.
+        assert predict1 <= 4 * predict2 + 0.025, (name, predict1, predict2)
+        assert fit1 <= 4 * fit2 + 0.025, (name, fit1, fit2)
