@@ -2,7 +2,8 @@
 
 from .bayesnet import BayesianNetwork
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
-from .hmm import CategoricalHMM, GaussianHMM, HMMClassifier
+from .hmm import CategoricalHMM, GaussianHMM
+from .hmm_classifier import HMMClassifier
 from .mixture import GaussianMixture, GaussianMixtureClassifier, select_mixture
 from .naive_bayes import CategoricalNB, GaussianNB, MixedNB
 from .tan import TreeAugmentedNB, chow_liu_tree
