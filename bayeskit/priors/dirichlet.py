@@ -12,8 +12,8 @@ of two ways:
 
   ``P(a) = (n_a + m p0_a) / (N + m)``
 
-  (Mitchell 1997, section 6.9.1.1, the m-estimate of probability; the
-  reference notes 004). ``m = 0`` is the maximum-likelihood estimate; ``m =
+  (Mitchell 1997, section 6.9.1.1, the m-estimate of probability).
+  ``m = 0`` is the maximum-likelihood estimate; ``m =
   k``, ``p0 = 1/k`` is Laplace's add-one rule.
 
 - **The posterior mode: the MAP update** (:class:`Dirichlet`; the hidden
