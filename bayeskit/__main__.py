@@ -1,7 +1,7 @@
 """Command-line entry point: ``python -m bayeskit`` (or the ``bayeskit`` command).
 
 ``compare`` (the default) cross-validates the bayeskit classifiers against
-scikit-learn's; ``demo`` prints exact inference on the notes' small networks.
+scikit-learn's; ``demo`` prints exact inference on small textbook networks.
 The tool itself is the package :mod:`bayeskit.cli`.
 """
 

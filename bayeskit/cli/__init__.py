@@ -8,7 +8,7 @@
 - :mod:`~bayeskit.cli.curve`: the learning curve (``--learning-curve``,
   ``--plot``);
 - :mod:`~bayeskit.cli.report`: progress bar, text tables, JSON;
-- :mod:`~bayeskit.cli.demo`: ``demo``, exact inference on the notes' networks.
+- :mod:`~bayeskit.cli.demo`: ``demo``, exact inference on small textbook networks.
 
 Nothing below this package imports it.
 """

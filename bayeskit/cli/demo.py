@@ -1,12 +1,12 @@
 """The demonstration that ``python -m bayeskit demo`` prints.
 
-- Naive Bayes on the PlayTennis data of the reference notes (004): the joint
-  scores and the posterior of the notes' new day.
-- Exact inference on the tree-shaped network of the notes (000, eq. 12.1),
+- Naive Bayes on Mitchell's (1997) PlayTennis data: the joint scores and the
+  posterior of his new day.
+- Exact inference on a tree-shaped network,
   P(X1) P(X2|X1) P(X3|X2) P(X4|X2) P(X5|X4), with binary variables and
   illustrative tables: every marginal by sum-product, with and without
   evidence, and the most probable joint assignment by max-product.
-- The flu network of the notes (001): "headache and high temperature: flu?"
+- A small flu network: "headache and high temperature: flu?"
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def demo_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def playtennis_table() -> pd.DataFrame:
-    """CategoricalNB(m=0) on PlayTennis: the notes' day (Sunny, Cool, High, Strong)."""
+    """CategoricalNB(m=0) on PlayTennis: Mitchell's day (Sunny, Cool, High, Strong)."""
     from ..datasets import load_playtennis
     from ..models import CategoricalNB
 

@@ -2,7 +2,7 @@
 
 ``compare`` (the default) cross-validates the bayeskit classifiers against
 scikit-learn's (:mod:`bayeskit.cli.compare`); ``demo`` prints exact inference
-on the notes' small networks (:mod:`bayeskit.cli.demo`). ``python -m
+on small textbook networks (:mod:`bayeskit.cli.demo`). ``python -m
 bayeskit`` and the ``bayeskit`` command both run :func:`main`.
 """
 
@@ -18,7 +18,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Generative Bayesian models on one belief-propagation core.",
     )
     sub = parser.add_subparsers(dest="command")
-    sub.add_parser("demo", help="exact inference on the lecture-notes tree network")
+    sub.add_parser("demo", help="exact inference on small textbook networks")
     compare = sub.add_parser(
         "compare",
         help="cross-validate the bayeskit classifiers against scikit-learn's "

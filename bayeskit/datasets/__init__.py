@@ -10,7 +10,7 @@ __all__ = ["flu_network", "load_playtennis"]
 
 
 def load_playtennis() -> pd.DataFrame:
-    """The PlayTennis data of Mitchell (1997), the naive Bayes example of the notes.
+    """The PlayTennis data of Mitchell (1997, table 3.2), his naive Bayes example.
 
     Returns
     -------
@@ -33,7 +33,7 @@ def load_playtennis() -> pd.DataFrame:
 
 
 def flu_network():
-    """The flu network of the reference notes (001), with illustrative CPTs.
+    """A small medical-diagnosis network around flu, with illustrative CPTs.
 
     Six binary variables: flu (x1), fever (x2), sinus_infection (x3),
     temperature (x4), sinus_swelling (x5) and headache (x6), with
@@ -43,9 +43,8 @@ def flu_network():
         p(x) = p(x_1)\\, p(x_2 \\mid x_1)\\, p(x_3 \\mid x_1)\\, p(x_4 \\mid x_2)
                \\, p(x_5 \\mid x_3)\\, p(x_6 \\mid x_2, x_5):
 
-    13 free parameters against 63 for the full joint table. The structure is
-    the notes'; **the numbers in the CPTs are made up for illustration** (the
-    notes give none), chosen only to be plausible.
+    13 free parameters against 63 for the full joint table. **The numbers in
+    the CPTs are made up for illustration**, chosen only to be plausible.
 
     Returns
     -------

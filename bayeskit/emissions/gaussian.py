@@ -5,7 +5,8 @@ LDA's, ``Gaussian(DIAG)`` Gaussian naive Bayes', ``Gaussian(SPHERICAL)`` the
 spherical mixtures'. Statistics are the weight, the mean and the centred
 scatter of every state; they merge pairwise (Chan, Golub and LeVeque), never
 as ``E[x^2] - E[x]^2``. Parameters come from statistics and a prior in one
-formula for every structure, the MAP update of the reference notes (001):
+formula for every structure, the MAP update under a conjugate prior on the
+covariance (Fraley and Raftery 2007; Bishop 2006, section 2.3.6):
 
 .. math::
 

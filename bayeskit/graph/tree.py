@@ -1,6 +1,7 @@
 """Belief propagation on trees (and forests) of discrete variables.
 
-The message of the reference notes (000, section 12.1): node ``i`` sends to its
+The sum-product message (Bishop 2006, section 8.4.4; Koller and Friedman 2009,
+section 10.2): node ``i`` sends to its
 neighbour ``j``, once it has heard from all its other neighbours,
 
 .. math::

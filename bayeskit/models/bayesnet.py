@@ -173,7 +173,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
     -----
     **Learning.** With :math:`n_{u,a}` the weighted number of rows in which
     the variable has state :math:`a` and its parents the joint state
-    :math:`u`, the m-estimate of the reference notes (004) is
+    :math:`u`, the m-estimate (Mitchell 1997, section 6.9.1.1) is
 
     .. math::
 
@@ -206,7 +206,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
 
     Examples
     --------
-    The flu network of the reference notes (001), with illustrative CPTs:
+    A small flu network (:func:`bayeskit.datasets.flu_network`), with illustrative CPTs:
     the patient has a headache and a high temperature; does he have the flu?
 
     >>> from bayeskit.datasets import flu_network

@@ -3,7 +3,8 @@
 The latent structure is one component node; the E-step is the graph core's
 posterior over it, fed by the Gaussian family's log-likelihoods; the M-step
 turns the family's statistics under those responsibilities into parameters
-with the prior (reference notes 001: EM for MAP).
+with the prior (EM for MAP estimation: Dempster, Laird and Rubin 1977;
+Fraley and Raftery 2007).
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ class GaussianMixture(BaseLatentModel):
 
     A drop-in for scikit-learn's ``GaussianMixture`` (same parameters,
     attributes and methods), plus ``covariance_prior`` /
-    ``covariance_prior_weight`` (the MAP prior of the reference notes),
+    ``covariance_prior_weight`` (a MAP prior on the covariances, after Fraley
+    and Raftery 2007),
     ``sample_weight`` in :meth:`fit`, and ``lower_bounds_``.
 
     Parameters
@@ -692,7 +694,7 @@ class _FittedMixtures:
 
 
 class GaussianMixtureClassifier(BaseGenerativeClassifier):
-    """One Gaussian mixture per class: the mixture classifier of the notes.
+    """One Gaussian mixture per class: a generative classifier with mixture classes.
 
     The latent structure is the two-level tree class -> component: each class
     has its own :class:`GaussianMixture`, ``p(x | y) = sum_k w_yk N(x; mu_yk,
