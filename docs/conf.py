@@ -10,6 +10,7 @@ output, with the figures, is written to ``docs/auto_examples/``; autosummary
 writes the API pages to ``docs/generated/``. Both are generated, not committed.
 """
 
+import importlib.util
 import os
 import sys
 
@@ -38,6 +39,15 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
+
+# -- Formulas, offline ------------------------------------------------------
+# MathJax renders the formulas in the reader's browser. The PyPI package
+# sphinx-mathjax-offline ships MathJax 3 (its CHTML output with the fonts) and
+# copies it into _static/mathjax, so the pages need no network; without it,
+# sphinx.ext.mathjax loads MathJax from a CDN. (imgmath, rendering at build
+# time, needs LaTeX and dvipng on the build machine.)
+if importlib.util.find_spec("sphinx-mathjax-offline") is not None:
+    extensions.append("sphinx-mathjax-offline")
 
 templates_path = ["_templates"]
 # examples/ holds the gallery sources: sphinx-gallery reads them, Sphinx does not.
@@ -75,6 +85,9 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "show_memory": False,
+    # The execution-times pages (sg_execution_times) load DataTables and
+    # Bootstrap from CDNs: leave them out, so the built pages need no network.
+    "write_computation_times": False,
 }
 
 # -- HTML -------------------------------------------------------------------

@@ -2,7 +2,7 @@ r"""
 The flu network: exact inference in a Bayesian network
 ======================================================
 
-The reference notes' medical network has six binary variables: flu
+A small diagnostic network has six binary variables: flu
 (:math:`x_1`), fever (:math:`x_2`), sinus infection (:math:`x_3`), temperature
 (:math:`x_4`), sinus swelling (:math:`x_5`) and headache (:math:`x_6`), with
 
@@ -14,7 +14,7 @@ The reference notes' medical network has six binary variables: flu
 A patient has a headache and a high temperature: does he have the flu?
 ``bayeskit.datasets.flu_network()`` returns this network as a
 :class:`~bayeskit.BayesianNetwork`, with made-up but plausible conditional
-probability tables (the notes give the structure only).
+probability tables (made up for illustration).
 """
 
 # %%
@@ -98,7 +98,7 @@ posteriors = pd.DataFrame(
 print(posteriors.round(4))
 
 # %%
-# The answer to the notes' question is
+# The answer to the question is
 # :math:`P(\text{flu} \mid \text{headache}, \text{high temperature}) \approx 0.56`,
 # up from a prior of 0.1. The last row shows *explaining away*: a headache makes
 # fever more likely, but a headache together with a swollen sinus, its other
@@ -143,7 +143,8 @@ print("edges:", tree.edges)
 # d-separation
 # ------------
 # Independence can be read off the graph without looking at the numbers. Four
-# questions, answered by the ancestral-moral-graph test of the notes:
+# questions, answered by the ancestral moral graph test (Lauritzen, Dawid, Larsen
+# and Leimer, 1990):
 
 questions = [
     ("temperature", "headache", ["fever"]),

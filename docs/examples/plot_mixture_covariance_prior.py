@@ -8,7 +8,7 @@ zero and drive the likelihood to infinity. Real data do this: a sensor stuck at 
 value, a feature that is an exact function of another. This example fits
 :class:`~bayeskit.GaussianMixture` to such data three ways: by plain maximum
 likelihood, with scikit-learn's remedy (a tiny ``reg_covar`` added to every
-covariance), and with the MAP covariance prior of the reference notes.
+covariance), and with a MAP prior on the covariances (Fraley and Raftery, 2007).
 """
 
 # %%
@@ -55,7 +55,7 @@ except ValueError as exc:
 # -------------------------------
 # scikit-learn's default adds :math:`10^{-6}` to the diagonal of every covariance:
 # the fit runs, but two components become needles of variance :math:`10^{-6}` on
-# the line and on the repeated point. The notes' alternative is a prior on each
+# the line and on the repeated point. The Bayesian alternative is a prior on each
 # covariance, :math:`\log p(\Sigma_k) = -\tfrac{\eta}{2}(\log|\Sigma_k| +
 # \operatorname{tr}(\Sigma_k^{-1} S))` up to a constant, which turns the M-step into
 #

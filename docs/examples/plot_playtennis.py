@@ -1,11 +1,11 @@
 """
-Naive Bayes on PlayTennis: the notes' worked example
+Naive Bayes on PlayTennis: Mitchell's worked example
 ====================================================
 
-The fourteen days of Mitchell's PlayTennis table are the running example of the
-reference notes on naive Bayes. :class:`~bayeskit.CategoricalNB` takes the table as it
-is (strings, no encoder), reproduces the notes' numbers with ``m=0`` (maximum
-likelihood), and shows what the m-estimate changes.
+The fourteen days of the PlayTennis table are the naive Bayes example of Mitchell's
+*Machine Learning* (1997, section 6.9.1). :class:`~bayeskit.CategoricalNB` takes the
+table as it is (strings, no encoder), reproduces the book's numbers with ``m=0``
+(maximum likelihood), and shows what the m-estimate changes.
 """
 
 # %%
@@ -27,7 +27,7 @@ print(df)
 # Learning: the conditional tables
 # --------------------------------
 # With ``m=0`` every table is a relative frequency: :math:`\hat P(x_j = a \mid y = c)
-# = n_{c,j,a} / n_{c,j}`. The tables of the notes come out as they are, for example
+# = n_{c,j,a} / n_{c,j}`. Mitchell's tables come out as they are, for example
 # Outlook given the class (rows: No, Yes; columns: the categories in sorted order).
 
 clf = CategoricalNB(m=0).fit(X, y)
@@ -40,7 +40,7 @@ print("P(class)    ", dict(zip(clf.classes_, class_prior.round(4).tolist())))
 # %%
 # Prediction: the day (Sunny, Cool, High, Strong)
 # -----------------------------------------------
-# The joint scores :math:`P(x, y)` are the products of the notes,
+# The joint scores :math:`P(x, y)` are Mitchell's products,
 # :math:`\tfrac{2}{9}\cdot\tfrac{3}{9}\cdot\tfrac{3}{9}\cdot\tfrac{3}{9}\cdot
 # \tfrac{9}{14} \approx 0.0053` for Yes and
 # :math:`\tfrac{3}{5}\cdot\tfrac{1}{5}\cdot\tfrac{4}{5}\cdot\tfrac{3}{5}\cdot
