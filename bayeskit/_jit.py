@@ -20,6 +20,15 @@ and :func:`run_parallel` runs the parallel one safely from several threads
 whatever numba's threading layer (its ``workqueue`` fallback, used where no
 OpenMP or TBB runtime is installed, aborts the process when two threads
 launch parallel work at once).
+
+:func:`interpreted` gives a kernel's own source run by the Python interpreter
+(with the kernels it calls interpreted too): the same arithmetic in the same
+order, at interpreter speed but with nothing to compile. Work so small that
+compiling a kernel would cost far more than running its source (a first fit on
+a few hundred rows in a fresh environment, where the disk cache is empty) runs
+it, through :func:`run_small` (``run_parallel`` with ``n_threads=0``), until
+the kernel has spent ``_INTERPRET_BUDGET`` seconds interpreted in this process
+or is compiled anyway: many small calls then get the compiled kernel.
 """
 
 from __future__ import annotations
@@ -28,13 +37,15 @@ import os
 import stat
 import tempfile
 import threading
+import time
 import types
 from contextlib import suppress
+from functools import cache
 
 import numba
 from numba.core import caching
 
-__all__ = ["njit", "parallel_pair", "run_parallel"]
+__all__ = ["interpreted", "njit", "parallel_pair", "run_parallel", "run_small"]
 
 
 def _numba_name(*names):
@@ -195,10 +206,13 @@ _layer_is_thread_safe: bool | None = None
 
 
 def run_parallel(pair: _Pair, n_threads: int, chunksize: int, *args):
-    """Run ``pair`` on at most ``n_threads`` threads (1: its serial variant),
-    handing out ``chunksize`` iterations of its parallel loop at a time (0:
-    equal static blocks)."""
+    """Run ``pair`` on at most ``n_threads`` threads (1: its serial variant; 0:
+    its source, :func:`interpreted`, nothing compiled), handing out
+    ``chunksize`` iterations of its parallel loop at a time (0: equal static
+    blocks)."""
     global _layer_is_thread_safe
+    if n_threads <= 0:
+        return run_small(pair, *args)
     previous = numba.get_num_threads()
     n_threads = max(1, min(n_threads, previous))
     if n_threads == 1:
@@ -219,3 +233,55 @@ def run_parallel(pair: _Pair, n_threads: int, chunksize: int, *args):
         result = launch()
         _layer_is_thread_safe = numba.threading_layer() in _THREAD_SAFE_LAYERS
     return result
+
+
+# Seconds a kernel may run interpreted in a process before it is compiled
+# (a few times what compiling it takes, so a first use never pays for it, and
+# a process that keeps calling it with small work soon runs it compiled).
+_INTERPRET_BUDGET = 1.0
+_interpreted_seconds: dict = {}
+
+
+def _compiled(kernel) -> bool:
+    if isinstance(kernel, _Pair):
+        kernel = kernel._variants.get(False)
+    return kernel is not None and bool(kernel.signatures)
+
+
+def run_small(kernel, *args):
+    """Run ``kernel`` (a dispatcher or a pair's serial variant) on work too small
+    to pay for compiling it: :func:`interpreted`, unless it is compiled already
+    or has used up its interpreted time in this process."""
+    spent = _interpreted_seconds.get(kernel, 0.0)
+    if spent >= _INTERPRET_BUDGET or _compiled(kernel):
+        return kernel(*args)  # a pair's __call__ is its serial variant
+    start = time.perf_counter()
+    try:
+        return interpreted(kernel)(*args)
+    finally:
+        _interpreted_seconds[kernel] = spent + time.perf_counter() - start
+
+
+@cache
+def interpreted(kernel):
+    """The Python function behind ``kernel`` (an :func:`njit` dispatcher or a
+    :func:`parallel_pair`), calling the interpreted versions of the kernels it
+    calls, so that running it compiles nothing.
+
+    ``numba.prange`` is ``range`` in Python, so a parallel loop runs serially,
+    in order. The kernels' own arithmetic is kept; only what numba's typing
+    would change (integer overflow, which the kernels never rely on) differs.
+    """
+    func = kernel.func if isinstance(kernel, _Pair) else kernel.py_func
+    namespace = dict(func.__globals__)
+    for name in func.__code__.co_names:
+        value = namespace.get(name)
+        if isinstance(value, _Pair | numba.core.registry.CPUDispatcher):
+            namespace[name] = interpreted(value)
+    copy = types.FunctionType(
+        func.__code__, namespace, func.__name__, func.__defaults__, func.__closure__
+    )
+    copy.__qualname__ = func.__qualname__
+    copy.__module__ = func.__module__
+    copy.__doc__ = func.__doc__
+    return copy

@@ -110,6 +110,8 @@ def _normalize_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Three compiled passes (shift by the row maximum; row sums; subtract) with
     numpy's vectorised ``exp`` and ``log`` between them.
     """
+    if a.size < _NUMPY_SIZE:
+        return _normalize_rows_numpy(a)
     out = np.empty_like(a)
     shift = np.empty(a.shape[0])
     _shift_rows(a, out, shift)
@@ -118,6 +120,25 @@ def _normalize_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     log_total = safe_log(total)
     lse = log_total + shift
     _subtract_rows(a, out, log_total, lse)
+    return out, lse
+
+
+# Below this many entries the rows are normalised by numpy alone: the
+# compiled passes save microseconds there, and compiling them takes a second or
+# more in an environment whose disk cache is empty (a first fit).
+_NUMPY_SIZE = 1 << 14
+
+
+def _normalize_rows_numpy(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_normalize_rows` in numpy: the same shifts, sums and results."""
+    top = np.max(a, axis=1, initial=-np.inf)  # NaN where the row holds NaN
+    shift = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = a - shift[:, None]
+        log_total = safe_log(np.exp(out).sum(axis=1))
+        lse = log_total + shift
+        finite = np.abs(lse) < np.inf
+        out = np.where(finite[:, None], out - log_total[:, None], a)
     return out, lse
 
 

@@ -12,18 +12,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 # Fits and scores two HMMs (chain kernels, Gaussian and categorical emissions)
-# and a naive Bayes, and prints the numbers.
+# and a naive Bayes, and prints the numbers. The data are large enough for the
+# compiled kernels (smaller work runs them interpreted, compiling nothing).
 _FIRST_USE = """
 import json
 import numpy as np
 from bayeskit import CategoricalHMM, GaussianHMM, GaussianNB
 rng = np.random.default_rng(0)
-X = rng.normal(size=(60, 2))
+X = rng.normal(size=(10000, 2))
 y = (X[:, 0] > 0).astype(int)
-out = {"nb": GaussianNB().fit(X, y).predict_proba(X[:3]).tolist()}
+out = {"nb": GaussianNB().fit(X, y).predict_proba(X)[:3].tolist()}
 hmm = GaussianHMM(2, random_state=0, n_iter=3).fit(X)
 out["gaussian_hmm"] = hmm.score(X)
-symbols = rng.integers(0, 3, size=(50, 1))
+symbols = rng.integers(0, 3, size=(10000, 1))
 out["categorical_hmm"] = CategoricalHMM(2, random_state=0, n_iter=3).fit(symbols).score(
     symbols
 )

@@ -20,7 +20,9 @@ a serial kernel compiles three to four times faster than a parallel one.
 
 from __future__ import annotations
 
-from .._jit import njit
+import functools
+
+from .._jit import njit, run_small
 
 __all__ = [
     "categorical_counts",
@@ -32,6 +34,30 @@ __all__ = [
 
 _JIT = {"nogil": True, "error_model": "numpy"}
 
+# Below this many cells (rows x features x states) a kernel runs its source in
+# the interpreter (see bayeskit._jit.run_small): a millisecond or two there,
+# where compiling it takes about a second in an environment whose disk cache
+# is empty (a first fit).
+_INTERPRET_CELLS = 1 << 13
+
+
+def _small_work(size):
+    """Decorate a compiled kernel: calls whose ``size(*args)`` is below
+    ``_INTERPRET_CELLS`` run it interpreted; ``.compiled`` is the kernel."""
+
+    def decorate(kernel):
+        @functools.wraps(kernel.py_func)
+        def call(*args):
+            if size(*args) < _INTERPRET_CELLS:
+                return run_small(kernel, *args)
+            return kernel(*args)
+
+        call.compiled = kernel
+        return call
+
+    return decorate
+
+
 # Rows summed in one block before the block's sum joins the total: sums of
 # many terms then grow their rounding error with the number of blocks, not of
 # rows.
@@ -40,6 +66,7 @@ _BLOCK = 4096
 
 # Reassociation lets LLVM vectorise the sum over features (only the order of
 # the additions changes; NaN and infinities keep their IEEE meaning).
+@_small_work(lambda X, means, *_: X.size * len(means))
 @njit(**_JIT, fastmath={"reassoc", "contract"})
 def diag_log_likelihood(X, means, half_prec, log_norm, norm, out):  # pragma: no cover
     """``out[i, k] = sum_j log_norm[k, j] - half_prec[k, j] (x_ij - mu_kj)^2``
@@ -70,6 +97,7 @@ def diag_log_likelihood(X, means, half_prec, log_norm, norm, out):  # pragma: no
                 out[i, k] = acc
 
 
+@_small_work(lambda X, *_: X.size)
 @njit(**_JIT)
 def diag_class_moments(
     X, weights, labels, ref, weight, mean, scatter, block
@@ -127,6 +155,7 @@ def diag_class_moments(
                 block[k, j] = 0.0
 
 
+@_small_work(lambda codes, offsets, log_prob, out: out.size * codes.shape[1])
 @njit(**_JIT)
 def categorical_log_likelihood(codes, offsets, log_prob, out):  # pragma: no cover
     """``out[i, k] = sum_j log_prob[offsets[j] + codes[i, j], k]`` over the
@@ -144,6 +173,7 @@ def categorical_log_likelihood(codes, offsets, log_prob, out):  # pragma: no cov
                     out[i, k] += log_prob[r, k]
 
 
+@_small_work(lambda codes, *_: codes.size)
 @njit(**_JIT)
 def categorical_counts(codes, offsets, weights, labels, counts):  # pragma: no cover
     """``counts[offsets[j] + codes[i, j], labels[i]] += weights[i, labels[i]]``
@@ -158,6 +188,7 @@ def categorical_counts(codes, offsets, weights, labels, counts):  # pragma: no c
                 counts[offsets[j] + a, k] += w
 
 
+@_small_work(lambda codes, offsets, weights, counts: codes.size * weights.shape[1])
 @njit(**_JIT)
 def categorical_soft_counts(codes, offsets, weights, counts):  # pragma: no cover
     """``counts[offsets[j] + codes[i, j], :] += weights[i, :]`` over the

@@ -60,6 +60,12 @@ _SUM_TOL = 1e-8
 _TASKS_PER_THREAD = 8
 _MIN_PARALLEL_WORK = 1 << 22
 
+# Below this work (steps x states**2) the kernels run their source in the
+# interpreter (``run_parallel`` with no threads, see bayeskit._jit.run_small):
+# a pass takes a few milliseconds there, where compiling the kernels takes
+# seconds in an environment whose disk cache is empty (a first fit).
+_INTERPRET_WORK = 1 << 14
+
 # With every transition probability at least _SAFE_TRANSITION, a state dropped
 # by the scaling is harmless (see docs/hmm.rst, chain-numerics);
 # otherwise the scaled kernels watch for lost states (see _chain_kernels).
@@ -654,11 +660,15 @@ def _sequence_bounds(lengths, n_steps: int, steps: str) -> np.ndarray:
 def _parallel_plan(shape: tuple[int, int], n_sequences: int) -> tuple[int, int]:
     """Threads to use and tasks to split the sequences into.
 
-    One thread when the work is too small to pay for waking the others;
+    No thread (the kernels' source, interpreted) when the work is too small
+    to pay for compiling them; one when it is too small to pay for waking the
+    others;
     several tasks per thread, handed out one at a time, even out sequences
     of unequal length.
     """
     n_steps, n_states = shape
+    if n_steps * n_states * n_states < _INTERPRET_WORK:
+        return 0, 1  # interpreted: see run_small
     if n_steps * n_states * n_states < _MIN_PARALLEL_WORK:
         return 1, 1
     n_threads = numba.get_num_threads()
@@ -719,7 +729,7 @@ def _scaled_emissions(
     scaled = np.empty_like(log_emission)
     shift = np.empty(len(log_emission))
     if log_emission.size < _MIN_PARALLEL_WORK >> 4:
-        n_threads = 1  # a small table: not worth waking the other threads
+        n_threads = min(n_threads, 1)  # not worth waking the other threads
     if run_parallel(_shift_rows, n_threads, 0, log_emission, scaled, shift):
         raise ValueError("log_emission contains NaN or +inf.")
     np.exp(scaled, out=scaled)

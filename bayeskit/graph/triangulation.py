@@ -12,13 +12,14 @@ forest on separator sizes, the junction tree's edges.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import njit
+from .._jit import njit, run_small
 
 __all__ = ["maximal_cliques", "min_fill_order", "triangulate"]
 
@@ -152,7 +153,10 @@ def _eliminate(
     if n == 0:
         return _Elimination([], np.zeros((0, 0), dtype=bool), [], [], [])
     given = np.array([] if order is None else order, dtype=np.int64)
-    out = _elimination_kernel(
+    kernel = _elimination_kernel
+    if n <= _INTERPRET_NODES:
+        kernel = functools.partial(run_small, _elimination_kernel)
+    out = kernel(
         n,
         np.array(groups, dtype=np.int64),
         np.array(offsets, dtype=np.int64),
@@ -173,6 +177,11 @@ def _eliminate(
 # changes the score of its neighbours (recomputed) and of the nodes outside
 # its clique next to both ends of a fill edge (one missing edge fewer) only.
 _JIT = {"error_model": "numpy"}
+
+# Graphs of at most this many nodes are eliminated by the kernel's source in
+# the interpreter (see bayeskit._jit.run_small): a few milliseconds, where
+# compiling the kernel takes seconds in an environment whose cache is empty.
+_INTERPRET_NODES = 16
 
 
 @njit(**_JIT)

@@ -85,14 +85,21 @@ def integer_categories(X: np.ndarray) -> list | None:
         return None
     low = np.empty(d, dtype=np.intp)
     high = np.empty(d, dtype=np.intp)
-    _column_ranges(values, low, high)
+    if values.size < _NUMPY_SIZE:
+        values.min(axis=0, out=low)
+        values.max(axis=0, out=high)
+    else:
+        _column_ranges(values, low, high)
     spans = [int(h) - int(lo) + 1 for lo, h in zip(low, high)]  # no overflow
     if sum(spans) > values.size + (1 << 16):
         return None
     offsets = np.zeros(d + 1, dtype=np.intp)
     np.cumsum(spans, out=offsets[1:])
     seen = np.zeros(offsets[-1], dtype=np.bool_)
-    _mark_values(values, offsets[:-1] - low, seen)
+    if values.size < _NUMPY_SIZE:
+        seen[values + (offsets[:-1] - low)] = True
+    else:
+        _mark_values(values, offsets[:-1] - low, seen)
     return [
         (low[j] + np.flatnonzero(seen[offsets[j] : offsets[j + 1]])).astype(X.dtype)
         for j in range(d)
@@ -104,7 +111,16 @@ def count_out_of_range(codes: np.ndarray, n_categories: np.ndarray) -> int:
 
     ``codes`` is a C-ordered ``intp`` matrix.
     """
-    return int(_count_out_of_range(codes, np.asarray(n_categories, dtype=np.intp)))
+    n_categories = np.asarray(n_categories, dtype=np.intp)
+    if codes.size < _NUMPY_SIZE:
+        return int(np.count_nonzero((codes < 0) | (codes >= n_categories)))
+    return int(_count_out_of_range(codes, n_categories))
+
+
+# Below this many cells numpy does the passes below: the compiled ones save
+# microseconds there, and compiling them takes a second in an environment whose
+# disk cache is empty (a first fit).
+_NUMPY_SIZE = 1 << 14
 
 
 # Serial, as the emission kernels are (see bayeskit.emissions._kernels).
