@@ -243,15 +243,21 @@ _interpreted_seconds: dict = {}
 
 
 def _compiled(kernel) -> bool:
+    """Compiled in this process, or in the disk cache (a load of milliseconds)."""
     if isinstance(kernel, _Pair):
-        kernel = kernel._variants.get(False)
-    return kernel is not None and bool(kernel.signatures)
+        kernel = kernel.variant(False)  # creating a dispatcher compiles nothing
+    if kernel.signatures:
+        return True
+    cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
+    index = getattr(cache_file, "_index_path", None)
+    return index is not None and os.path.exists(index)
 
 
 def run_small(kernel, *args):
     """Run ``kernel`` (a dispatcher or a pair's serial variant) on work too small
     to pay for compiling it: :func:`interpreted`, unless it is compiled already
-    or has used up its interpreted time in this process."""
+    (in this process or in the disk cache) or has used up its interpreted time
+    in this process."""
     spent = _interpreted_seconds.get(kernel, 0.0)
     if spent >= _INTERPRET_BUDGET or _compiled(kernel):
         return kernel(*args)  # a pair's __call__ is its serial variant

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
+
 from .._jit import njit, run_small
 
 __all__ = [
@@ -41,14 +43,18 @@ _JIT = {"nogil": True, "error_model": "numpy"}
 _INTERPRET_CELLS = 1 << 13
 
 
-def _small_work(size):
+def _small_work(size, numpy=None):
     """Decorate a compiled kernel: calls whose ``size(*args)`` is below
-    ``_INTERPRET_CELLS`` run it interpreted; ``.compiled`` is the kernel."""
+    ``_INTERPRET_CELLS`` run ``numpy(*args)`` (the same result by whole-array
+    operations, as fast as the compiled kernel at that size) or, without one,
+    the kernel interpreted; ``.compiled`` is the kernel."""
 
     def decorate(kernel):
         @functools.wraps(kernel.py_func)
         def call(*args):
             if size(*args) < _INTERPRET_CELLS:
+                if numpy is not None:
+                    return numpy(*args)
                 return run_small(kernel, *args)
             return kernel(*args)
 
@@ -64,9 +70,24 @@ def _small_work(size):
 _BLOCK = 4096
 
 
+def _diag_log_likelihood_numpy(X, means, half_prec, log_norm, norm, out):
+    """:func:`diag_log_likelihood` by numpy, for small ``X`` (the kernel's
+    ``(n, n_states, d)`` deviations fit in a few cache lines' worth)."""
+    r = X[:, None, :] - means[None, :, :]
+    with np.errstate(over="ignore"):  # a square beyond float64: -inf, as compiled
+        sq = half_prec[None] * r * r
+    quad = sq.sum(axis=2)
+    np.subtract(norm[None, :], quad, out=out)
+    redo = np.isnan(quad)
+    if redo.any():  # rows with missing values: sum over the observed features
+        observed = ~np.isnan(X)[:, None, :]
+        terms = np.where(observed, log_norm[None] - np.where(observed, sq, 0.0), 0.0)
+        out[redo] = terms.sum(axis=2)[redo]
+
+
 # Reassociation lets LLVM vectorise the sum over features (only the order of
 # the additions changes; NaN and infinities keep their IEEE meaning).
-@_small_work(lambda X, means, *_: X.size * len(means))
+@_small_work(lambda X, means, *_: X.size * len(means), numpy=_diag_log_likelihood_numpy)
 @njit(**_JIT, fastmath={"reassoc", "contract"})
 def diag_log_likelihood(X, means, half_prec, log_norm, norm, out):  # pragma: no cover
     """``out[i, k] = sum_j log_norm[k, j] - half_prec[k, j] (x_ij - mu_kj)^2``
@@ -155,7 +176,17 @@ def diag_class_moments(
                 block[k, j] = 0.0
 
 
-@_small_work(lambda codes, offsets, log_prob, out: out.size * codes.shape[1])
+def _categorical_log_likelihood_numpy(codes, offsets, log_prob, out):
+    """:func:`categorical_log_likelihood` by numpy, for small ``codes``."""
+    observed = codes >= 0
+    rows = np.where(observed, offsets[None, : codes.shape[1]] + codes, 0)
+    out[...] = np.where(observed[:, :, None], log_prob[rows], 0.0).sum(axis=1)
+
+
+@_small_work(
+    lambda codes, offsets, log_prob, out: out.size * codes.shape[1],
+    numpy=_categorical_log_likelihood_numpy,
+)
 @njit(**_JIT)
 def categorical_log_likelihood(codes, offsets, log_prob, out):  # pragma: no cover
     """``out[i, k] = sum_j log_prob[offsets[j] + codes[i, j], k]`` over the

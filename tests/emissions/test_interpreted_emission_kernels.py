@@ -81,3 +81,42 @@ def test_encoding_numpy_passes_match_the_compiled_ones(monkeypatch):
             )
         )
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("missing", [False, True])
+def test_diag_log_likelihood_numpy_path_matches_the_kernel(missing):
+    """Small work takes the numpy path; it agrees with the compiled kernel,
+    missing values, data far from the origin and overflow included."""
+    rng = np.random.default_rng(11 + missing)
+    n, d, s = 70, 5, 3
+    X = rng.normal(size=(n, d)) * 10 + 1e6
+    X[0, 0] = 1e300  # the square overflows: -inf in both
+    if missing:
+        X[rng.random(size=X.shape) < 0.2] = np.nan
+        X[1] = np.nan  # a row with nothing observed: 0 in both
+    means = rng.normal(size=(s, d)) + 1e6
+    half_prec = rng.random(size=(s, d)) + 0.1
+    log_norm = rng.normal(size=(s, d))
+    args = (X, means, half_prec, log_norm, log_norm.sum(1))
+    assert X.size * s < k._INTERPRET_CELLS  # the numpy path
+    small, compiled = np.empty((n, s)), np.empty((n, s))
+    k.diag_log_likelihood(*args, small)
+    k.diag_log_likelihood.compiled(*args, compiled)
+    assert_allclose(small, compiled, rtol=1e-12, atol=1e-9)
+    assert np.isneginf(small[0]).all() == np.isneginf(compiled[0]).all()
+
+
+def test_categorical_log_likelihood_numpy_path_matches_the_kernel():
+    rng = np.random.default_rng(5)
+    n, d, s = 90, 4, 3
+    cards = np.array([2, 5, 3, 4])
+    offsets = np.concatenate([[0], np.cumsum(cards)[:-1]]).astype(np.intp)
+    codes = (rng.integers(0, 100, size=(n, d)) % cards).astype(np.intp)
+    codes[rng.random(size=codes.shape) < 0.15] = -1
+    log_prob = np.log(rng.random(size=(cards.sum(), s)))
+    log_prob[3, 1] = -np.inf  # a zero-probability category (m = 0)
+    assert n * s * d < k._INTERPRET_CELLS
+    small, compiled = np.empty((n, s)), np.empty((n, s))
+    k.categorical_log_likelihood(codes, offsets, log_prob, small)
+    k.categorical_log_likelihood.compiled(codes, offsets, log_prob, compiled)
+    assert_allclose(small, compiled, rtol=1e-12, atol=1e-12)

@@ -130,3 +130,28 @@ def test_elimination_interpreted_matches_compiled(n):
         kernel = triangulation._elimination_kernel
         for ours, theirs in zip(_jit.interpreted(kernel)(*args), kernel(*args)):
             assert_array_equal(ours, theirs)
+
+
+def test_a_kernel_in_the_disk_cache_runs_compiled(monkeypatch, tmp_path):
+    """Loading a cached kernel costs milliseconds: small work then runs it
+    compiled rather than interpreted."""
+    from types import SimpleNamespace
+
+    calls = []
+    index = tmp_path / "kernel.nbi"
+
+    class Kernel:
+        signatures = []
+        _cache = SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(index)))
+
+        def __call__(self, x):
+            calls.append("compiled")
+            return x
+
+    monkeypatch.setattr(_jit, "interpreted", lambda k: lambda x: calls.append("i"))
+    monkeypatch.setattr(_jit, "_interpreted_seconds", {})
+    kernel = Kernel()
+    _jit.run_small(kernel, 1)
+    index.write_bytes(b"")
+    _jit.run_small(kernel, 2)
+    assert calls == ["i", "compiled"]
