@@ -154,7 +154,7 @@ def _check_priors(priors, k: int) -> np.ndarray:
         warnings.warn(
             f"The priors do not sum to 1 (they sum to {total:.6g}): renormalizing them",
             UserWarning,
-            stacklevel=6,
+            stacklevel=7,
         )
     return p / total
 
@@ -266,16 +266,9 @@ class _GaussianClassifier(BaseGenerativeClassifier):
             return np.stack([_shrunk(c, self.shrinkage) for c in base])
         return base
 
-    def _check_params_vs_data(self) -> None:
+    def _checked_priors(self, k: int):
         """Priors that do not sum to one are renormalised with a warning."""
-        if self.priors is None:
-            return super()._check_params_vs_data()
-        priors = self.priors
-        self.priors = _check_priors(priors, len(self.classes_))
-        try:
-            super()._check_params_vs_data()
-        finally:
-            self.priors = priors
+        return None if self.priors is None else _check_priors(self.priors, k)
 
     def _update_params(self) -> None:
         try:

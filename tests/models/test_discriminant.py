@@ -315,8 +315,9 @@ def test_lda_priors_weight_the_covariance_as_sklearn(solver):
 @pytest.mark.parametrize("est", [LDA, QDA])
 def test_priors_not_summing_to_one_are_renormalised_with_a_warning(est):
     X, y = unbalanced()
-    with pytest.warns(UserWarning, match="do not sum to 1"):
+    with pytest.warns(UserWarning, match="do not sum to 1") as record:
         ours = est(priors=[1.0, 2.0, 1.0]).fit(X, y)
+    assert record[0].filename == __file__  # it points at the caller's line
     np.testing.assert_allclose(ours.priors_, [0.25, 0.5, 0.25])
     peer = getattr(skda, est.__name__)
     with pytest.warns(UserWarning) if est is LDA else warnings_as_errors():
