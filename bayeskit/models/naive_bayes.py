@@ -338,8 +338,6 @@ def _prepare_categorical(est, X, reset, sample_weight):
         if est._part.new_categories(cols, [explicit] * len(cols), keep):
             est._grow_stats(old)
     est.categories_ = est._part.categories
-    if integers and est._part.coded.all() and X.size and X.min() < 0:
-        raise ValueError(_NEGATIVE.format(_feature_name(est, int(np.argmin(X.min(0))))))
     codes = est._part.integer_codes(X, in_range=found) if integers else None
     if codes is None:
         cols = _columns(X) if cols is None else cols
