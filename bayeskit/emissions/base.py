@@ -1,10 +1,92 @@
-"""What the emission families share: statistics of a product of families."""
+"""The protocol every emission family follows, and the statistics they share.
+
+An emission family is the message from the observed features into a latent
+structure. It knows nothing about the structure: it scores data under every
+state and turns weighted data into statistics and statistics into
+parameters. The structure (a node, a chain, a network) supplies the weights:
+one-hot labels in a supervised fit, posteriors in EM.
+
+A family is a small object built once per fit from the estimator's
+parameters (its configuration: the categories of each feature, the
+covariance structure, ...). Its parameters and statistics are separate
+values, so the family itself holds no fitted state:
+
+- ``log_likelihood(X, params)``: ``log p(x_i | z = k)``, ``(n, n_states)``;
+- ``stats(X, weights, labels=None)``: statistics under ``weights`` of shape
+  ``(n, n_states)``; they add with ``+``, :meth:`Emission.zeros` is their
+  zero, and ``total_weight`` their weight per state;
+- ``map_params(stats, prior, previous=None)``: parameters from statistics
+  and a prior object of :mod:`bayeskit.priors` (``previous`` for updates
+  that keep what no data reached, such as the structural zeros of a table);
+- ``log_prior(params, prior)``: the prior's log density at ``params``, up to
+  its constant (EM monitors log-likelihood plus this);
+- ``n_parameters(n_states)``: free scalars, for BIC and AIC;
+- ``init_params(X, weights, n_states, random_state)``: first parameters for
+  EM;
+- ``sample(params, states, random_state)``: one row per state given.
+
+A family may also offer ``messages(X, params)``: the message in the form the
+chain kernels read fastest. The default is the dense log-likelihood; the
+categorical family answers with a table of one row per symbol and the codes
+that index it.
+"""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-__all__ = ["ProductStats"]
+import numpy as np
+
+__all__ = ["Emission", "ProductStats"]
+
+
+class Emission(ABC):
+    """Base of the emission families (see the module for the protocol)."""
+
+    @abstractmethod
+    def log_likelihood(self, X, params) -> np.ndarray:
+        """``log p(x_i | z = k)`` for every row and state, ``(n, n_states)``."""
+
+    @abstractmethod
+    def stats(self, X, weights: np.ndarray, labels: np.ndarray | None = None):
+        """Statistics of ``X`` under ``weights`` of shape ``(n, n_states)``.
+
+        ``labels`` may be given when each row's weight sits on one state (a
+        supervised fit): a family may then take a faster path.
+        """
+
+    @abstractmethod
+    def zeros(self, n_states: int):
+        """The statistics of no data: the zero of ``+``."""
+
+    @abstractmethod
+    def map_params(self, stats, prior=None, previous=None):
+        """Parameters from statistics and ``prior`` (None: maximum likelihood)."""
+
+    def log_prior(self, params, prior=None) -> float:
+        """Log density of ``prior`` at ``params``, up to its constant."""
+        return 0.0 if prior is None else float(prior.log_density(params))
+
+    @abstractmethod
+    def n_parameters(self, n_states: int) -> int:
+        """Free scalar parameters of ``n_states`` states."""
+
+    def init_params(self, X, weights: np.ndarray, n_states: int, random_state):
+        """First parameters for EM: by default the MAP parameters of the
+        statistics under ``weights`` (responsibilities of an initialiser)."""
+        return self.map_params(self.stats(X, weights))
+
+    def sample(self, params, states: np.ndarray, random_state) -> np.ndarray:
+        """One row drawn from the emission of every state in ``states``."""
+        raise NotImplementedError(f"{type(self).__name__} does not sample")
+
+    def messages(self, X, params):
+        """The message as the chain kernels read it: ``(log table, codes)``.
+
+        The default is the dense log-likelihood with no codes.
+        """
+        return self.log_likelihood(X, params), None
 
 
 @dataclass(frozen=True)
