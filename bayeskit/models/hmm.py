@@ -37,6 +37,7 @@ from .._validation import (
 from ..emissions import Gaussian, GaussianParams, covariance_from_name
 from ..graph.chain import forward, forward_backward, viterbi
 from ..priors import Dirichlet
+from ._em import BaseLatentModel
 from ._encoding import encode_column, fit_categories, is_missing
 from ._monitor import ConvergenceMonitor
 from ._sequences import (
@@ -44,7 +45,6 @@ from ._sequences import (
     _check_sequence_weight,
     _split,
 )
-from .base import BaseLatentModel
 
 __all__ = ["CategoricalHMM", "ConvergenceMonitor", "GaussianHMM"]
 

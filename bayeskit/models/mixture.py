@@ -34,12 +34,8 @@ from .._validation import (
 from ..emissions import Gaussian, GaussianParams, GaussianStats, covariance_from_name
 from ..emissions.covariance import precision_cholesky_from_precision
 from ..graph import LatentNode
-from .base import (
-    BaseGenerativeClassifier,
-    BaseLatentModel,
-    float_input,
-    keep_input_dtype,
-)
+from ._em import BaseLatentModel
+from .base import BaseGenerativeClassifier, float_input, keep_input_dtype
 
 __all__ = ["GaussianMixture", "GaussianMixtureClassifier", "select_mixture"]
 
