@@ -34,8 +34,16 @@ __all__ = [
 ]
 
 
-def check_sample_weight(sample_weight, X) -> np.ndarray:
-    """Non-negative float64 weights of shape (n_samples,), ones when None."""
+def check_sample_weight(sample_weight, X, allow_all_zero=False) -> np.ndarray:
+    """Non-negative float64 weights of shape (n_samples,), ones when None.
+
+    ``allow_all_zero``: weights that are all zero are valid (one chunk of
+    many, whose rows all count for nothing).
+    """
+    if allow_all_zero and sample_weight is not None:
+        w = np.asarray(sample_weight)
+        if w.ndim == 1 and w.shape[0] == _num_samples(X) and w.size and not w.any():
+            return np.zeros(w.shape[0])
     return _check_sample_weight(
         sample_weight, X, dtype=np.float64, ensure_non_negative=True
     )

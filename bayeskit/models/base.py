@@ -10,10 +10,10 @@ a cost matrix the class of least expected cost.
 
 from __future__ import annotations
 
-import warnings
 from abc import abstractmethod
 from dataclasses import dataclass
 from numbers import Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -30,12 +30,14 @@ from .._validation import (
     check_probability_vector,
     check_sample_weight,
 )
+from .._warnings import warn
 from ..graph import LatentNode
 from ..priors import log_m_estimate
 
 __all__ = [
     "BaseGenerativeClassifier",
     "ClassifierStats",
+    "Triple",
     "float_input",
     "keep_input_dtype",
 ]
@@ -59,6 +61,32 @@ def keep_input_dtype(est, dtype, *names) -> None:
             setattr(est, name, [np.asarray(v, np.float32) for v in value])
         elif value is not None:
             setattr(est, name, np.asarray(value, np.float32))
+
+
+class Triple(NamedTuple):
+    """What every bayeskit model is: a latent structure x an emission family x
+    a prior.
+
+    Each estimator builds its triple from its parameters in one method,
+    ``_make_components()``, called in ``fit`` (never in ``__init__``): a
+    string option is resolved there, once, to an object.
+
+    Attributes
+    ----------
+    structure : object
+        The latent structure of :mod:`bayeskit.graph` (``LatentNode``,
+        ``LatentChain``, ``BayesNet``).
+    emission : object
+        The emission family of :mod:`bayeskit.emissions`.
+    prior : object
+        The prior objects of :mod:`bayeskit.priors` that turn statistics into
+        parameters (for models with several parameter tables, a small tuple of
+        them).
+    """
+
+    structure: object
+    emission: object
+    prior: object
 
 
 @dataclass(frozen=True)
@@ -189,6 +217,92 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         return self._partial_fit(X, y, classes, sample_weight, reset=first)
 
     def _partial_fit(self, X, y, classes, sample_weight, reset: bool, refit=False):
+        stats = self._summarize(X, y, classes, sample_weight, reset, refit)
+        return self._set_stats(stats if reset else self.stats_ + stats)
+
+    @available_if(_has_additive_stats)
+    def summarize(self, X, y, sample_weight=None):
+        """Sufficient statistics of a chunk of labelled data, without fitting.
+
+        The statistics of chunks add (``a + b``), and :meth:`from_stats` of
+        their sum gives the model of one ``fit`` on all the rows: ``fit(X,
+        y)`` is ``from_stats(summarize(X, y))``. This is how data that does
+        not fit in memory, or that lives on several machines, is fitted.
+
+        The chunk is read with what the estimator already knows: on an
+        estimator not fitted yet, the first call fixes the classes (those of
+        ``y``) and the encoding of ``X`` (such as the categories of each
+        feature), and later calls must use the same; statistics of chunks
+        summarized by differently prepared estimators do not add. To fix the
+        classes and the encoding from all the data at once, ``fit`` or
+        ``partial_fit`` a first chunk that shows them all (or declare them in
+        the estimator's parameters) and summarize every chunk after it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        stats : ClassifierStats
+            The class weights and the emission family's statistics.
+        """
+        reset = not hasattr(self, "classes_")
+        if reset:
+            self._validate_params()
+        return self._summarize(X, y, None, sample_weight, reset, chunk=not reset)
+
+    @available_if(_has_additive_stats)
+    def from_stats(self, stats):
+        """Set the parameters from statistics (summed over chunks).
+
+        Parameters
+        ----------
+        stats : ClassifierStats
+            The statistics of :meth:`summarize`, added over any number of
+            chunks summarized by this estimator.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator; ``stats_`` is ``stats``.
+        """
+        if not hasattr(self, "classes_"):
+            raise ValueError(
+                "from_stats needs the classes and the encoding that summarize "
+                "fixed: call summarize on this estimator first"
+            )
+        if not isinstance(stats, ClassifierStats) or np.shape(stats.class_weight) != (
+            len(self.classes_),
+        ):
+            raise TypeError(
+                "stats must be the ClassifierStats of summarize for the "
+                f"{len(self.classes_)} classes of this estimator, got "
+                f"{type(stats).__name__}"
+            )
+        if np.count_nonzero(stats.class_weight) < self._min_classes:
+            raise ValueError(
+                f"{type(self).__name__} needs at least "
+                f"{'two classes' if self._min_classes > 1 else 'one row'} with "
+                "positive sample_weight in stats"
+            )
+        return self._set_stats(stats)
+
+    def _set_stats(self, stats):
+        self.stats_ = stats
+        self._check_params_vs_data()
+        self._update_params()
+        return self
+
+    def _summarize(
+        self, X, y, classes, sample_weight, reset: bool, refit=False, chunk=False
+    ):
+        """The statistics of a chunk; with ``reset``, the classes and the
+        encoding of ``X`` are fixed from it first (``refit``: a failed
+        preparation leaves the fitted model as it was; ``chunk``: weights
+        that are all zero are a valid chunk)."""
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, "
@@ -217,7 +331,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"X has {_num_samples(X)} samples but y has {n}; they must match"
             )
-        sw = check_sample_weight(sample_weight, np.empty((n, 0)))
+        sw = check_sample_weight(sample_weight, np.empty((n, 0)), allow_all_zero=chunk)
         if refit:
             # A refit starts afresh, but an X that is rejected leaves the
             # fitted model as it was (as scikit-learn's validation does).
@@ -264,13 +378,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{'two classes' if self._min_classes > 1 else 'one row'} with "
                 "positive sample_weight"
             )
-        stats = ClassifierStats(
+        return ClassifierStats(
             class_weight.astype(float), self._emission_stats(Xt, weights, idx)
         )
-        self.stats_ = stats if reset else self.stats_ + stats
-        self._check_params_vs_data()
-        self._update_params()
-        return self
 
     def _check_params_vs_data(self) -> None:
         """Checks that need the number of classes: priors and costs."""
@@ -311,6 +421,11 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         self._set_emission_params(stats.emission)
 
+    def __sklearn_is_fitted__(self) -> bool:
+        # ``summarize`` fixes the classes without fitting: fitted means
+        # parameters set from statistics.
+        return hasattr(self, "stats_")
+
     # -- prediction ---------------------------------------------------------------
     def predict_joint_log_proba(self, X):
         """``log P(x, y = c)`` for every row and class, shape ``(n, n_classes)``."""
@@ -329,12 +444,11 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         impossible = np.isneginf(post.log_evidence)
         if impossible.any():
-            warnings.warn(
+            warn(
                 f"{int(impossible.sum())} row(s) have probability zero under every "
                 "class (a value with zero estimated probability, e.g. with m=0); "
                 "their posterior falls back to the class prior",
                 RuntimeWarning,
-                stacklevel=3,
             )
             prior = self.class_log_prior_ - logsumexp(self.class_log_prior_)
             post.log_resp[impossible] = prior

@@ -15,7 +15,6 @@ Chow-Liu trees and tree-augmented naive Bayes are in :mod:`bayeskit.models.tan`.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from numbers import Real
@@ -35,6 +34,7 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
+from .._warnings import warn
 from ..graph import DAG, BayesNet, JunctionTree
 from ..priors import log_m_estimate
 from ._encoding import categorical_input_tags, encode_column, is_missing
@@ -830,11 +830,10 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
     def _impossible(self, log_z: np.ndarray, rows: np.ndarray, what: str) -> np.ndarray:
         bad = np.isneginf(log_z)
         if bad.any():
-            warnings.warn(
+            warn(
                 f"{int(bad.sum())} row(s) have probability zero under the network "
                 f"(a state of zero estimated probability, e.g. with m=0); {what}",
                 RuntimeWarning,
-                stacklevel=3,
             )
         return bad
 

@@ -8,7 +8,6 @@ scatter matrices) add, so ``partial_fit`` over chunks equals one ``fit``.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -24,6 +23,7 @@ from .._validation import (
     check_is_fitted,
     validate_data,
 )
+from .._warnings import warn
 from ..emissions import FULL, Gaussian, GaussianStats
 from ..emissions import GaussianParams as _GaussianParams
 from ..emissions.covariance import row_blocks
@@ -151,10 +151,9 @@ def _check_priors(priors, k: int) -> np.ndarray:
     if total <= 0:
         raise ValueError("priors must not all be zero")
     if abs(total - 1.0) > 1e-5:
-        warnings.warn(
+        warn(
             f"The priors do not sum to 1 (they sum to {total:.6g}): renormalizing them",
             UserWarning,
-            stacklevel=7,
         )
     return p / total
 
@@ -773,11 +772,10 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
                 "covariance_prior_weight=0"
             )
         if self.solver == "eigen" and self.reg_param != 0:
-            warnings.warn(
+            warn(
                 "reg_param is not used by solver='eigen' (as in scikit-learn); "
                 "use shrinkage to regularise the covariances",
                 UserWarning,
-                stacklevel=6,
             )
 
     def _set_emission_params(self, stats):

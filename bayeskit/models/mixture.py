@@ -9,7 +9,6 @@ Fraley and Raftery 2007).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -31,6 +30,7 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
+from .._warnings import warn
 from ..emissions import Gaussian, GaussianParams, GaussianStats, covariance_from_name
 from ..emissions.covariance import precision_cholesky_from_precision
 from ..graph import LatentNode
@@ -438,13 +438,12 @@ default='kmeans'
             prior_scatter=self._prior_scatter,
             reg=self.reg_covar,
         ):
-            warnings.warn(
+            warn(
                 "a component's covariance collapsed to the rounding level of the "
                 "data (a component on one point, or on fewer points than "
                 "dimensions): its likelihood is unbounded; set reg_covar or "
                 "covariance_prior_weight > 0",
                 UserWarning,
-                stacklevel=2,
             )
         weight = stats.state_weight()
         self.weights_ = weight / (weight.sum() if total is None else total)

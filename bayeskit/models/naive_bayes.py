@@ -8,7 +8,6 @@ feature is left out of its row's statistics and product.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -19,6 +18,7 @@ from .._validation import (
     check_probability_vector,
     validate_data,
 )
+from .._warnings import warn
 from ..emissions import DIAG, Categorical, Gaussian
 from ..emissions.base import ProductStats
 from ._encoding import (
@@ -105,13 +105,12 @@ def _code_values(col: np.ndarray, name: str) -> np.ndarray:
         raise ValueError(f"feature {name} of X contains infinity")
     whole = np.trunc(values)
     if (whole != values).any():
-        warnings.warn(
+        warn(
             f"feature {name} has fractional values; numeric features are "
             "category codes and are truncated to integers (as scikit-learn "
             "does); pass categories='observed' to make each value its own "
             "category",
             UserWarning,
-            stacklevel=4,
         )
     codes = whole.astype(np.intp)
     codes[missing] = -1
@@ -562,11 +561,10 @@ class CategoricalNB(BaseGenerativeClassifier):
         if not np.all(np.isfinite(alpha)) or (alpha < 0).any():
             raise ValueError("All values in alpha must be greater than 0.")
         if not self.force_alpha and (alpha < _ALPHA_MIN).any():
-            warnings.warn(
+            warn(
                 "alpha too small will result in numeric errors, setting alpha = "
                 f"{_ALPHA_MIN:.1e}; use force_alpha=True to keep alpha as it is",
                 UserWarning,
-                stacklevel=5,
             )
             alpha = np.maximum(alpha, _ALPHA_MIN)
         return part.m_and_p(alpha * part.family.n_categories, None)
@@ -608,12 +606,11 @@ def _discrete_class_prior(est, k: int):
                 f"class_prior must be finite and non-negative, got {prior}"
             )
         if not np.isclose(prior.sum(), 1.0):
-            warnings.warn(
+            warn(
                 f"class_prior sums to {prior.sum():g}, not 1: class_log_prior_ and "
                 "predict_joint_log_proba use it as given (as scikit-learn does); "
                 "the class posterior is normalised",
                 UserWarning,
-                stacklevel=5,
             )
         return prior
     if not est.fit_prior:
