@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.model_selection import StratifiedKFold, cross_validate
 from sklearn.pipeline import make_pipeline
@@ -267,3 +268,49 @@ def test_a_first_run_on_a_cold_cache_times_as_a_second(tmp_path):
         # Generous (a shared 2-core machine): a compilation costs 100s of ms.
         assert predict1 <= 4 * predict2 + 0.025, (name, predict1, predict2)
         assert fit1 <= 4 * fit2 + 0.025, (name, fit1, fit2)
+
+
+def _table(n=40):
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, n)
+    x = rng.normal(y * 2.0, 1.0)
+    return "a,y\n" + "".join(f"{v:.3f},{'p' if t else 'q'}\n" for v, t in zip(x, y))
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".zip", ".xz", ".bz2", ".tar"])
+def test_a_plain_csv_named_like_an_archive_is_read_as_plain(suffix, tmp_path):
+    """A plain table whose name ends like a compressed file is read as the
+    same table as its .csv twin (pandas would try to decompress it)."""
+    text = _table()
+    plain = tmp_path / "t.csv"
+    plain.write_text(text)
+    odd = tmp_path / f"t.csv{suffix}"
+    odd.write_text(text)
+    ours = cd.read_csv(str(odd), "y")
+    expected = cd.read_csv(str(plain), "y")
+    pd.testing.assert_frame_equal(ours.X, expected.X)
+    pd.testing.assert_series_equal(ours.y, expected.y)
+
+
+def test_a_compressed_csv_is_still_decompressed(tmp_path):
+    """A real .gz table still reads as its contents."""
+    import gzip
+
+    path = tmp_path / "t.csv.gz"
+    with gzip.open(path, "wt") as f:
+        f.write(_table())
+    plain = tmp_path / "t.csv"
+    plain.write_text(_table())
+    ours, expected = cd.read_csv(str(path), "y"), cd.read_csv(str(plain), "y")
+    pd.testing.assert_frame_equal(ours.X, expected.X)
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**32), "1.5", "x"])
+def test_a_seed_numpy_cannot_take_is_a_usage_error(seed, capsys):
+    """--random-state outside [0, 2**32) is argparse's usage error (exit 2),
+    never a run where every model fails and the exit status is 0."""
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--dataset", "iris", "--random-state", seed])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--random-state" in err and "Traceback" not in err

@@ -8,6 +8,11 @@ line prints as one line (exit status 2).
 
 from __future__ import annotations
 
+import gzip
+import lzma
+import tarfile
+import zipfile
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,10 +121,25 @@ def load_dataset(name: str = DEFAULT_DATASET) -> Dataset:
     return _checked(Dataset(key, X, y, source), "target")
 
 
+_DECOMPRESSION_ERRORS = (
+    gzip.BadGzipFile,
+    lzma.LZMAError,
+    zipfile.BadZipFile,
+    zlib.error,
+    tarfile.TarError,
+    EOFError,
+    OSError,  # bz2's "Invalid data stream"
+)
+
+
 def read_csv(path: str, target: str) -> Dataset:
     """The user's table: every column but ``target`` is a feature."""
     try:
-        df = pd.read_csv(path)
+        try:
+            df = pd.read_csv(path)  # compressed by the name's ending, if any
+        except _DECOMPRESSION_ERRORS:
+            # A plain table whose name ends in .gz, .zip, .xz, ...
+            df = pd.read_csv(path, compression=None)
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:

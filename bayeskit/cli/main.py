@@ -31,6 +31,19 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seed(text: str) -> int:
+    """A seed as numpy's generators take it: an integer in [0, 2**32)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(
+            f"must be between 0 and 2**32 - 1, got {value}"
+        )
+    return value
+
+
 def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     from .data import DATASETS, DEFAULT_DATASET
 
@@ -57,7 +70,11 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         "(default): 5 folds, leave-one-out under 30 rows",
     )
     parser.add_argument(
-        "--random-state", type=int, default=0, metavar="N", help="seed (default 0)"
+        "--random-state",
+        type=_seed,
+        default=0,
+        metavar="N",
+        help="seed, 0 to 2**32 - 1 (default 0)",
     )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     parser.add_argument(
