@@ -16,8 +16,8 @@ from sklearn.utils.validation import (
     _check_sample_weight,
     _num_samples,
     check_is_fitted,
-    validate_data,
 )
+from sklearn.utils.validation import validate_data as _validate_data
 
 __all__ = [
     "HasMethods",
@@ -32,6 +32,32 @@ __all__ = [
     "check_sample_weight",
     "validate_data",
 ]
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **check_params):
+    """scikit-learn's ``validate_data``, with one message for values that are
+    not numbers where numbers are needed.
+
+    scikit-learn lets numpy's or pandas' conversion error through for some
+    inputs (text in an object array or a DataFrame, ``pd.NA``); here that is
+    a ValueError that names ``X`` and says what to do.
+    """
+    try:
+        return _validate_data(estimator, X, y, **check_params)
+    except (ValueError, TypeError) as exc:
+        tb = exc.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        inside = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if inside.endswith("/sklearn/utils/validation.py"):
+            raise  # scikit-learn's own message names the input
+        # The same class as the conversion's (a dict in X is a TypeError).
+        raise type(exc)(
+            f"X must hold numbers for {type(estimator).__name__}, but a value "
+            f"could not be read as one ({exc}); encode text or categorical "
+            "columns as numbers first, or use a model for categorical features "
+            "(CategoricalNB, MixedNB)"
+        ) from None
 
 
 def check_sample_weight(sample_weight, X, allow_all_zero=False) -> np.ndarray:

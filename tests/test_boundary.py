@@ -1,0 +1,51 @@
+"""Regression tests of the validation boundary: bad input is our ValueError or
+TypeError naming what is wrong, raised by bayeskit, never numpy's message."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayeskit as bk
+
+NUMERIC_MODELS = [
+    bk.GaussianNB,
+    bk.LinearDiscriminantAnalysis,
+    bk.QuadraticDiscriminantAnalysis,
+    bk.GaussianMixtureClassifier,
+]
+
+
+@pytest.mark.parametrize("cls", NUMERIC_MODELS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "X",
+    [
+        pd.DataFrame({"a": ["1.0", "True", "x", "2"], "b": [1.0, 2.0, 3.0, 4.0]}),
+        np.array([["1", "a"], ["2", "b"], ["3", "c"], ["4", "d"]], dtype=object),
+        pd.DataFrame({"a": pd.array([1.0, None, 2.0, 3.0], dtype="string")}),
+    ],
+    ids=["text-frame", "text-object-array", "string-extension"],
+)
+def test_text_into_a_numeric_model_is_our_error_naming_X(cls, X):
+    """Text where numbers are needed: a ValueError that names X and says what
+    to do (scikit-learn lets numpy's "could not convert string to float"
+    through for these forms)."""
+    y = [0, 1, 0, 1]
+    with pytest.raises((ValueError, TypeError), match="X must hold numbers") as info:
+        cls().fit(X, y)
+    assert "categorical" in str(info.value)
+    assert "bayeskit" in info.traceback[-1].path.parts
+
+
+def test_text_into_a_fitted_model_is_the_same_error():
+    """The prediction boundary says the same as fit."""
+    est = bk.GaussianNB().fit([[0.0], [1.0], [2.0], [3.0]], [0, 0, 1, 1])
+    with pytest.raises(ValueError, match="X must hold numbers"):
+        est.predict(np.array([["a"]], dtype=object))
+
+
+def test_numbers_as_text_of_numbers_still_work_where_scikit_learn_accepts_them():
+    """An object array of numeric strings converts, as in scikit-learn."""
+    X = np.array([["1.5"], ["2.5"], ["0.5"], ["3.0"]], dtype=object)
+    ours = bk.GaussianNB().fit(X, [0, 1, 0, 1])
+    ref = bk.GaussianNB().fit(X.astype(float), [0, 1, 0, 1])
+    np.testing.assert_array_equal(ours.theta_, ref.theta_)
