@@ -20,6 +20,7 @@ from sklearn.utils.validation import (
 from sklearn.utils.validation import validate_data as _validate_data
 
 __all__ = [
+    "ElementwiseInterval",
     "HasMethods",
     "Interval",
     "StrOptions",
@@ -32,6 +33,38 @@ __all__ = [
     "check_sample_weight",
     "validate_data",
 ]
+
+
+class ElementwiseInterval(Interval):
+    """An :class:`Interval` that an array-like parameter satisfies when every
+    element does (a scalar is checked as by :class:`Interval`).
+
+    Array-valued hyperparameters (a Dirichlet concentration per state, a
+    number of categories per feature) are declared with it in
+    ``_parameter_constraints``, so a negative or NaN element is reported by
+    the same boundary, in the same words, as a bad scalar.
+    """
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (str, bytes)):
+            return False
+        if np.ndim(val) == 0:
+            return super().is_satisfied_by(val.item() if hasattr(val, "item") else val)
+        try:
+            arr = np.asarray(val)
+        except (TypeError, ValueError):
+            return False
+        if arr.size == 0 or arr.dtype.kind not in "iuf":
+            return False
+        if self.type is numbers.Integral and arr.dtype.kind == "f":
+            return False
+        return all(
+            super(ElementwiseInterval, self).is_satisfied_by(v)
+            for v in arr.ravel().tolist()
+        )
+
+    def __str__(self):
+        return f"{super().__str__()}, or an array-like of such values"
 
 
 def validate_data(estimator, X="no_validation", y="no_validation", **check_params):

@@ -49,3 +49,57 @@ def test_numbers_as_text_of_numbers_still_work_where_scikit_learn_accepts_them()
     ours = bk.GaussianNB().fit(X, [0, 1, 0, 1])
     ref = bk.GaussianNB().fit(X.astype(float), [0, 1, 0, 1])
     np.testing.assert_array_equal(ours.theta_, ref.theta_)
+
+
+def _validated(**params):
+    from numbers import Integral, Real
+
+    from sklearn.base import BaseEstimator
+
+    from bayeskit._validation import ElementwiseInterval
+
+    class Est(BaseEstimator):
+        _parameter_constraints = {
+            "alpha": [ElementwiseInterval(Real, 0, None, closed="neither")],
+            "counts": [ElementwiseInterval(Integral, 1, None, closed="left"), None],
+        }
+
+        def __init__(self, alpha=1.0, counts=None):
+            self.alpha = alpha
+            self.counts = counts
+
+    Est(**params)._validate_params()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"alpha": 0.5},
+        {"alpha": [0.5, 2]},
+        {"alpha": np.full((2, 3), 1.5)},
+        {"alpha": np.float32(2.0)},
+        {"counts": [1, 4]},
+        {"counts": np.int64(3)},
+    ],
+)
+def test_elementwise_constraints_accept_scalars_and_arrays_in_range(params):
+    """A scalar or an array whose every element is in range passes."""
+    _validated(**params)
+
+
+@pytest.mark.parametrize(
+    "params, name",
+    [
+        ({"alpha": [1.0, -1.0]}, "alpha"),
+        ({"alpha": [[1.0], [np.nan]]}, "alpha"),
+        ({"alpha": np.inf}, "alpha"),
+        ({"alpha": []}, "alpha"),
+        ({"alpha": ["a"]}, "alpha"),
+        ({"counts": [-1, 2]}, "counts"),
+        ({"counts": [1.5, 2]}, "counts"),
+    ],
+)
+def test_elementwise_constraints_name_the_parameter_of_a_bad_element(params, name):
+    """One bad element is the boundary's ValueError naming the parameter."""
+    with pytest.raises(ValueError, match=f"'{name}' parameter .* array-like of such"):
+        _validated(**params)
