@@ -23,13 +23,14 @@ from .._validation import (
     validate_data,
 )
 from ..emissions import Categorical
-from ._encoding import CategoryEncoder, is_integer_matrix, split_columns
+from ._encoding import CategoryEncoder, split_columns
 from .base import BaseGenerativeClassifier
 
 __all__ = [
     "CATEGORICAL_CONSTRAINTS",
     "CategoricalTables",
     "MEstimate",
+    "declared_list",
     "feature_name",
     "kept_rows",
     "read_categorical",
@@ -176,11 +177,6 @@ def validated(est, X, reset: bool):
     return X
 
 
-def _is_coded(col) -> bool:
-    """A numeric column (not boolean): category codes ``0, 1, 2, ...``."""
-    return col.dtype.kind in "iuf"
-
-
 def _min_categories(min_categories, d: int) -> np.ndarray:
     """scikit-learn's checks of ``min_categories``, one value per feature."""
     mins = np.asarray(0 if min_categories is None else min_categories)
@@ -196,7 +192,7 @@ def _min_categories(min_categories, d: int) -> np.ndarray:
     return np.broadcast_to(mins, (d,))
 
 
-def _declared(categories, d: int) -> list:
+def declared_list(categories, d: int) -> list:
     if isinstance(categories, str):
         return [None] * d
     if len(categories) != d:
@@ -204,29 +200,6 @@ def _declared(categories, d: int) -> list:
             f"categories has {len(categories)} entries for {d} categorical features"
         )
     return list(categories)
-
-
-def fit_encoder(cols, dtypes, *, categories, min_categories, as_codes, keep, names):
-    """The encoder of the categorical columns ``cols`` of ``X`` (the module's
-    policy; with ``as_codes``, numeric columns are codes ``0 .. max``)."""
-    d = len(cols)
-    declared = _declared(categories, d)
-    coded = np.array(
-        [as_codes and declared[j] is None and _is_coded(c) for j, c in enumerate(cols)],
-        dtype=bool,
-    )
-    # A numeric pandas categorical read as codes is its values, as
-    # scikit-learn reads it; any other keeps its own categories.
-    dtypes = [None if coded[j] else dt for j, dt in enumerate(dtypes)]
-    return CategoryEncoder.fit(
-        cols,
-        names,
-        dtypes=dtypes,
-        declared=declared,
-        coded=coded,
-        min_categories=_min_categories(min_categories, d),
-        keep=keep,
-    )
 
 
 _HINT = "; list every category in categories= for the first fit"
@@ -242,46 +215,29 @@ def read_categorical(est, X, reset, sample_weight, grows):
     """
     X = validated(est, X, reset)
     keep = kept_rows(sample_weight)
-    integers = is_integer_matrix(X)
-    cols, found, grew = None, False, False
+    cols, in_range, grew = None, False, False
     if reset:
         d = X.shape[1]
-        names = [feature_name(est, j) for j in range(d)]
-        as_codes = est.categories == "auto" and est._numeric_codes
-        encoder = None
-        if integers and isinstance(est.categories, str):
-            # The integer matrix's fast path: one or two passes over it.
-            encoder = CategoryEncoder.fit_integers(
-                X,
-                names,
-                as_codes=as_codes,
-                min_categories=_min_categories(est.min_categories, d),
-                keep=keep,
-            )
-            found = encoder is not None and keep is None
-        if encoder is None:
-            cols, dtypes = split_columns(X)
-            encoder = fit_encoder(
-                cols,
-                dtypes,
-                categories=est.categories,
-                min_categories=est.min_categories,
-                as_codes=as_codes,
-                keep=keep,
-                names=names,
-            )
-        est._encoder = encoder
+        est._encoder, cols = CategoryEncoder.fit_matrix(
+            X,
+            [feature_name(est, j) for j in range(d)],
+            as_codes=est.categories == "auto" and est._numeric_codes,
+            declared=declared_list(est.categories, d),
+            min_categories=_min_categories(est.min_categories, d),
+            keep=keep,
+        )
+        # Categories found in all of these rows: none can be out of range.
+        in_range = cols is None and keep is None
     elif grows:
         cols, _ = split_columns(X)
         grew = est._encoder.extend(cols, keep)
-    codes = est._encoder.integer_codes(X, in_range=found) if integers else None
-    if codes is None:
-        cols = split_columns(X)[0] if cols is None else cols
-        codes = est._encoder.encode(
-            cols,
-            unknown=est.handle_unknown,
-            fitting=sample_weight is not None,
-            keep=keep,
-            hint=_HINT,
-        )
+    codes = est._encoder.encode_matrix(
+        X,
+        cols,
+        in_range=in_range,
+        unknown=est.handle_unknown,
+        fitting=sample_weight is not None,
+        keep=keep,
+        hint=_HINT,
+    )
     return codes, grew

@@ -256,9 +256,67 @@ class CategoryEncoder:
             if mins[j] > 0:
                 cats = _at_least(cats, int(mins[j]), names[j])
             if len(cats) == 0 and not allow_empty:
-                raise ValueError(f"{noun[0]} {names[j]} has no observed {noun[1]}")
+                raise ValueError(
+                    f"{noun[0]} {names[j]} has no observed {noun[1]}; declare its "
+                    f"{noun[2]}"
+                )
             categories.append(cats)
         return cls(categories, names, fixed, coded, noun)
+
+    @classmethod
+    def fit_matrix(
+        cls,
+        X,
+        names: list,
+        *,
+        as_codes: bool = False,
+        declared: list | None = None,
+        min_categories=None,
+        keep: np.ndarray | None = None,
+    ) -> tuple[CategoryEncoder, list | None]:
+        """The encoder of every column of a validated ``X`` (an ndarray or a
+        DataFrame), by the policy of the module.
+
+        An integer matrix with nothing declared takes its fast path
+        (:meth:`fit_integers`); otherwise the columns are split and fitted
+        one by one (:meth:`fit`). With ``as_codes``, numeric columns (a
+        numeric pandas categorical included: scikit-learn reads its values)
+        are codes ``0 .. max``.
+
+        Returns
+        -------
+        encoder : CategoryEncoder
+        cols : list of ndarray or None
+            The columns, for :meth:`encode_matrix` to reuse; None when the
+            integer path fitted the categories from the rows themselves.
+        """
+        d = X.shape[1]
+        declared = [None] * d if declared is None else list(declared)
+        if is_integer_matrix(X) and all(c is None for c in declared):
+            encoder = cls.fit_integers(
+                X, names, as_codes=as_codes, min_categories=min_categories, keep=keep
+            )
+            if encoder is not None:
+                return encoder, None
+        cols, dtypes = split_columns(X)
+        coded = np.array(
+            [
+                as_codes and declared[j] is None and col.dtype.kind in "iuf"
+                for j, col in enumerate(cols)
+            ],
+            dtype=bool,
+        )
+        dtypes = [None if coded[j] else dt for j, dt in enumerate(dtypes)]
+        encoder = cls.fit(
+            cols,
+            names,
+            dtypes=dtypes,
+            declared=declared,
+            coded=coded,
+            min_categories=min_categories,
+            keep=keep,
+        )
+        return encoder, cols
 
     @classmethod
     def fit_integers(
@@ -337,6 +395,26 @@ class CategoryEncoder:
         if not in_range and count_out_of_range(codes, self.n_categories):
             return None
         return codes
+
+    def encode_matrix(
+        self,
+        X,
+        cols: list | None = None,
+        *,
+        in_range: bool = False,
+        **kwargs,
+    ) -> np.ndarray:
+        """Codes of a validated ``X``: an integer matrix is its own codes when
+        it can be (:meth:`integer_codes`), any other ``X`` is encoded column by
+        column (:meth:`encode`, which takes the keyword arguments; ``cols``:
+        the columns of ``X`` if already split)."""
+        if is_integer_matrix(X):
+            codes = self.integer_codes(X, in_range=in_range)
+            if codes is not None:
+                return codes
+        if cols is None:
+            cols, _ = split_columns(X)
+        return self.encode(cols, **kwargs)
 
     def encode(
         self,

@@ -17,8 +17,8 @@ import numpy as np
 
 from .._validation import validate_data
 from ..emissions import DIAG, Gaussian, GaussianStats
-from ._categorical import _HINT, feature_name, fit_encoder, kept_rows, validated
-from ._encoding import split_columns
+from ._categorical import _HINT, declared_list, feature_name, kept_rows, validated
+from ._encoding import CategoryEncoder, split_columns
 from .base import float_input
 
 __all__ = ["NaiveGaussian", "VarianceSmoothing", "read_float", "read_mixed"]
@@ -146,14 +146,12 @@ def read_mixed(est, X, reset, sample_weight, grows):
         mask = est.categorical_features_ = categorical_mask(est, X, cols)
         idx = np.flatnonzero(mask)
         est._encoder = (
-            fit_encoder(
+            CategoryEncoder.fit(
                 [cols[j] for j in idx],
-                [dtypes[j] for j in idx],
-                categories=est.categories,
-                min_categories=None,
-                as_codes=False,
+                [feature_name(est, j) for j in idx],
+                dtypes=[dtypes[j] for j in idx],
+                declared=declared_list(est.categories, len(idx)),
                 keep=keep,
-                names=[feature_name(est, j) for j in idx],
             )
             if len(idx)
             else None

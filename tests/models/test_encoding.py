@@ -203,3 +203,13 @@ def test_mixed_nb_declares_categories(rng):
     )
     with pytest.raises(ValueError, match="not among its categories"):
         MixedNB(categories=[["red", "green"]]).fit(X, y)
+
+
+def test_a_column_with_nothing_observed_must_be_declared():
+    df = pd.DataFrame({"a": ["x", "y", "x"], "b": [None, None, None]})
+    with pytest.raises(ValueError, match="variable 'b' has no observed state; decl"):
+        BayesianNetwork().fit(df)
+    bn = BayesianNetwork(states={"b": ["u", "v"]}).fit(df)
+    np.testing.assert_allclose(bn.cpds_["b"], [0.5, 0.5])  # the prior p, no data
+    with pytest.raises(ValueError, match="feature 'b' has no observed value"):
+        CategoricalNB().fit(df, [0, 1, 0])
