@@ -97,8 +97,9 @@ _HMM_LENGTHS_CHECKS = (
 
 _FIRST_SEEN = (
     "this check's data are continuous, so every value is a state: the values of "
-    "zero-weight rows are unknown states to the repeated fit (a ValueError), and "
-    "states keep their order of first appearance (issue 7), which shuffling changes"
+    "zero-weight rows are states the repeated fit never saw, and predict_proba "
+    "on them is a ValueError under the default handle_unknown='error' (the state "
+    "order no longer depends on the row order: observed states are sorted)"
 )
 
 

@@ -12,6 +12,7 @@ latent structure it feeds:
 from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
 from .gaussian import Gaussian, GaussianParams, GaussianStats
+from .product import Product
 
 __all__ = [
     "DIAG",
@@ -25,5 +26,6 @@ __all__ = [
     "Gaussian",
     "GaussianParams",
     "GaussianStats",
+    "Product",
     "covariance_from_name",
 ]

@@ -4,8 +4,8 @@
 :class:`~bayeskit.graph.JunctionTree` compiled once for factors of given
 scopes (which factor goes to which clique, how every message is eliminated
 and laid out). It runs on raw log arrays with a leading batch axis, with a
-:class:`~bayeskit.graph.Semiring` (sum-product for marginals and the log
-partition function, max-product for the most probable assignment with
+:class:`~bayeskit.graph.Semiring` (sum-product for marginals and the
+log-evidence, max-product for the most probable assignment with
 traceback); :meth:`JunctionTree.calibrate` and estimators on their hot path
 call it. :meth:`CalibrationPlan.message` gives the messages into the part of
 a tree that :meth:`JunctionTree.span` finds, from the rest.
@@ -107,7 +107,7 @@ class CalibrationPlan:
     tree : JunctionTree
     scopes : sequence of sequence of hashable
         The variables of every factor, in the axis order of its array. An
-        empty scope is a per-row constant added to the log partition.
+        empty scope is a per-row constant added to the log-evidence.
     cardinalities : mapping of node -> int
         Number of states of every variable of the tree.
     static : sequence of bool, default=None
@@ -426,7 +426,7 @@ class CalibrationPlan:
             inbox[(x, parent)] = self._send(x, parent, arrays, memo, inbox, semiring)
         return inbox[(c, d)]
 
-    def _log_partition(self, root_beliefs, semiring, arrays, n) -> np.ndarray:
+    def _log_evidence(self, root_beliefs, semiring, arrays, n) -> np.ndarray:
         total = np.zeros(n)
         for belief in root_beliefs.values():
             flat = belief.reshape(belief.shape[0], -1)
@@ -461,13 +461,14 @@ class CalibrationPlan:
         belief : ndarray of shape (1 or n, *cards of the root clique) or None
             The root's belief, in the layout of ``tree.cliques[root]``
             (``None`` when ``root`` is None).
-        log_partition : ndarray of shape (n,)
-            Log partition function (sum-product) or log of the largest term
-            (max-product) of all components and constants.
+        log_evidence : ndarray of shape (n,)
+            The log of every row's normaliser (sum-product; ``log P(evidence)``
+            for CPTs reduced by evidence) or of its largest term (max-product),
+            over all components and constants.
         """
         n = self._batch_size(arrays, n)
         _, _, _, root_beliefs = self._collect(arrays, semiring, root)
-        log_z = self._log_partition(root_beliefs, semiring, arrays, n)
+        log_z = self._log_evidence(root_beliefs, semiring, arrays, n)
         return (None if root is None else root_beliefs[root]), log_z
 
     def calibrate(
@@ -476,11 +477,11 @@ class CalibrationPlan:
         semiring: Semiring = SUM_PRODUCT,
         n: int | None = None,
     ) -> tuple[list[np.ndarray], np.ndarray]:
-        """Two passes: the belief of every clique and the log partition.
+        """Two passes: the belief of every clique and the log-evidence.
 
         Parameters are those of :meth:`collect`. Returns the list of clique
         beliefs (each of shape ``(1 or n, *cards)`` in its clique's layout)
-        and the log partition of shape ``(n,)``.
+        and the log-evidence of shape ``(n,)``.
         """
         n = self._batch_size(arrays, n)
         memo, inbox, order, root_beliefs = self._collect(arrays, semiring, None)
@@ -498,7 +499,7 @@ class CalibrationPlan:
             for k in self.tree._neighbours[c]:
                 belief = belief + inbox[(k, c)]
             beliefs.append(belief)
-        return beliefs, self._log_partition(root_beliefs, semiring, arrays, n)
+        return beliefs, self._log_evidence(root_beliefs, semiring, arrays, n)
 
     def max_product(
         self, arrays: Sequence[np.ndarray], n: int | None = None
@@ -540,7 +541,7 @@ class CalibrationPlan:
             states = np.unravel_index(best, info.elim_cards)
             for v, s in zip(info.elim_vars, states):
                 assignment[:, column[v]] = s
-        log_score = self._log_partition(root_beliefs, MAX_PRODUCT, arrays, n)
+        log_score = self._log_evidence(root_beliefs, MAX_PRODUCT, arrays, n)
         return assignment, log_score
 
     def posterior(
@@ -571,7 +572,7 @@ class CalibrationPlan:
         log_posterior : ndarray of shape (1 or n, *cards of variables)
             Every row sums to one in probability (a row of zero mass stays
             ``-inf``).
-        log_partition : ndarray of shape (n,)
+        log_evidence : ndarray of shape (n,)
             As :meth:`collect`.
         """
         n = self._batch_size(arrays, n)
@@ -579,7 +580,7 @@ class CalibrationPlan:
         marginal = self._sum_down(root_beliefs.pop(root), root, variables)
         flat = marginal.reshape(marginal.shape[0], -1)
         norm = _reduce(SUM_PRODUCT, flat, (1,))
-        log_z = self._log_partition(root_beliefs, SUM_PRODUCT, arrays, n) + norm
+        log_z = self._log_evidence(root_beliefs, SUM_PRODUCT, arrays, n) + norm
         norm = np.where(np.isfinite(norm), norm, 0.0)  # no mass: stays -inf
         return (flat - norm[:, None]).reshape(marginal.shape), log_z
 

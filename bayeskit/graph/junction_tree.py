@@ -20,8 +20,8 @@ structure that serves every pattern of evidence from one tree:
 :meth:`JunctionTree.span` finds the part of it that reaches the observed
 variables and :meth:`JunctionTree.restrict` takes them out of that part. Its
 calibration is Shafer-Shenoy message passing in log space with a
-:class:`~bayeskit.graph.Semiring` (sum-product for marginals and the log
-partition function, max-product for the most probable assignment with
+:class:`~bayeskit.graph.Semiring` (sum-product for marginals and the
+log-evidence, max-product for the most probable assignment with
 traceback), compiled once for given factor scopes as a ``CalibrationPlan``
 (``bayeskit.graph.calibration``): it runs on raw log arrays with a leading
 batch axis, so the evidence of ``n`` rows propagates in one pass, and is what
@@ -566,8 +566,8 @@ class JunctionTree:
         factors : sequence of LogFactor
             The potentials, such as conditional probability tables reduced by
             evidence. Each goes to a smallest clique that contains its scope; a
-            factor over no variable (a per-row constant) goes to the log
-            partition function. Batched factors (one table per row of
+            factor over no variable (a per-row constant) goes to the
+            log-evidence. Batched factors (one table per row of
             evidence) make the whole calibration batched.
         semiring : Semiring, default=SUM_PRODUCT
             ``SUM_PRODUCT`` for marginals, ``MAX_PRODUCT`` for max-marginals.
@@ -615,7 +615,7 @@ class JunctionTree:
 
 @dataclass(frozen=True)
 class JunctionTreeCalibration:
-    """A calibrated junction tree: one belief per clique and the log partition.
+    """A calibrated junction tree: one belief per clique and the log-evidence.
 
     Attributes
     ----------
@@ -625,17 +625,24 @@ class JunctionTreeCalibration:
         sum-product the log of the sum of the product of all factors over
         every variable outside the clique; for max-product the same with max.
         Factors over no variable are left out of them (they are constants).
-    log_partition : float or ndarray of shape (n,)
+    log_evidence : float or ndarray of shape (n,)
         Sum-product: the log of the sum over all assignments of the product of
-        the factors (``log P(evidence)`` for CPTs reduced by evidence).
-        Max-product: the log of its largest term.
+        the factors (``log P(evidence)`` for CPTs reduced by evidence), the
+        normaliser of every row, named as in
+        :class:`~bayeskit.graph.tree.Posterior`. Max-product: the log of its
+        largest term.
     semiring : Semiring
     """
 
     tree: JunctionTree
     beliefs: list
-    log_partition: object
+    log_evidence: object
     semiring: Semiring
+
+    @property
+    def log_partition(self):
+        """The former name of :attr:`log_evidence`."""
+        return self.log_evidence
 
     def marginal(self, variables: Sequence[Node]) -> LogFactor:
         """The marginal over ``variables``, which must share a clique.

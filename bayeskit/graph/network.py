@@ -1,7 +1,11 @@
-"""Discrete Bayesian networks: exact, batched inference on a junction tree.
+"""Discrete Bayesian networks: the latent structure "any DAG, via its junction tree".
 
-:class:`BayesNet` is a :class:`~bayeskit.graph.DAG` with one conditional
-probability table per variable, in log space, and every query on it: the
+:class:`BayesNet` is a :class:`~bayeskit.graph.DAG` over discrete variables
+with one conditional probability table (CPT) per variable, in log space. As a
+structure it has its own statistics (the weighted counts of every family,
+:class:`NetworkStats`, which add), its parameters from statistics and a prior
+(:meth:`BayesNet.map_params`), the log density of that prior, its parameter
+count and forward sampling. With its tables it answers every query: the
 posterior of some variables, the marginals of all, the log-likelihood, the
 most probable assignment, for ``n`` rows of evidence at once. Rows that share
 a pattern of observed variables are solved together, by one calibration of a
@@ -14,16 +18,47 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from .._logmath import safe_log
 from .calibration import CalibrationPlan
 from .dag import DAG
 from .junction_tree import JunctionTree
 from .semiring import SUM_PRODUCT
+from .tree import Posterior
 
-__all__ = ["BayesNet"]
+__all__ = ["BayesNet", "NetworkStats"]
+
+
+@dataclass(frozen=True)
+class NetworkStats:
+    """Weighted counts of every family of a Bayesian network.
+
+    ``counts[i]`` belongs to the ``i``-th variable (in the order of the
+    network) and has shape ``(*parent cardinalities, k_i)``: the weight of the
+    rows in which the variable and all of its parents are observed, per joint
+    state. Counts of chunks add; :meth:`BayesNet.zeros` is the zero.
+    """
+
+    counts: tuple
+
+    def __add__(self, other: NetworkStats) -> NetworkStats:
+        if len(self.counts) != len(other.counts) or any(
+            a.shape != b.shape for a, b in zip(self.counts, other.counts)
+        ):
+            raise ValueError(
+                "these statistics belong to networks with different variables or "
+                "states; they do not add"
+            )
+        return NetworkStats(tuple(a + b for a, b in zip(self.counts, other.counts)))
+
+    @property
+    def total_weight(self) -> np.ndarray:
+        """The weight counted in every variable's table, ``(n_variables,)``."""
+        return np.array([float(c.sum()) for c in self.counts])
 
 
 class _Gather(NamedTuple):
@@ -83,7 +118,8 @@ class _Network:
             [True] * len(variables),
             self.tree.family_homes,  # from_dag's: where the plan would put them
         )
-        self.arrays = [engine.log_cpds[v][None] for v in variables]
+        tables = engine._tables()
+        self.arrays = [tables[v][None] for v in variables]
         self.layouts = self.tree.layouts
         self.neighbours = [self.tree.neighbours(c) for c in range(len(self.layouts))]
         self._clique_of: dict = {}
@@ -175,14 +211,21 @@ class _Network:
 
 
 class BayesNet:
-    """A discrete Bayesian network with its CPTs: exact inference, batched.
+    """A discrete Bayesian network: its statistics, parameters and exact inference.
 
     The latent structure "any DAG, via its junction tree" of DESIGN.md: a
     :class:`DAG` over discrete variables with one conditional probability
-    table per variable, on which every query is belief propagation on a
-    junction tree, batched over the rows that share a pattern of observed
-    variables. It knows state codes and log-probabilities only (no labels,
-    no estimator); ``bayeskit.BayesianNetwork`` learns the tables and calls it.
+    table per variable. It knows state codes and log-probabilities only (no
+    labels, no estimator); ``bayeskit.BayesianNetwork`` reads labelled data
+    and calls it.
+
+    As a structure (no tables needed): :meth:`stats` counts every family in
+    codes of data, :meth:`zeros` is the counts of no data, :meth:`map_params`
+    turns counts and a prior into tables, :meth:`log_prior` is that prior's
+    log density at tables, :meth:`n_parameters` counts free parameters. With
+    tables (given here or by :meth:`with_cpds`): :meth:`sample` draws rows by
+    forward sampling, and every query is belief propagation on a junction
+    tree, batched over the rows that share a pattern of observed variables.
 
     The junction tree of the whole network is built once, when first needed.
     A pattern of observed variables (and of queried ones) is compiled once
@@ -197,12 +240,13 @@ class BayesNet:
         The structure; every node is a variable.
     cardinalities : mapping of node -> int
         Number of states of every variable.
-    log_cpds : mapping of node -> ndarray
+    log_cpds : mapping of node -> ndarray, default=None
         ``log P(v | parents)`` of every variable ``v``, of shape
         ``(*cardinalities of dag.parents(v), cardinalities[v])``: one axis per
         parent, in the order of :meth:`DAG.parents`, then ``v``'s own. Kept by
-        reference: build a new ``BayesNet`` for new tables, since the compiled
-        patterns hold messages computed from these.
+        reference: build a new ``BayesNet`` (:meth:`with_cpds`) for new
+        tables, since the compiled patterns hold messages computed from these.
+        None: the structure alone (queries need tables).
 
     Attributes
     ----------
@@ -212,7 +256,7 @@ class BayesNet:
         in :meth:`evidence`).
     cards : mapping of node -> int
         ``cardinalities`` as given.
-    log_cpds : mapping of node -> ndarray
+    log_cpds : mapping of node -> ndarray or None
         As given.
     families : dict of node -> tuple
         ``(*parents, v)`` for every variable: the scope of its table.
@@ -224,12 +268,19 @@ class BayesNet:
 
     Notes
     -----
+    The prior of :meth:`map_params` and :meth:`log_prior` is any object with
+    two methods: ``log_estimate(variable, counts)``, the log table of
+    ``variable`` from its counts (same shape), and ``log_density(variable,
+    log_cpd)``, the log density of the prior at a table up to its constant
+    (``bayeskit.BayesianNetwork`` gives the m-estimate's). With no prior the
+    tables are the maximum-likelihood estimates.
+
     Every query method takes the evidence as :meth:`evidence` returns it: the
     observed variables, in network order, and ``values``, their state codes,
     of shape ``(n, k)`` (one row per case, one column per observed variable).
     All rows of one call share the same observed variables; :meth:`group_rows`
     splits rows with missing values into such groups. A row of evidence of
-    probability zero has ``log_z = -inf``; its posteriors are then
+    probability zero has ``log_evidence = -inf``; its posteriors are then
     meaningless.
 
     Examples
@@ -245,15 +296,27 @@ class BayesNet:
     ...     {"rain": np.log([0.8, 0.2]), "wet": np.log([[0.9, 0.1], [0.2, 0.8]])},
     ... )
     >>> observed, values = net.evidence({"wet": np.array([1, 0])})
-    >>> log_post, log_z = net.posterior(observed, values, ("rain",))
-    >>> np.exp(log_post).round(4)
+    >>> post = net.posterior(observed, values, ("rain",))
+    >>> np.exp(post.log_marginals[("rain",)]).round(4)
     array([[0.3333, 0.6667],
            [0.9474, 0.0526]])
-    >>> np.exp(log_z).round(4)
+    >>> np.exp(post.log_evidence).round(4)
     array([0.24, 0.76])
+
+    The structure alone learns tables from codes of data (here ``m = 0``,
+    maximum likelihood):
+
+    >>> structure = BayesNet(DAG([("rain", "wet")]), {"rain": 2, "wet": 2})
+    >>> stats = structure.stats(np.array([[0, 0], [0, 1], [1, 1], [1, 1]]))
+    >>> stats.counts[1]
+    array([[1., 1.],
+           [0., 2.]])
+    >>> np.exp(structure.map_params(stats)["wet"])
+    array([[0.5, 0.5],
+           [0. , 1. ]])
     """
 
-    def __init__(self, dag: DAG, cards: Mapping, log_cpds: Mapping) -> None:
+    def __init__(self, dag: DAG, cards: Mapping, log_cpds: Mapping | None = None):
         self.dag = dag
         self.variables = dag.nodes
         self.cards = cards
@@ -262,6 +325,130 @@ class BayesNet:
         self._position = {v: i for i, v in enumerate(self.variables)}
         self._patterns: dict = {}
         self._networks: dict = {}
+
+    def with_cpds(self, log_cpds: Mapping) -> BayesNet:
+        """The same structure with these tables (and nothing compiled yet)."""
+        return BayesNet(self.dag, self.cards, log_cpds)
+
+    # -- the structure: statistics, parameters, prior, sampling ---------------
+    def _shape(self, v) -> tuple:
+        return tuple(self.cards[u] for u in self.families[v])
+
+    def zeros(self) -> NetworkStats:
+        """The counts of no data: the zero of ``+``."""
+        return NetworkStats(tuple(np.zeros(self._shape(v)) for v in self.variables))
+
+    def stats(self, codes: np.ndarray, weights: np.ndarray | None = None):
+        """The weighted counts of every family in rows of codes.
+
+        Parameters
+        ----------
+        codes : ndarray of int of shape (n, n_variables)
+            The state code of every variable (columns in the order of
+            ``variables``), -1 where it is missing: a row counts in the table
+            of every variable whose family it observes whole.
+        weights : ndarray of shape (n,), default=None
+            The weight of every row; None: one each.
+
+        Returns
+        -------
+        NetworkStats
+        """
+        n = codes.shape[0]
+        weights = np.ones(n) if weights is None else np.asarray(weights, float)
+        column = self._position
+        counts = []
+        for v in self.variables:
+            shape = self._shape(v)
+            sub = codes[:, [column[u] for u in self.families[v]]]
+            ok = (sub >= 0).all(axis=1)
+            flat = np.ravel_multi_index(tuple(sub[ok].T), shape)
+            c = np.bincount(flat, weights=weights[ok], minlength=math.prod(shape))
+            counts.append(c.reshape(shape))
+        return NetworkStats(tuple(counts))
+
+    def map_params(self, stats: NetworkStats, prior=None) -> dict:
+        """The log table of every variable from its counts and ``prior``.
+
+        Parameters
+        ----------
+        stats : NetworkStats
+        prior : object, default=None
+            See the Notes of the class; None: maximum likelihood (a row of
+            the table with no counts is uniform).
+
+        Returns
+        -------
+        dict of node -> ndarray
+            ``log P(v | parents)``, shaped as the counts.
+        """
+        out = {}
+        for v, counts in zip(self.variables, stats.counts):
+            if prior is not None:
+                out[v] = prior.log_estimate(v, counts)
+                continue
+            total = counts.sum(axis=-1, keepdims=True)
+            empty = total == 0
+            prob = np.where(empty, 1.0 / counts.shape[-1], counts)
+            out[v] = safe_log(prob / np.where(empty, 1.0, total))
+        return out
+
+    def log_prior(self, log_cpds: Mapping, prior=None) -> float:
+        """The log density of ``prior`` at the tables, up to its constant
+        (0 without a prior)."""
+        if prior is None:
+            return 0.0
+        return float(sum(prior.log_density(v, log_cpds[v]) for v in self.variables))
+
+    def n_parameters(self) -> int:
+        """Free parameters of the tables: ``sum_v (k_v - 1) prod_{u in pa(v)} k_u``."""
+        cards = self.cards
+        return int(
+            sum(
+                (cards[v] - 1) * math.prod(cards[u] for u in self.dag.parents(v))
+                for v in self.variables
+            )
+        )
+
+    def sample(self, n: int, random_state) -> np.ndarray:
+        """Rows drawn by forward (ancestral) sampling, parents first.
+
+        Parameters
+        ----------
+        n : int
+            Number of rows.
+        random_state : numpy.random.Generator or RandomState
+            The source of uniform numbers (its ``random(n)``).
+
+        Returns
+        -------
+        ndarray of int of shape (n, n_variables)
+            State codes, columns in the order of ``variables``.
+        """
+        log_cpds = self._tables()
+        out = np.empty((n, len(self.variables)), dtype=np.intp)
+        column = self._position
+        for v in self.dag.topological_order():
+            parents = self.dag.parents(v)
+            k = self.cards[v]
+            table = np.exp(log_cpds[v]).reshape(-1, k)
+            cdf = np.cumsum(table, axis=1)
+            if parents:
+                flat = np.ravel_multi_index(
+                    tuple(out[:, column[u]] for u in parents),
+                    [self.cards[u] for u in parents],
+                )
+                cdf = cdf[flat]
+            u = random_state.random(n) * cdf[..., -1]
+            out[:, column[v]] = np.minimum((u[:, None] >= cdf).sum(axis=1), k - 1)
+        return out
+
+    def _tables(self) -> Mapping:
+        if self.log_cpds is None:
+            raise ValueError(
+                "this network has no tables: give log_cpds, or use with_cpds"
+            )
+        return self.log_cpds
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -394,13 +581,13 @@ class BayesNet:
 
         Returns
         -------
-        log_posterior : ndarray of shape (n, k_1, ..., k_m)
-            ``log P(targets | evidence)``, one axis per variable of
+        Posterior
+            ``log_marginals[targets]`` (the tuple) of shape ``(n, k_1, ...,
+            k_m)``: ``log P(targets | evidence)``, one axis per variable of
             ``targets``, in that order, ``k_i`` its number of states; it may
-            be a read-only broadcast view.
-        log_z : ndarray of shape (n,) or (1,)
-            ``log P(evidence)`` of the evidence ``targets`` are not
-            d-separated from (the rest cannot change the posterior).
+            be a read-only broadcast view. ``log_evidence`` of shape ``(n,)``
+            or ``(1,)``: ``log P(evidence)`` of the evidence ``targets`` are
+            not d-separated from (the rest cannot change the posterior).
         """
         n = values.shape[0]
         pat = self._pattern(observed, targets, "marginal")
@@ -408,7 +595,7 @@ class BayesNet:
         post, log_z = pat.plan.posterior(arrays, targets, pat.root, n)
         if post.shape[0] != n:
             post = np.broadcast_to(post, (n, *post.shape[1:]))
-        return post, log_z
+        return Posterior({targets: post}, log_z)
 
     def log_likelihood(self, observed: tuple, values: np.ndarray) -> np.ndarray:
         """``log P(evidence)`` of every row.
@@ -438,11 +625,11 @@ class BayesNet:
 
         Returns
         -------
-        log_marginals : dict of node -> ndarray of shape (n, k)
-            ``log P(v | evidence)`` for every variable ``v`` not observed,
-            ``k`` its number of states; arrays may be read-only views.
-        log_z : ndarray of shape (n,)
-            ``log P(evidence)``.
+        Posterior
+            ``log_marginals[v]`` of shape ``(n, k)``: ``log P(v | evidence)``
+            for every variable ``v`` not observed, ``k`` its number of states
+            (arrays may be read-only views); ``log_evidence`` of shape
+            ``(n,)``: ``log P(evidence)``.
         """
         n = values.shape[0]
         pat = self._pattern(observed, (), "all")
@@ -452,7 +639,7 @@ class BayesNet:
             c = pat.clique_of[v]
             post = pat.plan.normalized_marginal(beliefs[c], c, (v,))
             out[v] = np.broadcast_to(post, (n, post.shape[1]))
-        return out, log_z
+        return Posterior(out, log_z)
 
     def map(self, observed: tuple, values: np.ndarray):
         """The most probable joint state of the unobserved variables, per row.

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._logmath import log_matmul, log_normalize, safe_log
 
-__all__ = ["TreeBP", "TreeMAP", "TreeMarginals", "node_belief"]
+__all__ = ["Posterior", "TreeBP", "TreeMAP", "TreeMarginals", "node_belief"]
 
 
 def node_belief(*log_messages: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -57,15 +57,42 @@ def node_belief(*log_messages: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class TreeMarginals:
-    """Sum-product result: per-node log-marginals and the log partition function."""
+class Posterior:
+    """Sum-product result for ``n`` rows of evidence: posteriors and evidence.
+
+    The result of :meth:`TreeBP.sum_product` and of the queries of
+    :class:`~bayeskit.graph.BayesNet`; its normaliser is named as the one
+    latent node's (:class:`~bayeskit.graph.NodePosterior`) and the junction
+    tree's (:class:`~bayeskit.graph.junction_tree.JunctionTreeCalibration`).
+
+    Attributes
+    ----------
+    log_marginals : dict
+        ``log P(v | evidence)`` of shape ``(n, k)`` for every variable ``v``
+        (for a joint posterior, a tuple of variables maps to an array with
+        one axis per variable after the row axis). A row of evidence of
+        probability zero stays ``-inf``.
+    log_evidence : ndarray of shape (n,)
+        The log of every row's normaliser: the sum over all joint assignments
+        of the product of the potentials and the evidence (``log P(evidence)``
+        for conditional probability tables).
+    """
 
     log_marginals: dict
-    log_partition: np.ndarray
+    log_evidence: np.ndarray
+
+    @property
+    def log_partition(self) -> np.ndarray:
+        """The former name of :attr:`log_evidence`."""
+        return self.log_evidence
 
     def marginal(self, node: Hashable) -> np.ndarray:
         """Posterior probabilities of ``node``, shape ``(n, k)``."""
         return np.exp(self.log_marginals[node])
+
+
+#: The former name of :class:`Posterior`, the result of :meth:`TreeBP.sum_product`.
+TreeMarginals = Posterior
 
 
 @dataclass(frozen=True)
@@ -310,8 +337,8 @@ class TreeBP:
         evidence: Mapping[Hashable, object] | None = None,
         log_unary: Mapping[Hashable, object] | None = None,
         n: int | None = None,
-    ) -> TreeMarginals:
-        """Every node's posterior marginal and the log partition function.
+    ) -> Posterior:
+        """Every node's posterior marginal and the log-evidence of every row.
 
         Parameters
         ----------
@@ -325,8 +352,8 @@ class TreeBP:
 
         Returns
         -------
-        TreeMarginals
-            ``log_marginals[node]`` of shape ``(n, k)`` and ``log_partition``
+        Posterior
+            ``log_marginals[node]`` of shape ``(n, k)`` and ``log_evidence``
             of shape ``(n,)``: the log of the sum over all joint assignments of
             the product of every potential and the evidence.
         """
@@ -354,7 +381,7 @@ class TreeBP:
             log_marginals[node], lse = node_belief(*msgs)
             if parent is None:
                 log_z = log_z + lse
-        return TreeMarginals({node: log_marginals[node] for node in self.nodes}, log_z)
+        return Posterior({node: log_marginals[node] for node in self.nodes}, log_z)
 
     def max_product(
         self,

@@ -1,5 +1,26 @@
 """Turning columns of categories (any labels, missing values) into integer codes.
 
+One encoder, :class:`CategoryEncoder`, with one policy for the categories of
+a column and their order, used by naive Bayes, tree-augmented naive Bayes, the
+Bayesian networks and Chow-Liu trees:
+
+1. categories **declared** by a parameter (``categories=`` of the naive Bayes
+   classifiers, ``states=`` of a network) are kept as given, in the order
+   given, states absent from the data included;
+2. a **pandas Categorical** column keeps its own categories, in their order,
+   the categories absent from the data included;
+3. a **numeric column read as codes** (scikit-learn's ``CategoricalNB``, and so
+   ours with ``categories='auto'``) has the categories ``0 .. max``, at least
+   ``min_categories`` of them;
+4. any other column has the distinct values the data show, **sorted** (values
+   that do not sort together, such as numbers mixed with strings, keep their
+   order of first appearance).
+
+Sorted observed values are also the rule of scikit-learn's encoders and of
+pgmpy's state names, and of the hidden Markov models' symbols
+(:func:`fit_categories` and :func:`encode_column`, which the encoder is made
+of).
+
 Columns of any labels go through pandas, one column at a time. A matrix of
 integers, the most common coded input, has a faster path over the whole
 matrix: its categories from one pass for the range of every column and one
@@ -14,8 +35,10 @@ import numpy as np
 import pandas as pd
 
 from .._jit import njit
+from .._warnings import warn
 
 __all__ = [
+    "CategoryEncoder",
     "categorical_input_tags",
     "count_out_of_range",
     "encode_column",
@@ -23,6 +46,7 @@ __all__ = [
     "integer_categories",
     "is_integer_matrix",
     "is_missing",
+    "split_columns",
 ]
 
 
@@ -61,6 +85,420 @@ def encode_column(
     codes[codes < 0] = -2
     codes[missing] = -1
     return codes
+
+
+def split_columns(X) -> tuple[list, list]:
+    """The columns of a validated ``X`` as contiguous 1-d arrays, and the
+    pandas ``CategoricalDtype`` of each (None for other columns)."""
+    if hasattr(X, "iloc"):
+        dtypes = [
+            dt if isinstance(dt, pd.CategoricalDtype) else None for dt in X.dtypes
+        ]
+        return [X.iloc[:, j].to_numpy() for j in range(X.shape[1])], dtypes
+    # One transposed copy: distinct values and casts of strided columns take
+    # several times longer.
+    return list(np.ascontiguousarray(X.T)), [None] * X.shape[1]
+
+
+_NEGATIVE = (
+    "Negative values in data passed to CategoricalNB (input X): feature {} is "
+    "numeric, so its values are category codes 0, 1, 2, ...; to take any "
+    "numbers as labels, pass categories='observed' (or list them in categories=)"
+)
+
+
+def code_values(col: np.ndarray, name: str) -> np.ndarray:
+    """A numeric column as codes, ``-1`` where missing (NaN).
+
+    As scikit-learn's CategoricalNB: negative values are an error, and
+    fractional values are truncated toward zero (with a warning here).
+    """
+    if col.dtype.kind in "iu":
+        codes = col.astype(np.intp)
+        if codes.size and codes.min() < 0:
+            raise ValueError(_NEGATIVE.format(name))
+        return codes
+    missing = np.isnan(col)
+    values = np.where(missing, 0.0, col)
+    if (values < 0).any():
+        raise ValueError(_NEGATIVE.format(name))
+    if np.isinf(values).any():
+        raise ValueError(f"feature {name} of X contains infinity")
+    whole = np.trunc(values)
+    if (whole != values).any():
+        warn(
+            f"feature {name} has fractional values; numeric features are "
+            "category codes and are truncated to integers (as scikit-learn "
+            "does); pass categories='observed' to make each value its own "
+            "category",
+            UserWarning,
+        )
+    codes = whole.astype(np.intp)
+    codes[missing] = -1
+    return codes
+
+
+class CategoryEncoder:
+    """The categories of every column, by one policy, and the codes of data.
+
+    Build it with :meth:`fit` (or :meth:`fit_integers` for an integer matrix);
+    it then encodes every later ``X`` the same way. Codes are ``0 .. t_j - 1``
+    in the order of ``categories[j]``, ``-1`` where a value is missing, and
+    ``-2`` where it is not among the categories (see the module for the
+    policy).
+
+    Parameters
+    ----------
+    categories : list of ndarray
+        The categories of every column, in the order of their codes.
+    names : list of str
+        How errors name each column (``"0"``, ``"'colour'"``).
+    fixed : array-like of bool, default=None
+        Columns whose categories were declared by a parameter: :meth:`extend`
+        never adds to them. None: none.
+    coded : array-like of bool, default=None
+        Numeric columns read as codes ``0, 1, 2, ...``. None: none.
+    noun : tuple of str, default=("feature", "value", "categories")
+        What a column, a value and the categories are called in errors
+        (a network says ``("variable", "state", "states")``).
+    """
+
+    def __init__(
+        self,
+        categories: list,
+        names: list,
+        fixed=None,
+        coded=None,
+        noun: tuple = ("feature", "value", "categories"),
+    ) -> None:
+        d = len(categories)
+        self.categories = list(categories)
+        self.names = list(names)
+        self.fixed = np.zeros(d, dtype=bool) if fixed is None else np.asarray(fixed)
+        self.coded = np.zeros(d, dtype=bool) if coded is None else np.asarray(coded)
+        self.noun = noun
+        self._set_identity()
+
+    def _set_identity(self) -> None:
+        # Categories 0 .. t_j - 1 everywhere: an integer matrix is its own codes.
+        self.identity = all(
+            c.dtype.kind in "iu" and np.array_equal(c, np.arange(len(c)))
+            for c in self.categories
+        )
+
+    @property
+    def n_categories(self) -> np.ndarray:
+        """Number of categories of every column."""
+        return np.array([len(c) for c in self.categories], dtype=np.intp)
+
+    # -- fitting ---------------------------------------------------------------
+    @classmethod
+    def fit(
+        cls,
+        cols: list,
+        names: list,
+        *,
+        dtypes: list | None = None,
+        declared: list | None = None,
+        coded=None,
+        min_categories=None,
+        keep: np.ndarray | None = None,
+        noun: tuple = ("feature", "value", "categories"),
+        allow_empty: bool = False,
+    ) -> CategoryEncoder:
+        """The categories of ``cols`` by the policy of the module.
+
+        Parameters
+        ----------
+        cols : list of ndarray
+            The columns (:func:`split_columns`).
+        names : list of str
+            How errors name each column.
+        dtypes : list, default=None
+            Each column's pandas ``CategoricalDtype``, or None.
+        declared : list, default=None
+            Each column's declared categories (array-like of distinct labels),
+            or None.
+        coded : array-like of bool, default=None
+            The numeric columns to read as codes ``0 .. max``.
+        min_categories : array-like of int of shape (n_columns,), default=None
+            At least this many categories ``0 .. t - 1`` for columns whose
+            categories are non-negative integers (0: no minimum).
+        keep : ndarray of bool, default=None
+            The rows that count (positive weight); None: all of them.
+        noun : tuple of str, default=("feature", "value", "categories")
+            As the class.
+        allow_empty : bool, default=False
+            Whether a column may have no category (no observed value and
+            none declared); otherwise that is a ValueError.
+
+        Returns
+        -------
+        CategoryEncoder
+        """
+        d = len(cols)
+        dtypes = [None] * d if dtypes is None else dtypes
+        declared = [None] * d if declared is None else declared
+        coded = np.zeros(d, dtype=bool) if coded is None else np.asarray(coded)
+        mins = np.zeros(d, dtype=np.intp) if min_categories is None else min_categories
+        categories, fixed = [], np.zeros(d, dtype=bool)
+        for j, col in enumerate(cols):
+            col = col if keep is None else col[keep]
+            if declared[j] is not None:
+                cats = declared_categories(declared[j], names[j], noun)
+                fixed[j] = True
+            elif dtypes[j] is not None:
+                cats = dtypes[j].categories.to_numpy()
+            elif coded[j]:
+                cats = np.arange(code_values(col, names[j]).max(initial=-1) + 1)
+            else:
+                cats = fit_categories(col, is_missing(col))
+            if mins[j] > 0:
+                cats = _at_least(cats, int(mins[j]), names[j])
+            if len(cats) == 0 and not allow_empty:
+                raise ValueError(
+                    f"{noun[0]} {names[j]} has no observed {noun[1]}; declare its "
+                    f"{noun[2]}"
+                )
+            categories.append(cats)
+        return cls(categories, names, fixed, coded, noun)
+
+    @classmethod
+    def fit_matrix(
+        cls,
+        X,
+        names: list,
+        *,
+        as_codes: bool = False,
+        declared: list | None = None,
+        min_categories=None,
+        keep: np.ndarray | None = None,
+    ) -> tuple[CategoryEncoder, list | None]:
+        """The encoder of every column of a validated ``X`` (an ndarray or a
+        DataFrame), by the policy of the module.
+
+        An integer matrix with nothing declared takes its fast path
+        (:meth:`fit_integers`); otherwise the columns are split and fitted
+        one by one (:meth:`fit`). With ``as_codes``, numeric columns (a
+        numeric pandas categorical included: scikit-learn reads its values)
+        are codes ``0 .. max``.
+
+        Returns
+        -------
+        encoder : CategoryEncoder
+        cols : list of ndarray or None
+            The columns, for :meth:`encode_matrix` to reuse; None when the
+            integer path fitted the categories from the rows themselves.
+        """
+        d = X.shape[1]
+        declared = [None] * d if declared is None else list(declared)
+        if is_integer_matrix(X) and all(c is None for c in declared):
+            encoder = cls.fit_integers(
+                X, names, as_codes=as_codes, min_categories=min_categories, keep=keep
+            )
+            if encoder is not None:
+                return encoder, None
+        cols, dtypes = split_columns(X)
+        coded = np.array(
+            [
+                as_codes and declared[j] is None and col.dtype.kind in "iuf"
+                for j, col in enumerate(cols)
+            ],
+            dtype=bool,
+        )
+        dtypes = [None if coded[j] else dt for j, dt in enumerate(dtypes)]
+        encoder = cls.fit(
+            cols,
+            names,
+            dtypes=dtypes,
+            declared=declared,
+            coded=coded,
+            min_categories=min_categories,
+            keep=keep,
+        )
+        return encoder, cols
+
+    @classmethod
+    def fit_integers(
+        cls,
+        X: np.ndarray,
+        names: list,
+        *,
+        as_codes: bool,
+        min_categories=None,
+        keep: np.ndarray | None = None,
+    ) -> CategoryEncoder | None:
+        """The encoder of an integer matrix, in one or two passes over it.
+
+        ``as_codes``: every column is read as codes (categories ``0 .. max``);
+        otherwise the categories are the sorted distinct values. None when the
+        values span too wide a range for the passes (:func:`integer_categories`):
+        :meth:`fit` on the columns then gives the same encoder.
+        """
+        d = X.shape[1]
+        Xk = X if keep is None else X[keep]
+        if as_codes:
+            if Xk.size and Xk.min() < 0:
+                raise ValueError(_NEGATIVE.format(names[int(np.argmin(Xk.min(0)))]))
+            tops = Xk.max(axis=0) if Xk.size else np.full(d, -1)
+            categories = [np.arange(int(t) + 1) for t in tops]
+            coded = np.ones(d, dtype=bool)
+        else:
+            categories = integer_categories(Xk)
+            if categories is None:
+                return None
+            coded = None
+        mins = np.zeros(d, dtype=np.intp) if min_categories is None else min_categories
+        for j in range(d):
+            if mins[j] > 0:
+                categories[j] = _at_least(categories[j], int(mins[j]), names[j])
+            if len(categories[j]) == 0:
+                raise ValueError(f"feature {names[j]} has no observed value")
+        return cls(categories, names, None, coded)
+
+    def extend(self, cols: list, keep: np.ndarray | None = None) -> bool:
+        """Add the values of ``cols`` (rows of ``keep``) that are not yet
+        categories, after the existing ones, to every column whose categories
+        were not declared. Returns whether any column grew."""
+        grew = False
+        for j, col in enumerate(cols):
+            col = col if keep is None else col[keep]
+            cats = self.categories[j]
+            if self.coded[j]:
+                top = code_values(col, self.names[j]).max(initial=-1)
+                if top >= len(cats):
+                    self.categories[j] = np.arange(top + 1)
+                    grew = True
+            elif not self.fixed[j]:
+                missing = is_missing(col)
+                unknown = encode_column(col, cats, missing) == -2
+                if unknown.any():
+                    added = fit_categories(col[unknown], missing[unknown])
+                    self.categories[j] = np.concatenate([cats, added])
+                    grew = True
+        if grew:
+            self._set_identity()
+        return grew
+
+    # -- encoding ----------------------------------------------------------------
+    def integer_codes(self, X: np.ndarray, in_range: bool = False):
+        """An integer matrix as its own codes, or None if :meth:`encode` must
+        map it (categories other than ``0 .. t_j - 1``, or values out of range).
+
+        ``in_range`` says the categories were found in these very rows, so no
+        value can be out of range. The codes may be ``X`` itself (no copy):
+        they are only read.
+        """
+        if not self.identity:
+            return None
+        codes = np.ascontiguousarray(X, dtype=np.intp)
+        if not in_range and count_out_of_range(codes, self.n_categories):
+            return None
+        return codes
+
+    def encode_matrix(
+        self,
+        X,
+        cols: list | None = None,
+        *,
+        in_range: bool = False,
+        **kwargs,
+    ) -> np.ndarray:
+        """Codes of a validated ``X``: an integer matrix is its own codes when
+        it can be (:meth:`integer_codes`), any other ``X`` is encoded column by
+        column (:meth:`encode`, which takes the keyword arguments; ``cols``:
+        the columns of ``X`` if already split)."""
+        if is_integer_matrix(X):
+            codes = self.integer_codes(X, in_range=in_range)
+            if codes is not None:
+                return codes
+        if cols is None:
+            cols, _ = split_columns(X)
+        return self.encode(cols, **kwargs)
+
+    def encode(
+        self,
+        cols: list,
+        *,
+        unknown: str = "error",
+        fitting: bool = False,
+        keep: np.ndarray | None = None,
+        hint: str = "",
+    ) -> np.ndarray:
+        """Codes ``(n, n_columns)``: -1 where missing or ignored.
+
+        Parameters
+        ----------
+        cols : list of ndarray
+        unknown : {'error', 'ignore'}, default='error'
+            A value outside the categories: a ValueError, or a missing cell.
+        fitting : bool, default=False
+            Whether the rows are being fitted: an unknown value is then an
+            error whatever ``unknown`` says, and ``hint`` tells how to
+            declare it.
+        keep : ndarray of bool, default=None
+            In fit, the rows of positive weight: an unknown value in another
+            row is not part of the data (a missing cell).
+        hint : str, default=''
+            The end of the error of an unknown value in fit.
+        """
+        # Written a column at a time into contiguous rows, transposed once.
+        codes = np.empty((len(cols), len(cols[0])), dtype=np.intp)
+        for j, col in enumerate(cols):
+            if self.coded[j]:
+                code = code_values(col, self.names[j])
+                code[code >= len(self.categories[j])] = -2
+            else:
+                code = encode_column(col, self.categories[j], is_missing(col))
+            if keep is not None:
+                code[~keep & (code == -2)] = -1  # weight 0: not part of the data
+            bad = code == -2
+            if bad.any():
+                if fitting or unknown == "error":
+                    self._raise_unknown(j, col[np.argmax(bad)], fitting, hint)
+                code[bad] = -1
+            codes[j] = code
+        return np.ascontiguousarray(codes.T)
+
+    def _raise_unknown(self, j: int, value, fitting: bool, hint: str):
+        if isinstance(value, np.generic):
+            value = value.item()
+        column, item, plural = self.noun
+        raise ValueError(
+            f"{column} {self.names[j]} has {item} {value!r}, not among its "
+            f"{plural} {self.categories[j].tolist()!r}"
+            + (hint if fitting else "; use handle_unknown='ignore'")
+        )
+
+
+def declared_categories(values, name: str, noun: tuple) -> np.ndarray:
+    """Declared labels as an array, in the given order; distinct and not missing."""
+    column, _, plural = noun
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise TypeError(
+            f"{plural} of {column} {name} must be a list of labels, got {values!r}"
+        )
+    index = pd.Index(list(values))
+    if len(index) == 0:
+        raise ValueError(f"{plural} of {column} {name} is empty")
+    if index.hasnans:
+        raise ValueError(f"{plural} of {column} {name} contain a missing value")
+    if index.has_duplicates:
+        dup = index[index.duplicated()].tolist()
+        raise ValueError(f"{plural} of {column} {name} repeat {dup!r}")
+    return index.to_numpy()
+
+
+def _at_least(cats: np.ndarray, minimum: int, name: str) -> np.ndarray:
+    """Categories ``0 .. max(minimum, top) - 1`` of a column coded ``0, 1, ...``
+    (scikit-learn's ``min_categories``)."""
+    if cats.dtype.kind not in "iu" or (len(cats) and cats.min() < 0):
+        raise ValueError(
+            "min_categories applies to features coded 0, 1, 2, ...; "
+            f"feature {name} has other values"
+        )
+    top = int(cats.max()) + 1 if len(cats) else 0
+    return np.arange(max(minimum, top))
 
 
 def is_integer_matrix(X) -> bool:

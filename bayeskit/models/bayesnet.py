@@ -1,22 +1,19 @@
 """Discrete Bayesian networks.
 
-A :class:`BayesianNetwork` is a DAG over categorical variables with one
-conditional probability table (CPT) per variable, ``P(x_v | pa(v))``. Its CPTs
-are m-estimates from weighted counts that add (``fit`` is ``partial_fit`` on
-one chunk), and every query is exact: the CPTs are reduced by the evidence,
-and the variables left are eliminated by belief propagation on a junction tree,
-by the graph core's :class:`~bayeskit.graph.BayesNet`. Rows that share a
-pattern of observed columns are solved together, by one calibration batched
-over those rows.
-
-Chow-Liu trees and tree-augmented naive Bayes are in :mod:`bayeskit.models.tan`.
+A :class:`BayesianNetwork` is a DAG over categorical variables with one CPT per
+variable, ``P(x_v | pa(v))``, and is its triple: the structure is the graph
+core's :class:`~bayeskit.graph.network.BayesNet` (whose own statistics, the
+counts of every family, add), no separate emission, and the m-estimate prior
+of every CPT row; ``fit`` is ``from_stats(summarize(X))``. Every query is exact
+belief propagation on a junction tree, batched over the rows that share a
+pattern of observed columns. Labels in and out (through the one encoder of
+:mod:`bayeskit.models._encoding`) are in :mod:`bayeskit.models._network_data`
+and :mod:`bayeskit.models._network_queries`; Chow-Liu trees and TAN in
+:mod:`bayeskit.models.tan`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
-from dataclasses import dataclass
 from numbers import Real
 
 import numpy as np
@@ -30,79 +27,35 @@ from .._validation import (
     StrOptions,
     _fit_context,
     check_is_fitted,
-    check_probability_vector,
     check_sample_weight,
-    validate_data,
 )
-from .._warnings import warn
-from ..graph import DAG, BayesNet, JunctionTree
-from ..priors import log_m_estimate
-from ._encoding import categorical_input_tags, encode_column, is_missing
+from ..graph import DAG, JunctionTree
+from ..graph.network import BayesNet, NetworkStats
+from ._encoding import categorical_input_tags
+from ._network_data import (
+    NetworkMEstimate,
+    checked_table,
+    declared_states,
+    fill_missing,
+    fit_states,
+    network_columns,
+    query_codes,
+    query_targets,
+    state_encoder,
+)
+from ._network_queries import (
+    labelled_cpd,
+    log_likelihoods,
+    map_assignment,
+    most_probable,
+    posterior_frame,
+    posterior_series,
+)
+from .base import Triple
 
 __all__ = ["BayesianNetwork", "NetworkStats"]
 
-
-# ---------------------------------------------------------------------------
-# Statistics
-
-
-@dataclass(frozen=True)
-class NetworkStats:
-    """Weighted counts of every family of a Bayesian network.
-
-    ``counts[i]`` belongs to the ``i``-th variable and has shape
-    ``(*parent cardinalities, k_i)``: the weight of the rows in which the
-    variable and all of its parents are observed, per joint state. Counts of
-    chunks add.
-    """
-
-    counts: tuple
-
-    def __add__(self, other: NetworkStats) -> NetworkStats:
-        return NetworkStats(tuple(a + b for a, b in zip(self.counts, other.counts)))
-
-
-# ---------------------------------------------------------------------------
-# Helpers: states
-
-
-def _columns(est, X, reset: bool) -> list:
-    """Validate ``X`` without casting; its columns as 1-d arrays."""
-    if hasattr(X, "iloc"):
-        validate_data(est, X, reset=reset, skip_check_array=True)
-        cols = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
-    else:
-        X = validate_data(est, X, reset=reset, dtype=None, ensure_all_finite=False)
-        cols = [X[:, j] for j in range(X.shape[1])]
-    if X.shape[0] == 0:
-        raise ValueError("X has 0 samples; at least one is required")
-    return cols
-
-
-def _as_states(values, variable) -> np.ndarray:
-    """State labels as an array, in the given order; distinct and not missing."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise TypeError(
-            f"states of {variable!r} must be a list of labels, got {values!r}"
-        )
-    index = pd.Index(list(values))
-    if len(index) == 0:
-        raise ValueError(f"states of {variable!r} is empty")
-    if index.hasnans:
-        raise ValueError(f"states of {variable!r} contain a missing value")
-    if index.has_duplicates:
-        dup = index[index.duplicated()].tolist()
-        raise ValueError(f"states of {variable!r} repeat {dup!r}")
-    return index.to_numpy()
-
-
-def _observed_states(col: np.ndarray, missing: np.ndarray) -> np.ndarray:
-    """Distinct observed values in order of first appearance (never sorted)."""
-    return pd.Index(pd.unique(col[~missing])).to_numpy()
-
-
-# ---------------------------------------------------------------------------
-# The estimator
+_HINT = "; declare every state with `states`"
 
 
 class BayesianNetwork(DensityMixin, BaseEstimator):
@@ -136,10 +89,13 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         variables (and ``None``) take the uniform ``1 / k``.
     states : dict, default=None
         The states of some variables, in the order to keep: a dict from
-        variable to a list of labels. Other variables take the values that
-        the data show, in order of first appearance (a pandas categorical
-        column: its categories); labels are never re-sorted. A value outside
-        the given states is an error.
+        variable to a list of labels (pgmpy's ``state_names``); states absent
+        from the data are kept. A pandas categorical column takes its
+        categories, in their order, absent ones included; any other variable
+        takes the values that the data show, **sorted** (as pgmpy and
+        scikit-learn's encoders sort them; values that do not sort together,
+        such as numbers mixed with strings, keep their order of first
+        appearance). A value outside the given states is an error.
     handle_unknown : {'error', 'ignore'}, default='error'
         A value never seen in fit when predicting or scoring: raise a
         ValueError, or treat the cell as missing.
@@ -149,7 +105,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
     variables_ : list
         The variables, in the order of the columns.
     states_ : dict
-        The labels of every variable's states, as arrays.
+        The labels of every variable's states, as arrays, in the order of the
+        axes of ``cpds_`` and of the columns of :meth:`predict_proba`.
     dag_ : DAG
         The structure.
     cpds_ : dict
@@ -157,7 +114,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         ``(*parent cardinalities, k_v)`` with the parents in the order of
         ``dag_.parents(v)``; every row sums to one over the last axis.
     stats_ : NetworkStats
-        The weighted counts, absent for a network built by hand.
+        The weighted counts, absent for a network built by hand; ``fit(X)``
+        is ``from_stats(summarize(X))``.
     n_features_in_ : int
         Number of columns seen in fit.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
@@ -182,7 +140,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
     A row with a missing value is left out of the counts of every CPT whose
     family (the variable and its parents) holds that value, and still counts
     in the others. Counts add, so :meth:`partial_fit` on chunks equals one
-    :meth:`fit`.
+    :meth:`fit`, and :meth:`summarize` of chunks (on several machines, say),
+    summed and given to :meth:`from_stats`, is the same model again.
 
     **Inference.** The network is moralised, triangulated by min-fill and
     joined in a junction tree once (at the first query after the CPTs
@@ -203,6 +162,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
        Kaufmann, 1988.
     .. [2] D. Koller and N. Friedman, "Probabilistic Graphical Models", MIT
        Press, 2009, chapters 10 and 17.
+    .. [3] T. M. Mitchell, "Machine Learning", McGraw-Hill, 1997, section
+       6.9.1.1 (the m-estimate).
 
     Examples
     --------
@@ -254,14 +215,21 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         self.states = states
         self.handle_unknown = handle_unknown
 
+    def _make_components(self) -> Triple:
+        """The structure (the DAG and every variable's number of states), no
+        separate emission, and the m-estimate prior of the CPTs."""
+        return Triple(
+            BayesNet(self.dag_, self._cards()),
+            None,
+            NetworkMEstimate.of(self.m, self.p, self.states_),
+        )
+
     # -- fitted state ------------------------------------------------------------
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "cpds_") and len(self.cpds_) == len(self.variables_)
 
     def _reset(self) -> None:
-        for attr in [
-            a for a in vars(self) if a.endswith("_") and not a.startswith("__")
-        ]:
+        for attr in [a for a in vars(self) if a[-1] == "_" and a[:2] != "__"]:
             delattr(self, attr)
 
     def _check_ready(self) -> None:
@@ -279,27 +247,29 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         self._state_index_[variable] = {s: i for i, s in enumerate(states.tolist())}
         self._labels_[variable] = pd.Index(states, name=variable)
 
-    def _structure(self, variables: list) -> DAG:
-        """The DAG over ``variables``; edges must name only these."""
+    def _cards(self) -> dict:
+        return {v: len(self.states_[v]) for v in self.variables_}
+
+    def _set_structure(self, names: list, by_hand: bool = False) -> None:
+        """The DAG over the variables ``names`` (the columns of X); edges must
+        name only these, unless the network is built by hand."""
+        if len(set(names)) != len(names):
+            raise ValueError(f"X has repeated column names: {names!r}")
         edges = [] if self.edges is None else list(self.edges)
-        dag = DAG(edges, nodes=variables)
-        known = set(variables)
-        extra = [v for v in dag.nodes if v not in known]
-        if extra:
+        self.dag_ = DAG(edges, nodes=names)
+        extra = [v for v in self.dag_.nodes if v not in set(names)]
+        if extra and not by_hand:
             raise ValueError(
                 f"edges name {extra!r}, which are not columns of X; the columns "
-                f"are {list(variables)!r}"
+                f"are {list(names)!r}"
             )
-        return dag
+        self.variables_ = list(self.dag_.nodes)
+        self.states_, self._state_index_, self._labels_ = {}, {}, {}
 
-    def _declared_states(self) -> dict:
-        states = self.states or {}
-        return {v: _as_states(s, v) for v, s in states.items()}
-
-    # -- fitting -----------------------------------------------------------------
+    # -- fitting: statistics that add --------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
-        """Learn the CPTs from data.
+        """Learn the CPTs from data: ``from_stats(summarize(X, sample_weight))``.
 
         Parameters
         ----------
@@ -316,7 +286,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         self : object
         """
         self._reset()
-        return self._partial_fit(X, sample_weight, reset=True)
+        return self.from_stats(self._summarize(X, sample_weight, reset=True))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -336,18 +306,78 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         -------
         self : object
         """
-        reset = not hasattr(self, "stats_")
-        if reset:
+        if not hasattr(self, "stats_"):
             self._reset()
-        return self._partial_fit(X, sample_weight, reset=reset)
+            return self.from_stats(self._summarize(X, sample_weight, reset=True))
+        return self.from_stats(self.stats_ + self._summarize(X, sample_weight, False))
 
-    def _partial_fit(self, X, sample_weight, reset: bool):
-        cols = _columns(self, X, reset)
-        if not cols:
-            raise ValueError("X has 0 columns; at least one variable is required")
-        n = len(cols[0])
-        sw = check_sample_weight(sample_weight, np.empty((n, 0)))
-        if not (sw > 0).any():
+    def summarize(self, X, sample_weight=None) -> NetworkStats:
+        """The counts of a chunk of data, without fitting.
+
+        The counts of chunks add (``a + b``), and :meth:`from_stats` of their
+        sum is the network of one ``fit`` on all the rows. The first call on
+        a network not fitted to data fixes the variables (the columns of
+        ``X``) and their states (``states``, a pandas categorical's
+        categories, or the sorted values of this chunk); later calls must
+        show no other state. To fix the states from all the data, declare
+        them in ``states`` or ``fit`` a chunk that shows them all first.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        NetworkStats
+            The weighted counts of every family.
+        """
+        reset = not hasattr(self, "n_features_in_")
+        if reset:
+            self._validate_params()
+            self._reset()
+        return self._summarize(X, sample_weight, reset)
+
+    def from_stats(self, stats: NetworkStats):
+        """Set the CPTs from counts (summed over chunks).
+
+        Parameters
+        ----------
+        stats : NetworkStats
+            The counts of :meth:`summarize` by this network, added over any
+            number of chunks.
+
+        Returns
+        -------
+        self : object
+            The fitted network; ``stats_`` is ``stats``.
+        """
+        if not hasattr(self, "n_features_in_"):
+            raise ValueError(
+                "from_stats needs the variables and states that summarize fixed: "
+                "call summarize on this network first"
+            )
+        structure, _, prior = self._make_components()
+        shapes = [c.shape for c in structure.zeros().counts]
+        if (
+            not isinstance(stats, NetworkStats)
+            or [np.shape(c) for c in stats.counts] != shapes
+        ):
+            raise TypeError(
+                "stats must be the NetworkStats of summarize for the variables and "
+                f"states of this network, got {type(stats).__name__}"
+            )
+        self.stats_ = stats
+        self._log_cpds_ = structure.map_params(stats, prior)
+        self.cpds_ = {v: np.exp(t) for v, t in self._log_cpds_.items()}
+        self._engine_ = structure.with_cpds(self._log_cpds_)
+        return self
+
+    def _summarize(self, X, sample_weight, reset: bool) -> NetworkStats:
+        cols, dtypes = network_columns(self, X, reset)
+        dummy = np.empty((len(cols[0]), 0))
+        sw = check_sample_weight(sample_weight, dummy, allow_all_zero=not reset)
+        if reset and not (sw > 0).any():
             raise ValueError(
                 "sample_weight is zero for every row: at least one row of non-zero "
                 "weight is required"
@@ -355,111 +385,14 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         keep = None if (sw > 0).all() else sw > 0
         if reset:
             names = list(X.columns) if hasattr(X, "columns") else list(range(len(cols)))
-            if len(set(names)) != len(names):
-                raise ValueError(f"X has repeated column names: {names!r}")
-            self.dag_ = self._structure(names)
-            self.variables_ = list(self.dag_.nodes)
-            declared = self._declared_states()
-            unknown = [v for v in declared if v not in set(names)]
-            if unknown:
-                raise ValueError(
-                    f"states names {unknown!r}, which are not columns of X; the "
-                    f"columns are {names!r}"
-                )
-            self.states_, self._state_index_, self._labels_ = {}, {}, {}
-            for j, v in enumerate(names):
-                if v in declared:
-                    states = declared[v]
-                elif hasattr(X, "dtypes") and isinstance(
-                    X.dtypes.iloc[j], pd.CategoricalDtype
-                ):
-                    states = X.iloc[:, j].cat.categories.to_numpy()
-                else:
-                    col = cols[j] if keep is None else cols[j][keep]
-                    states = _observed_states(col, is_missing(col))
-                if len(states) == 0:
-                    raise ValueError(
-                        f"variable {v!r} has no observed value; declare its states "
-                        "with `states`"
-                    )
+            self._set_structure(names)
+            encoder = fit_states(self, names, cols, dtypes, keep)
+            for v, states in zip(names, encoder.categories):
                 self._set_states(v, states)
-        codes = self._encode(cols, fitting=True, keep=keep)
-        stats = self._count(codes, sw)
-        self.stats_ = stats if reset else self.stats_ + stats
-        self._set_cpds_from_stats()
-        return self
-
-    def _encode(self, cols, fitting: bool, keep=None) -> np.ndarray:
-        """Codes ``(n, n_variables)``; -1 where missing (or unknown and ignored)."""
-        codes = np.empty((len(cols[0]), len(cols)), dtype=np.intp)
-        for j, (v, col) in enumerate(zip(self.variables_, cols)):
-            code = encode_column(col, self.states_[v], is_missing(col))
-            if keep is not None:
-                code[~keep & (code == -2)] = -1  # weight 0: not part of the data
-            unknown = code == -2
-            if unknown.any():
-                if fitting or self.handle_unknown == "error":
-                    value = col[np.argmax(unknown)]
-                    raise ValueError(
-                        f"variable {v!r} has state {value!r}, not among its states "
-                        f"{self.states_[v].tolist()!r}"
-                        + (
-                            "; declare every state with `states`"
-                            if fitting
-                            else " seen in fit; use handle_unknown='ignore'"
-                        )
-                    )
-                code[unknown] = -1
-            codes[:, j] = code
-        return codes
-
-    def _cards(self) -> dict:
-        return {v: len(self.states_[v]) for v in self.variables_}
-
-    def _count(self, codes: np.ndarray, sw: np.ndarray) -> NetworkStats:
-        cards = self._cards()
-        column = {v: j for j, v in enumerate(self.variables_)}
-        counts = []
-        for v in self.variables_:
-            family = [*self.dag_.parents(v), v]
-            shape = tuple(cards[u] for u in family)
-            sub = codes[:, [column[u] for u in family]]
-            ok = (sub >= 0).all(axis=1)
-            flat = np.ravel_multi_index(tuple(sub[ok].T), shape)
-            c = np.bincount(flat, weights=sw[ok], minlength=math.prod(shape))
-            counts.append(c.reshape(shape))
-        return NetworkStats(tuple(counts))
-
-    def _m_and_p(self, v, k: int) -> tuple[float, np.ndarray]:
-        m = self.m.get(v, 1.0) if isinstance(self.m, dict) else self.m
-        if not isinstance(m, Real) or isinstance(m, bool) or not (0 <= m < np.inf):
-            raise ValueError(f"m of {v!r} must be a finite number >= 0, got {m!r}")
-        if self.p is not None and v in self.p:
-            p = check_probability_vector(self.p[v], f"p[{v!r}]", k)
         else:
-            p = np.full(k, 1.0 / k)
-        return float(m), p
-
-    def _check_params_vs_data(self) -> None:
-        known = set(self.variables_)
-        for name, value in (("m", self.m), ("p", self.p)):
-            if isinstance(value, dict):
-                unknown = [v for v in value if v not in known]
-                if unknown:
-                    raise ValueError(
-                        f"{name} names {unknown!r}, which are not variables of the "
-                        f"network {self.variables_!r}"
-                    )
-
-    def _set_cpds_from_stats(self) -> None:
-        self._check_params_vs_data()
-        self.cpds_, self._log_cpds_ = {}, {}
-        for v, counts in zip(self.variables_, self.stats_.counts):
-            m, p = self._m_and_p(v, counts.shape[-1])
-            log_cpd = log_m_estimate(counts, counts.sum(axis=-1, keepdims=True), m, p)
-            self._log_cpds_[v] = log_cpd
-            self.cpds_[v] = np.exp(log_cpd)
-        self._engine_ = BayesNet(self.dag_, self._cards(), self._log_cpds_)
+            encoder = state_encoder(self)
+        codes = encoder.encode(cols, fitting=True, keep=keep, hint=_HINT)
+        return self._make_components().structure.stats(codes, sw)
 
     # -- CPDs by hand ------------------------------------------------------------
     def set_cpd(self, variable, table, *, states=None):
@@ -491,11 +424,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         """
         if not hasattr(self, "variables_"):
             self._validate_params()
-            declared = self._declared_states()
-            names = list(declared)
-            self.dag_ = self._structure_by_hand(names)
-            self.variables_ = list(self.dag_.nodes)
-            self.states_, self._state_index_, self._labels_ = {}, {}, {}
+            declared = declared_states(self.states)
+            self._set_structure(list(declared), by_hand=True)
             for v, s in declared.items():
                 self._set_states(v, s)
             self.cpds_, self._log_cpds_ = {}, {}
@@ -507,57 +437,13 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
                 )
             self.dag_ = DAG(self.dag_.edges, nodes=[*self.variables_, variable])
             self.variables_ = list(self.dag_.nodes)
-        parents = self.dag_.parents(variable)
-        unknown = [u for u in parents if u not in self.states_]
-        if unknown:
-            raise ValueError(
-                f"the states of {unknown!r} (parents of {variable!r}) are unknown: "
-                "set their CPDs first or declare them in `states`"
-            )
-        values = np.asarray(table, dtype=float)
-        if states is not None:
-            states = _as_states(states, variable)
-        elif variable in self.states_:
-            states = self.states_[variable]
-        else:
-            states = np.arange(values.shape[-1] if values.ndim else 0)
-        pcards = tuple(len(self.states_[u]) for u in parents)
-        shape = (*pcards, len(states))
-        if values.ndim == 2 and values.shape == (math.prod(pcards), len(states)):
-            values = values.reshape(shape)
-        if values.shape != shape:
-            raise ValueError(
-                f"the CPD of {variable!r} has shape {values.shape}; expected {shape} "
-                f"(parents {list(parents)!r}, then {len(states)} states of "
-                f"{variable!r})"
-            )
-        if not np.all(np.isfinite(values)) or (values < 0).any():
-            raise ValueError(f"the CPD of {variable!r} must be finite and >= 0")
-        sums = values.sum(axis=-1)
-        if not np.allclose(sums, 1.0, rtol=0, atol=1e-6):
-            raise ValueError(
-                f"every row of the CPD of {variable!r} must sum to one over its "
-                f"states; the sums are {np.round(sums, 6).ravel()[:8]}"
-            )
-        if variable in self.states_ and not np.array_equal(
-            self.states_[variable], states
-        ):
-            children = [c for c in self.dag_.children(variable) if c in self.cpds_]
-            if hasattr(self, "stats_") or children:
-                raise ValueError(
-                    f"the states of {variable!r} are already "
-                    f"{self.states_[variable].tolist()!r}"
-                )
+        values, states = checked_table(self, variable, table, states)
         self._set_states(variable, states)
-        self.cpds_[variable] = values.copy()
+        self.cpds_[variable] = values
         self._log_cpds_[variable] = safe_log(values)
         if self.__sklearn_is_fitted__():
             self._engine_ = BayesNet(self.dag_, self._cards(), self._log_cpds_)
         return self
-
-    def _structure_by_hand(self, names: list) -> DAG:
-        edges = [] if self.edges is None else list(self.edges)
-        return DAG(edges, nodes=names)
 
     def get_cpd(self, variable):
         """The CPT of one variable as a labelled pandas object.
@@ -570,21 +456,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             MultiIndex named after them) and one column per state.
         """
         self._check_variable(variable)
-        if variable not in getattr(self, "cpds_", {}):
-            raise ValueError(f"no CPD for {variable!r} yet")
-        values = self.cpds_[variable]
-        columns = pd.Index(self.states_[variable], name=variable)
-        parents = self.dag_.parents(variable)
-        if not parents:
-            return pd.Series(values, index=columns, name=f"P({variable})")
-        index = pd.MultiIndex.from_product(
-            [self.states_[u] for u in parents], names=list(parents)
-        )
-        if len(parents) == 1:
-            index = index.get_level_values(0)
-        return pd.DataFrame(
-            values.reshape(len(index), -1), index=index, columns=columns
-        )
+        return labelled_cpd(self, variable)
 
     # -- structure -----------------------------------------------------------------
     def _dag(self) -> DAG:
@@ -655,85 +527,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         """Number of free parameters: ``sum_v (k_v - 1) prod_{u in pa(v)} k_u``."""
         if not hasattr(self, "states_") or len(self.states_) < len(self.variables_):
             check_is_fitted(self)
-        cards = self._cards()
-        return int(
-            sum(
-                (cards[v] - 1) * math.prod(cards[u] for u in self.dag_.parents(v))
-                for v in self.variables_
-            )
-        )
-
-    # -- data in -------------------------------------------------------------------
-    def _codes(self, X) -> tuple[np.ndarray, list]:
-        """Validate ``X`` and encode it: codes ``(n, n_variables)``, -1 unobserved."""
-        self._check_ready()
-        if hasattr(self, "n_features_in_"):
-            cols = _columns(self, X, reset=False)
-        elif hasattr(X, "columns"):
-            known = set(self.variables_)
-            unknown = [c for c in X.columns if c not in known]
-            if unknown:
-                raise ValueError(
-                    f"X has columns {unknown!r} that are not variables of the "
-                    f"network; the variables are {self.variables_!r}"
-                )
-            if X.shape[0] == 0:
-                raise ValueError("X has 0 samples; at least one is required")
-            n = X.shape[0]
-            cols = [
-                X[v].to_numpy() if v in X.columns else np.full(n, None, dtype=object)
-                for v in self.variables_
-            ]
-        else:
-            X = validate_data(self, X, reset=False, dtype=None, ensure_all_finite=False)
-            if X.shape[1] != len(self.variables_):
-                raise ValueError(
-                    f"X has {X.shape[1]} columns; the network has "
-                    f"{len(self.variables_)} variables"
-                )
-            cols = [X[:, j] for j in range(X.shape[1])]
-        return self._encode(cols, fitting=False), cols
-
-    def _evidence(self, evidence) -> dict:
-        if evidence is None:
-            return {}
-        if not isinstance(evidence, Mapping):
-            raise TypeError(
-                f"evidence must be a dict from variable to state, got "
-                f"{type(evidence).__name__}"
-            )
-        codes = {}
-        for v, state in evidence.items():
-            self._check_variable(v)
-            try:
-                code = self._state_index_[v].get(state)
-            except TypeError:
-                code = None
-            if code is None:
-                raise ValueError(
-                    f"evidence gives {v!r} the state {state!r}, which is not among "
-                    f"its states {self.states_[v].tolist()!r}"
-                )
-            codes[v] = np.array([code], dtype=np.intp)
-        return codes
-
-    def _targets(self, variables) -> tuple:
-        try:
-            single = variables in self._state_index_
-        except TypeError:
-            single = False
-        if single:
-            return (variables,)
-        if isinstance(variables, (str, bytes)) or not hasattr(variables, "__iter__"):
-            self._check_variable(variables)
-        targets = tuple(variables)
-        if not targets:
-            raise ValueError("variables is empty: name at least one variable")
-        for v in targets:
-            self._check_variable(v)
-        if len(set(targets)) != len(targets):
-            raise ValueError(f"variables lists a variable twice: {list(targets)!r}")
-        return targets
+        return BayesNet(self.dag_, self._cards()).n_parameters()
 
     # -- queries -------------------------------------------------------------------
     def query(self, variables, evidence=None) -> pd.Series:
@@ -762,27 +556,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             rest cannot change the posterior).
         """
         self._check_ready()
-        targets = self._targets(variables)
-        codes = self._evidence(evidence)
-        self._check_disjoint(targets, codes)
-        ev = self._engine_.evidence(codes)
-        log_post, log_z = self._engine_.posterior(*ev, targets)
-        if np.isneginf(log_z[0]):
-            raise ValueError("the evidence has probability zero under the network")
-        probs = np.exp(log_post[0]).ravel()
-        name = f"P({', '.join(map(str, targets))} | evidence)"
-        if len(targets) == 1:
-            index = self._labels_[targets[0]]
-        else:
-            index = pd.MultiIndex.from_product(
-                [self.states_[v] for v in targets], names=list(targets)
-            )
-        return pd.Series(probs, index=index, name=name)
-
-    def _check_disjoint(self, targets, codes) -> None:
-        both = [v for v in targets if v in codes]
-        if both:
-            raise ValueError(f"variables {both!r} are both queried and observed")
+        return posterior_series(self, query_targets(self, variables), evidence)
 
     def map_query(self, variables=None, evidence=None) -> dict:
         """The most probable joint assignment.
@@ -803,45 +577,12 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             go to the state listed first.
         """
         self._check_ready()
-        codes = self._evidence(evidence)
-        hidden = [v for v in self.variables_ if v not in codes]
-        if variables is not None:
-            targets = self._targets(variables)
-            self._check_disjoint(targets, codes)
-            if set(targets) != set(hidden):
-                ev = self._engine_.evidence(codes)
-                log_post, log_z = self._engine_.posterior(*ev, targets)
-                if np.isneginf(log_z[0]):
-                    raise ValueError(
-                        "the evidence has probability zero under the network"
-                    )
-                best = np.unravel_index(np.argmax(log_post[0]), log_post.shape[1:])
-                return {
-                    v: self.states_[v].tolist()[int(s)] for v, s in zip(targets, best)
-                }
-        else:
-            targets = tuple(hidden)
-        assignment, score = self._engine_.map(*self._engine_.evidence(codes))
-        if np.isneginf(score[0]):
-            raise ValueError("the evidence has probability zero under the network")
-        return {v: self.states_[v].tolist()[int(assignment[v][0])] for v in targets}
+        return map_assignment(self, variables, evidence)
 
     # -- batched methods -------------------------------------------------------------
-    def _impossible(self, log_z: np.ndarray, rows: np.ndarray, what: str) -> np.ndarray:
-        bad = np.isneginf(log_z)
-        if bad.any():
-            warn(
-                f"{int(bad.sum())} row(s) have probability zero under the network "
-                f"(a state of zero estimated probability, e.g. with m=0); {what}",
-                RuntimeWarning,
-            )
-        return bad
-
-    def _observed(self, codes: np.ndarray, rows: np.ndarray, observed: np.ndarray):
-        """The engine's evidence for rows sharing a pattern of observed columns."""
-        columns = np.flatnonzero(observed)
-        variables = tuple(self.variables_[j] for j in columns)
-        return variables, codes[rows[:, None], columns]
+    def _codes(self, X) -> tuple[np.ndarray, list]:
+        self._check_ready()
+        return query_codes(self, X)
 
     def log_likelihood(self, X) -> np.ndarray:
         """``log P(observed cells)`` of every row, shape ``(n_samples,)``.
@@ -849,12 +590,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         Missing cells are summed out; a row with nothing observed scores 0.
         """
         codes, _ = self._codes(X)
-        out = np.zeros(codes.shape[0])
-        for rows, observed in BayesNet.group_rows(codes < 0):
-            out[rows] = self._engine_.log_likelihood(
-                *self._observed(codes, rows, observed)
-            )
-        return out
+        return log_likelihoods(self, codes)
 
     def score_samples(self, X) -> np.ndarray:
         """Same as :meth:`log_likelihood`."""
@@ -898,53 +634,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             ``X`` with its missing cells filled, of the same type.
         """
         codes, cols = self._codes(X)
-        filled = codes.copy()
-        for rows, observed in BayesNet.group_rows(codes < 0):
-            if observed.all():
-                continue
-            ev = self._observed(codes, rows, observed)
-            assignment, score = self._engine_.map(*ev)
-            self._impossible(score, rows, "their missing cells take the first states")
-            for j, v in enumerate(self.variables_):
-                if not observed[j]:
-                    filled[rows, j] = assignment[v]
-        return self._fill(X, cols, codes, filled)
-
-    def _fill(self, X, cols, codes, filled):
-        changed = [j for j in range(codes.shape[1]) if (codes[:, j] < 0).any()]
-        if hasattr(X, "columns") and not hasattr(self, "n_features_in_"):
-            out = X.copy()
-            names = list(out.columns)
-            changed = [j for j in changed if self.variables_[j] in names]
-        elif hasattr(X, "columns"):
-            out = X.copy()
-            names = list(out.columns)
-        else:
-            obj = np.array(cols, dtype=object).T
-            for j in changed:
-                miss = codes[:, j] < 0
-                obj[miss, j] = self.states_[self.variables_[j]][filled[miss, j]]
-            numeric = all(
-                self.states_[self.variables_[j]].dtype.kind in "biuf" for j in changed
-            )
-            arr = np.asarray(X)
-            if arr.dtype.kind in "fc" and numeric:
-                return obj.astype(arr.dtype)
-            return obj
-        for j in changed:
-            v = self.variables_[j]
-            col = names.index(v) if v in names else j
-            miss = codes[:, j] < 0
-            values = np.array(out.iloc[:, col].to_numpy(), dtype=object)
-            values[miss] = self.states_[v][filled[miss, j]]
-            series = pd.Series(values, index=out.index, name=out.columns[col])
-            dtype = out.dtypes.iloc[col]
-            if isinstance(dtype, pd.CategoricalDtype):
-                series = series.astype(dtype)
-            else:
-                series = series.infer_objects()
-            out.isetitem(col, series)
-        return out
+        return fill_missing(self, X, cols, codes, most_probable(self, codes))
 
     def predict_proba(self, X, variable=None) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
@@ -960,51 +650,16 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         -------
         DataFrame of shape (n_samples, k) or (n_samples, sum of k)
             ``P(variable = state | observed cells of the row)`` with one column
-            per state (a column MultiIndex ``(variable, state)`` for every
-            variable), indexed like ``X``. Where the variable is observed the
-            row is that state with probability one. A row of probability zero
-            (possible with ``m=0``) is uniform, with a warning.
+            per state, in the order of ``states_[variable]`` (a column
+            MultiIndex ``(variable, state)`` for every variable), indexed like
+            ``X``. Where the variable is observed the row is that state with
+            probability one. A row of probability zero (possible with ``m=0``)
+            is uniform, with a warning.
         """
         codes, _ = self._codes(X)
         if variable is not None:
             self._check_variable(variable)
-        targets = self.variables_ if variable is None else [variable]
-        n = codes.shape[0]
-        probs = {v: np.zeros((n, len(self.states_[v]))) for v in targets}
-        position = {v: j for j, v in enumerate(self.variables_)}
-        for rows, observed in BayesNet.group_rows(codes < 0):
-            ev = self._observed(codes, rows, observed)
-            for v in targets:
-                if observed[position[v]]:
-                    probs[v][rows, codes[rows, position[v]]] = 1.0
-            hidden = [v for v in targets if not observed[position[v]]]
-            if not hidden:
-                continue
-            if variable is None:
-                log_post, log_z = self._engine_.marginals(*ev)
-            else:
-                post, log_z = self._engine_.posterior(*ev, (variable,))
-                log_post = {variable: post}
-            bad = self._impossible(log_z, rows, "their posterior is uniform")
-            for v in hidden:
-                p = np.exp(log_post[v])
-                if bad.any():
-                    p = np.where(bad[:, None], 1.0 / p.shape[1], p)
-                probs[v][rows] = p
-        index = X.index if hasattr(X, "index") else None
-        if variable is not None:
-            return pd.DataFrame(
-                probs[variable],
-                index=index,
-                columns=pd.Index(self.states_[variable], name=variable),
-            )
-        columns = pd.MultiIndex.from_tuples(
-            [(v, s) for v in targets for s in self.states_[v].tolist()],
-            names=["variable", "state"],
-        )
-        return pd.DataFrame(
-            np.hstack([probs[v] for v in targets]), index=index, columns=columns
-        )
+        return posterior_frame(self, codes, getattr(X, "index", None), variable)
 
     # -- model selection and sampling ------------------------------------------
     def bic(self, X) -> float:
@@ -1017,7 +672,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         return float(-2 * self.log_likelihood(X).sum() + 2 * self.n_parameters())
 
     def sample(self, n_samples=1, random_state=None) -> pd.DataFrame:
-        """Draw rows by ancestral sampling.
+        """Draw rows by forward (ancestral) sampling.
 
         Parameters
         ----------
@@ -1033,26 +688,11 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         self._check_ready()
         if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
             raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
-        if isinstance(random_state, np.random.Generator):
-            uniform = random_state.random
-        else:
-            uniform = check_random_state(random_state).random_sample
-        cards = self._cards()
-        codes: dict = {}
-        for v in self.dag_.topological_order():
-            parents = self.dag_.parents(v)
-            table = self.cpds_[v].reshape(-1, cards[v])
-            if parents:
-                flat = np.ravel_multi_index(
-                    tuple(codes[u] for u in parents), [cards[u] for u in parents]
-                )
-                cdf = np.cumsum(table, axis=1)[flat]
-            else:
-                cdf = np.cumsum(table, axis=1)
-            u = uniform(n_samples) * cdf[..., -1]
-            codes[v] = np.minimum((u[:, None] >= cdf).sum(axis=1), cards[v] - 1)
+        if not isinstance(random_state, np.random.Generator):
+            random_state = check_random_state(random_state)
+        codes = self._engine_.sample(int(n_samples), random_state)
         return pd.DataFrame(
-            {v: self.states_[v][codes[v]] for v in self.variables_},
+            {v: self.states_[v][codes[:, j]] for j, v in enumerate(self.variables_)},
             columns=pd.Index(self.variables_),
         )
 

@@ -4,364 +4,133 @@ The class is one latent node of the graph core; each feature sends it an
 emission message, ``log P(x_j | y)``, and the features are independent given
 the class. Missing values (NaN, None, pd.NA) are marginalised: a missing
 feature is left out of its row's statistics and product.
+
+Each estimator is its triple (:meth:`_make_components`): the class node, an
+emission family (a product of categorical tables, a diagonal Gaussian, or the
+:class:`~bayeskit.emissions.product.Product` of the two) and its prior; how it
+reads ``X`` is in :mod:`bayeskit.models._categorical` (the categorical
+columns, through the one encoder of :mod:`bayeskit.models._encoding`) and
+:mod:`bayeskit.models._numeric`.
 """
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
-from .._validation import (
-    Interval,
-    StrOptions,
-    check_probability_vector,
-    validate_data,
-)
+from .._validation import Interval, StrOptions
 from .._warnings import warn
-from ..emissions import DIAG, Categorical, Gaussian
-from ..emissions.base import ProductStats
-from ._encoding import (
-    categorical_input_tags,
-    count_out_of_range,
-    encode_column,
-    fit_categories,
-    integer_categories,
-    is_integer_matrix,
-    is_missing,
+from ..emissions.product import Product
+from ..graph import LatentNode
+from ._categorical import (
+    CATEGORICAL_CONSTRAINTS,
+    CategoricalTables,
+    MEstimate,
+    read_categorical,
 )
-from .base import (
-    BaseGenerativeClassifier,
-    ClassifierStats,
-    float_input,
-    keep_input_dtype,
-)
+from ._encoding import categorical_input_tags
+from ._numeric import NaiveGaussian, VarianceSmoothing, read_float, read_mixed
+from ._triple import TripleClassifier
+from .base import BaseGenerativeClassifier, Triple
 
 __all__ = ["CategoricalNB", "GaussianNB", "MixedNB"]
-
-
-def _feature_name(est, j: int) -> str:
-    names = getattr(est, "feature_names_in_", None)
-    return repr(names[j]) if names is not None else str(j)
-
-
-def _kept_rows(sample_weight):
-    """Rows of positive weight, or None when every row counts."""
-    if sample_weight is None or (sample_weight > 0).all():
-        return None
-    return sample_weight > 0
-
-
-def _validated(est, X, reset: bool):
-    """Validate ``X`` without casting: a DataFrame as it is, else an ndarray."""
-    if hasattr(X, "iloc"):
-        validate_data(est, X, reset=reset, skip_check_array=True)
-    else:
-        X = validate_data(est, X, reset=reset, dtype=None, ensure_all_finite=False)
-    if X.shape[0] == 0:
-        raise ValueError("X has 0 samples; at least one is required")
-    return X
-
-
-def _columns(X) -> list:
-    """The columns of a validated ``X`` as contiguous 1-d arrays."""
-    if hasattr(X, "iloc"):
-        return [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
-    # One transposed copy: distinct values and casts of strided columns take
-    # several times longer.
-    return list(np.ascontiguousarray(X.T))
-
-
-def _seen_values(cols, keep) -> list:
-    """Distinct observed values of every column in the rows of ``keep``."""
-    seen = []
-    for col in cols:
-        col = col if keep is None else col[keep]
-        seen.append(fit_categories(col, is_missing(col)))
-    return seen
-
-
-def _is_coded(col) -> bool:
-    """A numeric column (not boolean): category codes ``0, 1, 2, ...``."""
-    return col.dtype.kind in "iuf"
-
-
-def _code_values(col: np.ndarray, name: str) -> np.ndarray:
-    """A numeric column as codes, ``-1`` where missing (NaN).
-
-    As scikit-learn's CategoricalNB: negative values are an error, and
-    fractional values are truncated toward zero (with a warning here).
-    """
-    if col.dtype.kind in "iu":
-        codes = col.astype(np.intp)
-        if codes.size and codes.min() < 0:
-            raise ValueError(_NEGATIVE.format(name))
-        return codes
-    missing = np.isnan(col)
-    values = np.where(missing, 0.0, col)
-    if (values < 0).any():
-        raise ValueError(_NEGATIVE.format(name))
-    if np.isinf(values).any():
-        raise ValueError(f"feature {name} of X contains infinity")
-    whole = np.trunc(values)
-    if (whole != values).any():
-        warn(
-            f"feature {name} has fractional values; numeric features are "
-            "category codes and are truncated to integers (as scikit-learn "
-            "does); pass categories='observed' to make each value its own "
-            "category",
-            UserWarning,
-        )
-    codes = whole.astype(np.intp)
-    codes[missing] = -1
-    return codes
-
-
-_NEGATIVE = (
-    "Negative values in data passed to CategoricalNB (input X): feature {} is "
-    "numeric, so its values are category codes 0, 1, 2, ...; to take any "
-    "numbers as labels, pass categories='observed' (or list them in categories=)"
-)
-
-
-class _CategoricalPart:
-    """Categories, codes and m-estimate settings of the categorical columns.
-
-    Shared by CategoricalNB, MixedNB and TreeAugmentedNB: fixed at the first
-    fit (later fits may add categories), it encodes every later X the same
-    way. ``seen`` holds every feature's distinct observed values in fit
-    (sorted where they sort), or for a coded feature (``coded[j]``) its
-    largest code (-1 if none): its categories are then ``0 .. max`` as in
-    scikit-learn.
-    """
-
-    def __init__(self, seen, categories, min_categories, names, coded=None):
-        self.names = names
-        d = len(seen)
-        if isinstance(categories, str):
-            categories = [None] * d
-        elif len(categories) != d:
-            raise ValueError(
-                f"categories has {len(categories)} entries for {d} categorical features"
-            )
-        self.coded = np.zeros(d, dtype=bool) if coded is None else np.asarray(coded)
-        mins = np.asarray(0 if min_categories is None else min_categories)
-        if mins.dtype.kind not in "iu":
-            raise ValueError(
-                f"'min_categories' should have integral type. Got {mins.dtype} instead."
-            )
-        if mins.ndim > 1 or (mins.ndim == 1 and mins.shape != (d,)):
-            raise ValueError(
-                f"'min_categories' should have shape ({d},) when an array-like is "
-                f"provided. Got {mins.shape} instead."
-            )
-        mins = np.broadcast_to(mins, (d,))
-        self.categories = []
-        for j, observed in enumerate(seen):
-            if self.coded[j]:
-                cats = np.arange(max(int(observed) + 1, int(mins[j])))
-            else:
-                if categories[j] is not None:
-                    cats = np.asarray(categories[j])
-                    if len(set(cats.tolist())) != len(cats):
-                        raise ValueError(f"categories[{j}] has repeated values")
-                else:
-                    cats = observed
-                if mins[j] > 0:
-                    if cats.dtype.kind not in "iu" or (observed < 0).any():
-                        raise ValueError(
-                            f"min_categories applies to features coded 0, 1, 2, ...; "
-                            f"feature {names[j]} has other values"
-                        )
-                    top = int(cats.max()) + 1 if len(cats) else 0
-                    cats = np.arange(max(int(mins[j]), top))
-            if len(cats) == 0:
-                raise ValueError(f"feature {names[j]} has no observed value")
-            self.categories.append(cats)
-        self._set_family()
-
-    def _set_family(self) -> None:
-        self.family = Categorical([len(c) for c in self.categories])
-        # Categories 0 .. t_j - 1 everywhere: an integer matrix is its own codes.
-        self.identity = all(
-            c.dtype.kind in "iu" and np.array_equal(c, np.arange(len(c)))
-            for c in self.categories
-        )
-
-    def integer_codes(self, X: np.ndarray, in_range: bool = False):
-        """An integer matrix as its own codes, or None if :meth:`encode` must
-        map it (categories other than ``0 .. t_j - 1``, or values out of range).
-
-        ``in_range`` says the categories were found in these very rows, so no
-        value can be out of range. The codes may be ``X`` itself (no copy):
-        they are only read.
-        """
-        if not self.identity:
-            return None
-        codes = np.ascontiguousarray(X, dtype=np.intp)
-        if not in_range and count_out_of_range(codes, self.family.n_categories):
-            return None
-        return codes
-
-    def new_categories(self, cols, fixed, keep=None) -> bool:
-        """Add the values of ``cols`` (rows of ``keep``) that are not yet
-        categories, to the features whose categories are not ``fixed``
-        (given by the user). Returns whether any feature grew."""
-        grew = False
-        for j, col in enumerate(cols):
-            col = col if keep is None else col[keep]
-            cats = self.categories[j]
-            if self.coded[j]:
-                top = _code_values(col, self.names[j]).max(initial=-1)
-                if top >= len(cats):
-                    self.categories[j] = np.arange(top + 1)
-                    grew = True
-            elif not fixed[j]:
-                missing = is_missing(col)
-                unknown = encode_column(col, cats, missing) == -2
-                if unknown.any():
-                    added = fit_categories(col[unknown], missing[unknown])
-                    self.categories[j] = np.concatenate([cats, added])
-                    grew = True
-        if grew:
-            self._set_family()
-        return grew
-
-    def encode(self, cols, handle_unknown: str, fitting: bool, keep=None):
-        """Codes ``(n, d)``, -1 where missing or ignored; ``keep`` as in fit."""
-        # Written a feature at a time into contiguous rows, transposed once.
-        codes = np.empty((len(cols), len(cols[0])), dtype=np.intp)
-        for j, col in enumerate(cols):
-            if self.coded[j]:
-                code = _code_values(col, self.names[j])
-                code[code >= len(self.categories[j])] = -2
-            else:
-                code = encode_column(col, self.categories[j], is_missing(col))
-            if keep is not None:
-                code[~keep & (code == -2)] = -1  # weight 0: not part of the data
-            unknown = code == -2
-            if unknown.any():
-                if fitting or handle_unknown == "error":
-                    value = col[np.argmax(unknown)]
-                    if isinstance(value, np.generic):
-                        value = value.item()
-                    raise ValueError(
-                        f"feature {self.names[j]} has value {value!r}, not among "
-                        f"its categories {self.categories[j].tolist()}"
-                        + (
-                            "; list every category in categories= for the first fit"
-                            if fitting
-                            else "; use handle_unknown='ignore'"
-                        )
-                    )
-                code[unknown] = -1
-            codes[j] = code
-        return np.ascontiguousarray(codes.T)
-
-    def m_and_p(self, m, p) -> tuple[np.ndarray, np.ndarray]:
-        d = len(self.categories)
-        m = np.asarray(m, dtype=float)
-        if m.ndim > 1 or (m.ndim == 1 and m.shape[0] != d):
-            raise ValueError(f"m must be a number or have shape ({d},), got {m.shape}")
-        if not np.all(np.isfinite(m)) or (m < 0).any():
-            raise ValueError(f"m must be finite and >= 0, got {m}")
-        if p is None:
-            stacked = np.concatenate(
-                [np.full(len(c), 1.0 / len(c)) for c in self.categories]
-            )
-        else:
-            if len(p) != d:
-                raise ValueError(f"p must have one distribution per feature ({d})")
-            stacked = np.concatenate(
-                [
-                    check_probability_vector(pj, f"p[{j}]", len(self.categories[j]))
-                    for j, pj in enumerate(p)
-                ]
-            )
-        return np.broadcast_to(m, (d,)).astype(float), stacked
-
-    def tables(self, log_prob: np.ndarray) -> list:
-        """Per-feature tables ``(n_classes, t_j)`` from the stacked log-table."""
-        off = self.family.offsets
-        return [log_prob[off[j] : off[j + 1]].T.copy() for j in range(len(off) - 1)]
-
-
-def _prepare_categorical(est, X, reset, sample_weight):
-    """Validate and encode the categorical ``X`` of CategoricalNB-like models.
-
-    ``sample_weight`` is given exactly when the rows are being fitted: in a
-    later ``partial_fit`` their new values extend the categories (``stats_``
-    grows to match through ``est._grow_stats``). With ``categories='auto'``
-    and ``est._numeric_codes``, numeric features are codes ``0 .. max``
-    (scikit-learn's CategoricalNB); otherwise the categories are the values
-    seen.
-    """
-    X = _validated(est, X, reset)
-    keep = _kept_rows(sample_weight)
-    fitting = sample_weight is not None
-    explicit = not isinstance(est.categories, str)
-    integers = is_integer_matrix(X)
-    cols, found = None, False
-    if reset:
-        d = X.shape[1]
-        names = [_feature_name(est, j) for j in range(d)]
-        by_codes = est.categories == "auto" and getattr(est, "_numeric_codes", False)
-        Xk = X if keep is None or hasattr(X, "iloc") else X[keep]
-        if by_codes and integers:
-            coded = np.ones(d, dtype=bool)
-            if Xk.size and Xk.min() < 0:
-                raise ValueError(_NEGATIVE.format(names[int(np.argmin(Xk.min(0)))]))
-            seen = list(Xk.max(axis=0)) if Xk.size else [-1] * d
-            found = keep is None
-        else:
-            seen = None
-            if integers and not explicit:
-                seen = integer_categories(Xk)
-                found = seen is not None and keep is None
-            cols = _columns(X)
-            coded = np.array([by_codes and _is_coded(c) for c in cols], dtype=bool)
-            if seen is None:
-                seen = []
-                for j, col in enumerate(cols):
-                    col = col if keep is None else col[keep]
-                    if coded[j]:
-                        seen.append(_code_values(col, names[j]).max(initial=-1))
-                    else:
-                        seen.append(fit_categories(col, is_missing(col)))
-        est._part = _CategoricalPart(
-            seen, est.categories, est.min_categories, names, coded
-        )
-    elif fitting and hasattr(est, "_grow_stats"):
-        cols = _columns(X)
-        old = est._part.family
-        if est._part.new_categories(cols, [explicit] * len(cols), keep):
-            est._grow_stats(old)
-    est.categories_ = est._part.categories
-    codes = est._part.integer_codes(X, in_range=found) if integers else None
-    if codes is None:
-        cols = _columns(X) if cols is None else cols
-        codes = est._part.encode(cols, est.handle_unknown, fitting, keep)
-    return codes
-
-
-# Parameters shared by the categorical models (CategoricalNB, TreeAugmentedNB).
-CATEGORICAL_CONSTRAINTS: dict = {
-    **BaseGenerativeClassifier._parameter_constraints,
-    "m": [Interval(Real, 0, None, closed="left"), "array-like"],
-    "p": [list, tuple, None],
-    "categories": [StrOptions({"auto", "observed"}), list],
-    "min_categories": [
-        Interval(Integral, 1, None, closed="left"),
-        "array-like",
-        None,
-    ],
-    "handle_unknown": [StrOptions({"ignore", "error"})],
-}
 
 _ALPHA_MIN = 1e-10
 
 
-class CategoricalNB(BaseGenerativeClassifier):
+def _is_default_alpha(alpha) -> bool:
+    return isinstance(alpha, Real) and alpha == 1.0
+
+
+def _sklearn_smoothing(est, categories: list) -> MEstimate:
+    """The m-estimate of CategoricalNB's tables, from ``alpha`` or from ``m``."""
+    if est.m is not None:
+        if not _is_default_alpha(est.alpha):
+            raise ValueError(
+                "give either alpha (scikit-learn's additive smoothing, e.g. "
+                "alpha=1.0) or m (the m-estimate, e.g. m=2.0, p=...), not "
+                "both; alpha=a is m = a * n_categories_ with uniform p"
+            )
+        return MEstimate.of(est.m, est.p, categories)
+    if est.p is not None:
+        raise ValueError(
+            "p is the prior of the m-estimate and needs m (e.g. m=2.0, p=...); "
+            "alpha smooths toward the uniform distribution"
+        )
+    d = len(categories)
+    alpha = np.asarray(est.alpha, dtype=float)
+    if alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape != (d,)):
+        raise ValueError(
+            f"alpha must be a number or have shape ({d},) (n_features), got "
+            f"shape {alpha.shape}"
+        )
+    if not np.all(np.isfinite(alpha)) or (alpha < 0).any():
+        raise ValueError("All values in alpha must be greater than 0.")
+    if not est.force_alpha and (alpha < _ALPHA_MIN).any():
+        warn(
+            "alpha too small will result in numeric errors, setting alpha = "
+            f"{_ALPHA_MIN:.1e}; use force_alpha=True to keep alpha as it is",
+            UserWarning,
+        )
+        alpha = np.maximum(alpha, _ALPHA_MIN)
+    n_categories = np.array([len(c) for c in categories])
+    return MEstimate.of(alpha * n_categories, None, categories)
+
+
+def _discrete_class_prior(est, k: int):
+    """scikit-learn's ``class_prior`` / ``fit_prior`` of the discrete naive Bayes."""
+    if est.class_prior is not None:
+        prior = np.asarray(est.class_prior, dtype=float)
+        if prior.ndim != 1 or prior.shape[0] != k:
+            raise ValueError(
+                "Number of priors must match number of classes: class_prior has "
+                f"shape {prior.shape}, there are {k} classes"
+            )
+        if not np.all(np.isfinite(prior)) or (prior < 0).any():
+            raise ValueError(
+                f"class_prior must be finite and non-negative, got {prior}"
+            )
+        if not np.isclose(prior.sum(), 1.0):
+            warn(
+                f"class_prior sums to {prior.sum():g}, not 1: class_log_prior_ and "
+                "predict_joint_log_proba use it as given (as scikit-learn does); "
+                "the class posterior is normalised",
+                UserWarning,
+            )
+        return prior
+    if not est.fit_prior:
+        return np.full(k, 1.0 / k)
+    return None
+
+
+def _gaussian_class_prior(est, k: int):
+    """GaussianNB's ``priors``, checked as scikit-learn checks them, in its
+    order: length, sum, sign."""
+    if est.priors is None:
+        return None
+    priors = np.asarray(est.priors, dtype=float)
+    if priors.ndim != 1 or priors.shape[0] != k:
+        raise ValueError(
+            "Number of priors must match number of classes: priors has shape "
+            f"{priors.shape}, there are {k} classes"
+        )
+    if not np.isclose(priors.sum(), 1.0):
+        raise ValueError(
+            f"The sum of the priors should be 1: priors sums to {priors.sum():g}"
+        )
+    if (priors < 0).any():
+        raise ValueError(f"Priors must be non-negative: priors={priors}")
+    return priors
+
+
+def _in_input_dtype(est, value):
+    """A fitted attribute in the dtype of the training data (float32 data give
+    float32 attributes, as scikit-learn's; everything is computed in float64)."""
+    return np.asarray(value, np.float32) if est._dtype == np.float32 else value
+
+
+class CategoricalNB(TripleClassifier):
     """Naive Bayes for categorical features: scikit-learn's, plus the m-estimate.
 
     A drop-in for scikit-learn's ``CategoricalNB``: its parameters
@@ -407,10 +176,15 @@ class CategoricalNB(BaseGenerativeClassifier):
         Misclassification costs for :meth:`predict`: a vector (the cost of
         misclassifying each true class) or a matrix ``C[true, predicted]``.
     categories : {'auto', 'observed'} or list of array-like, default='auto'
-        The categories of each feature. 'auto': a numeric feature's are the
-        codes ``0 .. max`` (as scikit-learn), any other feature's the values
-        seen in fit. 'observed': every feature's are the values seen in fit,
-        numbers included (negative or with gaps). A list: these labels.
+        The categories of each feature, in the order of the columns of its
+        table. 'auto': a numeric feature's are the codes ``0 .. max`` (as
+        scikit-learn, which reads a pandas categorical of numbers as its
+        values, too), a pandas categorical's its own categories in their
+        order (those absent from the data included), any other feature's the
+        values seen in fit, sorted. 'observed': the same, but a numeric
+        feature's are its values seen in fit too (negative or with gaps). A
+        list: these labels, in this order (those absent from the data kept;
+        ``None`` for a feature leaves it to 'observed').
     handle_unknown : {'ignore', 'error'}, default='ignore'
         A value never seen in fit at predict time: leave the feature out of
         that row's product, or raise a ValueError.
@@ -496,6 +270,8 @@ class CategoricalNB(BaseGenerativeClassifier):
     _min_classes = 1
     _partial_fit_requires_classes = True
     _numeric_codes = True  # categories='auto': numeric features are codes
+    _read = read_categorical
+    _checked_priors = _discrete_class_prior
 
     def __init__(
         self,
@@ -524,63 +300,29 @@ class CategoricalNB(BaseGenerativeClassifier):
         self.categories = categories
         self.handle_unknown = handle_unknown
 
-    def _prepare_X(self, X, reset, sample_weight=None):
-        return _prepare_categorical(self, X, reset, sample_weight)
+    def _make_components(self) -> Triple:
+        categories = self._encoder.categories
+        return Triple(
+            LatentNode(len(self.classes_)),
+            CategoricalTables([len(c) for c in categories]),
+            _sklearn_smoothing(self, categories),
+        )
 
-    def _grow_stats(self, old_family) -> None:
-        grown = old_family.grow(self.stats_.emission, self._part.family.n_categories)
-        self.stats_ = ClassifierStats(self.stats_.class_weight, grown)
-        self._update_params()
+    @property
+    def categories_(self) -> list:
+        return self._encoder.categories
 
-    def _checked_priors(self, k: int):
-        return _discrete_class_prior(self, k)
+    @property
+    def n_categories_(self) -> np.ndarray:
+        return self._triple.emission.n_categories.astype(np.int64)
 
-    def _smoothing(self) -> tuple[np.ndarray, np.ndarray]:
-        """``m`` and ``p`` of the m-estimate, from ``alpha`` or from ``m``."""
-        part = self._part
-        if self.m is not None:
-            if not _is_default_alpha(self.alpha):
-                raise ValueError(
-                    "give either alpha (scikit-learn's additive smoothing, e.g. "
-                    "alpha=1.0) or m (the m-estimate, e.g. m=2.0, p=...), not "
-                    "both; alpha=a is m = a * n_categories_ with uniform p"
-                )
-            return part.m_and_p(self.m, self.p)
-        if self.p is not None:
-            raise ValueError(
-                "p is the prior of the m-estimate and needs m (e.g. m=2.0, p=...); "
-                "alpha smooths toward the uniform distribution"
-            )
-        d = len(part.categories)
-        alpha = np.asarray(self.alpha, dtype=float)
-        if alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape != (d,)):
-            raise ValueError(
-                f"alpha must be a number or have shape ({d},) (n_features), got "
-                f"shape {alpha.shape}"
-            )
-        if not np.all(np.isfinite(alpha)) or (alpha < 0).any():
-            raise ValueError("All values in alpha must be greater than 0.")
-        if not self.force_alpha and (alpha < _ALPHA_MIN).any():
-            warn(
-                "alpha too small will result in numeric errors, setting alpha = "
-                f"{_ALPHA_MIN:.1e}; use force_alpha=True to keep alpha as it is",
-                UserWarning,
-            )
-            alpha = np.maximum(alpha, _ALPHA_MIN)
-        return part.m_and_p(alpha * part.family.n_categories, None)
+    @property
+    def category_count_(self) -> list:
+        return self._triple.emission.tables(self.stats_.emission.counts)
 
-    def _emission_stats(self, codes, weights, labels):
-        return self._part.family.stats(codes, weights, labels)
-
-    def _set_emission_params(self, stats):
-        m, p = self._smoothing()
-        self._params = self._part.family.map_params(stats, m, p)
-        self.n_categories_ = self._part.family.n_categories.astype(np.int64)
-        self.category_count_ = self._part.tables(stats.counts)
-        self.feature_log_prob_ = self._part.tables(self._params.log_prob)
-
-    def _log_likelihood(self, codes):
-        return self._part.family.log_likelihood(codes, self._params)
+    @property
+    def feature_log_prob_(self) -> list:
+        return self._triple.emission.tables(self._params.log_prob)
 
     def __sklearn_tags__(self):
         tags = categorical_input_tags(super().__sklearn_tags__())
@@ -588,37 +330,7 @@ class CategoricalNB(BaseGenerativeClassifier):
         return tags
 
 
-def _is_default_alpha(alpha) -> bool:
-    return isinstance(alpha, Real) and alpha == 1.0
-
-
-def _discrete_class_prior(est, k: int):
-    """scikit-learn's ``class_prior`` / ``fit_prior`` of the discrete naive Bayes."""
-    if est.class_prior is not None:
-        prior = np.asarray(est.class_prior, dtype=float)
-        if prior.ndim != 1 or prior.shape[0] != k:
-            raise ValueError(
-                "Number of priors must match number of classes: class_prior has "
-                f"shape {prior.shape}, there are {k} classes"
-            )
-        if not np.all(np.isfinite(prior)) or (prior < 0).any():
-            raise ValueError(
-                f"class_prior must be finite and non-negative, got {prior}"
-            )
-        if not np.isclose(prior.sum(), 1.0):
-            warn(
-                f"class_prior sums to {prior.sum():g}, not 1: class_log_prior_ and "
-                "predict_joint_log_proba use it as given (as scikit-learn does); "
-                "the class posterior is normalised",
-                UserWarning,
-            )
-        return prior
-    if not est.fit_prior:
-        return np.full(k, 1.0 / k)
-    return None
-
-
-class GaussianNB(BaseGenerativeClassifier):
+class GaussianNB(TripleClassifier):
     """Gaussian naive Bayes with an m-estimate of the class variances.
 
     Parameters
@@ -697,24 +409,8 @@ class GaussianNB(BaseGenerativeClassifier):
 
     _min_classes = 1
     _partial_fit_requires_classes = True
-
-    def _checked_priors(self, k: int):
-        # scikit-learn's checks, in its order: length, sum, sign.
-        if self.priors is None:
-            return None
-        priors = np.asarray(self.priors, dtype=float)
-        if priors.ndim != 1 or priors.shape[0] != k:
-            raise ValueError(
-                "Number of priors must match number of classes: priors has shape "
-                f"{priors.shape}, there are {k} classes"
-            )
-        if not np.isclose(priors.sum(), 1.0):
-            raise ValueError(
-                f"The sum of the priors should be 1: priors sums to {priors.sum():g}"
-            )
-        if (priors < 0).any():
-            raise ValueError(f"Priors must be non-negative: priors={priors}")
-        return priors
+    _read = read_float
+    _checked_priors = _gaussian_class_prior
 
     def __init__(
         self, *, var_smoothing=1e-9, m=0.0, priors=None, prior_m=0.0, costs=None
@@ -725,32 +421,28 @@ class GaussianNB(BaseGenerativeClassifier):
         self.prior_m = prior_m
         self.costs = costs
 
-    def _prepare_X(self, X, reset, sample_weight=None):
-        X = validate_data(
-            self,
-            X,
-            reset=reset,
-            dtype=[np.float64, np.float32],
-            ensure_all_finite="allow-nan",
+    def _make_components(self) -> Triple:
+        return Triple(
+            LatentNode(len(self.classes_)),
+            NaiveGaussian(self.n_features_in_),
+            VarianceSmoothing(self.m, self.var_smoothing),
         )
-        if reset:
-            self._dtype = X.dtype
-        return float_input(X)
 
-    def _emission_stats(self, X, weights, labels):
-        return _DIAG_GAUSSIAN.stats(X, weights, labels)
+    @property
+    def theta_(self) -> np.ndarray:
+        return _in_input_dtype(self, self._params.means)
 
-    def _set_emission_params(self, stats):
-        self._params, self.epsilon_ = _gaussian_params(
-            stats, self.m, self.var_smoothing
-        )
-        self.theta_ = self._params.means
-        self.var_ = self._params.covariances
-        self.class_prior_ = np.exp(self.class_log_prior_)
-        keep_input_dtype(self, self._dtype, "theta_", "var_", "class_prior_")
+    @property
+    def var_(self) -> np.ndarray:
+        return _in_input_dtype(self, self._params.covariances)
 
-    def _log_likelihood(self, X):
-        return _DIAG_GAUSSIAN.log_likelihood(X, self._params)
+    @property
+    def class_prior_(self) -> np.ndarray:
+        return _in_input_dtype(self, np.exp(self.class_log_prior_))
+
+    @property
+    def epsilon_(self) -> float:
+        return self._triple.prior.epsilon(self.stats_.emission)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -758,31 +450,7 @@ class GaussianNB(BaseGenerativeClassifier):
         return tags
 
 
-_DIAG_GAUSSIAN = Gaussian(DIAG)
-
-
-def _gaussian_params(stats, m, var_smoothing):
-    """Naive Bayes' variances: a MAP prior toward the pooled within-class variance.
-
-    ``(S_cj + m s_j^2) / (n_cj + m)`` is the covariance prior of the Gaussian
-    family with weight ``m`` and prior scatter ``s_j^2``; ``var_smoothing``
-    times the largest total variance is added as scikit-learn does.
-    Returns the parameters and that epsilon.
-    """
-    epsilon = float(var_smoothing * stats.total_variance().max())
-    try:
-        params = _DIAG_GAUSSIAN.map_params(
-            stats, prior_weight=m, prior_scatter=stats.within_variance(), reg=epsilon
-        )
-    except np.linalg.LinAlgError:
-        raise ValueError(
-            "a feature has zero variance within a class (constant values, or "
-            "one sample); set var_smoothing > 0 or m > 0"
-        ) from None
-    return params, epsilon
-
-
-class MixedNB(BaseGenerativeClassifier):
+class MixedNB(TripleClassifier):
     """Naive Bayes over categorical and numeric columns in one product.
 
     Categorical columns use :class:`CategoricalNB`'s m-estimated tables and
@@ -800,6 +468,12 @@ class MixedNB(BaseGenerativeClassifier):
         m-estimate of the categorical tables (see :class:`CategoricalNB`).
     p : list of array-like, default=None
         Prior distributions of the categorical columns' categories.
+    categories : 'auto' or list of array-like, default='auto'
+        The categories of each categorical column (in the order of the
+        categorical columns). 'auto': a pandas categorical's own categories in
+        their order (those absent from the data included), any other column's
+        the values seen in fit, sorted. A list: these labels, in this order
+        (those absent from the data kept).
     gaussian_m : float, default=0.0
         m-estimate of the Gaussian variances (``m`` of :class:`GaussianNB`).
     var_smoothing : float, default=1e-9
@@ -840,12 +514,14 @@ class MixedNB(BaseGenerativeClassifier):
         "categorical_features": [StrOptions({"auto"}), "array-like"],
         "m": [Interval(Real, 0, None, closed="left"), "array-like"],
         "p": [list, tuple, None],
+        "categories": [StrOptions({"auto"}), list],
         "gaussian_m": [Interval(Real, 0, None, closed="left")],
         "var_smoothing": [Interval(Real, 0, None, closed="left")],
         "handle_unknown": [StrOptions({"ignore", "error"})],
     }
 
     _min_classes = 1  # as CategoricalNB and GaussianNB
+    _read = read_mixed
 
     def __init__(
         self,
@@ -853,6 +529,7 @@ class MixedNB(BaseGenerativeClassifier):
         categorical_features="auto",
         m=1.0,
         p=None,
+        categories="auto",
         gaussian_m=0.0,
         var_smoothing=1e-9,
         priors=None,
@@ -863,6 +540,7 @@ class MixedNB(BaseGenerativeClassifier):
         self.categorical_features = categorical_features
         self.m = m
         self.p = p
+        self.categories = categories
         self.gaussian_m = gaussian_m
         self.var_smoothing = var_smoothing
         self.priors = priors
@@ -870,136 +548,44 @@ class MixedNB(BaseGenerativeClassifier):
         self.costs = costs
         self.handle_unknown = handle_unknown
 
-    def _resolve_mask(self, X, cols) -> np.ndarray:
-        d = len(cols)
-        spec = self.categorical_features
-        if isinstance(spec, str):
-            if hasattr(X, "dtypes"):
-                return np.array(
-                    [
-                        dt.kind in "OSUb" or str(dt) in ("category", "string", "str")
-                        for dt in X.dtypes
-                    ]
-                )
-            return np.full(d, not np.issubdtype(cols[0].dtype, np.number))
-        spec = np.asarray(spec)
-        if spec.dtype == bool:
-            if spec.shape != (d,):
-                raise ValueError(
-                    f"categorical_features mask has shape {spec.shape}, expected ({d},)"
-                )
-            return spec
-        mask = np.zeros(d, dtype=bool)
-        names = getattr(self, "feature_names_in_", None)
-        for item in spec.tolist():
-            if isinstance(item, str):
-                if names is None or item not in names:
-                    raise ValueError(
-                        f"categorical_features names column {item!r}, which X "
-                        "does not have"
-                    )
-                mask[list(names).index(item)] = True
-            elif isinstance(item, Integral) and -d <= item < d:
-                mask[item] = True
-            else:
-                raise ValueError(
-                    f"categorical_features has {item!r}: not a column index of "
-                    f"X with {d} columns"
-                )
-        return mask
-
-    def _prepare_X(self, X, reset, sample_weight=None):
-        X = _validated(self, X, reset)
-        cols = _columns(X)
-        keep = _kept_rows(sample_weight)
-        if reset:
-            self.categorical_features_ = self._resolve_mask(X, cols)
-            cat_idx = np.flatnonzero(self.categorical_features_)
-            names = [_feature_name(self, j) for j in cat_idx]
-            self._part = (
-                _CategoricalPart(
-                    _seen_values([cols[j] for j in cat_idx], keep), "auto", None, names
-                )
-                if len(cat_idx)
-                else None
-            )
-        mask = self.categorical_features_
-        cat_cols = [c for c, is_cat in zip(cols, mask) if is_cat]
-        fitting = sample_weight is not None
-        if not reset and fitting and self._part is not None:
-            old = self._part.family
-            if self._part.new_categories(cat_cols, [False] * len(cat_cols), keep):
-                cat_stats, num_stats = self.stats_.emission.parts
-                grown = old.grow(cat_stats, self._part.family.n_categories)
-                self.stats_ = ClassifierStats(
-                    self.stats_.class_weight, ProductStats((grown, num_stats))
-                )
-                self._update_params()
-        self.categories_ = self._part.categories if self._part else []
-        codes = (
-            self._part.encode(cat_cols, self.handle_unknown, fitting, keep)
-            if self._part
-            else None
-        )
-        numeric = [c for c, is_cat in zip(cols, mask) if not is_cat]
-        if numeric:
-            try:
-                Xnum = np.column_stack(
-                    [np.asarray(c, dtype=np.float64) for c in numeric]
-                )
-            except (TypeError, ValueError) as exc:
-                raise ValueError(
-                    "a numeric column of X holds non-numeric values; mark it in "
-                    f"categorical_features ({exc})"
-                ) from None
-            if np.isinf(Xnum).any():
-                raise ValueError("numeric columns of X contain infinity")
-        else:
-            Xnum = None
-        return codes, Xnum
-
-    @staticmethod
-    def _n_rows(Xt) -> int:
-        codes, Xnum = Xt
-        return (codes if codes is not None else Xnum).shape[0]
-
-    def _emission_stats(self, Xt, weights, labels):
-        codes, Xnum = Xt
-        return ProductStats(
-            (
-                self._part.family.stats(codes, weights, labels)
-                if codes is not None
-                else None,
-                _DIAG_GAUSSIAN.stats(Xnum, weights, labels)
-                if Xnum is not None
-                else None,
-            )
+    def _make_components(self) -> Triple:
+        encoder = self._encoder
+        n_numeric = int(np.count_nonzero(~self.categorical_features_))
+        categorical = numeric = None
+        cat_prior = num_prior = None
+        if encoder is not None:
+            categorical = CategoricalTables(encoder.n_categories)
+            cat_prior = MEstimate.of(self.m, self.p, encoder.categories)
+        if n_numeric:
+            numeric = NaiveGaussian(n_numeric)
+            num_prior = VarianceSmoothing(self.gaussian_m, self.var_smoothing)
+        return Triple(
+            LatentNode(len(self.classes_)),
+            Product((categorical, numeric)),
+            (cat_prior, num_prior),
         )
 
-    def _set_emission_params(self, stats):
-        cat_stats, num_stats = stats.parts
-        self._cat_params = self._num_params = None
-        self.feature_log_prob_ = []
-        self.theta_ = self.var_ = np.empty((len(self.classes_), 0))
-        if cat_stats is not None:
-            m, p = self._part.m_and_p(self.m, self.p)
-            self._cat_params = self._part.family.map_params(cat_stats, m, p)
-            self.feature_log_prob_ = self._part.tables(self._cat_params.log_prob)
-        if num_stats is not None:
-            self._num_params = _gaussian_params(
-                num_stats, self.gaussian_m, self.var_smoothing
-            )[0]
-            self.theta_ = self._num_params.means
-            self.var_ = self._num_params.covariances
+    @property
+    def categories_(self) -> list:
+        return [] if self._encoder is None else self._encoder.categories
 
-    def _log_likelihood(self, Xt):
-        codes, Xnum = Xt
-        out = np.zeros((self._n_rows(Xt), len(self.classes_)))
-        if codes is not None:
-            out += self._part.family.log_likelihood(codes, self._cat_params)
-        if Xnum is not None:
-            out += _DIAG_GAUSSIAN.log_likelihood(Xnum, self._num_params)
-        return out
+    @property
+    def feature_log_prob_(self) -> list:
+        categorical = self._triple.emission.families[0]
+        params = self._params[0]
+        return [] if categorical is None else categorical.tables(params.log_prob)
+
+    @property
+    def theta_(self) -> np.ndarray:
+        params = self._params[1]
+        return np.empty((len(self.classes_), 0)) if params is None else params.means
+
+    @property
+    def var_(self) -> np.ndarray:
+        params = self._params[1]
+        if params is None:
+            return np.empty((len(self.classes_), 0))
+        return params.covariances
 
     def __sklearn_tags__(self):
         return categorical_input_tags(super().__sklearn_tags__())

@@ -4,7 +4,10 @@
 network for :class:`~bayeskit.BayesianNetwork`), and :class:`TreeAugmentedNB`
 is naive Bayes whose features form such a tree given the class. Both are
 built from pairwise weighted counts that add (:class:`TreeStats`) and their
-mutual information.
+mutual information. TAN's emission family, :class:`TreeTables`, turns those
+counts into a tree and its m-estimated tables, and scores rows by a gather
+per feature (complete rows) or belief propagation on the tree (rows with
+missing features).
 """
 
 from __future__ import annotations
@@ -16,15 +19,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_sample_weight
-from ..graph import TreeBP
+from ..graph import LatentNode, TreeBP
 from ..graph.spanning_tree import maximum_spanning_tree
 from ..priors import log_m_estimate
-from ._encoding import categorical_input_tags, encode_column, is_missing
-from .base import BaseGenerativeClassifier
-from .bayesnet import _observed_states
-from .naive_bayes import CATEGORICAL_CONSTRAINTS, CategoricalNB
+from ._categorical import CATEGORICAL_CONSTRAINTS, MEstimate, read_categorical
+from ._encoding import CategoryEncoder, categorical_input_tags, split_columns
+from ._triple import TripleClassifier
+from .base import Triple
 
-__all__ = ["TreeAugmentedNB", "TreeStats", "chow_liu_tree"]
+__all__ = ["TreeAugmentedNB", "TreeParams", "TreeStats", "TreeTables", "chow_liu_tree"]
 
 
 # ---------------------------------------------------------------------------
@@ -170,13 +173,13 @@ def chow_liu_tree(X, *, root=None, sample_weight=None) -> list[tuple]:
     """
     if hasattr(X, "columns"):
         names = list(X.columns)
-        cols = [X.iloc[:, j].to_numpy() for j in range(X.shape[1])]
+        cols, dtypes = split_columns(X)
     else:
         arr = np.asarray(X, dtype=object)
         if arr.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
         names = list(range(arr.shape[1]))
-        cols = [arr[:, j] for j in range(arr.shape[1])]
+        cols, dtypes = split_columns(arr)
     if not cols or len(cols[0]) == 0:
         raise ValueError("X needs at least one row and one column")
     n = len(cols[0])
@@ -187,13 +190,11 @@ def chow_liu_tree(X, *, root=None, sample_weight=None) -> list[tuple]:
         root_index = names.index(root)
     else:
         raise ValueError(f"root {root!r} is not a column of X; the columns are {names}")
-    codes = np.empty((n, len(cols)), dtype=np.intp)
-    sizes = []
-    for j, col in enumerate(cols):
-        missing = is_missing(col)
-        states = _observed_states(col, missing)
-        codes[:, j] = encode_column(col, states, missing)
-        sizes.append(max(len(states), 1))
+    encoder = CategoryEncoder.fit(
+        cols, [repr(v) for v in names], dtypes=dtypes, allow_empty=True
+    )
+    codes = encoder.encode(cols)
+    sizes = np.maximum(encoder.n_categories, 1)
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
     mi = _mutual_information(_pair_counts(codes, offsets, sw[:, None]), offsets)
     d = len(names)
@@ -220,10 +221,150 @@ def _bfs_order(parent: np.ndarray, root: int) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
+# The emission family of TAN
+
+
+@dataclass(frozen=True)
+class TreeParams:
+    """A tree over the features and its tables, for every class.
+
+    Attributes
+    ----------
+    parents : ndarray of shape (d,)
+        The feature each feature depends on besides the class (-1: the root,
+        feature 0).
+    log_tables : list of ndarray
+        ``log P(x_j | y)`` of shape ``(n_states, t_j)`` for the root and
+        ``log P(x_j | x_parent, y)`` of shape ``(n_states, t_parent, t_j)``
+        for the others.
+    mutual_information : ndarray of shape (d, d)
+        ``I(x_i; x_j | y)``, the weights the tree maximises.
+    trees : list of TreeBP
+        The tree of every class, to sum out missing features.
+    """
+
+    parents: np.ndarray
+    log_tables: list
+    mutual_information: np.ndarray
+    trees: list
+
+
+class TreeTables:
+    """Categorical features on a tree given the latent state (TAN's emission).
+
+    Parameters
+    ----------
+    n_categories : sequence of int
+        Number of categories ``t_j`` of every feature; codes are
+        ``0 .. t_j - 1``, ``-1`` for missing.
+
+    Notes
+    -----
+    The statistics are the pairwise counts (:class:`TreeStats`); the
+    parameters are the maximum-weight spanning tree of the conditional mutual
+    information (Friedman, Geiger and Goldszmidt 1997) and the m-estimated
+    tables of every feature given its parent in the tree and the state.
+    """
+
+    def __init__(self, n_categories) -> None:
+        self.n_categories = np.asarray(n_categories, dtype=np.intp)
+        self.offsets = np.zeros(len(self.n_categories) + 1, dtype=np.intp)
+        np.cumsum(self.n_categories, out=self.offsets[1:])
+
+    def stats(self, codes, weights, labels=None) -> TreeStats:
+        return TreeStats(_pair_counts(codes, self.offsets, weights))
+
+    def zeros(self, n_states: int) -> TreeStats:
+        total = int(self.offsets[-1])
+        return TreeStats(np.zeros((n_states, total, total)))
+
+    def map_params(
+        self, stats: TreeStats, prior: MEstimate | None = None, previous=None
+    ):
+        """The tree of the conditional mutual information and its m-estimates."""
+        if prior is None:
+            prior = MEstimate.maximum_likelihood(self.n_categories)
+        off = self.offsets
+        d = len(off) - 1
+        pair = stats.pair_counts
+        cmi = _mutual_information(pair, off)
+        edges = maximum_spanning_tree(
+            d, [(i, j, cmi[i, j]) for i, j in itertools.combinations(range(d), 2)]
+        )
+        parent = _orient(d, edges, 0)
+        tables = []
+        for j in range(d):
+            own = slice(off[j], off[j + 1])
+            if parent[j] < 0:
+                counts = np.diagonal(pair[:, own, own], axis1=1, axis2=2)
+            else:
+                i = parent[j]
+                counts = pair[:, off[i] : off[i + 1], own]
+            tables.append(
+                log_m_estimate(
+                    counts, counts.sum(axis=-1, keepdims=True), prior.m[j], prior.p[own]
+                )
+            )
+        order = _bfs_order(parent, 0)
+        cards = {j: int(self.n_categories[j]) for j in range(d)}
+        tree_edges = [(int(parent[j]), j) for j in order if parent[j] >= 0]
+        trees = [
+            TreeBP(
+                cards,
+                tree_edges,
+                [np.exp(tables[j][k]) for _, j in tree_edges],
+                {0: np.exp(tables[0][k])},
+            )
+            for k in range(pair.shape[0])
+        ]
+        return TreeParams(parent, tables, cmi, trees)
+
+    def n_parameters(self, n_states: int, params: TreeParams) -> int:
+        """Free scalars of the tables of the tree of ``params``."""
+        t = self.n_categories
+        per_state = sum(
+            (t[j] - 1) * (1 if p < 0 else t[p]) for j, p in enumerate(params.parents)
+        )
+        return int(n_states * per_state)
+
+    def log_likelihood(self, codes: np.ndarray, params: TreeParams) -> np.ndarray:
+        """``log p(x | z = k)``, the missing features summed out, ``(n, K)``."""
+        out = np.zeros((codes.shape[0], len(params.trees)))
+        complete = (codes >= 0).all(axis=1)
+        rows = np.flatnonzero(complete)
+        if rows.size:
+            out[rows] = self._complete(codes[rows], params)
+        rows = np.flatnonzero(~complete)
+        if rows.size:
+            out[rows] = self._summed_out(codes[rows], params)
+        return out
+
+    @staticmethod
+    def _complete(codes: np.ndarray, params: TreeParams) -> np.ndarray:
+        """Rows with every feature observed: one gather per feature."""
+        total = np.zeros((len(params.trees), codes.shape[0]))
+        for j, table in enumerate(params.log_tables):
+            parent = params.parents[j]
+            if parent < 0:
+                total += table[:, codes[:, j]]
+            else:
+                total += table[:, codes[:, parent], codes[:, j]]
+        return total.T
+
+    @staticmethod
+    def _summed_out(codes: np.ndarray, params: TreeParams) -> np.ndarray:
+        """Rows with missing features: sum-product on every class's tree."""
+        evidence = {j: codes[:, j] for j in range(codes.shape[1])}
+        return np.column_stack(
+            [tree.sum_product(evidence=evidence).log_evidence for tree in params.trees]
+        )
+
+
+# ---------------------------------------------------------------------------
 # Tree-augmented naive Bayes
 
 
-class TreeAugmentedNB(BaseGenerativeClassifier):
+class TreeAugmentedNB(TripleClassifier):
     """Tree-augmented naive Bayes (TAN): features form a Chow-Liu tree given the class.
 
     Naive Bayes assumes the features independent given the class; TAN lets
@@ -248,7 +389,9 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
         Misclassification costs for :meth:`predict` (see :class:`CategoricalNB`).
     categories : {'auto', 'observed'} or list of array-like, default='auto'
         The categories of each feature; 'auto' and 'observed' both take the
-        values seen in fit.
+        values seen in fit, sorted (a pandas categorical: its own categories in
+        their order, those absent from the data included); a list: these
+        labels, in this order.
     min_categories : int or array-like of shape (n_features,), default=None
         For features coded ``0, 1, 2, ...``: at least this many categories,
         so that codes unseen in fit are known categories.
@@ -319,8 +462,10 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
     array([1, 0])
     """
 
-    # The parameters of CategoricalNB, whose encoder and m-estimate it shares.
     _parameter_constraints: dict = CATEGORICAL_CONSTRAINTS
+
+    _numeric_codes = False  # every feature's categories are the values seen
+    _read = read_categorical  # categorical data in, as CategoricalNB takes it
 
     def __init__(
         self,
@@ -343,74 +488,29 @@ class TreeAugmentedNB(BaseGenerativeClassifier):
         self.min_categories = min_categories
         self.handle_unknown = handle_unknown
 
-    # Categorical data in, exactly as CategoricalNB takes it (labels, missing
-    # values, unknown values, categories): its encoder, shared.
-    _prepare_X = CategoricalNB._prepare_X
-
-    def _emission_stats(self, codes, weights, labels):
-        return TreeStats(_pair_counts(codes, self._part.family.offsets, weights))
-
-    def _set_emission_params(self, stats):
-        family = self._part.family
-        off = family.offsets
-        d = len(off) - 1
-        pair = stats.pair_counts
-        cmi = _mutual_information(pair, off)
-        edges = maximum_spanning_tree(
-            d, [(i, j, cmi[i, j]) for i, j in itertools.combinations(range(d), 2)]
+    def _make_components(self) -> Triple:
+        categories = self._encoder.categories
+        return Triple(
+            LatentNode(len(self.classes_)),
+            TreeTables([len(c) for c in categories]),
+            MEstimate.of(self.m, self.p, categories),
         )
-        parent = _orient(d, edges, 0)
-        m, p = self._part.m_and_p(self.m, self.p)
-        tables = []
-        for j in range(d):
-            pj = p[off[j] : off[j + 1]]
-            own = slice(off[j], off[j + 1])
-            if parent[j] < 0:
-                counts = np.diagonal(pair[:, own, own], axis1=1, axis2=2)
-            else:
-                i = parent[j]
-                counts = pair[:, off[i] : off[i + 1], own]
-            tables.append(
-                log_m_estimate(counts, counts.sum(axis=-1, keepdims=True), m[j], pj)
-            )
-        self.conditional_mutual_information_ = cmi
-        self.feature_parents_ = parent
-        self.feature_log_prob_ = tables
-        self._order = _bfs_order(parent, 0)
-        cards = {j: int(family.n_categories[j]) for j in range(d)}
-        tree_edges = [(int(parent[j]), j) for j in self._order if parent[j] >= 0]
-        self._trees = [
-            TreeBP(
-                cards,
-                tree_edges,
-                [np.exp(tables[j][k]) for _, j in tree_edges],
-                {0: np.exp(tables[0][k])},
-            )
-            for k in range(pair.shape[0])
-        ]
 
-    def _log_likelihood(self, codes):
-        n, d = codes.shape
-        k = len(self.classes_)
-        out = np.zeros((n, k))
-        complete = (codes >= 0).all(axis=1)
-        rows = np.flatnonzero(complete)
-        if rows.size:
-            c = codes[rows]
-            total = np.zeros((k, rows.size))
-            for j in range(d):
-                table = self.feature_log_prob_[j]
-                if self.feature_parents_[j] < 0:
-                    total += table[:, c[:, j]]
-                else:
-                    total += table[:, c[:, self.feature_parents_[j]], c[:, j]]
-            out[rows] = total.T
-        rows = np.flatnonzero(~complete)
-        if rows.size:
-            evidence = {j: codes[rows, j] for j in range(d)}
-            for cls, tree in enumerate(self._trees):
-                out[rows, cls] = tree.sum_product(evidence=evidence).log_partition
-        return out
+    @property
+    def categories_(self) -> list:
+        return self._encoder.categories
+
+    @property
+    def feature_parents_(self) -> np.ndarray:
+        return self._params.parents
+
+    @property
+    def feature_log_prob_(self) -> list:
+        return self._params.log_tables
+
+    @property
+    def conditional_mutual_information_(self) -> np.ndarray:
+        return self._params.mutual_information
 
     def __sklearn_tags__(self):
         return categorical_input_tags(super().__sklearn_tags__())

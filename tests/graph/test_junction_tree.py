@@ -344,7 +344,7 @@ def test_calibration_matches_enumeration(rng, zeros):
         cond, _ = condition(joint, names, evidence)
         log_pe = logsumexp(cond.reshape(n_rows if evidence else 1, -1), axis=1)
         np.testing.assert_allclose(
-            np.broadcast_to(cal.log_partition, log_pe.shape), log_pe, atol=TOL
+            np.broadcast_to(cal.log_evidence, log_pe.shape), log_pe, atol=TOL
         )
         possible = np.isfinite(log_pe)
         for clique in tree.cliques:
@@ -474,8 +474,8 @@ def test_zero_evidence_gives_minus_inf_not_nan():
     tree = JunctionTree.from_dag(dag)
     ev = indicator("B", 2, [1, 0])
     cal = tree.calibrate([a, b, ev])
-    assert cal.log_partition[0] == -np.inf
-    assert cal.log_partition[1] == 0.0
+    assert cal.log_evidence[0] == -np.inf
+    assert cal.log_evidence[1] == 0.0
     marg = cal.marginal(["A"]).log_values
     assert not np.isnan(marg).any()
     assert np.isneginf(marg[0]).all()
@@ -493,13 +493,13 @@ def test_max_marginals_and_constants():
     const = LogFactor([], [], safe_log(0.5))
     tree = JunctionTree([("A", "B")])
     cal = tree.calibrate([a, ab, const], MAX_PRODUCT)
-    # Constants go to the log partition only, not to the clique beliefs.
+    # Constants go to the log-evidence only, not to the clique beliefs.
     np.testing.assert_allclose(
         np.exp(cal.marginal(["B"]).log_values), [0.42, 0.21, 0.15]
     )
-    np.testing.assert_allclose(np.exp(cal.log_partition), 0.5 * 0.42)
+    np.testing.assert_allclose(np.exp(cal.log_evidence), 0.5 * 0.42)
     sp = tree.calibrate([a, ab, const])
-    np.testing.assert_allclose(np.exp(sp.log_partition), 0.5)
+    np.testing.assert_allclose(np.exp(sp.log_evidence), 0.5)
     np.testing.assert_allclose(
         np.exp(sp.marginal(["B", "A"]).log_values),
         (np.array([[0.3], [0.7]]) * [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]).T,
@@ -656,3 +656,13 @@ def test_factors_go_to_the_cliques_given():
     np.testing.assert_allclose(log_z, [np.log(0.5) + np.log(2 * 2)])
     with pytest.raises(ValueError, match="does not contain its scope"):
         tree.plan([("A",)], cards, homes=[1])
+
+
+def test_calibration_names_its_normaliser_log_evidence_and_reads_the_old_name():
+    a = LogFactor.from_probabilities(["A"], [2], [0.3, 0.7])
+    ab = LogFactor.from_probabilities(
+        ["A", "B"], [2, 3], [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]
+    )
+    cal = JunctionTree([("A", "B")]).calibrate([a, ab, indicator("B", 3, [2, 0])])
+    np.testing.assert_allclose(np.exp(cal.log_evidence), [0.22, 0.48])
+    assert cal.log_partition is cal.log_evidence

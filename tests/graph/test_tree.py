@@ -75,7 +75,7 @@ def test_sum_and_max_product_match_enumeration(seed, with_evidence):
     unary = evidence_to_unary(cards, evidence, log_unary, n)
     configs, logw = brute_force(cards, edges, pots, root, unary)
     log_z = logsumexp(logw, axis=1)
-    np.testing.assert_allclose(res.log_partition, log_z, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(res.log_evidence, log_z, rtol=1e-10, atol=1e-10)
     for i, v in enumerate(cards):
         expected = np.stack(
             [logsumexp(logw[:, configs[:, i] == s], axis=1) for s in range(cards[v])],
@@ -101,7 +101,7 @@ def test_structural_zeros_never_nan(seed):
     unary = evidence_to_unary(cards, evidence, {}, n)
     configs, logw = brute_force(cards, edges, pots, root, unary)
     log_z = logsumexp(logw, axis=1)
-    np.testing.assert_allclose(res.log_partition, log_z, rtol=1e-10)
+    np.testing.assert_allclose(res.log_evidence, log_z, rtol=1e-10)
     for v in cards:
         assert not np.isnan(res.log_marginals[v]).any()
     possible = np.isfinite(log_z)
@@ -117,7 +117,7 @@ def test_forest_partition_is_sum_of_components(rng):
     bp = TreeBP(cards, [("A", "B"), ("C", "D")], pots)
     res = bp.sum_product()
     expected = np.log(pots[0].sum()) + np.log(pots[1].sum())
-    np.testing.assert_allclose(res.log_partition, [expected], rtol=1e-12)
+    np.testing.assert_allclose(res.log_evidence, [expected], rtol=1e-12)
 
 
 def lecture_network():
@@ -146,7 +146,7 @@ def test_lecture_example_marginal_and_map():
     bp = TreeBP.from_cpts(cards, cpts)
     res = bp.sum_product()
     np.testing.assert_allclose(res.marginal("X5")[0], joint.sum(axis=(0, 1, 2, 3)))
-    np.testing.assert_allclose(res.log_partition, [0.0], atol=1e-12)
+    np.testing.assert_allclose(res.log_evidence, [0.0], atol=1e-12)
     # The message m_45 of eq. (12.2) alone is P(X5): the same number.
     m12 = p1 @ p21
     m24 = (m12 * p32.sum(axis=1)) @ p42
@@ -174,7 +174,7 @@ def test_latent_node_equals_one_node_tree(rng):
     tree = TreeBP({"z": 4}, node_potentials={"z": np.exp(log_prior)})
     res = tree.sum_product(log_unary={"z": log_lik})
     np.testing.assert_allclose(post.log_resp, res.log_marginals["z"], atol=1e-12)
-    np.testing.assert_allclose(post.log_evidence, res.log_partition, rtol=1e-14)
+    np.testing.assert_allclose(post.log_evidence, res.log_evidence, rtol=1e-14)
     np.testing.assert_array_equal(
         LatentNode(4).decode(log_lik, log_prior),
         tree.max_product(log_unary={"z": log_lik}).assignment[:, 0],
@@ -223,3 +223,18 @@ def test_bad_evidence():
         bp.sum_product(evidence={"X9": 0})
     with pytest.raises(ValueError, match="rows"):
         bp.sum_product(evidence={"X2": [0, 1], "X3": [0, 1, 2]})
+
+
+def test_posterior_names_its_normaliser_log_evidence_and_reads_the_old_name(rng):
+    # One posterior type for trees and networks; the former names still read it.
+    from bayeskit.graph.tree import Posterior, TreeMarginals
+
+    tree = TreeBP.from_cpts(
+        {"A": 2, "B": 3},
+        {"A": (None, [0.3, 0.7]), "B": ("A", [[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]])},
+    )
+    res = tree.sum_product(evidence={"B": [2, 0, -1]})
+    assert isinstance(res, Posterior) and TreeMarginals is Posterior
+    # By hand: P(B = 2) = 0.3 * 0.5 + 0.7 * 0.1, P(B = 0) = 0.3 * 0.2 + 0.7 * 0.6.
+    np.testing.assert_allclose(np.exp(res.log_evidence), [0.22, 0.48, 1.0])
+    assert res.log_partition is res.log_evidence

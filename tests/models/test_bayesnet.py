@@ -323,8 +323,8 @@ def test_query_looks_only_at_the_evidence_it_depends_on():
     np.testing.assert_allclose(bn.query("b", {"t": 1}), [1.0, 0.0])
 
 
-# -- the flu network of the notes ------------------------------------------------------
-def test_flu_network_of_the_notes():
+# -- the flu network -------------------------------------------------------------------
+def test_flu_network():
     bn = flu_network()
     assert bn.variables_ == [
         "flu",
@@ -395,7 +395,7 @@ def test_cpts_equal_the_m_estimate_by_hand():
         }
     )
     bn = BayesianNetwork([("rain", "wet")], m=2.0, p={"wet": [0.25, 0.75]}).fit(df)
-    assert bn.states_["rain"].tolist() == ["no", "yes"]  # order of appearance
+    assert bn.states_["rain"].tolist() == ["no", "yes"]  # sorted
     assert bn.states_["wet"].tolist() == ["dry", "wet"]
     # P(rain): 7 observed values, 4 no and 3 yes; uniform p, m = 2.
     np.testing.assert_allclose(bn.cpds_["rain"], [(4 + 1) / 9, (3 + 1) / 9])
@@ -426,8 +426,9 @@ def test_learning_recovers_the_cpts_of_a_known_network():
     learnt = BayesianNetwork(truth.dag_.edges, states=states).fit(df)
     for v in truth.variables_:
         np.testing.assert_allclose(learnt.cpds_[v], truth.cpds_[v], atol=0.01)
-    # Without declared states the labels come in order of appearance; the
-    # tables are the same once aligned by label.
+    # Without declared states the labels are sorted ("high" before "normal",
+    # which the known network declares the other way); the tables are the
+    # same once aligned by label.
     free = BayesianNetwork(truth.dag_.edges).fit(df)
     for v in truth.variables_:
         got, expected = free.get_cpd(v), truth.get_cpd(v)
@@ -469,8 +470,8 @@ def test_fit_does_not_mutate_and_keeps_labels():
     bn = BayesianNetwork([("size", "n")]).fit(df)
     pd.testing.assert_frame_equal(df, before)
     assert bn.states_["size"].tolist() == ["s", "m", "l"]  # the categories' order
-    assert bn.states_["n"].tolist() == [3, 1, 2]  # first appearance, not sorted
-    assert bn.states_["flag"].tolist() == [True, False]
+    assert bn.states_["n"].tolist() == [1, 2, 3]  # sorted, as pgmpy sorts them
+    assert bn.states_["flag"].tolist() == [False, True]
     declared = BayesianNetwork(states={"n": [1, 2, 3, 4]}).fit(df)
     assert declared.states_["n"].tolist() == [1, 2, 3, 4]
     assert declared.cpds_["n"].shape == (4,)
@@ -785,3 +786,168 @@ def test_parity_with_pgmpy_variable_elimination(rng):
             )
             assert bn.map_query(evidence=evidence) == their_map
             assert bn.map_query(targets, evidence=evidence) == their_marginal_map
+
+
+# -- the state order: sorted, declared, or a categorical's own -------------------------
+def test_states_are_sorted_whatever_the_row_order(rng):
+    truth = random_network(rng, 6)
+    df = frame_with_missing(rng, truth, 400, p_missing=0.1)
+    bn = BayesianNetwork(truth.dag_.edges).fit(df)
+    shuffled = BayesianNetwork(truth.dag_.edges).fit(df.sample(frac=1, random_state=0))
+    for v in bn.variables_:
+        expected = sorted(df[v].dropna().unique().tolist())
+        assert bn.states_[v].tolist() == expected
+        assert shuffled.states_[v].tolist() == expected
+        np.testing.assert_allclose(shuffled.cpds_[v], bn.cpds_[v], rtol=1e-12)
+    # CPT axes and predict_proba columns follow the states.
+    v = bn.variables_[-1]
+    assert list(bn.predict_proba(df.head(3), v).columns) == bn.states_[v].tolist()
+    assert bn.cpds_[v].shape[-1] == len(bn.states_[v])
+
+
+def test_weights_equal_removed_and_repeated_rows_in_any_order():
+    # scikit-learn's check (zero weights = removed rows, integer weights =
+    # repeated rows, in another order): with the states sorted the two fits
+    # agree; unseen states of removed rows are ignored at predict time here.
+    from sklearn.utils.estimator_checks import (
+        check_sample_weight_equivalence_on_dense_data,
+    )
+
+    check_sample_weight_equivalence_on_dense_data(
+        "BayesianNetwork", BayesianNetwork(handle_unknown="ignore")
+    )
+
+
+def test_declared_and_categorical_states_keep_absent_states():
+    df = pd.DataFrame(
+        {
+            "a": pd.Categorical(["y", "x", "y"], categories=["z", "y", "x"]),
+            "b": ["u", "v", "u"],
+        }
+    )
+    bn = BayesianNetwork([("a", "b")], states={"b": ["w", "v", "u"]}).fit(df)
+    assert bn.states_["a"].tolist() == ["z", "y", "x"]
+    assert bn.states_["b"].tolist() == ["w", "v", "u"]
+    # Absent states get the m-estimate's share: a = z has no rows, so its row
+    # of P(b | a) is the prior p (uniform), and P(a = z) = m p / (n + m).
+    np.testing.assert_allclose(bn.cpds_["b"][0], [1 / 3] * 3)
+    np.testing.assert_allclose(
+        bn.cpds_["a"], [1 / 3 / 4, (2 + 1 / 3) / 4, (1 + 1 / 3) / 4]
+    )
+
+
+@pytest.mark.parity
+def test_learnt_tables_and_state_order_match_pgmpy(rng):
+    pytest.importorskip("pgmpy")
+    from pgmpy.models import DiscreteBayesianNetwork
+    from pgmpy.parameter_estimator import DiscreteBayesianEstimator, DiscreteMLE
+
+    for trial in range(3):
+        truth = random_network(rng, 5 + trial, int_labels=trial == 1)
+        df = truth.sample(600, random_state=trial)
+        edges = list(truth.dag_.edges)
+        for m, estimator in (
+            (0.0, DiscreteMLE()),
+            (None, DiscreteBayesianEstimator(prior_type="K2")),
+        ):
+            theirs = DiscreteBayesianNetwork(edges)
+            theirs.add_nodes_from(df.columns)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                theirs.fit(df, estimator=estimator)
+            # K2 is one pseudo-count per state: m = k with uniform p.
+            ms = m if m is not None else {v: float(df[v].nunique()) for v in df}
+            ours = BayesianNetwork(edges, m=ms).fit(df)
+            for v in ours.variables_:
+                cpd = theirs.get_cpds(v)
+                assert cpd.state_names[v] == ours.states_[v].tolist()
+                parents = list(ours.dag_.parents(v))
+                values = cpd.get_values()  # states x parents' joint states
+                order = [cpd.variables[1:].index(u) for u in parents]
+                shape = [len(cpd.state_names[u]) for u in cpd.variables[1:]]
+                table = values.reshape(len(ours.states_[v]), *shape)
+                table = np.moveaxis(
+                    np.transpose(table, [0, *(1 + i for i in order)]), 0, -1
+                )
+                np.testing.assert_allclose(ours.cpds_[v], table, atol=1e-12)
+
+
+# -- summarize / from_stats ------------------------------------------------------------
+def test_summarize_of_chunks_summed_is_one_fit(rng):
+    truth = random_network(rng, 7)
+    df = frame_with_missing(rng, truth, 500, p_missing=0.2)
+    w = rng.integers(0, 3, size=len(df)).astype(float)
+    edges = truth.dag_.edges
+    one = BayesianNetwork(edges, m=2.0).fit(df, sample_weight=w)
+    est = BayesianNetwork(edges, m=2.0)
+    # The first chunk fixes the states: it shows every one of them.
+    first = est.summarize(df.iloc[:300], sample_weight=w[:300])
+    assert not hasattr(est, "cpds_")  # summarize does not fit
+    chunks = [
+        est.summarize(df.iloc[i : i + 50], w[i : i + 50]) for i in (450, 300, 400, 350)
+    ]
+    total = first
+    for c in chunks:
+        total = c + total
+    est.from_stats(total)
+    assert est.stats_ is total
+    for v in one.variables_:
+        assert est.states_[v].tolist() == one.states_[v].tolist()
+        np.testing.assert_allclose(est.cpds_[v], one.cpds_[v], rtol=1e-12)
+    np.testing.assert_allclose(est.log_likelihood(df), one.log_likelihood(df))
+    # fit is that reduce, and counts add with a zero.
+    structure = one._make_components().structure
+    zero = structure.zeros()
+    for a, b in zip((zero + one.stats_).counts, one.stats_.counts):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_from_stats_rejects_what_summarize_did_not_make(rng):
+    df = pd.DataFrame({"a": list("xyxy"), "b": list("uvuu")})
+    with pytest.raises(ValueError, match="call summarize"):
+        BayesianNetwork().from_stats(None)
+    est = BayesianNetwork([("a", "b")])
+    stats = est.summarize(df)
+    with pytest.raises(TypeError, match="NetworkStats of summarize"):
+        est.from_stats(stats.counts)
+    other = BayesianNetwork([("a", "b")], states={"a": list("xyz")}).summarize(df)
+    with pytest.raises(TypeError, match="NetworkStats of summarize"):
+        est.from_stats(other)
+    with pytest.raises(ValueError, match="do not add"):
+        stats + other
+    with pytest.raises(ValueError, match="'w', not among its states"):
+        est.summarize(df.assign(a=["w", "x", "x", "y"]))
+
+
+def test_the_triple_of_a_network(rng):
+    bn = BayesianNetwork([("a", "b")], m={"a": 0.0}, p={"b": [0.9, 0.1]}).fit(
+        pd.DataFrame({"a": list("xxyy"), "b": list("uvuu")})
+    )
+    structure, emission, prior = bn._make_components()
+    assert emission is None and structure.n_parameters() == bn.n_parameters() == 3
+    assert prior.m == {"a": 0.0, "b": 1.0}
+    log_cpds = structure.map_params(bn.stats_, prior)
+    for v in bn.variables_:
+        np.testing.assert_allclose(np.exp(log_cpds[v]), bn.cpds_[v])
+    # The log prior is the Dirichlet (m p + 1) whose mode is the m-estimate:
+    # sum over the rows of b's table of m p_b log P(b | a).
+    expected = sum(
+        (1.0 * np.array([0.9, 0.1]) * np.log(bn.cpds_["b"][i])).sum() for i in range(2)
+    )
+    np.testing.assert_allclose(structure.log_prior(log_cpds, prior), expected)
+
+
+def test_statistics_keep_their_class_paths_for_old_pickles():
+    # NetworkStats moved to the graph core; pickles name the old path.
+    from bayeskit.graph.network import NetworkStats
+    from bayeskit.models.bayesnet import NetworkStats as old_path
+    from bayeskit.models.tan import TreeStats
+
+    assert old_path is NetworkStats
+    df = flu_network().sample(200, random_state=0)
+    fitted = BayesianNetwork(flu_network().dag_.edges).fit(df)
+    restored = pickle.loads(pickle.dumps(fitted))
+    assert type(restored.stats_) is NetworkStats
+    np.testing.assert_allclose(restored.log_likelihood(df), fitted.log_likelihood(df))
+    tan = TreeAugmentedNB().fit(df.drop(columns="flu"), df["flu"])
+    assert type(pickle.loads(pickle.dumps(tan)).stats_.emission) is TreeStats

@@ -1,0 +1,320 @@
+"""Labelled data in and out of a Bayesian network, and its m-estimate prior.
+
+:class:`~bayeskit.BayesianNetwork` names variables and states with labels;
+its structure (:class:`~bayeskit.graph.network.BayesNet`) knows codes. This
+module is the boundary between the two: columns of ``X`` to codes through the
+one encoder (:class:`~bayeskit.models._encoding.CategoryEncoder`), evidence
+and queried variables to codes, codes back to labelled frames, tables set by
+hand, and the m-estimate prior the structure turns counts into tables with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+import pandas as pd
+
+from .._validation import check_probability_vector, validate_data
+from ..priors import log_m_estimate
+from ._encoding import CategoryEncoder, declared_categories, split_columns
+
+__all__ = [
+    "NOUN",
+    "NetworkMEstimate",
+    "checked_table",
+    "declared_states",
+    "evidence_codes",
+    "fill_missing",
+    "fit_states",
+    "network_columns",
+    "query_codes",
+    "query_targets",
+    "state_encoder",
+]
+
+# How the encoder's errors name a network's columns, values and categories.
+NOUN = ("variable", "state", "states")
+
+
+# -- the prior -------------------------------------------------------------------
+@dataclass(frozen=True)
+class NetworkMEstimate:
+    """The m-estimate of every CPT row (Mitchell 1997, section 6.9.1.1).
+
+    ``P(x_v = a | pa(v) = u) = (n_ua + m_v p_va) / (n_u + m_v)``: the
+    posterior mean under a Dirichlet of concentration ``m_v p_v``, which is
+    also the posterior mode (MAP) under ``m_v p_v + 1``; :meth:`log_density`
+    is the log density of the latter, so that the m-estimate is the MAP
+    estimate of the prior it reports.
+
+    Attributes
+    ----------
+    m : dict
+        The equivalent sample size of every variable.
+    p : dict
+        The prior distribution of every variable's states.
+    """
+
+    m: dict
+    p: dict
+
+    @classmethod
+    def of(cls, m, p, states: Mapping) -> NetworkMEstimate:
+        """Checked ``m`` (a number, or a dict with 1.0 for the variables it
+        leaves out) and ``p`` (a dict, uniform for the variables it leaves
+        out) for variables with these states."""
+        for name, value in (("m", m), ("p", p)):
+            if isinstance(value, dict):
+                unknown = [v for v in value if v not in states]
+                if unknown:
+                    raise ValueError(
+                        f"{name} names {unknown!r}, which are not variables of the "
+                        f"network {list(states)!r}"
+                    )
+        ms, ps = {}, {}
+        for v, labels in states.items():
+            k = len(labels)
+            mv = m.get(v, 1.0) if isinstance(m, dict) else m
+            if (
+                not isinstance(mv, Real)
+                or isinstance(mv, bool)
+                or not (0 <= mv < np.inf)
+            ):
+                raise ValueError(f"m of {v!r} must be a finite number >= 0, got {mv!r}")
+            ms[v] = float(mv)
+            if p is not None and v in p:
+                ps[v] = check_probability_vector(p[v], f"p[{v!r}]", k)
+            else:
+                ps[v] = np.full(k, 1.0 / k)
+        return cls(ms, ps)
+
+    def log_estimate(self, variable, counts: np.ndarray) -> np.ndarray:
+        """The log CPT of ``variable`` from its counts ``(*parents, k)``."""
+        m, p = self.m[variable], self.p[variable]
+        return log_m_estimate(counts, counts.sum(axis=-1, keepdims=True), m, p)
+
+    def log_density(self, variable, log_cpd: np.ndarray) -> float:
+        """``sum m p_a log theta_a`` over the rows of the table (0 for m = 0)."""
+        weight = self.m[variable] * self.p[variable]
+        with np.errstate(invalid="ignore"):
+            terms = np.where(weight > 0, weight * log_cpd, 0.0)
+        return float(terms.sum())
+
+
+# -- data in ---------------------------------------------------------------------
+def network_columns(est, X, reset: bool) -> tuple[list, list]:
+    """Validate ``X`` without casting: its columns as 1-d arrays, and the
+    pandas ``CategoricalDtype`` of each (None for other columns)."""
+    if hasattr(X, "iloc"):
+        validate_data(est, X, reset=reset, skip_check_array=True)
+    else:
+        X = validate_data(est, X, reset=reset, dtype=None, ensure_all_finite=False)
+    if X.shape[0] == 0:
+        raise ValueError("X has 0 samples; at least one is required")
+    if X.shape[1] == 0:
+        raise ValueError("X has 0 columns; at least one variable is required")
+    return split_columns(X)
+
+
+def declared_states(states) -> dict:
+    """The ``states`` parameter as a dict of arrays, each checked."""
+    return {v: declared_categories(s, repr(v), NOUN) for v, s in (states or {}).items()}
+
+
+def fit_states(est, names: list, cols: list, dtypes: list, keep) -> CategoryEncoder:
+    """The encoder of the variables ``names`` fixed from the columns of a
+    first chunk (rows of ``keep``): declared states, a pandas categorical's
+    own, or the sorted values seen."""
+    declared = declared_states(est.states)
+    unknown = [v for v in declared if v not in set(names)]
+    if unknown:
+        raise ValueError(
+            f"states names {unknown!r}, which are not columns of X; the "
+            f"columns are {names!r}"
+        )
+    return CategoryEncoder.fit(
+        cols,
+        [repr(v) for v in names],
+        dtypes=dtypes,
+        declared=[declared.get(v) for v in names],
+        keep=keep,
+        noun=NOUN,
+    )
+
+
+def state_encoder(est) -> CategoryEncoder:
+    """The encoder of the network's states, every variable's declared."""
+    variables = est.variables_
+    return CategoryEncoder(
+        [est.states_[v] for v in variables],
+        [repr(v) for v in variables],
+        fixed=np.ones(len(variables), dtype=bool),
+        noun=NOUN,
+    )
+
+
+def query_codes(est, X) -> tuple[np.ndarray, list]:
+    """Validate ``X`` and encode it: codes ``(n, n_variables)``, -1 unobserved.
+
+    A network fitted to data reads ``X`` as it read the data; one built by
+    hand takes a DataFrame's columns by name (variables it lacks are
+    unobserved) or an array with a column per variable.
+    """
+    if hasattr(est, "n_features_in_"):
+        cols, _ = network_columns(est, X, reset=False)
+    elif hasattr(X, "columns"):
+        known = set(est.variables_)
+        unknown = [c for c in X.columns if c not in known]
+        if unknown:
+            raise ValueError(
+                f"X has columns {unknown!r} that are not variables of the "
+                f"network; the variables are {est.variables_!r}"
+            )
+        if X.shape[0] == 0:
+            raise ValueError("X has 0 samples; at least one is required")
+        n = X.shape[0]
+        cols = [
+            X[v].to_numpy() if v in X.columns else np.full(n, None, dtype=object)
+            for v in est.variables_
+        ]
+    else:
+        X = validate_data(est, X, reset=False, dtype=None, ensure_all_finite=False)
+        if X.shape[1] != len(est.variables_):
+            raise ValueError(
+                f"X has {X.shape[1]} columns; the network has "
+                f"{len(est.variables_)} variables"
+            )
+        cols = [X[:, j] for j in range(X.shape[1])]
+    codes = state_encoder(est).encode(cols, unknown=est.handle_unknown)
+    return codes, cols
+
+
+def evidence_codes(est, evidence) -> dict:
+    """Evidence ``{variable: state label}`` as ``{variable: array([code])}``."""
+    if evidence is None:
+        return {}
+    if not isinstance(evidence, Mapping):
+        raise TypeError(
+            f"evidence must be a dict from variable to state, got "
+            f"{type(evidence).__name__}"
+        )
+    codes = {}
+    for v, state in evidence.items():
+        est._check_variable(v)
+        try:
+            code = est._state_index_[v].get(state)
+        except TypeError:
+            code = None
+        if code is None:
+            raise ValueError(
+                f"evidence gives {v!r} the state {state!r}, which is not among "
+                f"its states {est.states_[v].tolist()!r}"
+            )
+        codes[v] = np.array([code], dtype=np.intp)
+    return codes
+
+
+def query_targets(est, variables) -> tuple:
+    """One variable, or several, as a tuple of distinct known variables."""
+    try:
+        single = variables in est._state_index_
+    except TypeError:
+        single = False
+    if single:
+        return (variables,)
+    if isinstance(variables, (str, bytes)) or not hasattr(variables, "__iter__"):
+        est._check_variable(variables)
+    targets = tuple(variables)
+    if not targets:
+        raise ValueError("variables is empty: name at least one variable")
+    for v in targets:
+        est._check_variable(v)
+    if len(set(targets)) != len(targets):
+        raise ValueError(f"variables lists a variable twice: {list(targets)!r}")
+    return targets
+
+
+# -- data out --------------------------------------------------------------------
+def fill_missing(est, X, cols, codes, filled):
+    """``X`` with its missing cells set to the labels of ``filled``, of the
+    same type (a DataFrame keeps its index and dtypes, categoricals too)."""
+    changed = [j for j in range(codes.shape[1]) if (codes[:, j] < 0).any()]
+    if hasattr(X, "columns"):
+        out = X.copy()
+        names = list(out.columns)
+        if not hasattr(est, "n_features_in_"):
+            changed = [j for j in changed if est.variables_[j] in names]
+    else:
+        obj = np.array(cols, dtype=object).T
+        for j in changed:
+            miss = codes[:, j] < 0
+            obj[miss, j] = est.states_[est.variables_[j]][filled[miss, j]]
+        numeric = all(
+            est.states_[est.variables_[j]].dtype.kind in "biuf" for j in changed
+        )
+        arr = np.asarray(X)
+        if arr.dtype.kind in "fc" and numeric:
+            return obj.astype(arr.dtype)
+        return obj
+    for j in changed:
+        v = est.variables_[j]
+        col = names.index(v) if v in names else j
+        miss = codes[:, j] < 0
+        values = np.array(out.iloc[:, col].to_numpy(), dtype=object)
+        values[miss] = est.states_[v][filled[miss, j]]
+        series = pd.Series(values, index=out.index, name=out.columns[col])
+        dtype = out.dtypes.iloc[col]
+        if isinstance(dtype, pd.CategoricalDtype):
+            series = series.astype(dtype)
+        else:
+            series = series.infer_objects()
+        out.isetitem(col, series)
+    return out
+
+
+# -- tables by hand ----------------------------------------------------------------
+def checked_table(est, variable, table, states) -> tuple[np.ndarray, np.ndarray]:
+    """``set_cpd``'s table and states, checked: ``(values, states)``."""
+    parents = est.dag_.parents(variable)
+    unknown = [u for u in parents if u not in est.states_]
+    if unknown:
+        raise ValueError(
+            f"the states of {unknown!r} (parents of {variable!r}) are unknown: "
+            "set their CPDs first or declare them in `states`"
+        )
+    values = np.asarray(table, dtype=float)
+    if states is not None:
+        states = declared_categories(states, repr(variable), NOUN)
+    elif variable in est.states_:
+        states = est.states_[variable]
+    else:
+        states = np.arange(values.shape[-1] if values.ndim else 0)
+    pcards = tuple(len(est.states_[u]) for u in parents)
+    shape = (*pcards, len(states))
+    if values.ndim == 2 and values.shape == (int(np.prod(pcards)), len(states)):
+        values = values.reshape(shape)
+    if values.shape != shape:
+        raise ValueError(
+            f"the CPD of {variable!r} has shape {values.shape}; expected {shape} "
+            f"(parents {list(parents)!r}, then {len(states)} states of "
+            f"{variable!r})"
+        )
+    if not np.all(np.isfinite(values)) or (values < 0).any():
+        raise ValueError(f"the CPD of {variable!r} must be finite and >= 0")
+    sums = values.sum(axis=-1)
+    if not np.allclose(sums, 1.0, rtol=0, atol=1e-6):
+        raise ValueError(
+            f"every row of the CPD of {variable!r} must sum to one over its "
+            f"states; the sums are {np.round(sums, 6).ravel()[:8]}"
+        )
+    if variable in est.states_ and not np.array_equal(est.states_[variable], states):
+        children = [c for c in est.dag_.children(variable) if c in est.cpds_]
+        if hasattr(est, "stats_") or children:
+            raise ValueError(
+                f"the states of {variable!r} are already "
+                f"{est.states_[variable].tolist()!r}"
+            )
+    return values.copy(), states
