@@ -253,6 +253,8 @@ def test_gaussian_hmm_with_memoryless_transitions_scores_as_a_mixture(
 
     per_row = gm.score_samples(X)
     assert_allclose(hmm.score(X), per_row.sum(), rtol=RTOL)
+    one_step = np.ones(len(X), dtype=int)  # every row its own sequence
+    assert_allclose(hmm.score_sequences(X, one_step), per_row, rtol=RTOL)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
     assert_allclose(
         hmm.score_sequences(X, lengths), np.add.reduceat(per_row, starts), rtol=RTOL
