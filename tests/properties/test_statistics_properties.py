@@ -860,7 +860,7 @@ def test_hmm_classifier_predicts_its_own_training_sequences():
 def fitted_gaussian_hmm():
     """A GaussianHMM fitted on 30 rows: its Baum-Welch drives one start
     probability to exactly 0 (a zero that triggers the exact fallback of the
-    chain kernels)."""
+    chain kernels). A fixed reproduction: the seed is part of the case."""
     rng = np.random.default_rng(4)
     X = rng.normal(size=(30, 3))
     X[1::2] += 2
@@ -915,18 +915,19 @@ def test_gaussian_hmm_posterior_near_1e150():
     strict=True,
     reason=(
         "bug: a query whose squared Mahalanobis distance overflows (x ~ 1e160 "
-        "for unit-scale training data) gives NaN posteriors (full and QDA: "
-        "inf * 0 in the matrix product that sums the squares) or rows of zeros "
-        "(diag, spherical, tied) with numpy's overflow warnings; GaussianNB "
-        "falls back to the prior with a warning of its own"
+        "for unit-scale training data) gives NaN posteriors with numpy's "
+        "overflow/invalid warnings (QDA, the mixture classifier and 'full': the "
+        "matrix product that sums the squared whitened coordinates multiplies "
+        "inf by 0), or rows of zeros ('tied', 'diag', 'spherical': every "
+        "component's log-likelihood is -inf and the row is left at -inf); "
+        "GaussianNB falls back to the prior with a warning of its own"
     ),
 )
-def test_posterior_of_rows_beyond_the_float_range_of_the_distance(name):
+def test_posterior_of_rows_beyond_the_float_range_of_the_distance(rng, name):
     """A row so far away that every class density underflows still gets a
     distribution (bayeskit's convention: the prior, with a warning) or a
     clear error."""
     model = MODELS[name]
-    rng = np.random.default_rng(0)
     X, y = gaussian_data(rng, 24, 3, 2)
     est = model.make()
     fit = (lambda: est.fit(X, y)) if model.supervised else (lambda: est.fit(X))
@@ -935,10 +936,10 @@ def test_posterior_of_rows_beyond_the_float_range_of_the_distance(name):
     )
 
 
-def test_gaussian_nb_posterior_of_rows_beyond_the_float_range():
+def test_gaussian_nb_posterior_of_rows_beyond_the_float_range(rng):
     """GaussianNB's answer for rows whose every class density underflows:
     the class prior (with bayeskit's warning), a distribution."""
-    X, y = gaussian_data(np.random.default_rng(0), 24, 3, 2)
+    X, y = gaussian_data(rng, 24, 3, 2)
     nb = GaussianNB().fit(X, y)
     with pytest.warns(RuntimeWarning, match="probability zero under every class"):
         P = nb.predict_proba(X * 1e160)
@@ -958,11 +959,10 @@ def test_gaussian_nb_posterior_of_rows_beyond_the_float_range():
 )
 @pytest.mark.parametrize("covariance_type", ["full", "tied"])
 @pytest.mark.filterwarnings("ignore:a component's covariance collapsed:UserWarning")
-def test_constant_column_has_the_variance_reg_covar(covariance_type):
+def test_constant_column_has_the_variance_reg_covar(rng, covariance_type):
     """The maximum-likelihood variance of a column that holds one value is 0,
     so a GaussianMixture gives it exactly reg_covar, as 'diag' does (closed
     form; Bishop 2006, eq. 9.25), whatever the value."""
-    rng = np.random.default_rng(0)
     X = np.column_stack([rng.normal(size=(30, 2)), np.full(30, 7.3e40)])
     diag = GaussianMixture(1, covariance_type="diag").fit(X).covariances_[0, 2]
     assert diag == 1e-6
