@@ -467,7 +467,9 @@ def test_categorical_nb_posterior_is_the_junction_tree_posterior(rng, smoothing)
     missing = np.isnan(X)
     for rows, observed in BayesNet.group_rows(missing):
         codes = {features[j]: X[rows, j].astype(int) for j in np.flatnonzero(observed)}
-        log_post, _ = net.posterior(*net.evidence(codes), ("class",))
+        log_post = net.posterior(*net.evidence(codes), ("class",)).log_marginals[
+            ("class",)
+        ]
         expected[rows] = np.exp(log_post)
     assert missing.any(axis=1).any() and missing.all(axis=1).any()
     assert_allclose(nb.predict_proba(X), expected, rtol=RTOL, atol=1e-300)
@@ -640,7 +642,8 @@ def test_categorical_chain_equals_bayes_net_with_observed_emissions(rng, n_steps
         },
     )
     ev = net.evidence({xs[t]: x[:, t] for t in range(n_steps)})
-    marginals, log_z = net.marginals(*ev)
+    result = net.marginals(*ev)
+    marginals, log_z = result.log_marginals, result.log_evidence
     assignment, score = net.map(*ev)
 
     lengths = np.full(n_seq, n_steps)
@@ -856,12 +859,13 @@ def test_bayes_net_queries_equal_enumeration_on_a_loopy_dag(rng, zeros):
     for observed in [(), ("F",), ("A", "E"), ("B", "C", "F"), ("D", "E", "F")]:
         cols = [variables.index(v) for v in observed]
         ev = net.evidence({v: states[:, c] for v, c in zip(observed, cols)})
-        marginals, log_z = net.marginals(*ev)
+        result = net.marginals(*ev)
+        marginals, log_z = result.log_marginals, result.log_evidence
         assignment, score = net.map(*ev)
         hidden = [v for v in variables if v not in observed]
         pair = ("A", "F") if "A" in hidden and "F" in hidden else None
         if pair:
-            joint_post, _ = net.posterior(*ev, pair)
+            joint_post = net.posterior(*ev, pair).log_marginals[pair]
         for r in range(ev[1].shape[0]):
             cond = condition(
                 joint, variables, {v: states[r, c] for v, c in zip(observed, cols)}
