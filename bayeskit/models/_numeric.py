@@ -19,7 +19,7 @@ from .._validation import validate_data
 from ..emissions import DIAG, Gaussian, GaussianStats
 from ._categorical import _HINT, declared_list, feature_name, kept_rows, validated
 from ._encoding import CategoryEncoder, split_columns
-from .base import float_input
+from .base import InsufficientData, float_input
 
 __all__ = ["NaiveGaussian", "VarianceSmoothing", "read_float", "read_mixed"]
 
@@ -67,7 +67,7 @@ class NaiveGaussian(Gaussian):
                 reg=prior.epsilon(stats),
             )
         except np.linalg.LinAlgError:
-            raise ValueError(
+            raise InsufficientData(
                 "a feature has zero variance within a class (constant values, or "
                 "one sample); set var_smoothing > 0 or m > 0"
             ) from None

@@ -37,6 +37,7 @@ from ..priors import log_m_estimate
 __all__ = [
     "BaseGenerativeClassifier",
     "ClassifierStats",
+    "InsufficientData",
     "Triple",
     "float_input",
     "keep_input_dtype",
@@ -61,6 +62,12 @@ def keep_input_dtype(est, dtype, *names) -> None:
             setattr(est, name, [np.asarray(v, np.float32) for v in value])
         elif value is not None:
             setattr(est, name, np.asarray(value, np.float32))
+
+
+class InsufficientData(ValueError):
+    """Statistics that do not determine the parameters yet (a variance from
+    one row). ``fit`` reports it; ``partial_fit`` keeps the statistics and
+    waits for more rows."""
 
 
 class Triple(NamedTuple):
@@ -218,7 +225,18 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     def _partial_fit(self, X, y, classes, sample_weight, reset: bool, refit=False):
         stats = self._summarize(X, y, classes, sample_weight, reset, refit)
-        return self._set_stats(stats if reset else self.stats_ + stats)
+        merged = stats if reset else self.stats_ + stats
+        if refit:
+            return self._set_stats(merged)
+        try:
+            return self._set_stats(merged)
+        except InsufficientData as exc:
+            # The statistics so far do not determine the parameters (one row
+            # per class: no variance yet). They are kept, so later chunks can,
+            # and prediction says why it cannot run until then.
+            self.stats_ = merged
+            self._insufficient = str(exc)
+            return self
 
     @available_if(_has_additive_stats)
     def summarize(self, X, y, sample_weight=None):
@@ -294,7 +312,17 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         self.stats_ = stats
         self._check_params_vs_data()
         self._update_params()
+        self._insufficient = None
         return self
+
+    def _check_parameters_set(self) -> None:
+        check_is_fitted(self)
+        reason = getattr(self, "_insufficient", None)
+        if reason:
+            raise ValueError(
+                f"the data given to partial_fit so far do not determine the "
+                f"parameters ({reason}); partial_fit more rows first"
+            )
 
     def _summarize(
         self, X, y, classes, sample_weight, reset: bool, refit=False, chunk=False
@@ -429,12 +457,12 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     # -- prediction ---------------------------------------------------------------
     def predict_joint_log_proba(self, X):
         """``log P(x, y = c)`` for every row and class, shape ``(n, n_classes)``."""
-        check_is_fitted(self)
+        self._check_parameters_set()
         Xt = self._prepare_X(X, reset=False)
         return self._log_likelihood(Xt) + self.class_log_prior_
 
     def _log_posterior(self, X) -> np.ndarray:
-        check_is_fitted(self)
+        self._check_parameters_set()
         Xt = self._prepare_X(X, reset=False)
         # exp of a row shifted by its maximum may underflow to 0: exact enough,
         # and no warning whatever numpy's error state.

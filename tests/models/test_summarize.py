@@ -150,3 +150,21 @@ def test_warnings_point_at_the_callers_line(make, call):
     ours = [w for w in record if "bayeskit" not in w.filename]
     assert record and len(ours) == len(record)
     assert {w.filename for w in record} == {__file__}
+
+
+def test_partial_fit_waits_for_rows_that_determine_the_parameters():
+    """A first chunk of one row has no variance: partial_fit keeps
+    its statistics (no error), prediction says why it cannot run yet, and
+    later chunks give the model of one fit on all rows (fit on the one row
+    is still an error)."""
+    X = X_REAL[:40]
+    y = np.arange(40) % 2
+    est = bk.GaussianNB().partial_fit(X[:1], y[:1], classes=[0, 1])
+    with pytest.raises(ValueError, match="partial_fit more rows"):
+        est.predict_proba(X)
+    est.partial_fit(X[1:], y[1:])
+    whole = bk.GaussianNB().fit(X, y)
+    np.testing.assert_allclose(est.var_, whole.var_, rtol=1e-12)
+    np.testing.assert_allclose(est.predict_proba(X), whole.predict_proba(X))
+    with pytest.raises(ValueError, match="zero variance"):
+        bk.GaussianNB().fit(X[:1], y[:1])

@@ -332,18 +332,6 @@ def test_partial_fit_over_any_chunking_equals_fit(name, seed, size, d, k, data):
     assert_same_model(spec, est, whole, X, RTOL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason=(
-        "bug: GaussianNB's first partial_fit on a chunk of one row (or of equal "
-        "rows) raises 'a feature has zero variance within a class ... set "
-        "var_smoothing > 0' although var_smoothing=1e-9: epsilon is "
-        "var_smoothing times the chunk's total variance, 0 here. scikit-learn's "
-        "GaussianNB.partial_fit accepts it, and the statistics of later rows "
-        "would make the model well defined"
-    ),
-)
 def test_gaussian_nb_partial_fit_one_row_at_a_time_equals_fit(rng):
     """Feeding GaussianNB one row at a time (the finest chunking) gives the
     model of one fit on all rows."""
