@@ -107,6 +107,24 @@ _NEGATIVE = (
 )
 
 
+# The largest number of categories a column read as codes may ask for: the
+# tables hold a row per category (and class), so a code of 1e150 or 2**62 is
+# a mistake to report, not an allocation to attempt.
+MAX_CATEGORIES = 1 << 26
+
+
+def check_code_range(top, name) -> None:
+    """A code ``top`` (the largest of a column) that implies more than
+    :data:`MAX_CATEGORIES` categories is a ValueError naming the feature."""
+    if top >= MAX_CATEGORIES:
+        raise ValueError(
+            f"feature {name} has the code {top:.6g}: numeric features are "
+            "category codes 0, 1, 2, ..., so it would need more than "
+            f"{MAX_CATEGORIES:,} categories; pass categories='observed' to "
+            "make each value its own category"
+        )
+
+
 def code_values(col: np.ndarray, name: str) -> np.ndarray:
     """A numeric column as codes, ``-1`` where missing (NaN).
 
@@ -114,16 +132,19 @@ def code_values(col: np.ndarray, name: str) -> np.ndarray:
     fractional values are truncated toward zero (with a warning here).
     """
     if col.dtype.kind in "iu":
-        codes = col.astype(np.intp)
-        if codes.size and codes.min() < 0:
+        if col.size and col.min() < 0:
             raise ValueError(_NEGATIVE.format(name))
-        return codes
+        if col.size:
+            check_code_range(int(col.max()), name)
+        return col.astype(np.intp)
     missing = np.isnan(col)
     values = np.where(missing, 0.0, col)
     if (values < 0).any():
         raise ValueError(_NEGATIVE.format(name))
     if np.isinf(values).any():
         raise ValueError(f"feature {name} of X contains infinity")
+    if values.size:
+        check_code_range(float(values.max()), name)
     whole = np.trunc(values)
     if (whole != values).any():
         warn(
@@ -341,6 +362,8 @@ class CategoryEncoder:
             if Xk.size and Xk.min() < 0:
                 raise ValueError(_NEGATIVE.format(names[int(np.argmin(Xk.min(0)))]))
             tops = Xk.max(axis=0) if Xk.size else np.full(d, -1)
+            for j, t in enumerate(tops.tolist()):
+                check_code_range(t, names[j])
             categories = [np.arange(int(t) + 1) for t in tops]
             coded = np.ones(d, dtype=bool)
         else:
@@ -498,6 +521,12 @@ def _at_least(cats: np.ndarray, minimum: int, name: str) -> np.ndarray:
             f"feature {name} has other values"
         )
     top = int(cats.max()) + 1 if len(cats) else 0
+    if minimum > MAX_CATEGORIES:
+        raise ValueError(
+            f"min_categories asks for {minimum:,} categories of feature {name}; "
+            f"at most {MAX_CATEGORIES:,} are supported"
+        )
+    check_code_range(top - 1, name)
     return np.arange(max(minimum, top))
 
 
