@@ -659,7 +659,9 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         codes, _ = self._codes(X)
         if variable is not None:
             self._check_variable(variable)
-        return posterior_frame(self, codes, getattr(X, "index", None), variable)
+        return posterior_frame(
+            self, codes, X.index if isinstance(X, pd.DataFrame) else None, variable
+        )
 
     # -- model selection and sampling ------------------------------------------
     def bic(self, X) -> float:

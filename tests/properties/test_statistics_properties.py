@@ -1082,16 +1082,6 @@ def test_inputs_are_never_mutated(name, seed, container, nan):
             assert_unchanged(value, saved[what], f"{what} after {label}")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason=(
-        "bug: BayesianNetwork.predict_proba takes X.index for the result's index "
-        "whenever hasattr(X, 'index'), which a list has (list.index), so a list "
-        "of rows fails with pandas' 'Index(...) must be called with a "
-        "collection of some kind'; fit, predict and score take the same list"
-    ),
-)
 def test_bayesian_network_posterior_of_a_list():
     """predict_proba takes rows as a list, as fit, predict and score do, and
     gives the posterior it gives for the same rows as an array."""
