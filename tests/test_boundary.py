@@ -1,6 +1,8 @@
 """Regression tests of the validation boundary: bad input is our ValueError or
 TypeError naming what is wrong, raised by bayeskit, never numpy's message."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -103,3 +105,28 @@ def test_elementwise_constraints_name_the_parameter_of_a_bad_element(params, nam
     """One bad element is the boundary's ValueError naming the parameter."""
     with pytest.raises(ValueError, match=f"'{name}' parameter .* array-like of such"):
         _validated(**params)
+
+
+@pytest.mark.parametrize("cls", [bk.CategoricalNB, bk.TreeAugmentedNB, bk.MixedNB])
+def test_a_frame_without_columns_is_the_no_features_error(cls):
+    """A DataFrame with rows but no columns: scikit-learn's no-feature error,
+    not an IndexError from inside the encoder."""
+    with pytest.raises(ValueError, match="0 feature"):
+        cls().fit(pd.DataFrame(index=range(4)), [0, 1, 0, 1])
+
+
+def test_a_negative_min_categories_element_is_an_error_naming_it():
+    """min_categories=[-1, 2] is refused as the scalar -1 would be."""
+    with pytest.raises(ValueError, match="min_categories"):
+        bk.CategoricalNB(min_categories=[-1, 2]).fit([[0, 1], [1, 0]], [0, 1])
+
+
+@pytest.mark.parametrize("cls", NUMERIC_MODELS, ids=lambda c: c.__name__)
+def test_float16_infinity_is_the_finiteness_error_without_numpy_warnings(cls):
+    """float16 data holding inf and -inf: the finiteness error, and no
+    'invalid value encountered' warning from the test that finds it."""
+    X = np.array([[0.0, np.inf], [1.0, -np.inf], [2.0, 0.0], [3.0, 1.0]], np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="infinity"):
+            cls().fit(X, [0, 1, 0, 1])

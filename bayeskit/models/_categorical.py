@@ -174,6 +174,10 @@ def validated(est, X, reset: bool):
         X = validate_data(est, X, reset=reset, dtype=None, ensure_all_finite=False)
     if X.shape[0] == 0:
         raise ValueError("X has 0 samples; at least one is required")
+    if X.shape[1] == 0:
+        raise ValueError(
+            f"0 feature(s) (shape={tuple(X.shape)}) while a minimum of 1 is required."
+        )
     return X
 
 
@@ -188,6 +192,11 @@ def _min_categories(min_categories, d: int) -> np.ndarray:
         raise ValueError(
             f"'min_categories' should have shape ({d},) when an array-like is "
             f"provided. Got {mins.shape} instead."
+        )
+    if (mins < 0).any():
+        raise ValueError(
+            f"min_categories must be non-negative (a number of categories), got "
+            f"{mins.tolist()}"
         )
     return np.broadcast_to(mins, (d,))
 
