@@ -28,7 +28,14 @@ values, so the family itself holds no fitted state:
 A family may also offer ``messages(X, params)``: the message in the form the
 chain kernels read fastest. The default is the dense log-likelihood; the
 categorical family answers with a table of one row per symbol and the codes
-that index it.
+that index it, and then takes its statistics from the posterior weight each
+table row received (``table_stats(row_weights)``), which the chain kernels
+sum in the same pass.
+
+EM calls ``expected_stats(X, weights, params)``: the statistics under the
+current parameters. For most families they do not depend on ``params`` (the
+default is ``stats(X, weights)``); a family with latent variables of its own,
+such as a mixture's components, takes their posterior under ``params`` there.
 """
 
 from __future__ import annotations
@@ -63,6 +70,17 @@ class Emission(ABC):
     @abstractmethod
     def map_params(self, stats, prior=None, previous=None):
         """Parameters from statistics and ``prior`` (None: maximum likelihood)."""
+
+    def expected_stats(self, X, weights: np.ndarray, params):
+        """Statistics for one EM step under the current ``params``: by default
+        :meth:`stats` (a family with latent variables of its own overrides it)."""
+        return self.stats(X, weights)
+
+    def table_stats(self, row_weights: np.ndarray):
+        """Statistics from the posterior weight of every row of the table that
+        :meth:`messages` sends, ``(n_rows, n_states)`` (families whose message
+        is a table only)."""
+        raise NotImplementedError(f"{type(self).__name__} sends no table")
 
     def log_prior(self, params, prior=None) -> float:
         """Log density of ``prior`` at ``params``, up to its constant."""

@@ -21,6 +21,7 @@ from .._validation import (
 )
 from ..emissions import DIAG, Categorical, Gaussian
 from ..emissions.base import ProductStats
+from ..priors.dirichlet import MEstimate
 from ._encoding import (
     categorical_input_tags,
     count_out_of_range,
@@ -576,7 +577,7 @@ class CategoricalNB(BaseGenerativeClassifier):
 
     def _set_emission_params(self, stats):
         m, p = self._smoothing()
-        self._params = self._part.family.map_params(stats, m, p)
+        self._params = self._part.family.map_params(stats, MEstimate(m, p))
         self.n_categories_ = self._part.family.n_categories.astype(np.int64)
         self.category_count_ = self._part.tables(stats.counts)
         self.feature_log_prob_ = self._part.tables(self._params.log_prob)
@@ -986,7 +987,7 @@ class MixedNB(BaseGenerativeClassifier):
         self.theta_ = self.var_ = np.empty((len(self.classes_), 0))
         if cat_stats is not None:
             m, p = self._part.m_and_p(self.m, self.p)
-            self._cat_params = self._part.family.map_params(cat_stats, m, p)
+            self._cat_params = self._part.family.map_params(cat_stats, MEstimate(m, p))
             self.feature_log_prob_ = self._part.tables(self._cat_params.log_prob)
         if num_stats is not None:
             self._num_params = _gaussian_params(
