@@ -157,6 +157,12 @@ class BaseHMM(BaseLatentModel):
         raise NotImplementedError
 
     def _current_params(self) -> LatentParams:
+        if self._features_from is not None and not hasattr(self, "n_features_in_"):
+            # Parameters set by hand, without fit: their shape says how many
+            # features X has.
+            value = np.asarray(getattr(self, self._features_from))
+            if value.ndim >= 2:
+                self.n_features_in_ = value.shape[-1]
         return LatentParams(self._chain_params(), self._emission_params())
 
     def _set_params(self, params: LatentParams) -> None:

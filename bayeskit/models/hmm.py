@@ -19,6 +19,16 @@ class, is :mod:`bayeskit.models.hmm_classifier`.
 
 from ._categorical_hmm import CategoricalHMM
 from ._gaussian_hmm import GaussianHMM
+from ._gmm_hmm import GMMHMM
 from ._monitor import ConvergenceMonitor
+from ._multinomial_hmm import MultinomialHMM
+from ._poisson_hmm import PoissonHMM
 
-__all__ = ["CategoricalHMM", "ConvergenceMonitor", "GaussianHMM"]
+__all__ = [
+    "GMMHMM",
+    "CategoricalHMM",
+    "ConvergenceMonitor",
+    "GaussianHMM",
+    "MultinomialHMM",
+    "PoissonHMM",
+]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from bayeskit import CategoricalHMM, GaussianHMM
+from bayeskit import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
 from bayeskit.models._em import LatentStats
 from bayeskit.models.hmm import ConvergenceMonitor
 
@@ -29,15 +29,67 @@ def gaussian(rng, **kw):
     return hmm
 
 
+def with_chain(hmm, rng):
+    hmm.startprob_ = rng.dirichlet(np.ones(3))
+    hmm.transmat_ = rng.dirichlet(np.ones(3), size=3)
+    return hmm
+
+
+def poisson(rng, **kw):
+    hmm = with_chain(PoissonHMM(3, init_params="", tol=0, **kw), rng)
+    hmm.lambdas_ = rng.uniform(0.5, 6, size=(3, 2))
+    return hmm
+
+
+def multinomial(rng, **kw):
+    hmm = with_chain(MultinomialHMM(3, n_trials=5, init_params="", tol=0, **kw), rng)
+    hmm.emissionprob_ = rng.dirichlet(np.ones(4), size=3)
+    return hmm
+
+
+def gmm(rng, **kw):
+    hmm = with_chain(GMMHMM(3, n_mix=2, init_params="", tol=0, **kw), rng)
+    hmm.weights_ = rng.dirichlet(np.ones(2), size=3)
+    hmm.means_ = rng.normal(size=(3, 2, 2)) * 3
+    hmm.covars_ = rng.uniform(0.5, 2, size=(3, 2, 2))
+    return hmm
+
+
 def data(rng, kind):
     lengths = [30, 12, 25, 40]
+    n = sum(lengths)
     if kind == "categorical":
-        return rng.integers(0, 4, (sum(lengths), 1)), lengths
-    return rng.normal(size=(sum(lengths), 2)) * 3, lengths
+        return rng.integers(0, 4, (n, 1)), lengths
+    if kind == "poisson":
+        return rng.poisson(3.0, (n, 2)), lengths
+    if kind == "multinomial":
+        return rng.multinomial(5, [0.1, 0.2, 0.3, 0.4], n), lengths
+    return rng.normal(size=(n, 2)) * 3, lengths
 
 
-MODELS = {"categorical": categorical, "gaussian": gaussian}
-NAMES = ("startprob_", "transmat_", "emissionprob_", "means_", "covars_")
+MODELS = {
+    "categorical": categorical,
+    "gaussian": gaussian,
+    "poisson": poisson,
+    "multinomial": multinomial,
+    "gmm": gmm,
+}
+CLASSES = {
+    "categorical": CategoricalHMM,
+    "gaussian": GaussianHMM,
+    "poisson": PoissonHMM,
+    "multinomial": MultinomialHMM,
+    "gmm": lambda *a, **kw: GMMHMM(*a, n_mix=2, **kw),
+}
+NAMES = (
+    "startprob_",
+    "transmat_",
+    "emissionprob_",
+    "means_",
+    "covars_",
+    "lambdas_",
+    "weights_",
+)
 
 
 def assert_same_params(a, b, **tol):
@@ -80,6 +132,12 @@ def test_fit_is_the_reduce_of_summarize_and_from_stats(kind):
         warnings.simplefilter("ignore")
         again.fit(X, lengths)
     before = {n: np.copy(getattr(again, n)) for n in NAMES if hasattr(again, n)}
+    if kind == "gmm":
+        # hmmlearn's GMMHMM update takes the covariances around the means the
+        # statistics were gathered under; after the means moved, deriving them
+        # again is the scatter around the new means (the other parameters do
+        # not depend on it).
+        del before["covars_"]
     again.from_stats(again.stats_)
     for name, value in before.items():
         np.testing.assert_allclose(getattr(again, name), value, rtol=1e-10)
@@ -89,7 +147,7 @@ def test_fit_is_the_reduce_of_summarize_and_from_stats(kind):
 def test_first_partial_fit_is_one_iteration_of_fit(kind):
     rng = np.random.default_rng(5)
     X, lengths = data(rng, kind)
-    cls = CategoricalHMM if kind == "categorical" else GaussianHMM
+    cls = CLASSES[kind]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         one = cls(3, random_state=0, n_iter=1).fit(X, lengths)
