@@ -109,6 +109,35 @@ class MixturePrior:
     covars_prior: np.ndarray
     covars_weight: np.ndarray
 
+    @classmethod
+    def broadcast(
+        cls, shape, covariance_type, weights_prior=1.0, means_prior=0.0,
+        means_weight=0.0, covars_prior=None, covars_weight=None,
+    ):  # fmt: skip
+        """hmmlearn's ``GMMHMM`` priors, broadcast to ``shape = (k, m, d)``.
+
+        ``covars_prior`` and ``covars_weight`` left None take hmmlearn's
+        defaults, which make the covariance update maximum likelihood except
+        for 'spherical': ``(0, -(d + 2))`` full, ``(0, -(m + d + 1))`` tied,
+        ``(-1.5, 0)`` diag, ``(-(m + 2) / 2, 0)`` spherical.
+        """
+        k, m, d = shape
+        default, cov_shape, weight_shape = {
+            "full": ((0.0, -(d + 2.0)), (k, m, d, d), (k, m)),
+            "tied": ((0.0, -(m + d + 1.0)), (k, d, d), (k,)),
+            "diag": ((-1.5, 0.0), (k, m, d), (k, m, d)),
+            "spherical": ((-(m + 2.0) / 2, 0.0), (k, m), (k, m)),
+        }[covariance_type]
+        P = default[0] if covars_prior is None else covars_prior
+        W = default[1] if covars_weight is None else covars_weight
+        return cls(
+            Dirichlet(np.broadcast_to(weights_prior, (k, m))),
+            np.broadcast_to(np.asarray(means_prior, dtype=float), (k, m, d)),
+            np.broadcast_to(np.asarray(means_weight, dtype=float), (k, m)),
+            np.broadcast_to(np.asarray(P, dtype=float), cov_shape),
+            np.broadcast_to(np.asarray(W, dtype=float), weight_shape),
+        )
+
 
 class GaussianMixtureEmission(Emission):
     """A mixture of ``n_mix`` Gaussians per state (see the module).
@@ -161,6 +190,16 @@ class GaussianMixtureEmission(Emission):
         self._stats_family = Gaussian(FULL if self._full else DIAG)
 
     # -- parameters ----------------------------------------------------------------
+    def covars_shape(self, n_states: int) -> tuple:
+        """The shape of ``covars`` for ``n_states`` (see :class:`MixtureParams`)."""
+        k, m, d = n_states, self.n_mix, self.n_features
+        return {
+            "spherical": (k, m),
+            "diag": (k, m, d),
+            "full": (k, m, d, d),
+            "tied": (k, d, d),
+        }[self.covariance_type]
+
     def _component_covariances(self, covars: np.ndarray) -> np.ndarray:
         """The ``n_states * n_mix`` components' covariances, in the component
         structure's shape."""

@@ -10,7 +10,6 @@ from sklearn.cluster import KMeans
 from .._validation import Interval, StrOptions
 from ..emissions import FULL, Gaussian
 from ..emissions.mixture import GaussianMixtureEmission, MixturePrior
-from ..priors import Dirichlet
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
 
@@ -20,9 +19,8 @@ __all__ = ["GMMHMM"]
 class GMMHMM(BaseHMM):
     """Hidden Markov model with a Gaussian mixture per state.
 
-    hmmlearn-compatible (``GMMHMM``: the same parameters, positional order,
-    defaults, priors and attributes), with bayeskit's additions of
-    :class:`CategoricalHMM`.
+    hmmlearn's ``GMMHMM`` (the same parameters, order, defaults, priors and
+    attributes) with the additions of :class:`CategoricalHMM`.
 
     Parameters
     ----------
@@ -31,59 +29,49 @@ class GMMHMM(BaseHMM):
     n_mix : int, default=1
         Gaussian components per state.
     min_covar : float, default=1e-3
-        Added to the diagonal of the data's covariance that initialises
-        ``covars_`` (and of a singular full covariance in the densities).
+        Added to the diagonal of the data's covariance that starts ``covars_``
+        (and of a singular full covariance in the densities).
     startprob_prior, transmat_prior : float or array-like, default=1.0
         Dirichlet concentrations, as :class:`CategoricalHMM`.
     weights_prior : float or array-like, default=1.0
         Dirichlet concentration of every state's weights.
     means_prior, means_weight : float or array-like, default=0.0
-        Mean ``mu0`` and weight ``lambda`` of the normal prior of every
-        component's mean, ``N(mu0, Sigma / lambda)``.
+        ``mu0`` and ``lambda`` of every mean's prior ``N(mu0, Sigma / lambda)``.
     covars_prior, covars_weight : float or array-like, default=None
-        hmmlearn's covariance prior: ``alpha`` and ``beta`` of an inverse gamma
-        on every variance ('diag', 'spherical'), or the scale and degrees of
-        freedom of an inverse Wishart ('full', 'tied'). None takes hmmlearn's
-        defaults, which make the update maximum likelihood except for
-        'spherical' (see :class:`~bayeskit.emissions.mixture.MixturePrior`).
+        hmmlearn's inverse gamma ('diag', 'spherical') or inverse Wishart
+        ('full', 'tied') prior; None: hmmlearn's defaults
+        (:meth:`~bayeskit.emissions.MixturePrior.broadcast`).
     covariance_type : {'spherical', 'diag', 'full', 'tied'}, default='diag'
-        The components' covariances; 'tied' shares one full matrix among the
-        components of each state.
+        The components' covariances; 'tied': one full matrix per state.
     algorithm, random_state, n_iter, tol, verbose, implementation, n_init
         As :class:`CategoricalHMM`.
     params, init_params : str, default='stmcw'
-        s: start, t: transitions, m: means, c: covariances, w: weights.
+        s, t as :class:`CategoricalHMM`; m: means, c: covariances, w: weights.
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_components, n_mix)
-    means_ : ndarray of shape (n_components, n_mix, n_features)
-    covars_ : ndarray
-        ``(n_components, n_mix)`` spherical, ``(n_components, n_mix,
-        n_features)`` diag, ``(n_components, n_mix, n_features, n_features)``
-        full, ``(n_components, n_features, n_features)`` tied.
+    weights_, means_, covars_ : ndarray
+        hmmlearn's shapes: ``(n_components, n_mix)``, ``(n_components, n_mix,
+        n_features)``, and :class:`~bayeskit.emissions.MixtureParams`'.
     startprob_, transmat_, monitor_, converged_, n_iter_, lower_bound_, stats_
         As :class:`CategoricalHMM`.
 
     See Also
     --------
-    GaussianHMM, GaussianMixture
+    GaussianHMM
 
     Notes
     -----
     State :math:`k` emits :math:`\\sum_m w_{km} \\mathcal{N}(\\mu_{km},
-    \\Sigma_{km})`; Baum-Welch's M-step is hmmlearn's under these priors
-    (:mod:`bayeskit.emissions.mixture`). ``fit`` starts as hmmlearn: k-means
-    on the data for the states, k-means within each state's cluster for its
-    means, equal weights, the data's covariance plus ``min_covar``
-    ('spherical': the mean of its variances). BIC and AIC count every state's
-    ``n_mix - 1`` free weights.
+    \\Sigma_{km})` (Juang et al. 1986); the M-step is hmmlearn's under its
+    priors (:mod:`bayeskit.emissions.mixture`). ``fit`` starts as hmmlearn:
+    k-means for the states, then within each; equal weights; the data's
+    covariance plus ``min_covar`` ('spherical': the mean of its variances).
 
     References
     ----------
-    B.-H. Juang, S. E. Levinson and M. M. Sondhi, "Maximum likelihood
-    estimation for multivariate mixture observations of Markov chains", IEEE
-    Transactions on Information Theory 32(2), 307-309, 1986.
+    B.-H. Juang, S. E. Levinson and M. M. Sondhi, IEEE Trans. Information
+    Theory 32(2), 307-309, 1986.
 
     Examples
     --------
@@ -107,10 +95,10 @@ class GMMHMM(BaseHMM):
         "covars_weight": ["array-like", Real, None],
         "covariance_type": [StrOptions({"spherical", "diag", "full", "tied"})],
     }
-    _param_names = {
-        "s": "startprob_", "t": "transmat_", "m": "means_", "c": "covars_",
-        "w": "weights_",
-    }  # fmt: skip
+    _param_names = dict(
+        s="startprob_", t="transmat_", m="means_", c="covars_", w="weights_"
+    )
+    _emission_fields = {"weights_": "weights", "means_": "means", "covars_": "covars"}
     _features_from = "means_"
 
     def __init__(
@@ -132,53 +120,22 @@ class GMMHMM(BaseHMM):
         self.implementation = implementation
 
     def _make_components(self):
-        k, m, d, cov = (
-            self.n_components,
-            self.n_mix,
-            self.n_features,
-            self.covariance_type,
-        )
-        default, cov_shape, weight_shape = {  # hmmlearn's defaults and shapes
-            "full": ((0.0, -(d + 2.0)), (k, m, d, d), (k, m)),
-            "tied": ((0.0, -(m + d + 1.0)), (k, d, d), (k,)),
-            "diag": ((-1.5, 0.0), (k, m, d), (k, m, d)),
-            "spherical": ((-(m + 2.0) / 2, 0.0), (k, m), (k, m)),
-        }[cov]
-        P = default[0] if self.covars_prior is None else self.covars_prior
-        W = default[1] if self.covars_weight is None else self.covars_weight
-        prior = MixturePrior(
-            Dirichlet(np.broadcast_to(self.weights_prior, (k, m))),
-            np.broadcast_to(np.asarray(self.means_prior, dtype=float), (k, m, d)),
-            np.broadcast_to(np.asarray(self.means_weight, dtype=float), (k, m)),
-            np.broadcast_to(np.asarray(P, dtype=float), cov_shape),
-            np.broadcast_to(np.asarray(W, dtype=float), weight_shape),
-        )
+        k, m, d = self.n_components, self.n_mix, self.n_features
+        prior = MixturePrior.broadcast(
+            (k, m, d), self.covariance_type, self.weights_prior, self.means_prior,
+            self.means_weight, self.covars_prior, self.covars_weight,
+        )  # fmt: skip
         updates = {f"update_{n}": c in self.params for n, c in _LETTERS.items()}
-        emission = _GMMHMMEmission(m, cov, d, min_covar=self.min_covar, **updates)
+        emission = _GMMHMMEmission(m, self.covariance_type, d, **updates)
+        emission.min_covar = self.min_covar
         return self._chain(), emission, LatentPrior(self._chain_prior(), prior)
 
     def _emission_params(self):
-        k, m, d = self.n_components, self.n_mix, self.n_features
+        emission, (k, m) = self._make_components()[1], (self.n_components, self.n_mix)
         weights = self._checked("weights_", (k, m), rows_sum_to_one=True)
-        means = np.asarray(self.means_, dtype=float)
-        if means.shape != (k, m, d):
-            raise ValueError(f"means_ must have shape {(k, m, d)}, got {means.shape}")
-        shape = {"spherical": (k, m), "diag": (k, m, d), "full": (k, m, d, d)}
-        shape = shape.get(self.covariance_type, (k, d, d))
-        covars = np.asarray(self.covars_, dtype=float)
-        if covars.shape != shape:
-            raise ValueError(
-                f"covars_ must have shape {shape} for covariance_type="
-                f"{self.covariance_type!r}, got {covars.shape}"
-            )
-        return self._make_components()[1].params(weights, means, covars)
-
-    def _emission_attributes(self, params):
-        return {
-            "weights_": params.weights,
-            "means_": params.means,
-            "covars_": params.covars,
-        }
+        means = self._checked("means_", (k, m, self.n_features), signed=True)
+        covars = self._checked("covars_", emission.covars_shape(k), signed=True)
+        return emission.params(weights, means, covars)
 
 
 _LETTERS = {"weights": "w", "means": "m", "covars": "c"}

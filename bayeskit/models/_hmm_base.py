@@ -83,6 +83,10 @@ class BaseHMM(BaseLatentModel):
     _param_names: dict = {"s": "startprob_", "t": "transmat_"}
     # The attribute whose last axis is the number of features (numeric models).
     _features_from: str | None = None
+    # hmmlearn's attribute -> field of the family's parameters (the default glue).
+    _emission_fields: dict = {}
+    # Whether X holds counts (non-negative integers).
+    _counts = False
     warm_start = False
     _convergence_advice = (
         "increase n_iter or tol, or try another random_state or n_init"
@@ -122,6 +126,8 @@ class BaseHMM(BaseLatentModel):
 
     def _check_values(self, X) -> None:
         """Raise ValueError if ``X`` holds values the family cannot emit."""
+        if self._counts and not np.all((X >= 0) & (X == np.floor(X))):
+            raise ValueError("X must hold counts: non-negative integers")
 
     def _sequences(self, X, lengths, reset):
         """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
@@ -153,8 +159,9 @@ class BaseHMM(BaseLatentModel):
         raise NotImplementedError
 
     def _emission_attributes(self, params) -> dict:
-        """The fitted attributes (hmmlearn's names) of the family's parameters."""
-        raise NotImplementedError
+        """The fitted attributes (hmmlearn's names) of the family's parameters:
+        by default the fields named in ``_emission_fields``."""
+        return {name: getattr(params, f) for name, f in self._emission_fields.items()}
 
     def _current_params(self) -> LatentParams:
         if self._features_from is not None and not hasattr(self, "n_features_in_"):
@@ -171,16 +178,18 @@ class BaseHMM(BaseLatentModel):
         for name, value in self._emission_attributes(params.emission).items():
             setattr(self, name, value)
 
-    def _checked(self, name, shape, *, rows_sum_to_one=False):
+    def _checked(self, name, shape, *, rows_sum_to_one=False, signed=False):
         """The attribute ``name`` as a float array of ``shape``: finite and
-        non-negative (with rows summing to one if asked); ValueError otherwise."""
+        (unless ``signed``) non-negative, with rows summing to one if asked;
+        ValueError otherwise."""
         value = np.asarray(getattr(self, name), dtype=float)
         if value.shape != tuple(shape):
             raise ValueError(
                 f"{name} must have shape {tuple(shape)}, got {value.shape}"
             )
-        if not np.all(np.isfinite(value) & (value >= 0)):
-            raise ValueError(f"{name} must be non-negative and finite")
+        if not np.all(np.isfinite(value) & (signed | (value >= 0))):
+            sign = "finite" if signed else "non-negative and finite"
+            raise ValueError(f"{name} must be {sign}")
         if rows_sum_to_one and not np.allclose(value.sum(axis=-1), 1.0):
             raise ValueError(f"{name} must have rows summing to one")
         return value

@@ -18,9 +18,8 @@ __all__ = ["MultinomialHMM"]
 class MultinomialHMM(BaseHMM):
     """Hidden Markov model with multinomial emissions (counts of trials).
 
-    hmmlearn-compatible (``MultinomialHMM``: the same parameters, positional
-    order, defaults and attributes), with bayeskit's additions of
-    :class:`CategoricalHMM` and, by keyword, ``emissionprob_prior``.
+    hmmlearn's ``MultinomialHMM`` (the same parameters, order, defaults and
+    attributes) with the additions of :class:`CategoricalHMM`.
 
     Parameters
     ----------
@@ -28,18 +27,16 @@ class MultinomialHMM(BaseHMM):
         Number of hidden states.
     n_trials : int, array-like or None, default=None
         Trials of every row (each row of ``X`` must sum to it), or None to
-        read each row's own total. ``sample`` needs one number.
+        read each row's own total; ``sample`` needs one number.
     startprob_prior, transmat_prior : float or array-like, default=1.0
         Dirichlet concentrations, as :class:`CategoricalHMM`.
-    algorithm, random_state, n_iter, tol, verbose, implementation
+    algorithm, random_state, n_iter, tol, verbose, implementation, n_init
         As :class:`CategoricalHMM`.
     params, init_params : str, default='ste'
         s: start, t: transitions, e: emissions; as :class:`CategoricalHMM`.
     emissionprob_prior : float or array-like, default=1.0
-        Dirichlet concentration of every state's probabilities (bayeskit's;
+        Dirichlet concentration of every state's row (bayeskit's addition;
         1.0 is hmmlearn's maximum likelihood).
-    n_init : int, default=1
-        Random starts; the one with the best log posterior is kept.
 
     Attributes
     ----------
@@ -47,8 +44,6 @@ class MultinomialHMM(BaseHMM):
         Every state's probability of each category.
     startprob_, transmat_, monitor_, converged_, n_iter_, lower_bound_, stats_
         As :class:`CategoricalHMM`.
-    n_features : int
-        Number of categories (hmmlearn's name).
 
     See Also
     --------
@@ -56,11 +51,10 @@ class MultinomialHMM(BaseHMM):
 
     Notes
     -----
-    State :math:`k` emits :math:`x_t \\sim \\mathrm{Multinomial}(n_t, p_k)`
-    with :math:`n_t = \\sum_j x_{tj}`; Baum-Welch's M-step is the Dirichlet
-    posterior mode :math:`p_{kj} \\propto \\max(\\sum_t \\gamma_{tk} x_{tj} +
-    \\alpha - 1, 0)` (Bishop 2006, section 2.2). One trial per row is
-    :class:`CategoricalHMM` on the one-hot rows.
+    State :math:`k` emits :math:`x_t \\sim \\mathrm{Multinomial}(n_t, p_k)`,
+    :math:`n_t = \\sum_j x_{tj}`. The M-step is the Dirichlet posterior mode,
+    :math:`p_{kj} \\propto \\max(\\sum_t \\gamma_{tk} x_{tj} + \\alpha - 1, 0)`
+    (Bishop 2006, section 2.2).
 
     References
     ----------
@@ -83,7 +77,8 @@ class MultinomialHMM(BaseHMM):
         "emissionprob_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
-    _features_from = "emissionprob_"
+    _features_from, _counts = "emissionprob_", True
+    _emission_fields = {"emissionprob_": "emissionprob"}
 
     def __init__(
         self, n_components=1, n_trials=None, startprob_prior=1.0,
@@ -111,23 +106,18 @@ class MultinomialHMM(BaseHMM):
             self._checked("emissionprob_", shape, rows_sum_to_one=True)
         )
 
-    def _emission_attributes(self, params):
-        return {"emissionprob_": params.emissionprob}
-
     def _check_values(self, X):
-        if not np.all((X >= 0) & (X == np.floor(X))):
-            raise ValueError("X must hold counts: non-negative integers")
+        super()._check_values(X)
         if self.n_trials is not None and np.any(X.sum(axis=1) != self.n_trials):
             raise ValueError("every row of X must sum to n_trials")
 
     def _check_and_set_n_features(self, X):
-        """hmmlearn's hook: ``n_features`` as the base's; X must be counts of
-        an integer dtype, summing to ``n_trials`` (set from X if None)."""
+        """hmmlearn's hook: also checks X holds integer counts summing to
+        ``n_trials``, and sets ``n_trials`` from X if it is None."""
         super()._check_and_set_n_features(X)
         X = np.asarray(X)
         if not np.issubdtype(X.dtype, np.integer) or X.min() < 0:
             raise ValueError("Symbol counts should be nonnegative integers")
         if self.n_trials is None:
             self.n_trials = X.sum(axis=1)
-        elif not (X.sum(axis=1) == self.n_trials).all():
-            raise ValueError("every row of X must sum to n_trials")
+        self._check_values(X)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from numbers import Real
 
-import numpy as np
-
 from .._validation import Interval
 from ..emissions.poisson import Poisson, PoissonParams
 from ..priors.gamma import Gamma
@@ -18,11 +16,8 @@ __all__ = ["PoissonHMM"]
 class PoissonHMM(BaseHMM):
     """Hidden Markov model with Poisson emissions (counts).
 
-    hmmlearn-compatible (``PoissonHMM``: the same parameters, positional order,
-    defaults and attributes), with bayeskit's additions of
-    :class:`CategoricalHMM` (a list of sequences as input, ``sequence_weight``,
-    ``n_init``, ``score_sequences``, ``summarize``/``from_stats``,
-    ``partial_fit``).
+    hmmlearn's ``PoissonHMM`` (the same parameters, order, defaults and
+    attributes) with the additions of :class:`CategoricalHMM`.
 
     Parameters
     ----------
@@ -44,31 +39,25 @@ class PoissonHMM(BaseHMM):
         The rate of every feature in every state.
     startprob_, transmat_, monitor_, converged_, n_iter_, lower_bound_, stats_
         As :class:`CategoricalHMM`.
-    n_features : int
-        Number of count features (hmmlearn's name).
 
     See Also
     --------
-    MultinomialHMM, CategoricalHMM
+    MultinomialHMM
 
     Notes
     -----
-    State :math:`k` emits :math:`x_{tj} \\sim \\mathrm{Poisson}(\\lambda_{kj})`,
-    independently over the features. Baum-Welch's M-step is the Gamma
-    posterior mean :math:`\\lambda_{kj} = (\\alpha + \\sum_t \\gamma_{tk}
-    x_{tj}) / (\\beta + \\sum_t \\gamma_{tk})` (Gelman et al. 2013, section
-    2.6), the mode under :math:`\\mathrm{Gamma}(\\alpha + 1, \\beta)`, whose log
-    density the monitored objective adds. hmmlearn 0.3.3 writes the total
-    weight of all states, :math:`\\sum_{t, k} \\gamma_{tk}`, where each state's
-    own weight belongs: the two agree with the default (zero) prior, and with a
-    prior bayeskit's is the update of the model. ``X`` must be counts
-    (non-negative integers). ``fit`` starts the rates from a Gamma distribution
-    with the counts' mean and variance, as hmmlearn.
+    State :math:`k` emits counts :math:`x_{tj} \\sim \\mathrm{Poisson}(\\lambda_{kj})`,
+    independent over the features. The M-step is the Gamma posterior mean
+    :math:`\\lambda_{kj} = (\\alpha + \\sum_t \\gamma_{tk} x_{tj}) / (\\beta +
+    \\sum_t \\gamma_{tk})` (Gelman et al. 2013, section 2.6), the mode under
+    :math:`\\mathrm{Gamma}(\\alpha + 1, \\beta)`, whose log density the monitor
+    adds. hmmlearn 0.3.3 divides by the weight of all states instead of the
+    state's own: the two agree with the default prior (zero) or one state.
+    ``fit`` starts the rates from a Gamma with the counts' mean and variance.
 
     References
     ----------
-    A. Gelman, J. B. Carlin, H. S. Stern, D. B. Dunson, A. Vehtari and D. B.
-    Rubin, *Bayesian Data Analysis*, 3rd ed., CRC Press, 2013.
+    A. Gelman et al., *Bayesian Data Analysis*, 3rd ed., CRC Press, 2013.
 
     Examples
     --------
@@ -87,7 +76,11 @@ class PoissonHMM(BaseHMM):
         "lambdas_weight": ["array-like", Interval(Real, 0, None, closed="left")],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "l": "lambdas_"}
-    _features_from = "lambdas_"
+    _features_from, _emission_fields, _counts = (
+        "lambdas_",
+        {"lambdas_": "lambdas"},
+        True,
+    )
 
     def __init__(
         self, n_components=1, startprob_prior=1.0, transmat_prior=1.0,
@@ -115,10 +108,3 @@ class PoissonHMM(BaseHMM):
         return PoissonParams(
             self._checked("lambdas_", (self.n_components, self.n_features))
         )
-
-    def _emission_attributes(self, params):
-        return {"lambdas_": params.lambdas}
-
-    def _check_values(self, X):
-        if not np.all((X >= 0) & (X == np.floor(X))):
-            raise ValueError("X must hold counts: non-negative integers")
