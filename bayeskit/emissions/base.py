@@ -22,7 +22,9 @@ values, so the family itself holds no fitted state:
   its constant (EM monitors log-likelihood plus this);
 - ``n_parameters(n_states)``: free scalars, for BIC and AIC;
 - ``init_params(X, weights, n_states, random_state)``: first parameters for
-  EM;
+  EM (``weights`` of shape ``(n, n_states)``, an initialiser's
+  responsibilities, or ``(n, 1)``, row weights only, for a family that draws
+  its own start, as the hidden Markov models' families do);
 - ``sample(params, states, random_state)``: one row per state given.
 
 A family may also offer ``messages(X, params)``: the message in the form the
@@ -92,7 +94,9 @@ class Emission(ABC):
 
     def init_params(self, X, weights: np.ndarray, n_states: int, random_state):
         """First parameters for EM: by default the MAP parameters of the
-        statistics under ``weights`` (responsibilities of an initialiser)."""
+        statistics under ``weights`` (responsibilities of an initialiser,
+        ``(n, n_states)``); a family that draws its own start reads ``weights``
+        of shape ``(n, 1)`` as row weights."""
         return self.map_params(self.stats(X, weights))
 
     def sample(self, params, states: np.ndarray, random_state) -> np.ndarray:
