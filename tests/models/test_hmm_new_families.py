@@ -378,3 +378,47 @@ def test_hmmlearn_positional_order(cls):
     defaults = {p.name: p.default for p in ours}
     ref = inspect.signature(getattr(hh, cls.__name__)).parameters
     assert all(defaults[n] == ref[n].default for n in theirs)
+
+
+@pytest.mark.parametrize("kind", ["poisson", "multinomial", "gmm"])
+def test_integer_sequence_weights_are_copies(kind):
+    if kind == "poisson":
+        params, X, lengths = poisson_case(seed=5)
+        make = lambda: set_params(PoissonHMM(3, **kw), **params)  # noqa: E731
+    elif kind == "multinomial":
+        params, X, lengths = multinomial_case(seed=5)
+        make = lambda: set_params(MultinomialHMM(3, **kw), **params)  # noqa: E731
+    else:
+        params, X, lengths = gmm_case("full", seed=5)
+        make = lambda: set_params(  # noqa: E731
+            GMMHMM(3, n_mix=2, covariance_type="full", **kw), **params
+        )
+    kw = dict(n_iter=4, init_params="", tol=0)
+    seqs = np.split(X, np.cumsum(lengths)[:-1])
+    weights = [2, 0, 3]
+    copies = quiet_fit(make(), [s for s, w in zip(seqs, weights) for _ in range(w)])
+    weighted = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        weighted.fit(seqs, sequence_weight=weights)
+    for name in params:
+        np.testing.assert_allclose(
+            getattr(weighted, name), getattr(copies, name), rtol=1e-9, atol=1e-12
+        )
+
+
+def test_hmm_classifier_takes_the_new_models_as_templates():
+    from bayeskit import HMMClassifier
+
+    rng = np.random.default_rng(9)
+    low = [rng.poisson(1.0, (30, 2)) for _ in range(10)]
+    high = [  # switching to a high rate half way
+        np.vstack([rng.poisson(1.0, (15, 2)), rng.poisson(8.0, (15, 2))])
+        for _ in range(10)
+    ]
+    y = ["low"] * 10 + ["high"] * 10
+    clf = HMMClassifier(PoissonHMM(2, random_state=0, n_iter=20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(low + high, y)
+    assert clf.score(low + high, y) >= 0.9
