@@ -6,6 +6,7 @@ sufficient statistics.
 """
 
 from .models import (
+    GMMHMM,
     BayesianNetwork,
     CategoricalHMM,
     CategoricalNB,
@@ -16,6 +17,8 @@ from .models import (
     HMMClassifier,
     LinearDiscriminantAnalysis,
     MixedNB,
+    MultinomialHMM,
+    PoissonHMM,
     QuadraticDiscriminantAnalysis,
     TreeAugmentedNB,
     chow_liu_tree,
@@ -25,6 +28,7 @@ from .models import (
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "GMMHMM",
     "BayesianNetwork",
     "CategoricalHMM",
     "CategoricalNB",
@@ -35,6 +39,8 @@ __all__ = [
     "HMMClassifier",
     "LinearDiscriminantAnalysis",
     "MixedNB",
+    "MultinomialHMM",
+    "PoissonHMM",
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",
     "__version__",

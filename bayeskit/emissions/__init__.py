@@ -7,11 +7,18 @@ latent structure it feeds:
 - ``stats(X, weights)``: additive sufficient statistics, ``weights`` of shape
   ``(n, n_states)`` (one-hot labels times sample weights, or posteriors);
 - ``map_params(stats, ...)``: parameters from statistics and a prior.
+
+The full protocol is :class:`bayeskit.emissions.base.Emission`. Families:
+categorical tables, Gaussian (its covariance structure an object), Poisson
+counts, multinomial counts, and a Gaussian mixture per state.
 """
 
 from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
 from .gaussian import Gaussian, GaussianParams, GaussianStats
+from .mixture import GaussianMixtureEmission, MixtureParams, MixturePrior
+from .multinomial import Multinomial, MultinomialParams, MultinomialStats
+from .poisson import Poisson, PoissonParams, PoissonStats
 from .product import Product
 
 __all__ = [
@@ -24,8 +31,17 @@ __all__ = [
     "CategoricalStats",
     "Covariance",
     "Gaussian",
+    "GaussianMixtureEmission",
     "GaussianParams",
     "GaussianStats",
+    "MixtureParams",
+    "MixturePrior",
+    "Multinomial",
+    "MultinomialParams",
+    "MultinomialStats",
+    "Poisson",
+    "PoissonParams",
+    "PoissonStats",
     "Product",
     "covariance_from_name",
 ]

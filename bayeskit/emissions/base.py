@@ -22,13 +22,22 @@ values, so the family itself holds no fitted state:
   its constant (EM monitors log-likelihood plus this);
 - ``n_parameters(n_states)``: free scalars, for BIC and AIC;
 - ``init_params(X, weights, n_states, random_state)``: first parameters for
-  EM;
+  EM (``weights`` of shape ``(n, n_states)``, an initialiser's
+  responsibilities, or ``(n, 1)``, row weights only, for a family that draws
+  its own start, as the hidden Markov models' families do);
 - ``sample(params, states, random_state)``: one row per state given.
 
 A family may also offer ``messages(X, params)``: the message in the form the
 chain kernels read fastest. The default is the dense log-likelihood; the
 categorical family answers with a table of one row per symbol and the codes
-that index it.
+that index it, and then takes its statistics from the posterior weight each
+table row received (``table_stats(row_weights)``), which the chain kernels
+sum in the same pass.
+
+EM calls ``expected_stats(X, weights, params)``: the statistics under the
+current parameters. For most families they do not depend on ``params`` (the
+default is ``stats(X, weights)``); a family with latent variables of its own,
+such as a mixture's components, takes their posterior under ``params`` there.
 """
 
 from __future__ import annotations
@@ -64,6 +73,17 @@ class Emission(ABC):
     def map_params(self, stats, prior=None, previous=None):
         """Parameters from statistics and ``prior`` (None: maximum likelihood)."""
 
+    def expected_stats(self, X, weights: np.ndarray, params):
+        """Statistics for one EM step under the current ``params``: by default
+        :meth:`stats` (a family with latent variables of its own overrides it)."""
+        return self.stats(X, weights)
+
+    def table_stats(self, row_weights: np.ndarray):
+        """Statistics from the posterior weight of every row of the table that
+        :meth:`messages` sends, ``(n_rows, n_states)`` (families whose message
+        is a table only)."""
+        raise NotImplementedError(f"{type(self).__name__} sends no table")
+
     def log_prior(self, params, prior=None) -> float:
         """Log density of ``prior`` at ``params``, up to its constant."""
         return 0.0 if prior is None else float(prior.log_density(params))
@@ -74,7 +94,9 @@ class Emission(ABC):
 
     def init_params(self, X, weights: np.ndarray, n_states: int, random_state):
         """First parameters for EM: by default the MAP parameters of the
-        statistics under ``weights`` (responsibilities of an initialiser)."""
+        statistics under ``weights`` (responsibilities of an initialiser,
+        ``(n, n_states)``); a family that draws its own start reads ``weights``
+        of shape ``(n, 1)`` as row weights."""
         return self.map_params(self.stats(X, weights))
 
     def sample(self, params, states: np.ndarray, random_state) -> np.ndarray:

@@ -7,6 +7,15 @@ the product. The tables of all features are stacked into one array of shape
 ``j``: the likelihood of a row is a gather of one table row per feature, and
 the counts one addition per cell (one per cell and state for soft weights),
 each a single compiled pass over the codes.
+
+Parameters come from the counts and a prior object (:meth:`Categorical.map_params`):
+an :class:`~bayeskit.priors.dirichlet.MEstimate` is read by its posterior
+mean (naive Bayes' m-estimate), a :class:`~bayeskit.priors.Dirichlet` by its
+posterior mode per state (the hidden Markov models' Baum-Welch update, as
+hmmlearn's), and no prior is maximum likelihood. With one feature, the
+family's message into a chain is its table and the codes that index it
+(:meth:`Categorical.messages`), and its statistics are the posterior weight
+each table row received (:meth:`Categorical.table_stats`).
 """
 
 from __future__ import annotations
@@ -15,12 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..priors.dirichlet import log_m_estimate
+from .._logmath import safe_log
+from ..priors.dirichlet import Dirichlet, MEstimate
 from ._kernels import (
     categorical_counts,
     categorical_log_likelihood,
     categorical_soft_counts,
 )
+from .base import Emission
 
 __all__ = ["Categorical", "CategoricalParams", "CategoricalStats"]
 
@@ -42,8 +53,8 @@ class CategoricalParams:
     log_prob: np.ndarray
 
 
-class Categorical:
-    """The emission family of categorical naive Bayes.
+class Categorical(Emission):
+    """Product of categorical tables: naive Bayes' and the CategoricalHMM's family.
 
     Parameters
     ----------
@@ -114,22 +125,106 @@ class Categorical:
         return np.add.reduceat(stats.counts, self.offsets[:-1], axis=0)
 
     def map_params(
-        self, stats: CategoricalStats, m: np.ndarray, p: np.ndarray
+        self,
+        stats: CategoricalStats,
+        prior: MEstimate | Dirichlet | None = None,
+        previous: CategoricalParams | None = None,
     ) -> CategoricalParams:
-        """The m-estimate of every table (Mitchell, 1997, section 6.9.1).
+        """Every table from the counts and a prior.
 
-        ``P(x_j = a | z = k) = (n_kja + m_j p_ja) / (n_kj + m_j)`` with ``m`` of
-        shape ``(d,)`` and ``p`` stacked like the counts, ``(sum_j t_j,)``.
-        ``m_j = 0`` is the maximum-likelihood estimate (zero counts give
-        ``-inf``); a state with no observed value of feature ``j`` and
-        ``m_j = 0`` takes ``p_j`` (the limit of the estimate as ``m -> 0``).
+        - :class:`~bayeskit.priors.dirichlet.MEstimate` ``(m, p)``, ``m`` of
+          shape ``(d,)`` and ``p`` stacked like the counts, ``(sum_j t_j,)``:
+          the m-estimate (Mitchell, 1997, section 6.9.1),
+          ``P(x_j = a | z = k) = (n_kja + m_j p_ja) / (n_kj + m_j)``. ``m_j =
+          0`` is the maximum-likelihood estimate (zero counts give ``-inf``); a
+          state with no observed value of feature ``j`` and ``m_j = 0`` takes
+          ``p_j`` (the limit of the estimate as ``m -> 0``).
+        - :class:`~bayeskit.priors.Dirichlet`: the posterior mode of every
+          state's distribution of every feature, ``max(n_kja + alpha - 1, 0)``
+          normalised (the concentration broadcasts against each feature's
+          ``(n_states, t_j)`` table); exact zeros of ``previous`` stay zero and
+          a state with nothing to normalise keeps its previous distribution.
+        - None: maximum likelihood (the m-estimate with ``m = 0`` and uniform
+          ``p``).
+
+        The m-estimate may also be written with its two arrays,
+        ``map_params(stats, m, p)`` (the form before prior objects).
         """
+        if prior is not None and not isinstance(prior, (MEstimate, Dirichlet)):
+            prior, previous = MEstimate(prior, previous), None
+        if isinstance(prior, Dirichlet):
+            old = (
+                np.ones_like(stats.counts)
+                if previous is None
+                else np.exp(previous.log_prob)
+            )
+            prob = np.empty_like(stats.counts)
+            for block in self._blocks():
+                prob[block] = prior.map(stats.counts[block].T, old[block].T)[0].T
+            return CategoricalParams(safe_log(prob))
+        if prior is None:
+            prior = MEstimate(
+                np.zeros(len(self.n_categories)),
+                np.repeat(1.0 / self.n_categories, self.n_categories),
+            )
         reps = self.n_categories
         totals = np.repeat(self.feature_totals(stats), reps, axis=0)
-        m_rows = np.repeat(m, reps)[:, None]
+        m_rows = np.repeat(np.asarray(prior.m, dtype=float), reps)[:, None]
+        p_rows = np.asarray(prior.p, dtype=float)[:, None]
         return CategoricalParams(
-            log_m_estimate(stats.counts, totals, m_rows, p[:, None])
+            prior.log_estimate(stats.counts, totals, m_rows, p_rows)
         )
+
+    def log_prior(self, params: CategoricalParams, prior=None) -> float:
+        """Log density of ``prior`` at the tables, up to its constant."""
+        if prior is None:
+            return 0.0
+        prob = np.exp(params.log_prob)
+        if isinstance(prior, Dirichlet):
+            return sum(prior.log_density(prob[block].T) for block in self._blocks())
+        m_rows = np.repeat(np.asarray(prior.m, dtype=float), self.n_categories)
+        return prior.log_density(prob, m_rows[:, None], np.asarray(prior.p)[:, None])
+
+    def n_parameters(self, n_states: int) -> int:
+        """``n_states * sum_j (t_j - 1)``: each state's tables, free of their sums."""
+        return int(n_states * (self.n_categories - 1).sum())
+
+    def init_params(self, X, weights, n_states: int, random_state) -> CategoricalParams:
+        """hmmlearn's start: every state's tables drawn uniformly at random and
+        normalised (``weights`` and ``X`` are not used)."""
+        prob = random_state.rand(n_states, self.n_total)
+        for block in self._blocks():
+            prob[:, block] /= prob[:, block].sum(axis=1, keepdims=True)
+        return CategoricalParams(safe_log(prob.T))
+
+    def sample(self, params: CategoricalParams, states, random_state) -> np.ndarray:
+        """The codes of one row drawn from each state in ``states``, ``(n, d)``."""
+        states = np.asarray(states, dtype=np.intp)
+        prob = np.exp(params.log_prob)
+        codes = np.empty((len(states), len(self.n_categories)), dtype=np.intp)
+        for j, block in enumerate(self._blocks()):
+            cdf = np.cumsum(prob[block][:, states].T, axis=1)
+            u = random_state.random_sample(len(states))[:, None]
+            codes[:, j] = np.minimum((u > cdf).sum(axis=1), self.n_categories[j] - 1)
+        return codes
+
+    def messages(self, codes: np.ndarray, params: CategoricalParams):
+        """With one feature, the table (one row per category) and the codes
+        that index it, ``(log_prob, codes[:, 0])``; otherwise the dense
+        log-likelihood. Missing codes (``-1``) take the dense form too."""
+        codes = _as_codes(codes)
+        if codes.shape[1] == 1 and (codes.size == 0 or codes.min() >= 0):
+            return np.ascontiguousarray(params.log_prob, dtype=float), codes[:, 0]
+        return self.log_likelihood(codes, params), None
+
+    def table_stats(self, row_weights: np.ndarray) -> CategoricalStats:
+        """The counts of a one-feature family from the posterior weight of every
+        row of its table (the counts themselves)."""
+        return CategoricalStats(np.asarray(row_weights, dtype=float).copy())
+
+    def _blocks(self):
+        """The rows of every feature in the stacked layout, as slices."""
+        return [slice(a, b) for a, b in zip(self.offsets[:-1], self.offsets[1:])]
 
 
 def _as_codes(codes: np.ndarray) -> np.ndarray:

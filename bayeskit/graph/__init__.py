@@ -12,6 +12,9 @@ log-potentials and can be used on its own.
   evidence, on its junction tree.
 - :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs).
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
+- :class:`LatentChain`: the chain of the hidden Markov models (its posterior,
+  decoding, statistics, MAP tables and sampling), with :class:`ChainParams`,
+  :class:`ChainStats` and :class:`ChainPrior`.
 """
 
 from .chain import ChainFilter, ChainPosterior, forward, forward_backward, viterbi
@@ -20,7 +23,14 @@ from .factor import LogFactor
 from .junction_tree import JunctionTree
 from .network import BayesNet
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, MaxProduct, Semiring, SumProduct
-from .structure import LatentNode, NodePosterior
+from .structure import (
+    ChainParams,
+    ChainPrior,
+    ChainStats,
+    LatentChain,
+    LatentNode,
+    NodePosterior,
+)
 from .tree import TreeBP, TreeMAP, TreeMarginals, node_belief
 
 __all__ = [
@@ -29,9 +39,13 @@ __all__ = [
     "SUM_PRODUCT",
     "BayesNet",
     "ChainFilter",
+    "ChainParams",
     "ChainPosterior",
+    "ChainPrior",
+    "ChainStats",
     "CycleError",
     "JunctionTree",
+    "LatentChain",
     "LatentNode",
     "LogFactor",
     "MaxProduct",

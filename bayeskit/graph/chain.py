@@ -91,17 +91,22 @@ class ChainFilter:
 
     Attributes
     ----------
-    log_likelihood : ndarray of shape (n_sequences,)
-        ``log p(x_1, ..., x_T)`` of each sequence; ``-inf`` for a sequence of
-        probability zero.
+    log_evidence : ndarray of shape (n_sequences,)
+        ``log p(x_1, ..., x_T)`` of each sequence, the normaliser of its
+        posterior; ``-inf`` for a sequence of probability zero.
     log_final_filtered : ndarray of shape (n_sequences, n_states)
         ``log p(z_T = k | x_1, ..., x_T)``: the filtered distribution of the
         last state of each sequence. All ``-inf`` for a sequence of probability
         zero, which has no filtered distribution.
     """
 
-    log_likelihood: np.ndarray
+    log_evidence: np.ndarray
     log_final_filtered: np.ndarray
+
+    @property
+    def log_likelihood(self) -> np.ndarray:
+        """Another name of ``log_evidence``: the log-likelihood of each sequence."""
+        return self.log_evidence
 
 
 @dataclass(frozen=True)
@@ -110,8 +115,9 @@ class ChainPosterior:
 
     Attributes
     ----------
-    log_likelihood : ndarray of shape (n_sequences,)
-        ``log p(x_1, ..., x_T)`` of each sequence.
+    log_evidence : ndarray of shape (n_sequences,)
+        ``log p(x_1, ..., x_T)`` of each sequence, the normaliser of its
+        posterior (``log_likelihood`` is another name of it).
     posterior : ndarray of shape (n_steps_total, n_states)
         ``p(z_t = k | x_1, ..., x_T)``: the posterior marginal of every step
         (each row sums to 1), the rows of all sequences concatenated in the
@@ -127,10 +133,15 @@ class ChainPosterior:
         None otherwise.
     """
 
-    log_likelihood: np.ndarray
+    log_evidence: np.ndarray
     posterior: np.ndarray
     transition_counts: np.ndarray
     symbol_counts: np.ndarray | None = None
+
+    @property
+    def log_likelihood(self) -> np.ndarray:
+        """Another name of ``log_evidence``: the log-likelihood of each sequence."""
+        return self.log_evidence
 
     @functools.cached_property
     def log_posterior(self) -> np.ndarray:
@@ -177,7 +188,7 @@ def forward(
     Returns
     -------
     filtered : ChainFilter
-        ``log_likelihood`` of shape (n_sequences,) and ``log_final_filtered``
+        ``log_evidence`` of shape (n_sequences,) and ``log_final_filtered``
         of shape (n_sequences, n_states).
 
     Raises
@@ -205,8 +216,8 @@ def forward(
 
     The filtered message of the last step is all a continuation needs: a
     sequence split into two parts ``x[:m]`` and ``x[m:]`` has the
-    log-likelihood ``forward(s, A, e[:m]).log_likelihood[0]`` plus
-    ``forward(s2, A, e[m:]).log_likelihood[0]``, where the start of the second
+    log-likelihood ``forward(s, A, e[:m]).log_evidence[0]`` plus
+    ``forward(s2, A, e[m:]).log_evidence[0]``, where the start of the second
     part is the one-step prediction
     ``s2 = log_matmul(f.log_final_filtered, A)[0]`` (see
     ``bayeskit._logmath.log_matmul``).
@@ -219,7 +230,7 @@ def forward(
     >>> log_trans = np.log([[0.9, 0.1], [0.2, 0.8]])
     >>> log_emission = np.log([[0.7, 0.1], [0.7, 0.1], [0.1, 0.6]])
     >>> f = forward(log_start, log_trans, log_emission)
-    >>> f.log_likelihood.round(4)
+    >>> f.log_evidence.round(4)
     array([-3.2735])
     >>> np.exp(f.log_final_filtered).round(4)
     array([[0.5446, 0.4554]])
@@ -299,7 +310,7 @@ def forward_backward(
     Returns
     -------
     posterior : ChainPosterior
-        ``log_likelihood`` of shape (n_sequences,), ``log_posterior`` of shape
+        ``log_evidence`` of shape (n_sequences,), ``log_posterior`` of shape
         (n_steps_total, n_states) and ``transition_counts`` of shape
         (n_states, n_states).
 

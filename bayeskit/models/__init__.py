@@ -2,13 +2,14 @@
 
 from .bayesnet import BayesianNetwork
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
-from .hmm import CategoricalHMM, GaussianHMM
+from .hmm import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
 from .hmm_classifier import HMMClassifier
 from .mixture import GaussianMixture, GaussianMixtureClassifier, select_mixture
 from .naive_bayes import CategoricalNB, GaussianNB, MixedNB
 from .tan import TreeAugmentedNB, chow_liu_tree
 
 __all__ = [
+    "GMMHMM",
     "BayesianNetwork",
     "CategoricalHMM",
     "CategoricalNB",
@@ -19,6 +20,8 @@ __all__ = [
     "HMMClassifier",
     "LinearDiscriminantAnalysis",
     "MixedNB",
+    "MultinomialHMM",
+    "PoissonHMM",
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",
     "chow_liu_tree",

@@ -1,21 +1,113 @@
-"""The base of the models fitted by EM: posterior, statistics, parameters in a loop."""
+"""The base of the models fitted by EM: posterior, statistics, parameters in a loop.
+
+Two paths live here, side by side:
+
+- **The components path** (the hidden Markov models). A model builds its
+  components in one method, ``_make_components()``, which returns the
+  triple ``(structure, emission, prior)``: a latent structure of
+  :mod:`bayeskit.graph.structure`, an emission family of
+  :mod:`bayeskit.emissions` and a :class:`LatentPrior` of both. EM is then the
+  same few lines for every model: the expected statistics of the data under
+  the current parameters (the structure's posterior, fed by the emission's
+  messages, weighting both parts' statistics: :class:`LatentStats`), and the
+  parameters from the statistics and the prior (both parts' ``map_params``),
+  monitored by a convergence monitor object. The statistics add, so a
+  model's public ``summarize`` (statistics of a chunk) and ``from_stats``
+  (parameters from their sum) fit data chunk by chunk or where it lives, and
+  ``fit`` is that reduce inside the EM loop.
+- **The hooks path** (:class:`~bayeskit.GaussianMixture`): ``_initialize``,
+  ``_e_step``, ``_m_step``, ``_log_prior``, ``_get_parameters``,
+  ``_set_parameters`` and ``_objective``, run by :meth:`BaseLatentModel._run_em`.
+
+References
+----------
+.. [1] A. P. Dempster, N. M. Laird and D. B. Rubin, "Maximum likelihood from
+   incomplete data via the EM algorithm", Journal of the Royal Statistical
+   Society B 39(1), 1-38, 1977.
+.. [2] R. M. Neal and G. E. Hinton, "A view of the EM algorithm that justifies
+   incremental, sparse, and other variants", in M. I. Jordan (ed.), Learning
+   in Graphical Models, Kluwer, 1998, pp. 355-368.
+"""
 
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from time import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["BaseLatentModel"]
+__all__ = ["BaseLatentModel", "LatentParams", "LatentPrior", "LatentStats"]
+
+
+@dataclass(frozen=True)
+class LatentParams:
+    """The parameters of a model: its structure's and its emission's."""
+
+    structure: object
+    emission: object
+
+
+@dataclass(frozen=True)
+class LatentPrior:
+    """The prior of a model: its structure's and its emission's (None: none)."""
+
+    structure: object = None
+    emission: object = None
+
+
+@dataclass(frozen=True)
+class LatentStats:
+    """Expected statistics of some data under a model's parameters.
+
+    The structure's and the emission's statistics, and the log evidence of
+    the data (``sum_i w_i log p(x_i)`` under the parameters they were gathered
+    with, the E-step's by-product that EM monitors). All three add with ``+``
+    (statistics of disjoint data), which is how chunks merge.
+    """
+
+    structure: object
+    emission: object
+    log_evidence: float = 0.0
+
+    def __add__(self, other: LatentStats) -> LatentStats:
+        if not isinstance(other, LatentStats):
+            return NotImplemented
+        return LatentStats(
+            self.structure + other.structure,
+            self.emission + other.emission,
+            self.log_evidence + other.log_evidence,
+        )
+
+    def __radd__(self, other):
+        # sum(chunks) starts from 0.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+    @property
+    def total_weight(self) -> np.ndarray:
+        """The weight of every latent state (the structure's)."""
+        return self.structure.total_weight
 
 
 class BaseLatentModel(DensityMixin, BaseEstimator):
-    """Base of the models fitted by EM: mixtures now, hidden Markov models later.
+    """Base of the models fitted by EM: the mixtures and the hidden Markov models.
 
-    EM is "posterior, statistics, parameters" in a loop. Subclasses provide:
+    EM is "posterior, statistics, parameters" in a loop.
+
+    On the components path (see the module), a subclass provides
+    ``_make_components()`` (the triple ``(structure, emission, prior)``),
+    ``_expected_stats(data, params, components)`` (the E-step: a
+    :class:`LatentStats`), ``_current_params()`` / ``_set_params(params)``
+    (its parameters as a :class:`LatentParams`, read from and written to its
+    fitted attributes) and ``_new_monitor()``; :meth:`_fit_components` runs
+    EM with ``n_init`` starts and :meth:`from_stats` is the M-step on summed
+    statistics.
+
+    On the hooks path, subclasses provide:
     ``_initialize(X, sample_weight, random_state)`` (set the first
     parameters), ``_e_step(X)`` returning ``(posterior, log_prob)`` (the graph
     core's posterior, in whatever form the model's M-step reads, and the
@@ -94,3 +186,105 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         self.lower_bound_ = best_bound
         self.lower_bounds_ = best_bounds
         return self._e_step(X)[0]
+
+    # -- the components path -------------------------------------------------------
+    def _make_components(self):
+        """``(structure, emission, prior)`` from the hyperparameters (and, for a
+        model set by hand, the parameters' shapes); called in every fit."""
+        raise NotImplementedError
+
+    def _params_from_stats(self, stats, previous, components):
+        """The M-step: both parts' MAP parameters from ``stats``."""
+        structure, emission, prior = components
+        return LatentParams(
+            structure.map_params(stats.structure, prior.structure, previous.structure),
+            emission.map_params(stats.emission, prior.emission, previous.emission),
+        )
+
+    def _log_prior_of(self, params, components) -> float:
+        """Log density of the prior at ``params`` (up to its constant)."""
+        structure, emission, prior = components
+        return structure.log_prior(params.structure, prior.structure) + float(
+            emission.log_prior(params.emission, prior.emission)
+        )
+
+    def _fit_components(self, data, initial_params, random_state):
+        """EM on the components, ``n_init`` starts, the best kept.
+
+        ``initial_params(random_state)`` gives a start. Every iteration computes
+        the statistics of ``data`` under the current parameters (E), monitors
+        the log posterior of those parameters (log evidence plus log prior),
+        and derives the next parameters from the statistics (M); the monitor
+        (``_new_monitor()``) says when to stop. Sets the parameters (through
+        ``_set_params``), ``stats_`` (the statistics they were derived from),
+        ``monitor_``, ``converged_``, ``n_iter_``, ``lower_bound_`` and
+        ``lower_bounds_``.
+        """
+        components = self._make_components()
+        monitor = self._new_monitor()
+        best = None
+        for _ in range(self.n_init):
+            params = initial_params(random_state)
+            stats = None
+            monitor._reset()
+            for _ in range(self.n_iter):
+                stats = self._expected_stats(data, params, components)
+                bound = stats.log_evidence + self._log_prior_of(params, components)
+                params = self._params_from_stats(stats, params, components)
+                monitor.report(bound)
+                if monitor.converged:
+                    break
+            bounds = list(monitor.history)
+            bound = bounds[-1] if bounds else -np.inf
+            # As scikit-learn: the best bound, or the last start when no bound
+            # was computed (n_iter=0).
+            if best is None or bound > best[0] or best[0] == -np.inf:
+                best = (bound, params, stats, bounds, monitor.iter)
+        bound, params, stats, bounds, n_iter = best
+        monitor._reset()
+        monitor.history.extend(bounds)
+        monitor.iter = n_iter
+        self.monitor_ = monitor
+        self.converged_ = len(bounds) >= 2 and abs(bounds[-1] - bounds[-2]) < self.tol
+        self.n_iter_ = n_iter
+        self.lower_bound_ = bound
+        self.lower_bounds_ = bounds
+        self._set_params(params)
+        if stats is None:  # no iteration: the statistics of no data
+            structure, emission, _ = components
+            stats = LatentStats(structure.zeros(), emission.zeros(self.n_components))
+        self.stats_ = stats
+        if not self.converged_ and self.n_iter > 0:
+            warnings.warn(
+                f"EM did not converge in {self.n_iter} iterations (tol="
+                f"{self.tol}): {self._convergence_advice}",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return components
+
+    def from_stats(self, stats):
+        """Set the parameters from summed statistics (the M-step); returns self.
+
+        Parameters
+        ----------
+        stats : LatentStats
+            Statistics of the data, such as a sum of :meth:`summarize`'s results
+            over chunks computed under the current parameters. Parameters that
+            no data reached keep their current values, and the current tables'
+            exact zeros stay zero.
+
+        Returns
+        -------
+        self : object
+        """
+        if not isinstance(stats, LatentStats):
+            raise TypeError(
+                "stats must be the statistics summarize() returns (LatentStats), "
+                f"got {type(stats).__name__}"
+            )
+        components = self._make_components()
+        previous = self._current_params()
+        self._set_params(self._params_from_stats(stats, previous, components))
+        self.stats_ = stats
+        return self

@@ -6,9 +6,10 @@ has the posterior ``Dirichlet(n + alpha)`` (conjugacy: Bishop 2006, section
 2.2.1, eqs. 2.38-2.41). bayeskit turns that posterior into parameters in one
 of two ways:
 
-- **The posterior mean: the m-estimate** (:func:`log_m_estimate`; naive Bayes,
-  Bayesian networks, TAN). Written as ``m`` virtual samples drawn from a prior
-  guess ``p0``, the concentration is ``alpha = m p0`` and the mean is
+- **The posterior mean: the m-estimate** (:class:`MEstimate`,
+  :func:`log_m_estimate`; naive Bayes, Bayesian networks, TAN). Written as
+  ``m`` virtual samples drawn from a prior guess ``p0``, the concentration
+  is ``alpha = m p0`` and the mean is
 
   ``P(a) = (n_a + m p0_a) / (N + m)``
 
@@ -48,7 +49,7 @@ import numpy as np
 
 from .._logmath import safe_log
 
-__all__ = ["Dirichlet", "log_m_estimate"]
+__all__ = ["Dirichlet", "MEstimate", "log_m_estimate"]
 
 
 def log_m_estimate(counts, totals, m, p) -> np.ndarray:
@@ -132,6 +133,47 @@ class Dirichlet:
         Dirichlet's normalising constant (a zero entry under ``alpha = 1``
         adds nothing; under ``alpha > 1`` it adds ``-inf``)."""
         weight = np.broadcast_to(self.concentration, np.shape(prob)) - 1.0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(weight == 0, 0.0, weight * safe_log(prob))
+        return float(terms.sum())
+
+
+@dataclass(frozen=True, eq=False)
+class MEstimate:
+    """A Dirichlet prior of concentration ``m p`` read by its posterior mean.
+
+    The m-estimate of probability (Mitchell 1997, section 6.9.1.1):
+    ``P(a) = (n_a + m p_a) / (N + m)``, ``m`` virtual samples drawn from the
+    prior guess ``p`` (see the module). An emission family lays ``m`` and
+    ``p`` out against its tables (:meth:`log_estimate` broadcasts them); the
+    estimator validates them.
+
+    Parameters
+    ----------
+    m : float or ndarray
+        Equivalent sample size, non-negative; 0 is maximum likelihood.
+    p : ndarray
+        Prior guess of each probability.
+    """
+
+    m: np.ndarray
+    p: np.ndarray
+
+    def log_estimate(self, counts, totals, m=None, p=None) -> np.ndarray:
+        """``log((counts + m p) / (totals + m))`` (:func:`log_m_estimate`),
+        with ``m`` and ``p`` laid out by the caller (default: as stored)."""
+        return log_m_estimate(
+            counts, totals, self.m if m is None else m, self.p if p is None else p
+        )
+
+    def log_density(self, prob, m=None, p=None) -> float:
+        """``sum m p log P``: the log density, up to its constant, of the
+        Dirichlet of concentration ``m p + 1``, whose mode is the m-estimate
+        (so that EM, which maximises it, never decreases its objective)."""
+        weight = np.broadcast_to(
+            (self.m if m is None else m) * (self.p if p is None else p),
+            np.shape(prob),
+        )
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(weight == 0, 0.0, weight * safe_log(prob))
         return float(terms.sum())

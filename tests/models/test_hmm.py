@@ -632,6 +632,9 @@ class _KeywordY(GaussianHMM):
     def score(self, X, y=None, **kw):
         return super().score(X, y=y, **kw)
 
+    def partial_fit(self, X, y=None, **kw):
+        return super().partial_fit(X, y=y, **kw)
+
 
 def test_sklearn_checks_with_y_by_keyword():
     from sklearn.utils import estimator_checks as ec

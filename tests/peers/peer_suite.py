@@ -74,11 +74,17 @@ def load(module_name: str, substitutes: dict[str, dict[str, object]]) -> dict:
 
 def hmmlearn_substitutes() -> dict[str, dict[str, object]]:
     """bayeskit's classes in place of hmmlearn's, for its test modules."""
-    from bayeskit import CategoricalHMM, GaussianHMM
+    from bayeskit import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
     from bayeskit.models.hmm import ConvergenceMonitor
 
     return {
-        "hmmlearn.hmm": {"CategoricalHMM": CategoricalHMM, "GaussianHMM": GaussianHMM},
+        "hmmlearn.hmm": {
+            "CategoricalHMM": CategoricalHMM,
+            "GaussianHMM": GaussianHMM,
+            "GMMHMM": GMMHMM,
+            "MultinomialHMM": MultinomialHMM,
+            "PoissonHMM": PoissonHMM,
+        },
         "hmmlearn.base": {"ConvergenceMonitor": ConvergenceMonitor},
     }
 
@@ -172,6 +178,11 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
     # -- hmmlearn: hmmlearn/tests/test_base.py: none -----------------------------------
     # -- hmmlearn: hmmlearn/tests/test_categorical_hmm.py: none ------------------------
     # -- hmmlearn: hmmlearn/tests/test_gaussian_hmm.py: none ---------------------------
+    # -- hmmlearn: hmmlearn/tests/test_poisson_hmm.py: none ----------------------------
+    # -- hmmlearn: hmmlearn/tests/test_gmm_hmm.py: none --------------------------------
+    # -- hmmlearn: hmmlearn/tests/test_gmm_hmm_new.py: none ----------------------------
+    # -- hmmlearn: hmmlearn/tests/test_gmm_hmm_multisequence.py: none ------------------
+    # -- hmmlearn: hmmlearn/tests/test_multinomial_hmm.py: none ------------------------
 }
 
 

@@ -1,0 +1,599 @@
+"""What every hidden Markov model shares: the chain, Baum-Welch, scoring, sampling.
+
+A hidden Markov model is a :class:`~bayeskit.graph.LatentChain` x an emission
+family x a prior. A concrete model is a docstring, its
+``_parameter_constraints``, its ``__init__``, ``_make_components()`` (the
+triple built from its hyperparameters) and the glue between hmmlearn's
+attribute names and its family's parameters (``_emission_params`` and
+``_emission_attributes``); everything else is here, once:
+
+- inference: :meth:`BaseHMM.score`, :meth:`~BaseHMM.score_sequences`,
+  :meth:`~BaseHMM.score_samples`, :meth:`~BaseHMM.predict_proba`,
+  :meth:`~BaseHMM.decode`, :meth:`~BaseHMM.predict` (the chain's sum-product
+  and max-product, fed by the family's messages), :meth:`~BaseHMM.sample`,
+  :meth:`~BaseHMM.bic`, :meth:`~BaseHMM.aic`;
+- learning, Baum-Welch (EM, Rabiner 1989, section III.C): the expected
+  statistics of the chain (start and transition counts) and of the family
+  under the step posteriors (:meth:`~BaseHMM.summarize`), turned into MAP
+  parameters by the priors (:meth:`~BaseHMM.from_stats`), in the loop of
+  :class:`~bayeskit.models._em.BaseLatentModel`; :meth:`~BaseHMM.partial_fit`
+  is one incremental EM step on a chunk;
+- hmmlearn's conventions: ``lengths`` second and positional, ``params`` and
+  ``init_params`` as letters, the ``monitor_``, the hooks ``_init``,
+  ``_check`` and ``_check_and_set_n_features``.
+
+References
+----------
+.. [1] L. R. Rabiner, "A tutorial on hidden Markov models and selected
+   applications in speech recognition", Proceedings of the IEEE 77(2),
+   257-286, 1989.
+.. [2] R. M. Neal and G. E. Hinton, "A view of the EM algorithm that justifies
+   incremental, sparse, and other variants", in M. I. Jordan (ed.), Learning
+   in Graphical Models, Kluwer, 1998, pp. 355-368.
+.. [3] O. Cappé and E. Moulines, "On-line expectation-maximization algorithm
+   for latent data models", Journal of the Royal Statistical Society B 71(3),
+   593-613, 2009.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .._validation import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+    validate_data,
+)
+from ..graph import ChainParams, ChainPrior, LatentChain
+from ..priors import Dirichlet
+from ._em import BaseLatentModel, LatentParams, LatentStats
+from ._monitor import ConvergenceMonitor
+from ._sequences import _as_rows, _check_sequence_weight, _split
+
+__all__ = ["BaseHMM"]
+
+_log = logging.getLogger("bayeskit.models.hmm")
+
+
+class BaseHMM(BaseLatentModel):
+    """Base of the hidden Markov models (see the module)."""
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "startprob_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "transmat_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "algorithm": [StrOptions({"viterbi", "map"})],
+        "random_state": ["random_state"],
+        "n_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": ["verbose"],
+        "params": [str],
+        "init_params": [str],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "implementation": [StrOptions({"log", "scaling"})],
+    }
+    # hmmlearn's letter of every parameter -> its attribute.
+    _param_names: dict = {"s": "startprob_", "t": "transmat_"}
+    # The attribute whose last axis is the number of features (numeric models).
+    _features_from: str | None = None
+    # hmmlearn's attribute -> field of the family's parameters (the default glue).
+    _emission_fields: dict = {}
+    # Whether X holds counts (non-negative integers).
+    _counts = False
+    warm_start = False
+    _convergence_advice = (
+        "increase n_iter or tol, or try another random_state or n_init"
+    )
+
+    # -- the components ----------------------------------------------------------
+    def _chain(self) -> LatentChain:
+        """The chain, updating the tables named in ``params``."""
+        return LatentChain(self.n_components, "s" in self.params, "t" in self.params)
+
+    def _chain_prior(self) -> ChainPrior:
+        """The Dirichlet priors of the start and transition tables."""
+        return ChainPrior(
+            Dirichlet(self.startprob_prior), Dirichlet(self.transmat_prior)
+        )
+
+    @property
+    def _emission_letters(self) -> set:
+        return set(self._param_names) - {"s", "t"}
+
+    def _updates_emission(self) -> bool:
+        return bool(self._emission_letters & set(self.params))
+
+    # -- input -------------------------------------------------------------------
+    def _is_rows(self, rows) -> bool:
+        """Whether a nested list that ``np.asarray`` reads as ``rows`` is
+        hmmlearn's rows form (see :mod:`bayeskit.models._sequences`)."""
+        return True  # any rectangular numeric table: steps by features
+
+    def _encode(self, X, reset, as_list=False):
+        """The rows of all sequences as the family reads them (validated)."""
+        if as_list and np.ndim(X) == 1:
+            X = np.asarray(X)[:, None]  # univariate sequences given as 1-d arrays
+        X = validate_data(self, X, reset=reset, dtype=np.float64)
+        self._check_values(X)
+        return X
+
+    def _check_values(self, X) -> None:
+        """Raise ValueError if ``X`` holds values the family cannot emit."""
+        if self._counts and not np.all((X >= 0) & (X == np.floor(X))):
+            raise ValueError("X must hold counts: non-negative integers")
+
+    def _sequences(self, X, lengths, reset):
+        """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
+        X, lengths, as_list = _as_rows(X, lengths, self._is_rows)
+        return self._encode(X, reset, as_list), lengths, as_list
+
+    def _back(self, values, lengths, as_list):
+        return _split(values, lengths) if as_list else values
+
+    # -- parameters --------------------------------------------------------------
+    def _chain_params(self) -> ChainParams:
+        """``startprob_`` and ``transmat_``, validated."""
+        k = self.n_components
+        values = []
+        for name, shape in (("startprob_", (k,)), ("transmat_", (k, k))):
+            value = np.asarray(getattr(self, name), dtype=float)
+            setattr(self, name, value)
+            if value.shape != shape:
+                raise ValueError(f"{name} must have shape {shape}, got {value.shape}")
+            if (value < 0).any() or not np.allclose(value.sum(axis=-1), 1.0):
+                raise ValueError(
+                    f"{name} must be non-negative with rows summing to one"
+                )
+            values.append(value)
+        return ChainParams(*values)
+
+    def _emission_params(self):
+        """The family's parameters from the fitted attributes, validated."""
+        raise NotImplementedError
+
+    def _emission_attributes(self, params) -> dict:
+        """The fitted attributes (hmmlearn's names) of the family's parameters:
+        by default the fields named in ``_emission_fields``."""
+        return {name: getattr(params, f) for name, f in self._emission_fields.items()}
+
+    def _current_params(self) -> LatentParams:
+        if self._features_from is not None and not hasattr(self, "n_features_in_"):
+            # Parameters set by hand, without fit: their shape says how many
+            # features X has.
+            value = np.asarray(getattr(self, self._features_from))
+            if value.ndim >= 2:
+                self.n_features_in_ = value.shape[-1]
+        return LatentParams(self._chain_params(), self._emission_params())
+
+    def _set_params(self, params: LatentParams) -> None:
+        self.startprob_ = params.structure.startprob
+        self.transmat_ = params.structure.transmat
+        for name, value in self._emission_attributes(params.emission).items():
+            setattr(self, name, value)
+
+    def _checked(self, name, shape, *, rows_sum_to_one=False, signed=False):
+        """The attribute ``name`` as a float array of ``shape``: finite and
+        (unless ``signed``) non-negative, with rows summing to one if asked;
+        ValueError otherwise."""
+        value = np.asarray(getattr(self, name), dtype=float)
+        if value.shape != tuple(shape):
+            raise ValueError(
+                f"{name} must have shape {tuple(shape)}, got {value.shape}"
+            )
+        if not np.all(np.isfinite(value) & (signed | (value >= 0))):
+            sign = "finite" if signed else "non-negative and finite"
+            raise ValueError(f"{name} must be {sign}")
+        if rows_sum_to_one and not np.allclose(value.sum(axis=-1), 1.0):
+            raise ValueError(f"{name} must have rows summing to one")
+        return value
+
+    # -- hmmlearn's attributes and hooks -----------------------------------------
+    @property
+    def n_features(self):
+        """Dimension of the observations (hmmlearn's name; ``n_features_in_``
+        is scikit-learn's), set by ``fit`` or read from the parameters."""
+        if hasattr(self, "n_features_in_"):
+            return self.n_features_in_
+        if "_n_features" in self.__dict__:
+            return self._n_features
+        if self._features_from in self.__dict__:
+            return np.shape(self.__dict__[self._features_from])[-1]
+        raise AttributeError("n_features is set by fit")
+
+    @n_features.setter
+    def n_features(self, value):
+        self._n_features = int(value)
+
+    @property
+    def monitor_(self):
+        """hmmlearn's ``ConvergenceMonitor``: what Baum-Welch did (after
+        ``fit``), or the one the next ``fit`` reports to. A monitor assigned
+        here (a subclass with its own stopping rule, say) is used by ``fit``."""
+        monitor = self.__dict__.get("_monitor")
+        if monitor is None:
+            return ConvergenceMonitor(self.tol, self.n_iter, self.verbose)
+        return monitor
+
+    @monitor_.setter
+    def monitor_(self, monitor):
+        self._monitor = monitor
+        self._monitor_given = monitor is not self.__dict__.get("_monitor_made")
+
+    def _new_monitor(self):
+        """The monitor of this fit: the one assigned to ``monitor_``, or a new
+        one with the current ``tol``, ``n_iter`` and ``verbose``."""
+        if self.__dict__.get("_monitor_given"):
+            return self._monitor
+        self._monitor_made = ConvergenceMonitor(self.tol, self.n_iter, self.verbose)
+        return self._monitor_made
+
+    def _check_and_set_n_features(self, X):
+        """hmmlearn's hook: check the number of features of ``X`` against
+        ``n_features`` if that is set, or set it."""
+        n = np.shape(X)[1]
+        if hasattr(self, "n_features"):
+            if self.n_features != n:
+                raise ValueError(
+                    f"Unexpected number of dimensions, got {n} but expected "
+                    f"{self.n_features}"
+                )
+        else:
+            self.n_features = n
+
+    def _plan_init(self, n_values):
+        """Which parameters ``fit`` initialises, as hmmlearn: those in
+        ``init_params`` (a logged warning when one was set by hand) and those
+        not set yet."""
+        self._to_init = set()
+        for code, name in self._param_names.items():
+            if code in self.init_params:
+                if hasattr(self, name):
+                    _log.warning(
+                        "Even though the %r attribute is set, it will be "
+                        "overwritten during initialization because 'init_params' "
+                        "contains %r",
+                        name,
+                        code,
+                    )
+                self._to_init.add(code)
+            elif not hasattr(self, name):
+                self._to_init.add(code)
+        n_free = self._n_parameters(self._make_components())
+        if n_values < n_free:
+            _log.warning(
+                "Fitting a model with %d free scalar parameters with only %d data "
+                "points will result in a degenerate solution.",
+                n_free,
+                n_values,
+            )
+
+    def _initialize(self, X, row_weight, random_state, components) -> LatentParams:
+        """Set the parameters ``_plan_init`` chose to their first values (the
+        chain's tables from a flat Dirichlet, then the family's start); return
+        all the parameters, validated."""
+        structure, emission, _ = components
+        chain = structure.init_params(
+            random_state,
+            start="s" in self._to_init,
+            transitions="t" in self._to_init,
+        )
+        if "s" in self._to_init:
+            self.startprob_ = chain.startprob
+        if "t" in self._to_init:
+            self.transmat_ = chain.transmat
+        letters = self._emission_letters & self._to_init
+        if letters:
+            first = emission.init_params(
+                X, row_weight[:, None], self.n_components, random_state
+            )
+            new = self._emission_attributes(first)
+            for letter in letters:
+                name = self._param_names[letter]
+                setattr(self, name, new[name])
+        return self._current_params()
+
+    def _init(self, X, lengths=None):
+        """hmmlearn's hook: initialise the parameters for ``X`` as ``fit`` does
+        (those in ``init_params`` and those not set), without running EM."""
+        Xt, lengths, _ = self._sequences(X, lengths, reset=True)
+        self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
+        rng = check_random_state(self.random_state)
+        self._initialize(Xt, np.ones(len(Xt)), rng, self._make_components())
+        return self
+
+    def _check(self):
+        """hmmlearn's hook: validate the hyperparameters and the parameters
+        (shapes, rows summing to one); raises ValueError."""
+        self._validate_params()
+        self._current_params()
+
+    def get_stationary_distribution(self):
+        """The stationary distribution of the states: the left eigenvector of
+        ``transmat_`` for eigenvalue 1, normalised."""
+        check_is_fitted(self, "transmat_")
+        values, vectors = np.linalg.eig(np.asarray(self.transmat_, dtype=float).T)
+        vector = np.real_if_close(vectors[:, np.argmin(np.abs(values - 1.0))])
+        return vector / vector.sum()
+
+    # -- learning ----------------------------------------------------------------
+    def _expected_stats(self, data, params, components) -> LatentStats:
+        """The E-step: the chain's posterior under ``params``, fed by the
+        family's messages, and both parts' statistics under it."""
+        X, lengths, weights = data
+        structure, emission, _ = components
+        messages = emission.messages(X, params.emission)
+        post = structure.posterior(messages, params.structure, lengths, weights)
+        chain_stats = structure.stats(post, lengths, weights)
+        if not self._updates_emission():
+            emission_stats = emission.zeros(self.n_components)
+        elif post.symbol_counts is not None:  # the table's rows, weighted
+            emission_stats = emission.table_stats(post.symbol_counts)
+        else:
+            resp = post.posterior
+            if weights is not None:
+                resp = resp * np.repeat(weights, lengths)[:, None]
+            emission_stats = emission.expected_stats(X, resp, params.emission)
+        evidence = post.log_evidence
+        total = evidence.sum() if weights is None else weights @ evidence
+        return LatentStats(chain_stats, emission_stats, float(total))
+
+    def _params_from_stats(self, stats, previous, components) -> LatentParams:
+        structure, emission, prior = components
+        chain = structure.map_params(
+            stats.structure, prior.structure, previous.structure
+        )
+        params = previous.emission
+        if self._updates_emission():
+            params = emission.map_params(stats.emission, prior.emission, params)
+        return LatentParams(chain, params)
+
+    def _data(self, X, lengths, sequence_weight, reset):
+        """``(Xt, lengths, weights)``, the form the E-step reads (weights None
+        when every sequence weighs 1)."""
+        Xt, lengths, _ = self._sequences(X, lengths, reset=reset)
+        weights = _check_sequence_weight(sequence_weight, len(lengths))
+        return Xt, lengths, None if np.all(weights == 1.0) else weights
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, lengths=None, *, y=None, sequence_weight=None):
+        """Estimate the parameters by Baum-Welch (EM for MAP).
+
+        Every iteration is :meth:`summarize` on all the data followed by
+        :meth:`from_stats`; ``stats_`` keeps the statistics the final
+        parameters were derived from.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The steps of all sequences concatenated (with ``lengths``), or one
+            array per sequence (see the class docstring for how a list is read).
+        lengths : array-like of int of shape (n_sequences,), default=None
+            Steps of each sequence when X is concatenated; None is one sequence.
+            As in hmmlearn it is the second positional argument: something
+            there that is not positive integers summing to ``len(X)`` (such as
+            a target ``y``) is an error, never silently ignored.
+        y : None
+            Ignored; accepted by keyword only, for scikit-learn's convention.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            Non-negative weight of each sequence (not of each step): its
+            expected counts enter Baum-Welch times its weight (an integer
+            weight counts the sequence as that many copies), and the monitored
+            log posterior sums its log-likelihood times its weight. None
+            weighs every sequence 1.
+
+        Returns
+        -------
+        self : object
+        """
+        data = self._data(X, lengths, sequence_weight, reset=True)
+        Xt, lengths, weights = data
+        self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
+        row_weight = (
+            np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
+        )
+        components = self._make_components()
+
+        def start(rng):
+            return self._initialize(Xt, row_weight, rng, components)
+
+        self._fit_components(data, start, check_random_state(self.random_state))
+        if self.n_iter_:
+            self._warn_unvisited(self.stats_)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, lengths=None, *, y=None, sequence_weight=None):
+        """One step of incremental EM on a chunk of sequences.
+
+        The E-step runs on the chunk under the current parameters; its
+        expected statistics are added to ``stats_`` (those of the chunks seen
+        before, each from its own E-step, or of the last ``fit``), and the
+        M-step derives the parameters from the sum. This is the incremental EM
+        of Neal and Hinton (1998), and the online EM of Cappé and Moulines
+        (2009) with step size ``1/t`` written as a sum: the bound it
+        maximises, the expected complete-data log posterior of all the chunks
+        seen, never decreases. On a model with no statistics yet, the first
+        call initialises the parameters as :meth:`fit` does, and is then one
+        Baum-Welch iteration on the chunk, which never decreases the chunk's
+        log posterior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The chunk's sequences, as in :meth:`fit`.
+        lengths : array-like of int of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+        y : None
+            Ignored; accepted by keyword only.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "stats_")
+        data = self._data(X, lengths, sequence_weight, reset=first)
+        components = self._make_components()
+        if first:
+            Xt, lengths, weights = data
+            self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
+            row_weight = (
+                np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
+            )
+            rng = check_random_state(self.random_state)
+            params = self._initialize(Xt, row_weight, rng, components)
+            structure, emission, _ = components
+            total = LatentStats(structure.zeros(), emission.zeros(self.n_components))
+        else:
+            params = self._current_params()
+            total = self.stats_
+        chunk = self._expected_stats(data, params, components)
+        total = total + chunk
+        self._set_params(self._params_from_stats(total, params, components))
+        self.stats_ = total
+        return self
+
+    def summarize(self, X, lengths=None, *, sequence_weight=None) -> LatentStats:
+        """Expected statistics of a chunk of sequences under the current parameters.
+
+        The E-step of Baum-Welch on ``X`` alone: the chain's expected start,
+        transition and occupancy counts and the family's statistics weighted by
+        the step posteriors, plus the chunk's log-likelihood. Statistics of
+        chunks add with ``+`` (or ``sum``), so one Baum-Welch iteration over
+        data in many chunks (out of memory, or on many machines) is
+        ``model.from_stats(sum(model.summarize(c) for c in chunks))``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The chunk's sequences, as in :meth:`fit` (whole sequences: a
+            sequence cut between two chunks is two sequences).
+        lengths : array-like of int of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        stats : LatentStats
+            ``structure`` (:class:`~bayeskit.graph.ChainStats`), ``emission``
+            (the family's statistics) and ``log_evidence``.
+        """
+        check_is_fitted(self)
+        params = self._current_params()
+        data = self._data(X, lengths, sequence_weight, reset=False)
+        return self._expected_stats(data, params, self._make_components())
+
+    def _warn_unvisited(self, stats):
+        """Warn about states that no sequence visited in the last iteration."""
+        updated = self._updates_emission() or "t" in self.params
+        unvisited = np.flatnonzero(stats.structure.occupancy <= 0)
+        if updated and unvisited.size:
+            warnings.warn(
+                f"state(s) {unvisited.tolist()} were never visited by any sequence "
+                "in the last iteration; parameters no data reached kept their "
+                "previous values (consider fewer n_components or a prior)",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+    # -- inference ---------------------------------------------------------------
+    def _inputs(self, X, lengths):
+        """``(components, params, messages, lengths, as_list)`` for X."""
+        check_is_fitted(self)
+        params = self._current_params()
+        Xt, lengths, as_list = self._sequences(X, lengths, reset=False)
+        components = self._make_components()
+        messages = components[1].messages(Xt, params.emission)
+        return components, params, messages, lengths, as_list
+
+    def score_sequences(self, X, lengths=None):
+        """Log-likelihood of every sequence, shape ``(n_sequences,)``."""
+        (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
+        return structure.filter(messages, params.structure, lengths).log_evidence
+
+    def score(self, X, lengths=None, *, y=None):
+        """Log-likelihood of all the sequences (the sum over sequences).
+
+        ``lengths`` is the second positional argument, as in hmmlearn (see
+        :meth:`fit`); ``y`` is ignored and accepted by keyword only.
+        """
+        return float(self.score_sequences(X, lengths).sum())
+
+    def score_samples(self, X, lengths=None):
+        """``(log-likelihood, posteriors)``: the total and every step's posterior."""
+        (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
+        post = structure.posterior(messages, params.structure, lengths)
+        proba = post.posterior
+        return float(post.log_evidence.sum()), self._back(proba, lengths, as_list)
+
+    def predict_proba(self, X, lengths=None):
+        """Posterior of the state of every step, ``(n_steps, n_components)``."""
+        return self.score_samples(X, lengths)[1]
+
+    def decode(self, X, lengths=None, algorithm=None):
+        """Most probable states: ``(log probability, state sequence)``.
+
+        'viterbi' gives the most probable joint path and its log probability;
+        'map' the most probable state of each step and the log-likelihood.
+        """
+        algorithm = algorithm or self.algorithm
+        if algorithm not in ("viterbi", "map"):
+            raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")
+        (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
+        if algorithm == "viterbi":
+            path, log_prob = structure.decode(messages, params.structure, lengths)
+        else:
+            post = structure.posterior(messages, params.structure, lengths)
+            path, log_prob = np.argmax(post.posterior, axis=1), post.log_evidence
+        return float(np.sum(log_prob)), self._back(path, lengths, as_list)
+
+    def predict(self, X, lengths=None):
+        """The decoded state of every step (see :meth:`decode`)."""
+        return self.decode(X, lengths)[1]
+
+    def sample(self, n_samples=1, random_state=None, currstate=None):
+        """Draw one sequence of ``n_samples`` steps: ``(X, states)``.
+
+        The state path comes first (from ``currstate`` if given, else from
+        ``startprob_``), then one observation per step from its state.
+        """
+        check_is_fitted(self)
+        params = self._current_params()
+        structure, emission, _ = self._make_components()
+        rng = check_random_state(
+            self.random_state if random_state is None else random_state
+        )
+        states = structure.sample(params.structure, n_samples, rng, currstate)
+        return self._samples(emission.sample(params.emission, states, rng)), states
+
+    def _samples(self, X):
+        """The family's samples as the model gives them out."""
+        return X
+
+    def _n_parameters(self, components=None):
+        """Free scalars of the parameters in ``params``."""
+        structure, emission, _ = components or self._make_components()
+        n = structure.n_parameters()
+        if self._updates_emission():
+            n += emission.n_parameters(self.n_components)
+        return n
+
+    def bic(self, X, lengths=None):
+        """Bayesian information criterion (lower is better); n is the number of
+        steps of all sequences."""
+        (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
+        log_lik = structure.filter(messages, params.structure, lengths).log_evidence
+        return -2 * log_lik.sum() + self._n_parameters() * np.log(lengths.sum())
+
+    def aic(self, X, lengths=None):
+        """Akaike information criterion (lower is better)."""
+        return -2 * self.score(X, lengths=lengths) + 2 * self._n_parameters()
