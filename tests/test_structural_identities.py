@@ -383,16 +383,6 @@ def test_categorical_hmm_with_memoryless_transitions_is_a_categorical_mixture(rn
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: priors.Dirichlet.map computes (counts + alpha) - 1, so with the "
-        "flat prior alpha=1 an expected count below ~1e-16 rounds to 0 (and "
-        "one near 1e-9 keeps only ~8 digits); transmat_[1, 1] becomes exactly "
-        "0 here instead of 1e-9, a structural zero that EM then never leaves. "
-        "counts + (alpha - 1) is exact for alpha=1"
-    ),
-)
 def test_baum_welch_keeps_small_expected_counts():
     """With the flat Dirichlet prior (concentration 1) the M-step is maximum
     likelihood: transmat_ rows are the expected transition counts normalised,

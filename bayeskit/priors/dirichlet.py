@@ -121,7 +121,7 @@ class Dirichlet:
         empty : ndarray of bool of shape (...)
             The rows that kept their previous values.
         """
-        new = np.maximum(counts + self.concentration - 1.0, 0.0)
+        new = np.maximum(counts + (self.concentration - 1.0), 0.0)
         new = np.where(previous == 0, 0.0, new)
         total = new.sum(axis=-1, keepdims=True)
         empty = total[..., 0] <= 0
