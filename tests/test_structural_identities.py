@@ -657,15 +657,6 @@ def test_categorical_chain_equals_bayes_net_with_observed_emissions(rng, n_steps
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: a sequence that loses a state in the scaled pass is redone by the "
-        "log-space recursion, which forms log alpha + log beta - log_lik from "
-        "terms of ~1e12 (absolute rounding ~2e-4) instead of normalising each "
-        "step; posterior rows come out 1.0005 and 1.001 here"
-    ),
-)
 def test_forward_backward_posterior_rows_sum_to_one_on_large_log_likelihoods():
     """With emission log-likelihoods around -1.5e12 (a Gaussian HMM scoring
     points about 1e6 standard deviations away) and a zero start probability,

@@ -370,18 +370,42 @@ def _log_sum_product_sequence(
     if not smooth or log_lik == -np.inf:
         return log_lik
     # beta holds log p(x_{t+1}, ..., x_T | z_t); out[t] becomes the posterior.
+    # Each step is normalised by its own log-sum-exp (which equals log_lik in
+    # exact arithmetic): the terms are sums of log-likelihoods that may be
+    # ~1e12 or ~1e300 in size, and subtracting log_lik from them would leave
+    # their absolute rounding (posterior rows summing to 1.001) or overflow.
     for j in range(n_states):
         beta[j] = 0.0
     for t in range(e - 1, s, -1):
         r = _row(index, t)
         for j in range(n_states):
             w[j] = log_em[r, j] + beta[j]
-            out[t, j] += beta[j] - log_lik
+            out[t, j] += beta[j]
+        _normalize_row(out, t)
+        # The expected transitions t-1 -> t, normalised over all pairs.
+        z = -np.inf
+        for i in range(n_states):
+            if out[t - 1, i] > -np.inf:
+                for j in range(n_states):
+                    z = max(z, out[t - 1, i] + log_trans[i, j] + w[j])
+        total = 0.0
+        if z > -np.inf:
+            for i in range(n_states):
+                if out[t - 1, i] > -np.inf:
+                    for j in range(n_states):
+                        total += math.exp(out[t - 1, i] + log_trans[i, j] + w[j] - z)
+            for i in range(n_states):
+                if out[t - 1, i] > -np.inf:
+                    for j in range(n_states):
+                        counts[i, j] += (
+                            weight
+                            * math.exp(out[t - 1, i] + log_trans[i, j] + w[j] - z)
+                            / total
+                        )
         for i in range(n_states):
             m = -np.inf
             for j in range(n_states):
                 m = max(m, log_trans[i, j] + w[j])
-            a = out[t - 1, i]
             if m == -np.inf:
                 beta[i] = -np.inf
                 continue
@@ -389,14 +413,19 @@ def _log_sum_product_sequence(
             for j in range(n_states):
                 acc += math.exp(log_trans[i, j] + w[j] - m)
             beta[i] = m + math.log(acc)
-            if a > -np.inf:
-                for j in range(n_states):
-                    counts[i, j] += weight * math.exp(
-                        a + log_trans[i, j] + w[j] - log_lik
-                    )
     for j in range(n_states):
-        out[s, j] += beta[j] - log_lik
+        out[s, j] += beta[j]
+    _normalize_row(out, s)
     return log_lik
+
+
+@njit(**_JIT)
+def _normalize_row(x, t):  # pragma: no cover - compiled
+    """Row ``t`` of log weights minus its log-sum-exp (a row of ``-inf`` stays)."""
+    lse = _log_sum_row(x, t)
+    if lse > -np.inf:
+        for j in range(x.shape[1]):
+            x[t, j] -= lse
 
 
 @njit(**_JIT)

@@ -857,25 +857,19 @@ def test_hmm_classifier_predicts_its_own_training_sequences():
 
 
 def fitted_gaussian_hmm():
-    """A GaussianHMM fitted on 30 rows: its Baum-Welch drives one start
-    probability to exactly 0 (a zero that triggers the exact fallback of the
-    chain kernels). A fixed reproduction: the seed is part of the case."""
+    """A GaussianHMM fitted on 30 rows, with the start probability that its
+    Baum-Welch drives toward 0 set to exactly 0 (a structural zero, which
+    triggers the exact fallback of the chain kernels)."""
     rng = np.random.default_rng(4)
     X = rng.normal(size=(30, 3))
     X[1::2] += 2
-    return X, silence_fit(lambda: GaussianHMM(2, random_state=0).fit(X))
+    hmm = silence_fit(lambda: GaussianHMM(2, random_state=0).fit(X))
+    start = hmm.startprob_.copy()
+    start[np.argmin(start)] = 0.0
+    hmm.startprob_ = start / start.sum()
+    return X, hmm
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: GaussianHMM.predict_proba on rows 1e6 away from the training data "
-        "(emission log-likelihoods ~ -1.5e12) with a zero start probability "
-        "returns posterior rows summing to up to 1.007: the chain kernels' "
-        "log-space fallback (see test_structural_identities, "
-        "test_forward_backward_posterior_rows_sum_to_one_on_large_log_likelihoods)"
-    ),
-)
 def test_gaussian_hmm_posterior_far_from_training_data():
     """Rows far from the training data still get a posterior distribution."""
     X, hmm = fitted_gaussian_hmm()
@@ -883,16 +877,6 @@ def test_gaussian_hmm_posterior_far_from_training_data():
     posterior_or_clear_error(lambda: hmm, lambda e: e.predict_proba(X + 1e6))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: GaussianHMM.predict_proba on rows near 1e150 (emission "
-        "log-likelihoods ~ -1e300) raises OverflowError('math range error') "
-        "(interpreted kernels) or warns 'overflow encountered in exp' (compiled) "
-        "from the log-space fallback's expected counts, exp(a + log A + w - "
-        "log_lik), instead of a posterior or a ValueError of its own"
-    ),
-)
 def test_gaussian_hmm_posterior_near_1e150():
     """Rows near 1e150 get a posterior distribution or a clear ValueError."""
     X, hmm = fitted_gaussian_hmm()
