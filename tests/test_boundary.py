@@ -130,3 +130,32 @@ def test_float16_infinity_is_the_finiteness_error_without_numpy_warnings(cls):
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="infinity"):
             cls().fit(X, [0, 1, 0, 1])
+
+
+def test_hmm_classifier_scores_a_symbol_only_one_class_saw():
+    """Text symbols: every class's HMM shares one alphabet, so a symbol only
+    class 'b' showed is scored by 'a' too; a symbol never seen is our error."""
+    X = [list("xyxy"), list("yxyy"), list("xzzy"), list("zzxy")]
+    clf = bk.HMMClassifier(bk.CategoricalHMM(random_state=0)).fit(X, list("aabb"))
+    proba = clf.predict_proba(X)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(clf.predict(X), list("aabb"))
+    for model in clf.models_:
+        assert model.emissionprob_.shape[1] == 3
+    with pytest.raises(ValueError, match="'q' was not seen in fit"):
+        clf.predict([list("xq")])
+
+
+@pytest.mark.parametrize(
+    "template, name",
+    [
+        (lambda: bk.CategoricalHMM(n_iter=-1), "n_iter"),
+        (lambda: bk.GaussianHMM(n_components=0), "n_components"),
+    ],
+)
+def test_hmm_classifier_validates_its_template_when_it_fits(template, name):
+    """A nested estimator's bad parameter is reported by the outer fit,
+    never a classifier that trained nothing."""
+    X = [[0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1]]
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        bk.HMMClassifier(template()).fit(X, [0, 0, 1, 1])

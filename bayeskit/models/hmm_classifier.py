@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import clone
 
 from .._validation import HasMethods
+from ._encoding import encode_column, fit_categories, is_missing
 from ._sequences import _concatenate, _is_sequence_list
 from .base import BaseGenerativeClassifier
 from .hmm import CategoricalHMM
@@ -68,15 +69,52 @@ class HMMClassifier(BaseGenerativeClassifier):
         self.prior_m = prior_m
         self.costs = costs
 
+    def _template(self):
+        return self.hmm if self.hmm is not None else CategoricalHMM()
+
     def _prepare_X(self, X, reset, sample_weight=None):
         if not _is_sequence_list(X):
             raise ValueError(
                 "HMMClassifier takes a list of sequences (one array per sequence)"
             )
-        return [np.asarray(s) for s in X]
+        seqs = [np.asarray(s) for s in X]
+        template = self._template()
+        if reset:
+            # A nested estimator is validated when the outer one fits.
+            if hasattr(template, "_validate_params"):
+                template._validate_params()
+            self._symbols = self._n_symbols = None
+            if isinstance(template, CategoricalHMM) and template.n_features is None:
+                # One alphabet for every class, from all the sequences, so
+                # that a symbol only one class saw is scored by the others
+                # too (smoothed by their emission priors): integer symbols
+                # are 0 .. max as in hmmlearn, other symbols are encoded.
+                steps = np.concatenate([s.reshape(-1) for s in seqs])
+                if steps.dtype.kind in "iu" and steps.size and steps.min() >= 0:
+                    self._n_symbols = int(steps.max()) + 1
+                else:
+                    self._symbols = fit_categories(steps, is_missing(steps))
+                    self._n_symbols = len(self._symbols)
+        if getattr(self, "_symbols", None) is not None:
+            seqs = [self._codes(s) for s in seqs]
+        return seqs
+
+    def _codes(self, seq):
+        """A sequence of symbols as codes of the common alphabet."""
+        flat = seq.reshape(-1)
+        codes = encode_column(flat, self._symbols, is_missing(flat))
+        if (codes < 0).any():
+            bad = flat[np.argmax(codes < 0)].item()
+            raise ValueError(
+                f"symbol {bad!r} was not seen in fit (symbols are "
+                f"{self._symbols.tolist()[:10]})"
+            )
+        return codes.reshape(seq.shape)
 
     def _emission_stats(self, seqs, weights, labels):
-        template = self.hmm if self.hmm is not None else CategoricalHMM()
+        template = self._template()
+        if self._n_symbols is not None:
+            template = clone(template).set_params(n_features=self._n_symbols)
         models = []
         for c in range(len(self.classes_)):
             rows = np.flatnonzero((labels == c) & (weights[:, c] > 0))

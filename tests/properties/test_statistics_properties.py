@@ -833,17 +833,6 @@ def test_categorical_nb_counts_a_code_near_1e150(rng):
     assert all(c.sum() == len(y) for c in nb.category_count_)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason=(
-        "bug: HMMClassifier(CategoricalHMM()) fits each class's HMM on that "
-        "class's sequences alone, each inferring its own alphabet, so predict "
-        "on the training sequences raises 'symbol 2 was not seen in fit' for a "
-        "symbol that only the other class shows; the classifier saw it in fit "
-        "(with n_features=3 given, the same call works)"
-    ),
-)
 def test_hmm_classifier_predicts_its_own_training_sequences():
     """A sequence classifier scores every sequence it was fitted on: a symbol
     seen in fit gets a probability (zero under a class that never showed it)."""
