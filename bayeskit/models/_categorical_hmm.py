@@ -11,7 +11,7 @@ from .._validation import Interval
 from ..emissions import Categorical, CategoricalParams
 from ..priors import Dirichlet
 from ._em import LatentPrior
-from ._encoding import encode_column, fit_categories, is_missing
+from ._encoding import MAX_CATEGORIES, encode_column, fit_categories, is_missing
 from ._hmm_base import BaseHMM
 
 __all__ = ["CategoricalHMM"]
@@ -135,7 +135,7 @@ default=1.0
     _parameter_constraints: dict = {
         **BaseHMM._parameter_constraints,
         "emissionprob_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "n_features": [Interval(Integral, 1, None, closed="left"), None],
+        "n_features": [Interval(Integral, 1, MAX_CATEGORIES, closed="both"), None],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
 
@@ -249,6 +249,13 @@ default=1.0
         integer = X.dtype.kind in "iu" or (
             X.dtype.kind == "f" and np.all(X == np.round(X))
         )
+        if integer and X.size and X.max() >= MAX_CATEGORIES:
+            raise ValueError(
+                f"symbol {X.max():.6g} is too large: integer symbols are the "
+                "alphabet 0 .. max, so it would need more than "
+                f"{MAX_CATEGORIES:,} symbols; give symbols as labels (strings) "
+                "to use only those observed"
+            )
         if reset:
             given = self.__dict__.get("_n_features_given")
             if given is not None or integer:

@@ -759,14 +759,9 @@ def check_posteriors(name, seed, train_scenario, query_scenario):
     posterior_or_clear_error(lambda: silence_fit(fit), proba)
 
 
-# Bugs that the scenarios below expose, each pinned by a strict xfail further
-# down; the property runs on every other combination.
-HUGE_CODE_BUG = (
-    "bug: a numeric category code or symbol near 1e150 is cast to an integer "
-    "with numpy's 'invalid value encountered in cast' (-2**63): CategoricalNB "
-    "then silently reads the value as missing, CategoricalHMM says 'symbols "
-    "must be non-negative integers'"
-)
+# Models that read numbers as codes 0 .. max: a code near 1e150 is a clear
+# error there (test_codes_near_1e150_are_categories_or_clear_errors), so the
+# scenario runs separately for them.
 READS_CODES_AS_INTEGERS = ("CategoricalNB", "CategoricalHMM", "HMMClassifier")
 
 
@@ -792,16 +787,7 @@ def test_posteriors_are_distributions_or_clear_errors(name, seed, data):
     check_posteriors(name, seed, train, query)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "CategoricalNB",
-        *(
-            pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=HUGE_CODE_BUG))
-            for n in ("CategoricalHMM", "HMMClassifier")
-        ),
-    ],
-)
+@pytest.mark.parametrize("name", READS_CODES_AS_INTEGERS)
 def test_codes_near_1e150_are_categories_or_clear_errors(name):
     """Category codes and symbols near 1e150 are either categories (counted,
     and scored) or a clear error; never a numpy cast warning."""
