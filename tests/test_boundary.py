@@ -159,3 +159,27 @@ def test_hmm_classifier_validates_its_template_when_it_fits(template, name):
     X = [[0, 1, 0], [1, 1, 0], [0, 0, 1], [1, 0, 1]]
     with pytest.raises(ValueError, match=f"'{name}' parameter"):
         bk.HMMClassifier(template()).fit(X, [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda: bk.CategoricalHMM(2, startprob_prior=[-1.0, 2.0]), "startprob_prior"),
+        (
+            lambda: bk.CategoricalHMM(2, transmat_prior=[[1, 1], [1, np.nan]]),
+            "transmat_prior",
+        ),
+        (
+            lambda: bk.CategoricalHMM(2, emissionprob_prior=[0.0, 1.0]),
+            "emissionprob_prior",
+        ),
+        (lambda: bk.PoissonHMM(2, lambdas_prior=[1.0, -1.0]), "lambdas_prior"),
+        (lambda: bk.MultinomialHMM(2, n_trials=[2, -1, 2]), "n_trials"),
+    ],
+)
+def test_array_valued_hmm_priors_are_validated_element_by_element(make, name):
+    """A negative, zero or NaN element of an array-valued prior is the
+    boundary's error naming the parameter (it used to pin the parameter)."""
+    X = [[0], [1], [0]] if name != "n_trials" else [[1, 1], [2, 0], [0, 2]]
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        make().fit(X)

@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._logmath import safe_log
-from .._validation import Interval
+from .._validation import ElementwiseInterval, Interval
 from ..emissions import Categorical, CategoricalParams
 from ..priors import Dirichlet
 from ._em import LatentPrior
@@ -134,7 +134,7 @@ default=1.0
 
     _parameter_constraints: dict = {
         **BaseHMM._parameter_constraints,
-        "emissionprob_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "emissionprob_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
         "n_features": [Interval(Integral, 1, MAX_CATEGORIES, closed="both"), None],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}

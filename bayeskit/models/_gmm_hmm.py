@@ -7,7 +7,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.cluster import KMeans
 
-from .._validation import Interval, StrOptions
+from .._validation import ElementwiseInterval, Interval, StrOptions
 from ..emissions import FULL, Gaussian
 from ..emissions.mixture import GaussianMixtureEmission, MixturePrior
 from ._em import LatentPrior
@@ -88,9 +88,9 @@ class GMMHMM(BaseHMM):
         **BaseHMM._parameter_constraints,
         "n_mix": [Interval(Integral, 1, None, closed="left")],
         "min_covar": [Interval(Real, 0, None, closed="left")],
-        "weights_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "weights_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
         "means_prior": ["array-like", Real],
-        "means_weight": ["array-like", Interval(Real, 0, None, closed="left")],
+        "means_weight": [ElementwiseInterval(Real, 0, None, closed="left")],
         "covars_prior": ["array-like", Real, None],
         "covars_weight": ["array-like", Real, None],
         "covariance_type": [StrOptions({"spherical", "diag", "full", "tied"})],

@@ -45,6 +45,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._validation import (
+    ElementwiseInterval,
     Interval,
     StrOptions,
     _fit_context,
@@ -67,8 +68,8 @@ class BaseHMM(BaseLatentModel):
 
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left")],
-        "startprob_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
-        "transmat_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "startprob_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
+        "transmat_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
         "algorithm": [StrOptions({"viterbi", "map"})],
         "random_state": ["random_state"],
         "n_iter": [Interval(Integral, 0, None, closed="left")],

@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._validation import Interval
+from .._validation import ElementwiseInterval
 from ..emissions.multinomial import Multinomial, MultinomialParams
 from ..priors import Dirichlet
 from ._em import LatentPrior
@@ -73,8 +73,8 @@ class MultinomialHMM(BaseHMM):
 
     _parameter_constraints: dict = {
         **BaseHMM._parameter_constraints,
-        "n_trials": [Interval(Integral, 1, None, closed="left"), "array-like", None],
-        "emissionprob_prior": [Interval(Real, 0, None, closed="neither"), "array-like"],
+        "n_trials": [ElementwiseInterval(Integral, 1, None, closed="left"), None],
+        "emissionprob_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
     _features_from, _counts = "emissionprob_", True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from .._validation import Interval
+from .._validation import ElementwiseInterval
 from ..emissions.poisson import Poisson, PoissonParams
 from ..priors.gamma import Gamma
 from ._em import LatentPrior
@@ -72,8 +72,8 @@ class PoissonHMM(BaseHMM):
 
     _parameter_constraints: dict = {
         **BaseHMM._parameter_constraints,
-        "lambdas_prior": ["array-like", Interval(Real, 0, None, closed="left")],
-        "lambdas_weight": ["array-like", Interval(Real, 0, None, closed="left")],
+        "lambdas_prior": [ElementwiseInterval(Real, 0, None, closed="left")],
+        "lambdas_weight": [ElementwiseInterval(Real, 0, None, closed="left")],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "l": "lambdas_"}
     _features_from, _emission_fields, _counts = (
