@@ -183,3 +183,23 @@ def test_array_valued_hmm_priors_are_validated_element_by_element(make, name):
     X = [[0], [1], [0]] if name != "n_trials" else [[1, 1], [2, 0], [0, 2]]
     with pytest.raises(ValueError, match=f"'{name}' parameter"):
         make().fit(X)
+
+
+@pytest.mark.parametrize("make", [lambda: bk.GaussianHMM(2), lambda: bk.GMMHMM(2)])
+def test_fewer_steps_than_states_is_our_error_naming_n_components(make):
+    """One step for two states: our ValueError naming n_components, not
+    scikit-learn's k-means message from inside the initialisation."""
+    with pytest.raises(ValueError, match="n_components=2") as info:
+        make().fit([[0.5, 1.0]])
+    assert "bayeskit" in info.traceback[-1].path.parts
+
+
+@pytest.mark.parametrize("cls", [bk.CategoricalNB, bk.TreeAugmentedNB])
+def test_float16_categories_are_read_as_their_values(cls):
+    """float16 columns (which pandas cannot index) give the model of the same
+    values in float32."""
+    X = np.array([[0.125, 1.0], [0.5, 1.0], [0.125, 0.0], [0.5, 0.0]], np.float16)
+    y = [0, 1, 0, 1]
+    ours = cls(categories="observed").fit(X, y).predict_proba(X)
+    ref = cls(categories="observed").fit(X.astype(np.float32), y).predict_proba(X)
+    np.testing.assert_array_equal(ours, ref)

@@ -94,10 +94,16 @@ def split_columns(X) -> tuple[list, list]:
         dtypes = [
             dt if isinstance(dt, pd.CategoricalDtype) else None for dt in X.dtypes
         ]
-        return [X.iloc[:, j].to_numpy() for j in range(X.shape[1])], dtypes
+        cols = [_indexable(X.iloc[:, j].to_numpy()) for j in range(X.shape[1])]
+        return cols, dtypes
     # One transposed copy: distinct values and casts of strided columns take
     # several times longer.
-    return list(np.ascontiguousarray(X.T)), [None] * X.shape[1]
+    return list(_indexable(np.ascontiguousarray(X.T))), [None] * X.shape[1]
+
+
+def _indexable(values: np.ndarray) -> np.ndarray:
+    """float16 values as float32 (exactly): pandas has no float16 index."""
+    return values.astype(np.float32) if values.dtype == np.float16 else values
 
 
 _NEGATIVE = (

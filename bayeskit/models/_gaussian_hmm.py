@@ -501,6 +501,13 @@ class _GaussianHMMEmission(Emission):
         data's covariance plus ``min_covar`` on its diagonal (spherical: the
         mean of the variances)."""
         row_weight = weights[:, 0]
+        if np.count_nonzero(row_weight) < n_states:
+            raise ValueError(
+                f"n_components={n_states} states need at least {n_states} steps "
+                f"of positive weight to start the means by k-means, got "
+                f"{np.count_nonzero(row_weight)}; give more steps, fewer "
+                "n_components, or set means_ and leave 'm' out of init_params"
+            )
         km = KMeans(n_clusters=n_states, n_init=1, random_state=random_state)
         means = km.fit(X, sample_weight=row_weight).cluster_centers_
         stats = Gaussian(FULL).stats(X, weights)

@@ -149,6 +149,11 @@ class _GMMHMMEmission(GaussianMixtureEmission):
         # The data's covariance (hmmlearn's np.cov: divided by n - 1).
         scatter = Gaussian(FULL).stats(X, weights).scatter[0]
         cv = scatter / max(w.sum() - 1.0, 1.0) + self.min_covar * np.eye(d)
+        if np.count_nonzero(w) < n_states:
+            raise ValueError(
+                f"n_components={n_states} states need at least {n_states} steps "
+                f"of positive weight to start by k-means, got {np.count_nonzero(w)}"
+            )
         km = KMeans(n_clusters=n_states, n_init=10, random_state=random_state)
         labels = km.fit(X, sample_weight=w).labels_
         centre = km.cluster_centers_.mean(axis=0)
