@@ -16,6 +16,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from .. import priors
 from .._validation import (
     Interval,
     StrOptions,
@@ -54,9 +55,10 @@ CATEGORICAL_CONSTRAINTS: dict = {
 
 
 # -- the prior and the family -------------------------------------------------------
-@dataclass(frozen=True)
-class MEstimate:
-    """The m-estimate of every table of a product of categorical tables.
+@dataclass(frozen=True, eq=False)
+class MEstimate(priors.MEstimate):
+    """The m-estimate (:class:`bayeskit.priors.MEstimate`) laid out over every
+    table of a product of categorical tables.
 
     ``P(x_j = a | z = k) = (n_kja + m_j p_ja) / (n_kj + m_j)`` (Mitchell
     1997, section 6.9.1.1): the posterior mean under a Dirichlet prior of
@@ -72,8 +74,6 @@ class MEstimate:
         counts of :class:`~bayeskit.emissions.CategoricalStats`.
     """
 
-    m: np.ndarray
-    p: np.ndarray
     n_categories: np.ndarray
 
     @classmethod

@@ -1,5 +1,14 @@
-"""Priors: applied only where statistics become parameters (``map_params``)."""
+"""Priors: small frozen objects, applied only where statistics become
+parameters (``map_params``).
 
-from .dirichlet import Dirichlet, log_m_estimate
+- :class:`Dirichlet`: a Dirichlet on the rows of a table, read by its mode
+  (the hidden Markov models' start, transition and emission tables).
+- :class:`MEstimate`: a Dirichlet read by its mean, the m-estimate (naive
+  Bayes, the networks).
+- :class:`Gamma`: a Gamma prior on Poisson rates.
+"""
 
-__all__ = ["Dirichlet", "log_m_estimate"]
+from .dirichlet import Dirichlet, MEstimate, log_m_estimate
+from .gamma import Gamma
+
+__all__ = ["Dirichlet", "Gamma", "MEstimate", "log_m_estimate"]
