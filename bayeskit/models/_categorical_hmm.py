@@ -13,6 +13,7 @@ from ..priors import Dirichlet
 from ._em import LatentPrior
 from ._encoding import MAX_CATEGORIES, encode_column, fit_categories, is_missing
 from ._hmm_base import BaseHMM
+from .base import Triple
 
 __all__ = ["CategoricalHMM"]
 
@@ -175,7 +176,7 @@ default=1.0
     def _make_components(self):
         n_symbols = self.__dict__.get("n_features_") or self._alphabet_by_hand()
         prior = LatentPrior(self._chain_prior(), Dirichlet(self.emissionprob_prior))
-        return self._chain(), Categorical([n_symbols]), prior
+        return Triple(self._chain(), Categorical([n_symbols]), prior)
 
     # -- hmmlearn's names: emissionprob_ and n_features ----------------------------
     def _emission_params(self):

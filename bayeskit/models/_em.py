@@ -189,8 +189,9 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
 
     # -- the components path -------------------------------------------------------
     def _make_components(self):
-        """``(structure, emission, prior)`` from the hyperparameters (and, for a
-        model set by hand, the parameters' shapes); called in every fit."""
+        """The :class:`~bayeskit.models.base.Triple` ``(structure, emission,
+        prior)`` from the hyperparameters (and, for a model set by hand, the
+        parameters' shapes); called in every fit."""
         raise NotImplementedError
 
     def _params_from_stats(self, stats, previous, components):

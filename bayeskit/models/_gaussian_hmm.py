@@ -28,6 +28,7 @@ from ..emissions import (
 from ..emissions.base import Emission
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
+from .base import Triple
 
 __all__ = ["GaussianHMM"]
 
@@ -256,7 +257,7 @@ class GaussianHMM(BaseHMM):
             update_means="m" in self.params,
             update_covars="c" in self.params,
         )
-        return self._chain(), emission, LatentPrior(self._chain_prior(), prior)
+        return Triple(self._chain(), emission, LatentPrior(self._chain_prior(), prior))
 
     # -- hmmlearn's names: means_, covars_ (full matrices), n_features ------------
     def _emission_params(self):

@@ -12,6 +12,7 @@ from ..emissions import FULL, Gaussian
 from ..emissions.mixture import GaussianMixtureEmission, MixturePrior
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
+from .base import Triple
 
 __all__ = ["GMMHMM"]
 
@@ -128,7 +129,7 @@ class GMMHMM(BaseHMM):
         updates = {f"update_{n}": c in self.params for n, c in _LETTERS.items()}
         emission = _GMMHMMEmission(m, self.covariance_type, d, **updates)
         emission.min_covar = self.min_covar
-        return self._chain(), emission, LatentPrior(self._chain_prior(), prior)
+        return Triple(self._chain(), emission, LatentPrior(self._chain_prior(), prior))
 
     def _emission_params(self):
         emission, (k, m) = self._make_components()[1], (self.n_components, self.n_mix)

@@ -11,6 +11,7 @@ from ..emissions.multinomial import Multinomial, MultinomialParams
 from ..priors import Dirichlet
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
+from .base import Triple
 
 __all__ = ["MultinomialHMM"]
 
@@ -98,7 +99,7 @@ class MultinomialHMM(BaseHMM):
 
     def _make_components(self):
         prior = LatentPrior(self._chain_prior(), Dirichlet(self.emissionprob_prior))
-        return self._chain(), Multinomial(self.n_features, self.n_trials), prior
+        return Triple(self._chain(), Multinomial(self.n_features, self.n_trials), prior)
 
     def _emission_params(self):
         shape = (self.n_components, self.n_features)

@@ -9,6 +9,7 @@ from ..emissions.poisson import Poisson, PoissonParams
 from ..priors.gamma import Gamma
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
+from .base import Triple
 
 __all__ = ["PoissonHMM"]
 
@@ -98,7 +99,7 @@ class PoissonHMM(BaseHMM):
 
     def _make_components(self):
         prior = Gamma(self.lambdas_prior, self.lambdas_weight)
-        return (
+        return Triple(
             self._chain(),
             Poisson(self.n_features),
             LatentPrior(self._chain_prior(), prior),
