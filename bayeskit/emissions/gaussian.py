@@ -240,15 +240,20 @@ class Gaussian(Emission):
                 "prior must be a NormalInverseWishart (the keyword form is "
                 f"prior_weight=..., prior_scatter=...), got {type(prior).__name__}"
             )
+        center = stats.grand_mean()
         if prior is None:
-            # The keyword form (all defaults: the flat prior).
-            S = np.eye(d) if prior_scatter is None else prior_scatter
-            prior = NormalInverseWishart.from_covariance(
-                S, prior_weight or 0.0, reg=reg or 0.0, shrink=shrink or 0.0
+            # The keyword form (all defaults: the flat prior); the estimators
+            # validated its values.
+            eta = float(prior_weight or 0.0)
+            unit = NormalInverseWishart._unchecked(
+                np.eye(d) if prior_scatter is None else prior_scatter
+            )
+            prior = NormalInverseWishart._unchecked(
+                eta * unit.scatter, eta, reg or 0.0, shrink or 0.0
             )
             if previous is None:
-                psi = structure.prior_scatter(NormalInverseWishart(scatter=S), d)
-                previous = _Kept(stats.grand_mean(), structure.as_covariance(psi, d))
+                psi = structure.prior_scatter(unit, d)
+                previous = _Kept(center, structure.as_covariance(psi, d))
         elif any(v is not None for v in keywords):
             raise TypeError("give the prior as an object or as keywords, not both")
         means, cov = prior.map(structure, stats, previous)
@@ -256,7 +261,7 @@ class Gaussian(Emission):
         floor = d * (np.finfo(float).eps * np.max(np.abs(stats.mean), initial=0.0)) ** 2
         prec = structure.precision_cholesky(cov, rounding_floor, floor=floor)
         log_det = structure.log_det_precision_cholesky(prec, d)
-        return GaussianParams(means, cov, prec, log_det, stats.grand_mean())
+        return GaussianParams(means, cov, prec, log_det, center)
 
     def params_from(self, means, covariances, center=None) -> GaussianParams:
         """Parameters from given means and covariances (no rounding floor)."""

@@ -209,6 +209,23 @@ class NormalInverseWishart:
         ]
         return f"NormalInverseWishart({', '.join(parts)})"
 
+    @classmethod
+    def _unchecked(cls, scatter=0.0, covariance_weight=0.0, reg=0.0, shrink=0.0):
+        """A prior from values known to be valid (no checks: for the keyword
+        form of the Gaussian family's ``map_params``, called in every fit)."""
+        prior = object.__new__(cls)
+        values = {
+            "scatter": np.asarray(scatter, dtype=float),
+            "covariance_weight": np.asarray(covariance_weight, dtype=float),
+            "mean": np.zeros(()),
+            "mean_weight": np.zeros(()),
+            "reg": float(reg),
+            "shrink": float(shrink),
+        }
+        for name, value in values.items():
+            object.__setattr__(prior, name, value)
+        return prior
+
     # -- constructors --------------------------------------------------------------
     @classmethod
     def from_covariance(cls, covariance, weight: float, *, reg=0.0, shrink=0.0):
@@ -276,6 +293,9 @@ class NormalInverseWishart:
         means_weight=0.0,
         covars_prior=1e-2,
         covars_weight=1.0,
+        covariance_prior=None,
+        covariance_prior_weight=0.0,
+        reg_covar=0.0,
     ):
         """hmmlearn's ``GaussianHMM`` priors (its M-step, ``_do_mstep``).
 
@@ -286,6 +306,9 @@ class NormalInverseWishart:
         shape ``(n_states, n_features)`` are read as such); ``covars_weight``
         ``a`` gives ``c = max(a - p, 0)``, ``p = d`` for full and tied
         matrices and 1 for variances (Huang, Acero and Hon 2001, pp. 443-445).
+        bayeskit's ``GaussianHMM`` adds ``covariance_prior_weight`` virtual
+        samples of ``covariance_prior`` (``Psi + eta S``, ``c + eta``) and
+        the ridge ``reg_covar``.
 
         Parameters
         ----------
@@ -294,24 +317,44 @@ class NormalInverseWishart:
         n_features : int
         means_prior, means_weight, covars_prior, covars_weight
             hmmlearn's parameters of the same names.
+        covariance_prior : array-like of shape (n_features, n_features), \
+default=None
+            ``S``; None is the identity.
+        covariance_prior_weight : float, default=0.0
+            ``eta``.
+        reg_covar : float, default=0.0
+            Added to the diagonal of every covariance after the mode.
 
         Returns
         -------
         prior : NormalInverseWishart
         """
         d = int(n_features)
+        p = structure.block_size(d)
         P = _array(covars_prior, "covars_prior")
-        if structure.block_size(d) == 1:
+        if p == 1:
             if P.ndim == 2 and P.shape[-1] == d:  # per-state diagonals
                 P = P[:, :, None] * np.eye(d)
             elif P.ndim == 0:
                 P = np.full(d, float(P))
-        elif P.ndim == 0:  # every entry of the matrix
-            P = np.full((d, d), float(P))
-        a = _array(covars_weight, "covars_weight")
-        c = np.maximum(a - structure.block_size(d), 0.0)
+        elif P.ndim < 2:  # broadcast over the matrix's rows, as hmmlearn
+            P = np.broadcast_to(P, (d, d))
+        c = np.maximum(_array(covars_weight, "covars_weight") - p, 0.0)
+        eta = _scalar(covariance_prior_weight, "covariance_prior_weight")
+        if eta:
+            S = (
+                np.eye(d)
+                if covariance_prior is None
+                else _array(covariance_prior, "covariance_prior")
+            )
+            P = cls(scatter=P).scatter_matrix(d) + eta * S
+            c = c + eta
         return cls(
-            scatter=P, covariance_weight=c, mean=means_prior, mean_weight=means_weight
+            scatter=P,
+            covariance_weight=c,
+            mean=means_prior,
+            mean_weight=means_weight,
+            reg=reg_covar,
         )
 
     # -- the parts a structure reads -----------------------------------------------

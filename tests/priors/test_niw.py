@@ -331,3 +331,60 @@ def test_a_state_neither_data_nor_prior_reached(rng):
     means, covs = NormalInverseWishart(reg=0.5).map(FULL, stats, Previous)
     np.testing.assert_allclose(means[1], [7.0, 8.0])
     np.testing.assert_allclose(covs[1], 3.5 * np.eye(2))
+
+
+@pytest.mark.parametrize("structure", STRUCTURES, ids=NAMES)
+def test_shrink_and_reg_act_after_the_mode(structure, rng):
+    """``(1 - shrink) Sigma + (shrink + reg) I``, outside the density."""
+    X = mixture_data(rng)
+    stats = Gaussian(structure).stats(X, rng.dirichlet(np.ones(3), size=len(X)))
+    base = NormalInverseWishart(scatter=2.0, covariance_weight=1.5)
+    shrunk = NormalInverseWishart(
+        scatter=2.0, covariance_weight=1.5, shrink=0.3, reg=0.1
+    )
+    _, a = base.map(structure, stats)
+    _, b = shrunk.map(structure, stats)
+    np.testing.assert_allclose(b, structure.add_to_diagonal(0.7 * a, 0.4), rtol=1e-12)
+    P = structure.precision_cholesky(b)
+    means = stats.mean
+    assert shrunk.log_density(structure, means, P) == base.log_density(
+        structure, means, P
+    )
+
+
+@pytest.mark.parametrize("structure", STRUCTURES, ids=NAMES)
+def test_mode_is_bayeskits_gaussian_hmm_m_step(structure, rng):
+    """bayeskit's GaussianHMM adds a covariance prior (eta virtual samples of
+    S) and a ridge to hmmlearn's priors: from_hmmlearn(...) with them gives
+    its Baum-Welch step too, so that the HMM can move onto this object."""
+    from bayeskit import GaussianHMM
+
+    k, d = 3, 3
+    X = mixture_data(rng, d=d, k=k)
+    B = rng.normal(size=(d, d))
+    S = B @ B.T + np.eye(d)
+    params = dict(
+        means_prior=rng.normal(size=(k, d)),
+        means_weight=1.5,
+        covars_prior=1e-2,
+        covars_weight=d + 2.0 if structure.block_size(d) > 1 else 2.0,
+        covariance_prior=S,
+        covariance_prior_weight=2.0,
+        reg_covar=1e-3,
+    )
+    model = GaussianHMM(
+        k, covariance_type=structure.name, n_iter=1, init_params="", **params
+    )
+    own, _ = start(rng, structure, k, d)
+    model.startprob_ = np.full(k, 1.0 / k)
+    model.transmat_ = np.full((k, k), 0.1) + 0.7 * np.eye(k)
+    model.means_ = rng.normal(scale=3.0, size=(k, d))
+    model.covars_ = own
+    post = model.predict_proba(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X)
+    prior = NormalInverseWishart.from_hmmlearn(structure, d, **params)
+    means, covs = prior.map(structure, Gaussian(structure).stats(X, post))
+    np.testing.assert_allclose(means, model.means_, rtol=1e-10)
+    np.testing.assert_allclose(covs, model.covariances_, rtol=1e-10)
