@@ -17,12 +17,21 @@ slower on 500 to 10,000 rows whenever another process held a core, as the
 workers spin while they wait. Setting ``OMP_WAIT_POLICY`` would cure that for
 the whole process, other libraries included, which a library must not do; and
 a serial kernel compiles three to four times faster than a parallel one.
+
+The full Gaussian's density is bound by arithmetic, not memory: on large
+inputs :func:`split_rows` runs it on blocks of rows in a few Python threads
+(the kernel releases the GIL), as many as numba's configured thread count
+(``NUMBA_NUM_THREADS``). A thread that waits blocks instead of spinning, so a
+busy machine costs it no more than one thread would.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
+import threading
 
+import numba
 import numpy as np
 
 from .._jit import njit, run_small
@@ -34,6 +43,7 @@ __all__ = [
     "diag_class_moments",
     "diag_log_likelihood",
     "full_log_likelihood",
+    "split_rows",
 ]
 
 _JIT = {"nogil": True, "error_model": "numpy"}
@@ -239,6 +249,44 @@ def full_log_likelihood(X, center, shift, PT, const, out):  # pragma: no cover
             acc[7] = a7
             for q in range(rows):
                 out[start + q, k] = const[k] - 0.5 * acc[q]
+
+
+# Work (multiply-adds) below which a row-wise kernel runs on one thread, and
+# the fewest rows a thread is given: a thread costs tens of microseconds.
+_THREAD_WORK = 1 << 25
+_THREAD_ROWS = 4096
+
+
+def split_rows(kernel, X, args, out, work):
+    """``kernel(X, *args, out)`` with the rows of ``X`` and ``out`` split into
+    blocks run in parallel threads when ``work`` (its multiply-adds) is large
+    (see the module); the first block runs on the calling thread."""
+    n = X.shape[0]
+    n_threads = min(numba.config.NUMBA_NUM_THREADS, n // _THREAD_ROWS)
+    if work < _THREAD_WORK or n_threads < 2:
+        kernel(X, *args, out)
+        return
+    bounds = np.linspace(0, n, n_threads + 1).astype(int)
+    errors = []
+    kernel(X[:0], *args, out[:0])  # compiled (or loaded) once, here
+
+    def run(a, b):
+        try:
+            kernel(X[a:b], *args, out[a:b])
+        except BaseException as error:  # pragma: no cover - re-raised below
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=run, args=(a, b))
+        for a, b in itertools.pairwise(bounds[1:])
+    ]
+    for thread in threads:
+        thread.start()
+    run(bounds[0], bounds[1])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
 
 
 def _categorical_log_likelihood_numpy(codes, offsets, log_prob, out):

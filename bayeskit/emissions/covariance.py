@@ -41,7 +41,12 @@ from scipy import linalg
 from scipy.linalg import lapack
 
 from ..priors.niw import NormalInverseWishart
-from ._kernels import diag_class_moments, diag_log_likelihood, full_log_likelihood
+from ._kernels import (
+    diag_class_moments,
+    diag_log_likelihood,
+    full_log_likelihood,
+    split_rows,
+)
 
 __all__ = [
     "DIAG",
@@ -383,8 +388,9 @@ class Full(Covariance):
     def log_likelihood(self, X, params):
         """As the base class; on large inputs, one compiled pass: a triangular
         whitening per state and row, computed for a few rows at once
-        (:func:`~bayeskit.emissions._kernels.full_log_likelihood`), half the
-        arithmetic of a dense product and no temporary as large as ``X``."""
+        (:func:`~bayeskit.emissions._kernels.full_log_likelihood`, on blocks
+        of rows in parallel threads), half the arithmetic of a dense product
+        and no temporary as large as ``X``."""
         P = params.precisions_cholesky
         n, d = X.shape
         k = P.shape[0]
@@ -393,14 +399,14 @@ class Full(Covariance):
         center = np.asarray(params.center, dtype=float)
         shift = np.einsum("kj,kji->ki", params.means - center, P)
         out = np.empty((n, k))
-        full_log_likelihood(
-            np.ascontiguousarray(X, dtype=float),
+        args = (
             center,
             shift,
             np.ascontiguousarray(np.swapaxes(P, 1, 2)),
             params.log_det - 0.5 * d * _LOG_2PI,
-            out,
         )
+        X = np.ascontiguousarray(X, dtype=float)
+        split_rows(full_log_likelihood, X, args, out, n * k * d * (d + 1) // 2)
         return out
 
     def dense(self, covariances, state, n_features):

@@ -308,15 +308,22 @@ default='kmeans'
         self._finish()
         return resp
 
-    def _prepare(self, X, sample_weight, reset):
+    def _prepare(self, X, sample_weight, reset, start=True):
         """Validated float64 ``X`` (its dtype kept for the attributes) and
-        sample weights."""
+        sample weights; rows to ``start`` EM from need enough rows and weight,
+        a later chunk of :meth:`partial_fit` only one row."""
         X = validate_data(
-            self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, reset=reset
+            self,
+            X,
+            dtype=[np.float64, np.float32],
+            ensure_min_samples=2 if start else 1,
+            reset=reset,
         )
         if reset:
             self._dtype = X.dtype
         X = float_input(X)
+        if not start:
+            return X, check_sample_weight(sample_weight, X, allow_all_zero=True)
         if X.shape[0] < self.n_components:
             raise ValueError(
                 f"Expected n_samples >= n_components but got n_components = "
@@ -577,7 +584,10 @@ default='kmeans'
         then takes the step; the data's covariance of
         ``covariance_prior='empirical'`` is the first chunk's. After
         :meth:`fit`, steps continue from the fitted parameters and their
-        statistics.
+        statistics. ``n_iter_`` grows by one per step, and ``lower_bound_`` is the
+        chunk's per-sample log posterior before its step (appended to
+        ``lower_bounds_``); a later chunk may have any number of rows, and
+        weights that are all zero (a step that changes nothing).
 
         Parameters
         ----------
@@ -590,16 +600,16 @@ default='kmeans'
         self : object
         """
         first = getattr(self, "stats_", None) is None
-        X, sw = self._prepare(X, sample_weight, reset=first)
+        X, sw = self._prepare(X, sample_weight, reset=first, start=first)
         if first:
             self._start(X, sw)
             self._initialize(X, sw, check_random_state(self.random_state))
             self.n_iter_, self.lower_bounds_ = 0, []
         chunk = self._stats_of(X, sw)
-        self.lower_bound_ = (
-            chunk.log_likelihood + self._log_prior()
-        ) / chunk.total_weight
-        self.lower_bounds_ = [*self.lower_bounds_, self.lower_bound_]
+        if chunk.total_weight > 0:
+            bound = (chunk.log_likelihood + self._log_prior()) / chunk.total_weight
+            self.lower_bound_ = bound
+            self.lower_bounds_ = [*self.lower_bounds_, bound]
         self._from_mixture_stats(chunk if first else self.stats_ + chunk)
         self.n_iter_ += 1
         self.converged_ = False  # one step: no convergence test

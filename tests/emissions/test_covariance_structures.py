@@ -131,3 +131,26 @@ def test_precisions_that_are_not_positive_definite_are_linalg_errors(
 ):
     with pytest.raises(np.linalg.LinAlgError):
         structure.from_precision(precisions)
+
+
+def test_rows_split_across_threads_give_the_same_densities(monkeypatch, rng):
+    """On large inputs the full density runs on blocks of rows in threads;
+    the blocks' results are the single thread's, bit for bit."""
+    n, k, d = 1001, 3, 6
+    params = full_params(rng, k, d, 10.0)
+    X = rng.normal(size=(n, d)) + 10.0
+    monkeypatch.setattr(cov_module, "_COMPILED_WORK", 0)
+    one = Gaussian(FULL).log_likelihood(X, params)
+    calls = []
+    kernel = kernels.full_log_likelihood
+    monkeypatch.setattr(kernels, "_THREAD_WORK", 0)
+    monkeypatch.setattr(kernels, "_THREAD_ROWS", 100)
+    monkeypatch.setattr(kernels.numba.config, "NUMBA_NUM_THREADS", 3)
+    monkeypatch.setattr(
+        cov_module,
+        "full_log_likelihood",
+        lambda X, *a: calls.append(len(X)) or kernel(X, *a),
+    )
+    split = Gaussian(FULL).log_likelihood(X, params)
+    assert sorted(calls) == [0, 333, 334, 334]
+    np.testing.assert_array_equal(split, one)

@@ -585,6 +585,12 @@ def test_first_partial_fit_is_a_one_step_fit_and_later_steps_continue_a_fit():
     np.testing.assert_allclose(gm.means_, check.means_, rtol=1e-12)
     with pytest.raises(ValueError, match="features"):
         gm.partial_fit(X[:, :2])
+    # A later chunk may be one row, or rows of zero weight (nothing changes).
+    means = gm.partial_fit(X[:1]).means_.copy()
+    gm.partial_fit(X[:5], sample_weight=np.zeros(5))
+    np.testing.assert_allclose(gm.means_, means, rtol=1e-12)
+    with pytest.raises(ValueError, match="n_samples >= n_components"):
+        GaussianMixture(3).partial_fit(X[:2])
 
 
 def test_mixture_classifier_statistics_are_its_mixtures_statistics(rng):
