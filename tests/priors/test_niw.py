@@ -388,3 +388,10 @@ def test_mode_is_bayeskits_gaussian_hmm_m_step(structure, rng):
     means, covs = prior.map(structure, Gaussian(structure).stats(X, post))
     np.testing.assert_allclose(means, model.means_, rtol=1e-10)
     np.testing.assert_allclose(covs, model.covariances_, rtol=1e-10)
+    # Its log density is the one the HMM monitors (up to the same constant).
+    P = structure.precision_cholesky(model.covariances_)
+    np.testing.assert_allclose(
+        prior.log_density(structure, model.means_, P),
+        model._emission_log_prior(),
+        rtol=1e-10,
+    )
