@@ -2,8 +2,9 @@
 
 Each kernel is one pass over the rows of a C-ordered matrix, the work numpy
 would spread over several full-size temporaries (or a sparse matrix): the
-diagonal Gaussian's log-density and supervised moments, and the categorical
-family's table gather and counts. They assume valid input, write into arrays
+diagonal Gaussian's log-density and supervised moments, the full Gaussian's
+log-density (a triangular whitening per state, blocked over rows), and the
+categorical family's table gather and counts. They assume valid input, write into arrays
 they are given (allocating inside a kernel doubles its compile time), and are
 compiled once per machine (cached on disk, see ``bayeskit._jit``) for the one
 argument type each is called with: float64 data, ``intp`` codes, offsets and
@@ -16,12 +17,21 @@ slower on 500 to 10,000 rows whenever another process held a core, as the
 workers spin while they wait. Setting ``OMP_WAIT_POLICY`` would cure that for
 the whole process, other libraries included, which a library must not do; and
 a serial kernel compiles three to four times faster than a parallel one.
+
+The full Gaussian's density is bound by arithmetic, not memory: on large
+inputs :func:`split_rows` runs it on blocks of rows in a few Python threads
+(the kernel releases the GIL), as many as numba's configured thread count
+(``NUMBA_NUM_THREADS``). A thread that waits blocks instead of spinning, so a
+busy machine costs it no more than one thread would.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
+import threading
 
+import numba
 import numpy as np
 
 from .._jit import njit, run_small
@@ -32,6 +42,8 @@ __all__ = [
     "categorical_soft_counts",
     "diag_class_moments",
     "diag_log_likelihood",
+    "full_log_likelihood",
+    "split_rows",
 ]
 
 _JIT = {"nogil": True, "error_model": "numpy"}
@@ -174,6 +186,107 @@ def diag_class_moments(
             for j in range(d):
                 scatter[k, j] += block[k, j]
                 block[k, j] = 0.0
+
+
+# Rows whitened together by the full Gaussian's kernel: each entry of a
+# triangular factor is loaded once for this many rows (register blocking).
+_ROWS = 8
+
+
+@njit(**_JIT, fastmath={"reassoc", "contract"})
+def full_log_likelihood(X, center, shift, PT, const, out):  # pragma: no cover
+    """``out[i, k] = const[k] - ||(x_i - c) P_k - m_k||^2 / 2`` for every row.
+
+    ``PT[k]`` is the transposed (lower triangular) precision factor of state
+    ``k``, ``shift[k] = (mu_k - c) P_k`` and ``c = center``: the deviations
+    are whitened in coordinates centred on the data, so data far from the
+    origin keeps its precision. One triangular product per state and row,
+    ``d (d + 1) / 2`` multiply-adds, computed for ``_ROWS`` rows at once (a
+    factor entry loaded once serves them all); no temporary grows with ``n``.
+    """
+    n, d = X.shape
+    n_states = PT.shape[0]
+    z = np.zeros((_ROWS, d))
+    acc = np.empty(_ROWS)
+    for start in range(0, n, _ROWS):
+        rows = min(_ROWS, n - start)
+        for q in range(rows):
+            for r in range(d):
+                z[q, r] = X[start + q, r] - center[r]
+        for q in range(rows, _ROWS):
+            for r in range(d):
+                z[q, r] = 0.0
+        for k in range(n_states):
+            a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+            for c in range(d):
+                m = -shift[k, c]
+                s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = m
+                for r in range(c + 1):
+                    p = PT[k, c, r]
+                    s0 += p * z[0, r]
+                    s1 += p * z[1, r]
+                    s2 += p * z[2, r]
+                    s3 += p * z[3, r]
+                    s4 += p * z[4, r]
+                    s5 += p * z[5, r]
+                    s6 += p * z[6, r]
+                    s7 += p * z[7, r]
+                a0 += s0 * s0
+                a1 += s1 * s1
+                a2 += s2 * s2
+                a3 += s3 * s3
+                a4 += s4 * s4
+                a5 += s5 * s5
+                a6 += s6 * s6
+                a7 += s7 * s7
+            acc[0] = a0
+            acc[1] = a1
+            acc[2] = a2
+            acc[3] = a3
+            acc[4] = a4
+            acc[5] = a5
+            acc[6] = a6
+            acc[7] = a7
+            for q in range(rows):
+                out[start + q, k] = const[k] - 0.5 * acc[q]
+
+
+# Work (multiply-adds) below which a row-wise kernel runs on one thread, and
+# the fewest rows a thread is given: a thread costs tens of microseconds.
+_THREAD_WORK = 1 << 25
+_THREAD_ROWS = 4096
+
+
+def split_rows(kernel, X, args, out, work):
+    """``kernel(X, *args, out)`` with the rows of ``X`` and ``out`` split into
+    blocks run in parallel threads when ``work`` (its multiply-adds) is large
+    (see the module); the first block runs on the calling thread."""
+    n = X.shape[0]
+    n_threads = min(numba.config.NUMBA_NUM_THREADS, n // _THREAD_ROWS)
+    if work < _THREAD_WORK or n_threads < 2:
+        kernel(X, *args, out)
+        return
+    bounds = np.linspace(0, n, n_threads + 1).astype(int)
+    errors = []
+    kernel(X[:0], *args, out[:0])  # compiled (or loaded) once, here
+
+    def run(a, b):
+        try:
+            kernel(X[a:b], *args, out[a:b])
+        except BaseException as error:  # pragma: no cover - re-raised below
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=run, args=(a, b))
+        for a, b in itertools.pairwise(bounds[1:])
+    ]
+    for thread in threads:
+        thread.start()
+    run(bounds[0], bounds[1])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
 
 
 def _categorical_log_likelihood_numpy(codes, offsets, log_prob, out):

@@ -1,16 +1,35 @@
 """Covariance structures of the Gaussian emission family, as objects.
 
 One Gaussian family serves naive Bayes (diagonal), LDA (tied), QDA and the
-mixtures (full, tied, diagonal, spherical). What differs between the four is
-held here, once: the shape of the scatter statistics, how scatters merge, how
-a prior turns them into covariances, and how the quadratic form of the
-log-density is evaluated. A string option such as ``covariance_type='full'``
-is resolved to one of these objects once, where an estimator builds its
-components (:func:`covariance_from_name`).
+mixtures (full, tied, diagonal, spherical). Everything that differs between
+the four structures is a method of its object, after scipy's
+``scipy.stats.Covariance`` (a covariance as a polymorphic object, not a string
+dispatched in many places): the statistics (the shape of the scatter, how
+scatters merge, the compiled diagonal pass), how a prior turns statistics into
+covariances, the precision factor and its log-determinant, the log-density,
+sampling and parameter counts. A string option such as
+``covariance_type='full'`` is resolved to one of these objects once, where an
+estimator builds its components (:func:`covariance_from_name`).
 
 Scatter statistics are sums of weighted outer products of deviations from the
 state means (centred), so they merge exactly and keep their precision for data
-far from the origin.
+far from the origin. The tied structure keeps every state's scatter and pools
+them where a covariance is made, so that the same statistics serve LDA's
+prior-weighted pooling and shrinkage of each class.
+
+The precision factor ``P`` of a covariance ``Sigma`` satisfies ``P P^T =
+Sigma^{-1}``: the transposed inverse of the lower Cholesky factor of ``Sigma``
+(an upper triangular matrix) for full and tied structures, ``1 / sigma`` for
+variances. The log-density is evaluated in whitened coordinates ``(x - mu)
+P`` (Bishop 2006, section 2.3), never through an explicit inverse.
+
+References
+----------
+.. [1] C. M. Bishop, *Pattern Recognition and Machine Learning*, Springer,
+   2006, section 2.3 (the Gaussian distribution).
+.. [2] C. Fraley and A. E. Raftery, "Bayesian regularization for normal
+   mixture estimation and model-based clustering", *Journal of
+   Classification* 24, 2007, pp. 155-181.
 """
 
 from __future__ import annotations
@@ -18,7 +37,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
+from scipy import linalg
 from scipy.linalg import lapack
+
+from ..priors.niw import NormalInverseWishart
+from ._kernels import (
+    diag_class_moments,
+    diag_log_likelihood,
+    full_log_likelihood,
+    split_rows,
+)
 
 __all__ = [
     "DIAG",
@@ -37,6 +65,7 @@ __all__ = [
 ]
 
 _LOG_2PI = np.log(2.0 * np.pi)
+_EPS = np.finfo(float).eps
 
 
 def row_blocks(n_rows: int, width: int, elements: int = 1 << 20):
@@ -51,9 +80,52 @@ def row_blocks(n_rows: int, width: int, elements: int = 1 << 20):
 
 
 class Covariance(ABC):
-    """What one covariance structure contributes to the Gaussian family."""
+    """What one covariance structure contributes to the Gaussian family.
+
+    The methods take and return arrays in the structure's own shapes
+    (:meth:`shape` for covariances, precisions and their factors,
+    :meth:`scatter_shape` for the scatter statistics, :meth:`weight_shape`
+    for the statistics' weights). They assume valid input: the estimators
+    validate at their boundary.
+    """
 
     name: str = ""
+    #: Whether one covariance is shared by all states.
+    shared: bool = False
+
+    # -- shapes and counts ---------------------------------------------------------
+    @abstractmethod
+    def shape(self, n_states: int, n_features: int) -> tuple:
+        """Shape of the covariance parameters (or precisions) of ``n_states``."""
+
+    def scatter_shape(self, n_states: int, n_features: int) -> tuple:
+        """Shape of the scatter statistics (by default, that of the parameters)."""
+        return self.shape(n_states, n_features)
+
+    def weight_shape(self, n_states: int, n_features: int) -> tuple:
+        """Shape of the statistics' weights: one per state."""
+        return (n_states,)
+
+    @abstractmethod
+    def n_parameters(self, n_states: int, n_features: int) -> int:
+        """Free parameters of the covariances (a symmetric matrix has d(d+1)/2)."""
+
+    @abstractmethod
+    def block_size(self, n_features: int) -> int:
+        """Dimension of each independent covariance block: ``d`` for a matrix,
+        1 for each variance (the ``p`` of an inverse-Wishart on that block)."""
+
+    # -- statistics ----------------------------------------------------------------
+    def stats(self, X, weights, labels=None):
+        """``(weight, mean, scatter)`` of ``X`` under ``weights`` ``(n, K)``.
+
+        ``labels`` may be given when every row's weight sits on one state (a
+        supervised fit, ``weights[i, labels[i]]`` the row's weight).
+        """
+        weight = weights.sum(axis=0)
+        safe = np.where(weight > 0, weight, 1.0)
+        mean = (weights.T @ X) / safe[:, None]
+        return weight, mean, self.scatter(X, weights, mean, labels)
 
     @abstractmethod
     def scatter(self, X, weights, means, labels=None) -> np.ndarray:
@@ -61,21 +133,71 @@ class Covariance(ABC):
 
     @abstractmethod
     def outer(self, delta: np.ndarray, coef: np.ndarray) -> np.ndarray:
-        """Scatter of the mean shift ``delta`` (n_states, d), weighted by ``coef``."""
+        """Scatter of the mean shift ``delta`` (n_states, d), weighted by ``coef``
+        (the statistics' weights, or a prior's per-state weights)."""
+
+    # -- parameters from statistics and a prior ------------------------------------
+    @abstractmethod
+    def prior_scatter(self, prior: NormalInverseWishart, n_features: int):
+        """The part of ``prior``'s scatter ``Psi`` this structure reads, in the
+        shape of its scatter statistics (broadcasting over the states): the
+        matrix, its diagonal, or its trace."""
+
+    def as_covariance(self, scatter, n_features: int) -> np.ndarray:
+        """A scatter of unit weight as a covariance (the spherical structure's
+        scatter is a trace over the features)."""
+        return scatter
 
     @abstractmethod
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features: int, fallback=None
+    ) -> np.ndarray:
+        """``(psi + scatter) / (dof + weight)`` in this structure's shape.
+
+        ``scatter`` is centred on the means of the estimate. Where the
+        denominator is zero (no data, no prior weight) the covariance is
+        ``fallback``'s; without one, a :class:`numpy.linalg.LinAlgError`.
+        """
+
+    @abstractmethod
+    def add_to_diagonal(self, covariances, value: float) -> np.ndarray:
+        """``covariances + value I`` (a new array)."""
+
     def covariances(
         self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
     ):
         """MAP covariances ``(1 - shrink) (scatter + eta S) / (weight + eta)``
-        plus ``(shrink + reg) I``."""
+        plus ``(shrink + reg) I``; where ``weight + eta == 0``, ``S`` itself.
 
+        The keyword form of :class:`~bayeskit.priors.NormalInverseWishart`'s
+        update (``Psi = eta S``, ``c = eta``), kept for its callers.
+        """
+        S = NormalInverseWishart(scatter=prior_scatter)
+        # The number of features: the prior's, or the scatter's (a spherical
+        # scatter, one trace per state, does not show it).
+        if S.scatter.ndim:
+            d = S.scatter.shape[-1]
+        else:
+            d = np.shape(scatter)[-1] if np.ndim(scatter) > 1 else 1
+        psi = self.prior_scatter(S, d)
+        fallback = self.as_covariance(psi, d)
+        cov = self.map_covariances(
+            scatter, weight, prior_weight * psi, prior_weight, d, fallback
+        )
+        cov *= 1.0 - shrink
+        return self.add_to_diagonal(cov, shrink + reg)
+
+    # -- precision factors ---------------------------------------------------------
     @abstractmethod
-    def precision_cholesky(self, covariances, rounding_floor=True) -> np.ndarray:
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0
+    ) -> np.ndarray:
         """Factors ``P`` with ``P P^T`` the precision; raises LinAlgError if not PD.
 
-        With ``rounding_floor`` (full, tied), a Cholesky pivot at the rounding
-        level of the matrix also counts as singular; without it, only a failed
+        With ``rounding_floor``, a covariance singular up to rounding also
+        raises: for matrices a Cholesky pivot at the rounding level of the
+        matrix, for variances a variance at or below ``floor`` (the rounding
+        level of deviations from the data's means). Without it, only a failed
         factorisation does (scikit-learn's mixtures).
         """
 
@@ -84,73 +206,75 @@ class Covariance(ABC):
         """``log det P`` per state, shape ``(n_states,)`` (or a scalar if tied)."""
 
     @abstractmethod
+    def precision(self, prec_chol) -> np.ndarray:
+        """The precisions ``P P^T`` in the structure's shape."""
+
+    @abstractmethod
+    def from_precision(self, precisions) -> tuple[np.ndarray, np.ndarray]:
+        """``(P, covariances)`` of given precisions; LinAlgError if not PD.
+
+        ``P`` is the factor the M-step gives (upper triangular for matrices)
+        and the covariances come from triangular solves.
+        """
+
+    @abstractmethod
+    def trace_precision(self, prec_chol, M, n_features: int) -> np.ndarray:
+        """``tr(Sigma_k^{-1} M_k)`` per state (summed if tied), ``M`` a scatter
+        in the shape :meth:`prior_scatter` or :meth:`outer` give."""
+
+    # -- densities -----------------------------------------------------------------
+    @abstractmethod
     def mahalanobis(self, Xc, mu_c, prec_chol) -> np.ndarray:
         """Squared Mahalanobis distances ``(n, n_states)``; ``Xc``, ``mu_c`` centred."""
 
-    def shape(self, n_states: int, n_features: int) -> tuple:
-        """Shape of the covariance parameters (or precisions) of ``n_states``."""
-        k, d = n_states, n_features
-        return {"full": (k, d, d), "tied": (d, d), "diag": (k, d), "spherical": (k,)}[
-            self.name
-        ]
+    def log_likelihood(self, X, params) -> np.ndarray:
+        """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``.
 
-    def n_parameters(self, n_states: int, n_features: int) -> int:
-        """Free parameters of the covariances (a symmetric matrix has d(d+1)/2)."""
-        k, d = n_states, n_features
-        return {
-            "full": k * d * (d + 1) // 2,
-            "tied": d * (d + 1) // 2,
-            "diag": k * d,
-            "spherical": k,
-        }[self.name]
+        ``params`` has ``means``, ``precisions_cholesky``, ``log_det`` and
+        ``center`` (the deviations are taken in coordinates centred there).
+        """
+        mu_c = params.means - params.center
+        n, d = X.shape
+        out = np.empty((n, mu_c.shape[0]))
+        for rows in row_blocks(n, mu_c.size):
+            maha = self.mahalanobis(
+                X[rows] - params.center, mu_c, params.precisions_cholesky
+            )
+            out[rows] = -0.5 * (maha + d * _LOG_2PI) + params.log_det
+        return out
 
+    def relative_log_likelihood(self, X, params) -> np.ndarray:
+        """The log-likelihood up to a constant per row (what a posterior over
+        the states needs); by default the log-likelihood itself."""
+        return self.log_likelihood(X, params)
+
+    # -- the rest ------------------------------------------------------------------
+    @abstractmethod
     def dense(self, covariances, state: int, n_features: int) -> np.ndarray:
         """The full ``(d, d)`` covariance matrix of one state."""
-        c = np.asarray(covariances)
-        if self.name == "full":
-            return c[state]
-        if self.name == "tied":
-            return c
-        if self.name == "diag":
-            return np.diag(c[state])
-        return np.eye(n_features) * c[state]
+
+    def sample(self, rng, mean, covariances, state: int, n: int) -> np.ndarray:
+        """``n`` rows from ``N(mean, Sigma_state)`` drawn with ``rng`` (a
+        ``numpy.random.RandomState``), as scikit-learn's mixtures draw them."""
+        cov = self.dense(covariances, state, np.shape(mean)[0])
+        return rng.multivariate_normal(mean, cov, int(n))
 
     def log_prior(self, prec_chol, prior_scatter, prior_weight: float) -> float:
-        """Log density of the covariance prior at ``P``, up to its constant.
-
-        ``sum_k -eta/2 (log|Sigma_k| + tr(Sigma_k^{-1} S))``: the density the
-        MAP update ``(S_k + eta S) / (n_k + eta)`` maximises (for the diagonal
-        and spherical structures, its exact analogue).
-        """
+        """Log density of the covariance prior ``eta`` samples of ``S`` at ``P``,
+        up to its constant: ``sum_k -eta/2 (log|Sigma_k| + tr(Sigma_k^{-1} S))``
+        (:meth:`NormalInverseWishart.log_density`)."""
         if prior_weight == 0:
             return 0.0
-        P = prec_chol
-        S = np.asarray(prior_scatter, dtype=float)
-        diag = _diagonal(S)
-        if self.name == "full":
-            log_det = -2.0 * np.log(np.diagonal(P, axis1=1, axis2=2)).sum()
-            trace = np.einsum("kji,jl,kli->", P, S, P)
-        elif self.name == "tied":
-            log_det = -2.0 * np.log(np.diag(P)).sum()
-            trace = np.einsum("ji,jl,li->", P, S, P)
-        elif self.name == "diag":
-            log_det = -2.0 * np.log(P).sum()
-            trace = np.sum(P**2 * diag)
-        else:
-            d = diag.size
-            log_det = -2.0 * d * np.log(P).sum()
-            trace = d * np.mean(diag) * np.sum(P**2)
-        return float(-0.5 * prior_weight * (log_det + trace))
+        prior = NormalInverseWishart.from_covariance(prior_scatter, prior_weight)
+        d = prior.scatter.shape[-1] if prior.scatter.ndim else 1
+        n_states = np.shape(prec_chol)[0] if not self.shared else 1
+        return prior.log_density(self, np.zeros((n_states, d)), prec_chol)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
 
     def __reduce__(self):
         return (covariance_from_name, (self.name,))
-
-
-def _residuals(X, means, labels):
-    return X - means[labels]
 
 
 def _class_residuals(X, weights, means, labels):
@@ -174,44 +298,80 @@ def _class_residuals(X, weights, means, labels):
         yield r
 
 
+def _matrix_scatter(X, weights, means, labels):
+    """Every state's full scatter matrix, ``(K, d, d)``."""
+    k, d = means.shape
+    out = np.empty((k, d, d))
+    if labels is not None:
+        for j, r in enumerate(_class_residuals(X, weights, means, labels)):
+            out[j] = r.T @ r
+        return out
+    out[:] = 0.0
+    for rows in row_blocks(X.shape[0], k * d):
+        xb, wb = X[rows], weights[rows]
+        for j in range(k):
+            r = xb - means[j]
+            out[j] += (r * wb[:, j, None]).T @ r
+    return out
+
+
+def _add_to_matrix_diagonal(cov, value):
+    out = np.array(cov, dtype=float, copy=True)
+    d = out.shape[-1]
+    out[..., np.arange(d), np.arange(d)] += value
+    return out
+
+
+def _is_upper(P) -> bool:
+    return not np.any(np.tril(P, -1))
+
+
 class Full(Covariance):
     """A full covariance matrix per state: scatter ``(n_states, d, d)``."""
 
     name = "full"
 
+    def shape(self, n_states, n_features):
+        return (n_states, n_features, n_features)
+
+    def n_parameters(self, n_states, n_features):
+        return n_states * n_features * (n_features + 1) // 2
+
+    def block_size(self, n_features):
+        return n_features
+
     def scatter(self, X, weights, means, labels=None):
-        k, d = means.shape
-        out = np.empty((k, d, d))
-        if labels is not None:
-            for j, r in enumerate(_class_residuals(X, weights, means, labels)):
-                out[j] = r.T @ r
-            return out
-        out[:] = 0.0
-        for rows in row_blocks(X.shape[0], k * d):
-            xb, wb = X[rows], weights[rows]
-            for j in range(k):
-                r = xb - means[j]
-                out[j] += (r * wb[:, j, None]).T @ r
-        return out
+        return _matrix_scatter(X, weights, means, labels)
 
     def outer(self, delta, coef):
         return np.einsum("k,ki,kj->kij", coef, delta, delta)
 
-    def covariances(
-        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
-    ):
-        d = scatter.shape[-1]
-        den = (weight + prior_weight)[:, None, None]
-        cov = _ratio(scatter + prior_weight * prior_scatter, den, prior_scatter)
-        cov *= 1.0 - shrink
-        cov[:, np.arange(d), np.arange(d)] += shrink + reg
-        return cov
+    def prior_scatter(self, prior, n_features):
+        return prior.scatter_matrix(n_features)
 
-    def precision_cholesky(self, covariances, rounding_floor=True):
+    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+        den = np.asarray(weight + dof, dtype=float)
+        return _ratio(scatter + psi, den[:, None, None], fallback)
+
+    def add_to_diagonal(self, covariances, value):
+        return _add_to_matrix_diagonal(covariances, value)
+
+    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
         return np.stack([_prec_chol(c, rounding_floor) for c in covariances])
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.log(np.diagonal(prec_chol, axis1=1, axis2=2)).sum(axis=1)
+
+    def precision(self, prec_chol):
+        return np.einsum("kij,klj->kil", prec_chol, prec_chol)
+
+    def from_precision(self, precisions):
+        pairs = [_from_precision(p) for p in precisions]
+        return np.stack([p for p, _ in pairs]), np.stack([c for _, c in pairs])
+
+    def trace_precision(self, prec_chol, M, n_features):
+        M = np.broadcast_to(M, prec_chol.shape)
+        return np.einsum("kji,kjl,kli->k", prec_chol, M, prec_chol)
 
     def mahalanobis(self, Xc, mu_c, prec_chol):
         k, d, _ = prec_chol.shape
@@ -225,33 +385,100 @@ class Full(Covariance):
         # over a short last axis is several times slower.
         return y @ np.repeat(np.eye(k), d, axis=0)
 
+    def log_likelihood(self, X, params):
+        """As the base class; on large inputs, one compiled pass: a triangular
+        whitening per state and row, computed for a few rows at once
+        (:func:`~bayeskit.emissions._kernels.full_log_likelihood`, on blocks
+        of rows in parallel threads), half the arithmetic of a dense product
+        and no temporary as large as ``X``."""
+        P = params.precisions_cholesky
+        n, d = X.shape
+        k = P.shape[0]
+        if n * k * d * d < _COMPILED_WORK or not _is_upper(P):
+            return super().log_likelihood(X, params)
+        center = np.asarray(params.center, dtype=float)
+        shift = np.einsum("kj,kji->ki", params.means - center, P)
+        out = np.empty((n, k))
+        args = (
+            center,
+            shift,
+            np.ascontiguousarray(np.swapaxes(P, 1, 2)),
+            params.log_det - 0.5 * d * _LOG_2PI,
+        )
+        X = np.ascontiguousarray(X, dtype=float)
+        split_rows(full_log_likelihood, X, args, out, n * k * d * (d + 1) // 2)
+        return out
+
+    def dense(self, covariances, state, n_features):
+        return np.asarray(covariances)[state]
+
+
+# Below this much work (rows x states x features^2) the full structure's
+# densities take numpy's path (a stacked matrix product), which needs no
+# compiled kernel: a first small fit never compiles one.
+_COMPILED_WORK = 1 << 22
+
 
 class Tied(Covariance):
-    """One covariance matrix shared by all states: scatter ``(d, d)``."""
+    """One covariance matrix shared by all states.
+
+    The statistics keep every state's scatter ``(n_states, d, d)`` (they merge
+    as the full structure's); the covariance pools them, ``(d, d)``.
+    """
 
     name = "tied"
+    shared = True
+
+    def shape(self, n_states, n_features):
+        return (n_features, n_features)
+
+    def scatter_shape(self, n_states, n_features):
+        return (n_states, n_features, n_features)
+
+    def n_parameters(self, n_states, n_features):
+        return n_features * (n_features + 1) // 2
+
+    def block_size(self, n_features):
+        return n_features
 
     def scatter(self, X, weights, means, labels=None):
-        return FULL.scatter(X, weights, means, labels).sum(axis=0)
+        return _matrix_scatter(X, weights, means, labels)
 
     def outer(self, delta, coef):
-        return np.einsum("k,ki,kj->ij", coef, delta, delta)
+        return np.einsum("k,ki,kj->kij", coef, delta, delta)
 
-    def covariances(
-        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
-    ):
-        d = scatter.shape[-1]
-        den = weight.sum() + prior_weight
-        cov = _ratio(scatter + prior_weight * prior_scatter, den, prior_scatter)
-        cov *= 1.0 - shrink
-        cov[np.arange(d), np.arange(d)] += shrink + reg
-        return cov
+    def prior_scatter(self, prior, n_features):
+        return prior.scatter_matrix(n_features)
 
-    def precision_cholesky(self, covariances, rounding_floor=True):
+    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+        pooled = scatter.sum(axis=0) if np.ndim(scatter) == 3 else scatter
+        den = np.sum(weight) + np.sum(dof)
+        return _ratio(pooled + psi, np.asarray(den, dtype=float), fallback)
+
+    def pool(self, covariances, weights) -> np.ndarray:
+        """``sum_k w_k Sigma_k``: the shared covariance of per-state
+        covariances ``(K, d, d)`` and weights that sum to one (LDA pools its
+        classes' covariances by the class priors)."""
+        return np.einsum("k,kij->ij", weights, covariances)
+
+    def add_to_diagonal(self, covariances, value):
+        return _add_to_matrix_diagonal(covariances, value)
+
+    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
         return _prec_chol(covariances, rounding_floor)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.sum(np.log(np.diag(prec_chol)))
+
+    def precision(self, prec_chol):
+        return prec_chol @ prec_chol.T
+
+    def from_precision(self, precisions):
+        return _from_precision(precisions)
+
+    def trace_precision(self, prec_chol, M, n_features):
+        M = M.sum(axis=0) if np.ndim(M) == 3 else M
+        return np.einsum("ji,jl,li->", prec_chol, M, prec_chol)
 
     def mahalanobis(self, Xc, mu_c, prec_chol):
         y = Xc @ prec_chol
@@ -261,19 +488,117 @@ class Tied(Covariance):
         out += np.einsum("ij,ij->i", m, m)
         return out
 
+    def log_likelihood(self, X, params):
+        """As the base class, for any whitening ``W`` of shape ``(d, r)`` with
+        ``W W^T`` the (pseudo-)inverse covariance and ``log_det`` the sum of
+        the logs of its singular values: the density on the ``r``-dimensional
+        subspace the covariance spans (LDA with a singular covariance)."""
+        W = params.precisions_cholesky
+        rank = W.shape[1]
+        mu_c = params.means - params.center
+        m = mu_c @ W
+        n = X.shape[0]
+        row = np.empty(n)
+        for rows in row_blocks(n, X.shape[1] + rank):
+            white = (X[rows] - params.center) @ W
+            row[rows] = np.einsum("ij,ij->i", white, white)
+        row = -0.5 * (row + rank * _LOG_2PI) + params.log_det
+        out = self._linear_scores(X, params, m)
+        out += row[:, None]
+        return out
+
+    def relative_log_likelihood(self, X, params):
+        """The log-likelihood without ``-||(x - c) W||^2 / 2`` and the
+        normaliser, shared by every state: a linear function of ``x``."""
+        W = params.precisions_cholesky
+        return self._linear_scores(X, params, (params.means - params.center) @ W)
+
+    def _linear_scores(self, X, params, m):
+        """``(x - c) W m_k^T - ||m_k||^2 / 2`` with ``m_k = (mu_k - c) W``."""
+        W = params.precisions_cholesky
+        coef = m @ W.T
+        intercept = -0.5 * np.einsum("ij,ij->i", m, m)
+        # Centring costs a pass over X; it only buys precision when the data
+        # sit far from the origin compared with their spread (rounding of x^T A
+        # then grows with |x| / sigma): below 1e3 the two forms agree to ~1e-13.
+        spread = np.sqrt(np.maximum(np.diag(params.covariances), np.finfo(float).tiny))
+        if np.max(np.abs(params.center) / spread) <= 1e3:
+            out = X @ coef.T
+            out += intercept - params.center @ coef.T
+            return out
+        out = np.empty((X.shape[0], m.shape[0]))
+        for rows in row_blocks(X.shape[0], X.shape[1]):
+            out[rows] = (X[rows] - params.center) @ coef.T
+        out += intercept
+        return out
+
+    def dense(self, covariances, state, n_features):
+        return np.asarray(covariances)
+
 
 class Diag(Covariance):
     """One variance per state and feature: scatter ``(n_states, d)``.
 
     The only structure that marginalises missing values (NaN): a missing
-    feature is left out of its row's distance and normaliser.
+    feature is left out of its row's statistics, distance and normaliser, so
+    its weights are per state and feature, ``(n_states, d)``. Its density
+    (one compiled pass over the rows) and its statistics in a supervised fit
+    (two) take deviations from the means themselves
+    (:mod:`bayeskit.emissions._kernels`), which keeps data far from the origin
+    just as precise.
     """
 
     name = "diag"
 
+    def shape(self, n_states, n_features):
+        return (n_states, n_features)
+
+    def weight_shape(self, n_states, n_features):
+        return (n_states, n_features)
+
+    def n_parameters(self, n_states, n_features):
+        return n_states * n_features
+
+    def block_size(self, n_features):
+        return 1
+
+    def stats(self, X, weights, labels=None):
+        shape = (weights.shape[1], X.shape[1])
+        if labels is not None:
+            weight, mean, scatter = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+            diag_class_moments(
+                np.ascontiguousarray(X, dtype=float),
+                np.ascontiguousarray(weights, dtype=float),
+                np.ascontiguousarray(labels, dtype=np.intp),
+                np.empty(X.shape[1]),
+                weight,
+                mean,
+                scatter,
+                np.zeros(shape),
+            )
+            return weight, mean, scatter
+        missing = np.isnan(X)
+        if missing.any():
+            # Weights spread over the states: NaN cells drop out of each sum.
+            observed = (~missing).astype(float)
+            X = np.where(missing, 0.0, X)
+            weight = weights.T @ observed
+            safe = np.where(weight > 0, weight, 1.0)
+            mean = (weights.T @ X) / safe
+            # Deviations of missing cells are zeroed through the observed mask.
+            scatter = np.stack(
+                [
+                    weights[:, k] @ (((X - mean[k]) * observed) ** 2)
+                    for k in range(weights.shape[1])
+                ]
+            )
+            return weight, mean, scatter
+        weight, mean, scatter = super().stats(X, weights, labels)
+        return np.broadcast_to(weight[:, None], shape).copy(), mean, scatter
+
     def scatter(self, X, weights, means, labels=None):
         if labels is not None:
-            resid = _residuals(X, means, labels)
+            resid = X - means[labels]
             return weights.T @ (resid * resid)
         out = np.zeros(means.shape)
         for rows in row_blocks(X.shape[0], means.size):
@@ -284,21 +609,41 @@ class Diag(Covariance):
         return out
 
     def outer(self, delta, coef):
+        coef = np.asarray(coef, dtype=float)
         return coef * delta * delta if coef.ndim == 2 else coef[:, None] * delta**2
 
-    def covariances(
-        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
-    ):
-        weight = weight if weight.ndim == 2 else weight[:, None]
-        prior = _diagonal(prior_scatter)
-        num = scatter + prior_weight * prior
-        return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
+    def prior_scatter(self, prior, n_features):
+        return prior.scatter_diagonal(n_features)
 
-    def precision_cholesky(self, covariances, rounding_floor=True):
+    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+        weight = weight if np.ndim(weight) == 2 else np.asarray(weight)[:, None]
+        dof = np.asarray(dof, dtype=float)
+        den = weight + (dof[:, None] if dof.ndim == 1 else dof)
+        return _ratio(scatter + psi, den, fallback)
+
+    def add_to_diagonal(self, covariances, value):
+        return covariances + value
+
+    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
+        if rounding_floor and np.any(covariances <= floor):
+            # Deviations of identical points are at most rounding of the mean:
+            # a variance at that level is zero that rounding let through.
+            raise np.linalg.LinAlgError("a variance is zero")
         return _inverse_sqrt(covariances)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.log(prec_chol).sum(axis=1)
+
+    def precision(self, prec_chol):
+        return prec_chol**2
+
+    def from_precision(self, precisions):
+        if not np.all(precisions > 0):
+            raise np.linalg.LinAlgError("a precision is not positive")
+        return np.sqrt(precisions), 1.0 / precisions
+
+    def trace_precision(self, prec_chol, M, n_features):
+        return np.sum(prec_chol**2 * M, axis=-1)
 
     def mahalanobis(self, Xc, mu_c, prec_chol):
         prec = prec_chol**2
@@ -307,31 +652,82 @@ class Diag(Covariance):
         out += (mu_c * mu_c * prec).sum(axis=1)
         return out
 
+    def log_likelihood(self, X, params):
+        """One compiled pass over the rows (deviations from the means
+        themselves); a missing value leaves its feature out of the row."""
+        prec_chol = params.precisions_cholesky  # 1 / sigma, (K, d)
+        log_norm = np.log(prec_chol) - 0.5 * _LOG_2PI
+        out = np.empty((X.shape[0], prec_chol.shape[0]))
+        diag_log_likelihood(
+            np.ascontiguousarray(X, dtype=float),
+            np.ascontiguousarray(params.means, dtype=float),
+            0.5 * prec_chol * prec_chol,
+            log_norm,
+            log_norm.sum(axis=1),
+            out,
+        )
+        return out
+
+    def dense(self, covariances, state, n_features):
+        return np.diag(np.asarray(covariances)[state])
+
+    def sample(self, rng, mean, covariances, state, n):
+        d = np.shape(mean)[0]
+        scale = np.sqrt(np.asarray(covariances)[state])
+        return mean + rng.standard_normal((int(n), d)) * scale
+
 
 class Spherical(Covariance):
     """One variance per state: scatter ``(n_states,)`` (the trace)."""
 
     name = "spherical"
 
+    def shape(self, n_states, n_features):
+        return (n_states,)
+
+    def n_parameters(self, n_states, n_features):
+        return n_states
+
+    def block_size(self, n_features):
+        return 1
+
     def scatter(self, X, weights, means, labels=None):
         return DIAG.scatter(X, weights, means, labels).sum(axis=1)
 
     def outer(self, delta, coef):
+        coef = np.asarray(coef, dtype=float)
+        if coef.ndim == 2:
+            return (coef * delta * delta).sum(axis=1)
         return coef * (delta * delta).sum(axis=1)
 
-    def covariances(
-        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
-    ):
-        prior = np.mean(_diagonal(prior_scatter))
-        d = np.size(_diagonal(prior_scatter))
-        num = scatter / d + prior_weight * prior
-        return (1.0 - shrink) * _ratio(num, weight + prior_weight, prior) + shrink + reg
+    def prior_scatter(self, prior, n_features):
+        return np.sum(prior.scatter_diagonal(n_features), axis=-1)
 
-    def precision_cholesky(self, covariances, rounding_floor=True):
-        return _inverse_sqrt(covariances)
+    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+        den = np.asarray(weight + dof, dtype=float)
+        return _ratio((scatter + psi) / n_features, den, fallback)
+
+    def as_covariance(self, scatter, n_features):
+        return scatter / n_features
+
+    def add_to_diagonal(self, covariances, value):
+        return covariances + value
+
+    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
+        return DIAG.precision_cholesky(covariances, rounding_floor, floor=floor)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return n_features * np.log(prec_chol)
+
+    def precision(self, prec_chol):
+        return prec_chol**2
+
+    def from_precision(self, precisions):
+        return DIAG.from_precision(precisions)
+
+    def trace_precision(self, prec_chol, M, n_features):
+        # M is a trace: tr(sigma^-2 M) = tr(M) / sigma^2.
+        return M * prec_chol**2
 
     def mahalanobis(self, Xc, mu_c, prec_chol):
         prec = prec_chol**2
@@ -340,25 +736,29 @@ class Spherical(Covariance):
         out += (mu_c * mu_c).sum(axis=1)
         return out * prec
 
+    def dense(self, covariances, state, n_features):
+        return np.eye(n_features) * np.asarray(covariances)[state]
 
-def _diagonal(prior_scatter) -> np.ndarray:
-    """The diagonal of a prior scatter given as a matrix, or the vector itself."""
-    p = np.asarray(prior_scatter, dtype=float)
-    return np.diagonal(p) if p.ndim == 2 else p
+    def sample(self, rng, mean, covariances, state, n):
+        d = np.shape(mean)[0]
+        scale = np.sqrt(np.asarray(covariances)[state])
+        return mean + rng.standard_normal((int(n), d)) * scale
 
 
-def _ratio(num, den, prior):
-    """``num / den``; where ``den == 0`` (no data, no prior weight) the prior.
+def _ratio(num, den, fallback):
+    """``num / den``; where ``den == 0`` (no data, no prior weight) ``fallback``.
 
-    That is the limit of the MAP estimate as the prior weight goes to zero for
-    a state that has no data.
+    Without a fallback such a state's covariance is undefined: a LinAlgError.
     """
-    den = np.asarray(den, dtype=float)
     empty = den == 0
-    if not empty.any():
+    if not np.any(empty):
         return num / den
+    if fallback is None:
+        raise np.linalg.LinAlgError(
+            "a state has no data and no prior weight: its covariance is undefined"
+        )
     out = num / np.where(empty, 1.0, den)
-    return np.where(empty, np.broadcast_to(prior, out.shape), out)
+    return np.where(empty, np.broadcast_to(fallback, out.shape), out)
 
 
 def _inverse_sqrt(variances: np.ndarray) -> np.ndarray:
@@ -375,12 +775,20 @@ def _prec_chol(cov: np.ndarray, rounding_floor: bool = True) -> np.ndarray:
     d = cov.shape[0]
     # A pivot at rounding level means a singular matrix that rounding let through.
     scale = np.max(np.abs(np.diag(cov)))
-    if rounding_floor and np.min(np.diag(chol)) ** 2 <= d * np.finfo(float).eps * scale:
+    if rounding_floor and np.min(np.diag(chol)) ** 2 <= d * _EPS * scale:
         raise np.linalg.LinAlgError("the covariance matrix is singular")
     inv, info = lapack.dtrtri(chol, lower=1)
     if info != 0:
         raise np.linalg.LinAlgError("the covariance matrix is singular")
     return inv.T
+
+
+def _from_precision(precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(P, Sigma)`` of one precision matrix: ``Sigma = P^{-T} P^{-1}``, with
+    ``P^{-1}`` from a triangular solve."""
+    P = precision_cholesky_from_precision(precision)
+    inv = linalg.solve_triangular(P, np.eye(P.shape[0]), lower=False)
+    return P, inv.T @ inv
 
 
 def precision_cholesky(cov: np.ndarray) -> np.ndarray:

@@ -1,28 +1,40 @@
 """The Gaussian emission family: one family, its covariance structure an object.
 
 ``Gaussian(FULL)`` is QDA's and the full mixtures' emission, ``Gaussian(TIED)``
-LDA's, ``Gaussian(DIAG)`` Gaussian naive Bayes', ``Gaussian(SPHERICAL)`` the
-spherical mixtures'. Statistics are the weight, the mean and the centred
-scatter of every state; they merge pairwise (Chan, Golub and LeVeque), never
-as ``E[x^2] - E[x]^2``. Parameters come from statistics and a prior in one
-formula for every structure, the MAP update under a conjugate prior on the
-covariance (Fraley and Raftery 2007; Bishop 2006, section 2.3.6):
+LDA's and the tied mixtures', ``Gaussian(DIAG)`` Gaussian naive Bayes' and the
+diagonal mixtures', ``Gaussian(SPHERICAL)`` the spherical mixtures'.
+Statistics are the weight, the mean and the centred scatter of every state;
+they merge pairwise (Chan, Golub and LeVeque 1983), never as ``E[x^2] -
+E[x]^2``. Parameters come from statistics and a prior object, the mode of a
+Normal-inverse-Wishart posterior (:class:`~bayeskit.priors.NormalInverseWishart`;
+Murphy 2012, section 4.6.3; Fraley and Raftery 2007):
 
 .. math::
 
-    \\Sigma_k = \\frac{S_k + \\eta\\, S_0}{n_k + \\eta} + \\text{reg}\\, I,
+    \\Sigma_k = \\frac{\\Psi + S_k}{c + n_k} + \\text{reg}\\, I,
 
-with ``eta = 0`` the maximum-likelihood estimate. The log-density is evaluated
-through the precision Cholesky factor ``P`` (``P P^T = Sigma^{-1}``, from a
-triangular solve, never an explicit inverse) in coordinates centred on the
-training mean, so data far from the origin keeps its precision.
+with the flat prior (``Psi = 0``, ``c = 0``) the maximum-likelihood estimate.
+The log-density is evaluated through the precision Cholesky factor ``P``
+(``P P^T = Sigma^{-1}``, from a triangular inversion, never an explicit
+inverse) in whitened coordinates, so data far from the origin keeps its
+precision.
 
-With the diagonal structure, missing values (NaN) are marginalised: a missing
-feature is left out of the statistics of its row and of its density. Its
-density (one compiled pass over the rows) and its statistics in a supervised
-fit (two) take deviations from the means themselves
-(:mod:`bayeskit.emissions._kernels`), which keeps data far from the origin
-just as precise.
+What differs between the structures (the diagonal structure's compiled
+passes and its missing values, the tied structure's pooling, the full
+structure's triangular whitening) is a method of the structure object
+(:mod:`bayeskit.emissions.covariance`); this module never asks which
+structure it has.
+
+References
+----------
+.. [1] T. F. Chan, G. H. Golub and R. J. LeVeque, "Algorithms for computing
+   the sample variance: analysis and recommendations", *The American
+   Statistician* 37(3), 1983, pp. 242-247.
+.. [2] K. P. Murphy, *Machine Learning: A Probabilistic Perspective*, MIT
+   Press, 2012, section 4.6.3.
+.. [3] C. Fraley and A. E. Raftery, "Bayesian regularization for normal
+   mixture estimation and model-based clustering", *Journal of
+   Classification* 24, 2007, pp. 155-181.
 """
 
 from __future__ import annotations
@@ -31,20 +43,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels import diag_class_moments, diag_log_likelihood
-from .covariance import DIAG, Covariance, row_blocks
+from ..priors.niw import NormalInverseWishart
+from .base import Emission
+from .covariance import Covariance
 
 __all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
-
-_LOG_2PI = np.log(2.0 * np.pi)
 
 
 @dataclass(frozen=True)
 class GaussianStats:
-    """Weight ``(K,)`` (``(K, d)`` for DIAG), mean ``(K, d)`` and centred scatter.
+    """Weight, mean ``(K, d)`` and centred scatter of every state.
 
-    The scatter's shape is the covariance structure's: ``(K, d, d)`` full,
-    ``(d, d)`` tied, ``(K, d)`` diagonal, ``(K,)`` spherical.
+    The weight has the structure's :meth:`~Covariance.weight_shape` (``(K,)``,
+    or ``(K, d)`` for the diagonal structure, whose missing values leave
+    features out of rows) and the scatter its
+    :meth:`~Covariance.scatter_shape`: ``(K, d, d)`` full and tied, ``(K, d)``
+    diagonal, ``(K,)`` spherical (the trace).
     """
 
     weight: np.ndarray
@@ -62,30 +76,38 @@ class GaussianStats:
         scatter = self.scatter + other.scatter + self.covariance.outer(delta, coef)
         return GaussianStats(w, mean, scatter, self.covariance)
 
+    @property
+    def total_weight(self) -> np.ndarray:
+        """Total weight of every state, ``(K,)`` (as :meth:`state_weight`)."""
+        return self.state_weight()
+
     def state_weight(self) -> np.ndarray:
         """Total weight of every state, ``(K,)`` (with missing values: the
         largest over the features)."""
         w = self.weight
         return w if w.ndim == 1 else w.max(axis=1)
 
-    def _feature_weights(self) -> np.ndarray:
+    def feature_weight(self) -> np.ndarray:
+        """The weight of every state and feature, ``(K, d)``."""
         w = self.weight
         return w if w.ndim == 2 else np.broadcast_to(w[:, None], self.mean.shape)
 
+    _feature_weights = feature_weight
+
     def grand_mean(self) -> np.ndarray:
         """Weighted mean of every feature over all states."""
-        w = self._feature_weights()
+        w = self.feature_weight()
         tot = w.sum(axis=0)
         return (w * self.mean).sum(axis=0) / np.where(tot > 0, tot, 1.0)
 
     def within_variance(self) -> np.ndarray:
         """Pooled within-state variance of every feature (DIAG statistics)."""
-        tot = self._feature_weights().sum(axis=0)
+        tot = self.feature_weight().sum(axis=0)
         return self.scatter.sum(axis=0) / np.where(tot > 0, tot, 1.0)
 
     def total_variance(self) -> np.ndarray:
         """Variance of every feature over all states (DIAG statistics)."""
-        w = self._feature_weights()
+        w = self.feature_weight()
         tot = w.sum(axis=0)
         between = (w * (self.mean - self.grand_mean()) ** 2).sum(axis=0)
         return (self.scatter.sum(axis=0) + between) / np.where(tot > 0, tot, 1.0)
@@ -93,7 +115,8 @@ class GaussianStats:
 
 @dataclass(frozen=True)
 class GaussianParams:
-    """Means ``(K, d)``, covariances, precision Cholesky factors, ``log det P``."""
+    """Means ``(K, d)``, covariances, precision Cholesky factors, ``log det P``,
+    and the centre of the coordinates the densities are computed in."""
 
     means: np.ndarray
     covariances: np.ndarray
@@ -102,7 +125,15 @@ class GaussianParams:
     center: np.ndarray
 
 
-class Gaussian:
+@dataclass(frozen=True)
+class _Kept:
+    """What a state that neither data nor the prior reached keeps."""
+
+    means: np.ndarray
+    covariances: np.ndarray
+
+
+class Gaussian(Emission):
     """Gaussian emissions with the given covariance structure.
 
     Parameters
@@ -110,11 +141,25 @@ class Gaussian:
     covariance : Covariance
         ``FULL``, ``TIED``, ``DIAG`` or ``SPHERICAL`` from
         :mod:`bayeskit.emissions.covariance`.
+    n_features : int, default=None
+        The dimension, for :meth:`zeros`, :meth:`n_parameters` and
+        :meth:`sample` (the other methods read it from their arguments).
     """
 
-    def __init__(self, covariance: Covariance) -> None:
+    def __init__(self, covariance: Covariance, n_features: int | None = None) -> None:
         self.covariance = covariance
+        self.n_features = n_features
 
+    def __repr__(self) -> str:
+        return f"Gaussian({self.covariance!r}, n_features={self.n_features!r})"
+
+    def _dimension(self, n_features):
+        d = self.n_features if n_features is None else n_features
+        if d is None:
+            raise ValueError("n_features is needed: give it to Gaussian(...)")
+        return int(d)
+
+    # -- statistics ----------------------------------------------------------------
     def stats(
         self, X: np.ndarray, weights: np.ndarray, labels: np.ndarray | None = None
     ) -> GaussianStats:
@@ -126,106 +171,142 @@ class Gaussian:
         two compiled passes in all). NaN in ``X`` (missing values) is only
         allowed with the diagonal structure.
         """
-        if self.covariance is DIAG and labels is not None:
-            shape = (weights.shape[1], X.shape[1])
-            weight, mean, scatter = np.zeros(shape), np.zeros(shape), np.zeros(shape)
-            diag_class_moments(
-                np.ascontiguousarray(X, dtype=float),
-                np.ascontiguousarray(weights, dtype=float),
-                np.ascontiguousarray(labels, dtype=np.intp),
-                np.empty(X.shape[1]),
-                weight,
-                mean,
-                scatter,
-                np.zeros(shape),
-            )
-            return GaussianStats(weight, mean, scatter, DIAG)
-        missing = np.isnan(X) if self.covariance is DIAG else None
-        if missing is not None and missing.any():
-            # Weights spread over the states: NaN cells drop out of each sum.
-            observed = (~missing).astype(float)
-            X = np.where(missing, 0.0, X)
-            weight = weights.T @ observed
-            safe = np.where(weight > 0, weight, 1.0)
-            mean = (weights.T @ X) / safe
-            # Deviations of missing cells are zeroed through the observed mask.
-            scatter = np.stack(
-                [
-                    weights[:, k] @ (((X - mean[k]) * observed) ** 2)
-                    for k in range(weights.shape[1])
-                ]
-            )
-            return GaussianStats(weight, mean, scatter, DIAG)
-        weight = weights.sum(axis=0)
-        safe = np.where(weight > 0, weight, 1.0)
-        mean = (weights.T @ X) / safe[:, None]
-        if self.covariance is DIAG:
-            weight = np.broadcast_to(weight[:, None], mean.shape).copy()
-        scatter = self.covariance.scatter(X, weights, mean, labels)
+        weight, mean, scatter = self.covariance.stats(X, weights, labels)
         return GaussianStats(weight, mean, scatter, self.covariance)
 
+    def zeros(self, n_states: int, n_features: int | None = None) -> GaussianStats:
+        """The statistics of no data (the zero of ``+``)."""
+        k, d = n_states, self._dimension(n_features)
+        cov = self.covariance
+        return GaussianStats(
+            np.zeros(cov.weight_shape(k, d)),
+            np.zeros((k, d)),
+            np.zeros(cov.scatter_shape(k, d)),
+            cov,
+        )
+
+    # -- parameters ----------------------------------------------------------------
     def map_params(
         self,
         stats: GaussianStats,
-        prior_weight: float = 0.0,
+        prior: NormalInverseWishart | None = None,
+        previous=None,
+        *,
+        prior_weight: float | None = None,
         prior_scatter=None,
-        reg: float = 0.0,
-        shrink: float = 0.0,
+        reg: float | None = None,
+        shrink: float | None = None,
         rounding_floor: bool = True,
     ) -> GaussianParams:
-        """MAP parameters; ``prior_scatter`` ``S_0`` defaults to the identity.
+        """MAP parameters: the mode of ``prior``'s posterior given ``stats``.
 
-        ``shrink`` in [0, 1] pulls the covariance toward the identity,
-        ``(1 - shrink) Sigma + shrink I`` (QDA's ``reg_param``), and ``reg`` is
-        added to its diagonal afterwards.
+        Parameters
+        ----------
+        stats : GaussianStats
+        prior : NormalInverseWishart, default=None
+            None: the prior of the keywords below (by default the flat
+            prior, maximum likelihood).
+        previous : GaussianParams, default=None
+            What a state (or a feature of it) that neither data nor the
+            prior reached keeps; without it, such a state's mean is the
+            mean over all states and its covariance an error.
+        prior_weight, prior_scatter, reg, shrink : float, array-like
+            The same prior as keywords (the form older callers use):
+            ``from_covariance(prior_scatter, prior_weight, reg=reg,
+            shrink=shrink)`` with ``prior_scatter`` the identity by default; a
+            state without data and weight then keeps ``prior_scatter`` (the
+            limit of the estimate as ``prior_weight`` goes to zero).
+        rounding_floor : bool, default=True
+            A variance or Cholesky pivot at the rounding level of the data
+            counts as zero; without it, only a covariance that is not
+            positive definite in floating point is rejected (scikit-learn's
+            mixtures).
 
-        Raises :class:`numpy.linalg.LinAlgError` when a covariance is not
-        positive definite; the estimator turns it into an error that names
-        its own remedies. With ``rounding_floor`` (the default), a variance
-        or Cholesky pivot at the rounding level of the data counts as zero;
-        without it, only a covariance that is not positive definite in
-        floating point is rejected (scikit-learn's mixtures).
+        Returns
+        -------
+        params : GaussianParams
+
+        Raises
+        ------
+        numpy.linalg.LinAlgError
+            When a covariance is not positive definite; the estimator turns
+            it into an error that names its own remedies.
         """
+        structure = self.covariance
         d = stats.mean.shape[1]
-        if prior_scatter is None:
-            prior_scatter = np.eye(d)
-        cov = self.covariance.covariances(
-            stats.scatter, stats.weight, prior_weight, prior_scatter, reg, shrink
-        )
-        if rounding_floor and self.covariance.name in ("diag", "spherical"):
-            # Deviations of identical points are at most rounding of the mean:
-            # a variance at that level is zero that rounding let through.
-            floor = d * (np.finfo(float).eps * np.max(np.abs(stats.mean))) ** 2
-            if np.any(cov <= floor):
-                raise np.linalg.LinAlgError("a variance is zero")
-        prec = self.covariance.precision_cholesky(cov, rounding_floor)
-        log_det = self.covariance.log_det_precision_cholesky(prec, d)
+        keywords = (prior_weight, prior_scatter, reg, shrink)
+        if prior is not None and not isinstance(prior, NormalInverseWishart):
+            raise TypeError(
+                "prior must be a NormalInverseWishart (the keyword form is "
+                f"prior_weight=..., prior_scatter=...), got {type(prior).__name__}"
+            )
         center = stats.grand_mean()
-        # A state with no data for a feature takes the mean over all states.
-        means = np.where(stats._feature_weights() > 0, stats.mean, center)
+        if prior is None:
+            # The keyword form (all defaults: the flat prior); the estimators
+            # validated its values.
+            eta = float(prior_weight or 0.0)
+            unit = NormalInverseWishart._unchecked(
+                np.eye(d) if prior_scatter is None else prior_scatter
+            )
+            prior = NormalInverseWishart._unchecked(
+                eta * unit.scatter, eta, reg or 0.0, shrink or 0.0
+            )
+            if previous is None:
+                psi = structure.prior_scatter(unit, d)
+                previous = _Kept(center, structure.as_covariance(psi, d))
+        elif any(v is not None for v in keywords):
+            raise TypeError("give the prior as an object or as keywords, not both")
+        means, cov = prior.map(structure, stats, previous)
+        # Deviations of identical points are at most rounding of the mean.
+        floor = d * (np.finfo(float).eps * np.max(np.abs(stats.mean), initial=0.0)) ** 2
+        prec = structure.precision_cholesky(cov, rounding_floor, floor=floor)
+        log_det = structure.log_det_precision_cholesky(prec, d)
         return GaussianParams(means, cov, prec, log_det, center)
 
+    def params_from(self, means, covariances, center=None) -> GaussianParams:
+        """Parameters from given means and covariances (no rounding floor)."""
+        means = np.asarray(means, dtype=float)
+        prec = self.covariance.precision_cholesky(covariances, rounding_floor=False)
+        log_det = self.covariance.log_det_precision_cholesky(prec, means.shape[1])
+        center = means.mean(axis=0) if center is None else center
+        return GaussianParams(means, covariances, prec, log_det, center)
+
+    def log_prior(self, params: GaussianParams, prior=None) -> float:
+        """``log p(mu, Sigma)`` of ``prior`` at ``params``, up to its constant."""
+        if prior is None:
+            return 0.0
+        return prior.log_density(
+            self.covariance, params.means, params.precisions_cholesky
+        )
+
+    def n_parameters(self, n_states: int, n_features: int | None = None) -> int:
+        """Free scalars of ``n_states`` states: means and covariances."""
+        d = self._dimension(n_features)
+        return n_states * d + self.covariance.n_parameters(n_states, d)
+
+    # -- densities and draws -------------------------------------------------------
     def log_likelihood(self, X: np.ndarray, params: GaussianParams) -> np.ndarray:
         """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``."""
-        if self.covariance is DIAG:
-            prec_chol = params.precisions_cholesky  # 1 / sigma, (K, d)
-            log_norm = np.log(prec_chol) - 0.5 * _LOG_2PI
-            out = np.empty((X.shape[0], prec_chol.shape[0]))
-            diag_log_likelihood(
-                np.ascontiguousarray(X, dtype=float),
-                np.ascontiguousarray(params.means, dtype=float),
-                0.5 * prec_chol * prec_chol,
-                log_norm,
-                log_norm.sum(axis=1),
-                out,
+        return self.covariance.log_likelihood(X, params)
+
+    def relative_log_likelihood(self, X: np.ndarray, params: GaussianParams):
+        """:meth:`log_likelihood` up to a constant per row: what a posterior
+        over the states needs (for a tied covariance, a linear function)."""
+        return self.covariance.relative_log_likelihood(X, params)
+
+    def sample(self, params: GaussianParams, states, random_state) -> np.ndarray:
+        """One row from the emission of every state in ``states``.
+
+        The draws of each state, in order of the states, are one call of
+        ``random_state`` (a ``numpy.random.RandomState``) for all its rows:
+        scikit-learn's mixtures draw the same rows from the same generator.
+        """
+        states = np.asarray(states)
+        d = params.means.shape[1]
+        out = np.empty((len(states), d))
+        for k in range(params.means.shape[0]):
+            rows = states == k
+            out[rows] = self.covariance.sample(
+                random_state, params.means[k], params.covariances, k, rows.sum()
             )
-            return out
-        mu_c = params.means - params.center
-        n, d = X.shape
-        out = np.empty((n, mu_c.shape[0]))
-        for rows in row_blocks(n, mu_c.size):
-            maha = self.covariance.mahalanobis(
-                X[rows] - params.center, mu_c, params.precisions_cholesky
-            )
-            out[rows] = -0.5 * (maha + d * _LOG_2PI) + params.log_det
         return out

@@ -1,19 +1,21 @@
 """Gaussian discriminant analysis: linear (shared covariance) and quadratic.
 
-The class is one latent node; its emission is a Gaussian with a covariance
-tied across classes (LDA) or one per class (QDA), the shared Gaussian family
-of :mod:`bayeskit.emissions`. Statistics (class weights, means, centred
-scatter matrices) add, so ``partial_fit`` over chunks equals one ``fit``.
+The class is one latent node; its emission is the Gaussian family of
+:mod:`bayeskit.emissions` with a covariance tied across classes (LDA,
+``Gaussian(TIED)``) or one per class (QDA, ``Gaussian(FULL)``). Statistics
+(class weights, means, every class's centred scatter matrix) add, so
+``partial_fit`` over chunks equals one ``fit``. LDA's solvers ('svd', 'lsqr',
+'eigen', shrinkage) give the whitening of the tied covariance; its densities
+and class scores are the tied structure's.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 from scipy import linalg
-from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
+from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._validation import (
     HasMethods,
@@ -21,264 +23,26 @@ from .._validation import (
     StrOptions,
     check_covariance_prior,
     check_is_fitted,
-    validate_data,
 )
 from .._warnings import warn
-from ..emissions import FULL, Gaussian, GaussianStats
-from ..emissions import GaussianParams as _GaussianParams
-from ..emissions.covariance import row_blocks
-from .base import BaseGenerativeClassifier, float_input, keep_input_dtype
+from ..emissions import FULL, TIED, Gaussian, GaussianParams
+from ..graph import LatentNode
+from ..priors.niw import NormalInverseWishart
+from ._gaussian_classifier import (
+    _EstimatedCovariances,
+    _GaussianClassifier,
+    _ledoit_wolf,
+    _LedoitWolfStats,
+    _pinv_factor,
+    _raise_not_full_rank,
+    _shrunk,
+    _std,
+)
+from .base import BaseGenerativeClassifier, Triple, keep_input_dtype
 
 __all__ = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis"]
 
 _LOG_2PI = np.log(2.0 * np.pi)
-_GAUSSIAN = Gaussian(FULL)
-_EPS = np.finfo(np.float64).eps
-
-
-# -- statistics -----------------------------------------------------------------
-@dataclass(frozen=True)
-class _DAStats:
-    """Gaussian statistics, the rows of positive weight of every class, and the
-    parts of a covariance estimate that need all the data at once (``whole``).
-
-    ``gaussian`` and ``rows`` add; statistics with a ``whole`` part do not.
-    """
-
-    gaussian: GaussianStats
-    rows: np.ndarray
-    whole: object = None
-
-    def __add__(self, other):
-        whole = self.whole if self.whole is not None else other.whole
-        if whole is not None:
-            raise ValueError(whole.merge_error)
-        return _DAStats(self.gaussian + other.gaussian, self.rows + other.rows)
-
-
-@dataclass(frozen=True)
-class _LedoitWolfStats:
-    """The fourth moments Ledoit-Wolf shrinkage needs.
-
-    ``q_class[k] = sum_i w_i ||(x_i - mu_k) / sigma_k||^4`` over class k's rows
-    and ``q_total`` the same around the overall mean and standard deviation.
-    They depend on the means of all the data, so they do not merge.
-    """
-
-    q_class: np.ndarray
-    q_total: float | None
-    merge_error = (
-        "shrinkage='auto' (Ledoit-Wolf) needs all the data at once: use fit, or "
-        "a float shrinkage with partial_fit"
-    )
-
-
-@dataclass(frozen=True)
-class _EstimatedCovariances:
-    """Covariances fitted by a ``covariance_estimator`` on each class's rows
-    (``class_cov``) and on all the rows (``total_cov``, when needed)."""
-
-    class_cov: np.ndarray
-    total_cov: np.ndarray | None
-    merge_error = (
-        "a covariance_estimator needs all the data at once: use fit, not partial_fit"
-    )
-
-
-def _std(variances):
-    std = np.sqrt(variances)
-    return np.where(std == 0, 1.0, std)
-
-
-def _ledoit_wolf(cov: np.ndarray, q: float, weight: float) -> np.ndarray:
-    """Ledoit-Wolf shrunk covariance of standardized data, scaled back.
-
-    ``cov`` is the maximum-likelihood covariance, ``q`` the weighted sum of
-    the fourth powers of the norms of the standardized rows. The shrinkage
-    intensity is Ledoit and Wolf's (2004), on the correlation matrix as
-    scikit-learn's discriminant analysis does.
-    """
-    d = cov.shape[0]
-    std = _std(np.diag(cov))
-    corr = cov / np.outer(std, std)
-    mu = np.trace(corr) / d
-    delta_ = np.sum(corr**2)
-    beta = (q / weight - delta_) / (d * weight)
-    delta = (delta_ - 2.0 * mu * np.trace(corr) + d * mu**2) / d
-    beta = min(beta, delta)
-    alpha = 0.0 if beta == 0 else beta / delta
-    shrunk = (1.0 - alpha) * corr + alpha * mu * np.eye(d)
-    return shrunk * np.outer(std, std)
-
-
-def _shrunk(cov: np.ndarray, alpha: float) -> np.ndarray:
-    """``(1 - alpha) cov + alpha mu I`` with ``mu`` the mean variance."""
-    d = cov.shape[0]
-    return (1.0 - alpha) * cov + alpha * np.trace(cov) / d * np.eye(d)
-
-
-def _fourth_moment(Xc: np.ndarray, std: np.ndarray, w: np.ndarray, labels, k):
-    """``sum_i w_i ||Xc_i / std_i||^4`` per label (``std`` per row's label)."""
-    z = np.einsum("ij,ij->i", Xc / std, Xc / std)
-    return np.bincount(labels, w * z**2, minlength=k)
-
-
-def _pinv_factor(cov: np.ndarray) -> np.ndarray:
-    """``W`` of shape ``(d, rank)`` with ``W W^T`` the pseudo-inverse of ``cov``.
-
-    Eigenvalues at or below ``eps * max`` count as zero: the cut-off of the
-    minimum-norm least-squares solution (LAPACK ``gelsd`` with scipy's default
-    ``cond``), so that ``W W^T mu`` is scikit-learn's ``lstsq(cov, mu)``.
-    """
-    evals, evecs = linalg.eigh(cov)
-    keep = evals > _EPS * max(evals.max(), 0.0)
-    if not keep.any():
-        raise np.linalg.LinAlgError("the within-class covariance is zero")
-    return evecs[:, keep] / np.sqrt(evals[keep])
-
-
-def _check_priors(priors, k: int) -> np.ndarray:
-    """Priors as a probability vector; renormalised with a warning (as
-    scikit-learn's LDA) when they do not sum to one."""
-    p = np.asarray(priors, dtype=float)
-    if p.shape != (k,):
-        raise ValueError(f"priors must have shape ({k},), got shape {p.shape}")
-    if not np.all(np.isfinite(p)):
-        raise ValueError(f"priors must be finite, got {p}")
-    if (p < 0).any():
-        raise ValueError(f"priors must be non-negative, got {p}")
-    total = p.sum()
-    if total <= 0:
-        raise ValueError("priors must not all be zero")
-    if abs(total - 1.0) > 1e-5:
-        warn(
-            f"The priors do not sum to 1 (they sum to {total:.6g}): renormalizing them",
-            UserWarning,
-        )
-    return p / total
-
-
-def _raise_not_full_rank(label, advice):
-    raise np.linalg.LinAlgError(
-        f"The covariance matrix of class {label} is not full rank. {advice}"
-    )
-
-
-class _GaussianClassifier(BaseGenerativeClassifier):
-    """Validation, statistics and covariance estimates shared by LDA and QDA."""
-
-    _solvers_with_shrinkage = ("lsqr", "eigen")
-
-    def _prepare_X(self, X, reset, sample_weight=None):
-        X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
-        if reset:
-            self._dtype = X.dtype
-        return float_input(X)
-
-    def _check_solver(self) -> None:
-        """Combinations of solver, shrinkage and covariance estimator."""
-        name = type(self).__name__
-        if self.solver == "svd" and self.shrinkage is not None:
-            others = " or ".join(repr(s) for s in self._solvers_with_shrinkage)
-            raise NotImplementedError(
-                f"shrinkage not supported with solver='svd' in {name}: use solver="
-                f"{others}"
-            )
-        if self.covariance_estimator is not None:
-            if self.solver == "svd":
-                others = " or ".join(repr(s) for s in self._solvers_with_shrinkage)
-                raise ValueError(f"{self._svd_estimator_error}; use solver={others}")
-            if self.shrinkage is not None and self.shrinkage != 0:
-                raise ValueError(
-                    "covariance_estimator and shrinkage parameters are not None. "
-                    "Only one of the two can be set: pass shrinkage=None to use "
-                    "the covariance_estimator"
-                )
-
-    def _needs_total_covariance(self) -> bool:
-        return False
-
-    def _emission_stats(self, X, weights, labels):
-        self._check_solver()
-        k = weights.shape[1]
-        w = weights[np.arange(len(labels)), labels]
-        gstats = _GAUSSIAN.stats(X, weights, labels)
-        rows = np.bincount(labels[w > 0], minlength=k).astype(float)
-        whole = None
-        if self.covariance_estimator is not None:
-            whole = self._estimated_covariances(X, w, labels, k)
-        elif self.shrinkage == "auto":
-            cov = self._ml_covariances(gstats)
-            std_k = np.stack([_std(np.diag(c)) for c in cov])
-            Xc = X - gstats.mean[labels]
-            q_class = _fourth_moment(Xc, std_k[labels], w, labels, k)
-            q_total = None
-            if self._needs_total_covariance():
-                mean = gstats.grand_mean()
-                var = np.average((X - mean) ** 2, axis=0, weights=w)
-                q_total = _fourth_moment(X - mean, _std(var), w, 0 * labels, 1)[0]
-            whole = _LedoitWolfStats(q_class, q_total)
-        return _DAStats(gstats, rows, whole)
-
-    def _estimated_covariances(self, X, w, labels, k):
-        """Fit a clone of ``covariance_estimator`` on each class's rows."""
-        if not np.all((w == 0) | (w == 1)):
-            raise ValueError(
-                "sample_weight must be 0 or 1 with a covariance_estimator (it is "
-                "fitted on the rows of positive weight); use shrinkage for "
-                "weighted rows"
-            )
-
-        def fit(rows):
-            est = clone(self.covariance_estimator, safe=False)
-            est.fit(rows)
-            if not hasattr(est, "covariance_"):
-                raise ValueError(
-                    f"covariance_estimator {type(est).__name__} does not have a "
-                    "covariance_ attribute after fit"
-                )
-            return np.atleast_2d(np.asarray(est.covariance_, dtype=float))
-
-        keep = w > 0
-        class_cov = np.stack([fit(X[keep & (labels == c)]) for c in range(k)])
-        total = fit(X[keep]) if self._needs_total_covariance() else None
-        return _EstimatedCovariances(class_cov, total)
-
-    @staticmethod
-    def _ml_covariances(stats: GaussianStats) -> np.ndarray:
-        """Maximum-likelihood covariance of every class, ``(K, d, d)``."""
-        return FULL.covariances(
-            stats.scatter, stats.weight, 0.0, np.eye(stats.mean.shape[1]), 0.0
-        )
-
-    def _shrunk_covariances(self, stats: _DAStats, base: np.ndarray) -> np.ndarray:
-        """Every class's covariance as ``shrinkage`` or the estimator says."""
-        whole = stats.whole
-        if isinstance(whole, _EstimatedCovariances):
-            return whole.class_cov
-        if isinstance(whole, _LedoitWolfStats):
-            weight = stats.gaussian.weight
-            return np.stack(
-                [_ledoit_wolf(c, q, n) for c, q, n in zip(base, whole.q_class, weight)]
-            )
-        if self.shrinkage is not None:
-            return np.stack([_shrunk(c, self.shrinkage) for c in base])
-        return base
-
-    def _checked_priors(self, k: int):
-        """Priors that do not sum to one are renormalised with a warning."""
-        return None if self.priors is None else _check_priors(self.priors, k)
-
-    def _update_params(self) -> None:
-        try:
-            super()._update_params()
-        except Exception:
-            # A fit that fails leaves the estimator unfitted.
-            for attr in [
-                a for a in vars(self) if a.endswith("_") and not a.startswith("_")
-            ]:
-                delattr(self, attr)
-            raise
 
 
 class LinearDiscriminantAnalysis(
@@ -420,6 +184,16 @@ class LinearDiscriminantAnalysis(
     def _needs_total_covariance(self) -> bool:
         return self.solver == "eigen"
 
+    def _make_components(self) -> Triple:
+        """The class node, the Gaussian family with a covariance tied across
+        the classes, and the flat prior (the solvers' shrinkage acts on the
+        estimate itself)."""
+        return Triple(
+            LatentNode(len(self.classes_)),
+            Gaussian(TIED, self.n_features_in_),
+            NormalInverseWishart(),
+        )
+
     def _set_emission_params(self, stats):
         gstats = stats.gaussian
         k, d = gstats.mean.shape
@@ -437,34 +211,37 @@ class LinearDiscriminantAnalysis(
         self._max_components = self.n_components or max_components
         self.priors_ = np.exp(self.class_log_prior_)
         self.means_ = gstats.mean
-        ml_cov = self._ml_covariances(gstats)
-        class_cov = self._shrunk_covariances(stats, ml_cov)
-        within = np.einsum("k,kij->ij", self.priors_, class_cov)
+        components = self._make_components()
+        self._family = components.emission
+        tied = self._family.covariance
+        # As scikit-learn, 'lsqr' and 'eigen' pool the classes' (shrunk)
+        # covariances by the priors; 'svd' whitens the maximum-likelihood tied
+        # covariance, the classes' scatter pooled by their weights.
+        class_cov = self._shrunk_covariances(stats, self._ml_covariances(gstats))
+        within = tied.pool(class_cov, self.priors_)
         if self.solver == "svd":
             if self.store_covariance:
                 self.covariance_ = within
-            freq = gstats.weight / gstats.weight.sum()
-            self._solve_svd(gstats, np.einsum("k,kij->ij", freq, ml_cov))
-            pooled = within
+            cov = components.prior.map(tied, gstats)[1]
+            whitening = self._solve_svd(gstats, cov)
         else:
-            self.covariance_ = pooled = within
+            self.covariance_ = cov = within
             if self.solver == "eigen":
-                self._whitening = self._solve_eigen(stats, within)
+                whitening = self._solve_eigen(stats, within)
             else:
-                self._whitening = _pinv_factor(within)
-            coef = (self.means_ @ self._whitening) @ self._whitening.T
+                whitening = _pinv_factor(within)
+            coef = (self.means_ @ whitening) @ whitening.T
             self._set_linear(coef, -0.5 * np.sum(self.means_ * coef, axis=1))
-        # Class scores in coordinates centred on the data: precise far from 0.
-        self._center = gstats.grand_mean()
-        white_means = (self.means_ - self._center) @ self._whitening
-        self._score_coef = white_means @ self._whitening.T
-        self._score_intercept = -0.5 * np.sum(white_means**2, axis=1)
-        self._log_det = np.sum(np.log(linalg.svdvals(self._whitening)))
-        # Centring costs a pass over X; it only buys precision when the data sit
-        # far from the origin compared with their spread (rounding of x^T A then
-        # grows with |x| / sigma): below 1e3 the two forms agree to ~1e-13.
-        spread = np.sqrt(np.maximum(np.diag(pooled), np.finfo(float).tiny))
-        self._centred_scores = np.max(np.abs(self._center) / spread) > 1e3
+        # The densities and class scores are the tied structure's, with this
+        # whitening W (W W^T the covariance's pseudo-inverse) in coordinates
+        # centred on the data.
+        self._params = GaussianParams(
+            self.means_,
+            cov,
+            whitening,
+            np.sum(np.log(linalg.svdvals(whitening))),
+            gstats.grand_mean(),
+        )
         keep_input_dtype(
             self,
             self._dtype,
@@ -502,7 +279,6 @@ class LinearDiscriminantAnalysis(
         if rank == 0:
             raise np.linalg.LinAlgError("every feature is constant within the classes")
         scalings = (evecs[:, order[:rank]] / std[:, None]) / s[:rank]
-        self._whitening = scalings
         self.xbar_ = self.priors_ @ self.means_
         k = len(self.classes_)
         fac = 1.0 if k == 1 else 1.0 / (k - 1)
@@ -518,6 +294,7 @@ class LinearDiscriminantAnalysis(
         intercept = -0.5 * np.sum(coef**2, axis=1)
         coef = coef @ self.scalings_.T
         self._set_linear(coef, intercept - self.xbar_ @ coef.T)
+        return scalings
 
     def _solve_eigen(self, stats, within):
         """Fisher's directions: the generalised eigenvectors of (S_b, S_w).
@@ -551,25 +328,11 @@ class LinearDiscriminantAnalysis(
 
     # -- prediction ----------------------------------------------------------------
     def _class_scores(self, X):
-        """``log p(x | y)`` without ``-x^T Sigma^{-1} x / 2`` and the normaliser."""
-        if not self._centred_scores:
-            out = X @ self._score_coef.T
-            out += self._score_intercept - self._center @ self._score_coef.T
-            return out
-        out = np.empty((X.shape[0], len(self.classes_)))
-        for rows in row_blocks(X.shape[0], X.shape[1]):
-            out[rows] = (X[rows] - self._center) @ self._score_coef.T
-        out += self._score_intercept
-        return out
+        """``log p(x | y)`` without the part every class shares: linear in ``x``."""
+        return self._family.relative_log_likelihood(X, self._params)
 
     def _log_likelihood(self, X):
-        rank = self._whitening.shape[1]
-        row = np.empty(X.shape[0])
-        for rows in row_blocks(X.shape[0], X.shape[1] + rank):
-            white = (X[rows] - self._center) @ self._whitening
-            row[rows] = np.einsum("ij,ij->i", white, white)
-        row = -0.5 * (row + rank * _LOG_2PI) + self._log_det
-        return self._class_scores(X) + row[:, None]
+        return self._family.log_likelihood(X, self._params)
 
     def decision_function(self, X):
         """``X @ coef_.T + intercept_``: the log posterior up to a constant per row.
@@ -778,6 +541,19 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
                 UserWarning,
             )
 
+    def _make_components(self) -> Triple:
+        """The class node, the Gaussian family with a full covariance per
+        class, and the covariance prior: ``covariance_prior_weight`` virtual
+        samples of ``covariance_prior``, shrunk toward the identity by
+        ``reg_param`` with 'svd'."""
+        d = self.n_features_in_
+        prior = NormalInverseWishart.from_covariance(
+            check_covariance_prior(self.covariance_prior, d),
+            self.covariance_prior_weight,
+            shrink=self.reg_param if self.solver == "svd" else 0.0,
+        )
+        return Triple(LatentNode(len(self.classes_)), Gaussian(FULL, d), prior)
+
     def _set_emission_params(self, stats):
         gstats = stats.gaussian
         d = gstats.mean.shape[1]
@@ -790,19 +566,13 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
                         "is ill defined: set covariance_prior_weight > 0 for a MAP "
                         "estimate"
                     )
-        base = FULL.covariances(
-            gstats.scatter,
-            gstats.weight,
-            eta,
-            check_covariance_prior(self.covariance_prior, d),
-            0.0,
-            self.reg_param if self.solver == "svd" else 0.0,
-        )
+        components = self._make_components()
+        self._family = components.emission
+        full = self._family.covariance
+        means, base = components.prior.map(full, gstats)
         cov = self._shrunk_covariances(stats, base) if self.solver == "eigen" else base
         self.priors_ = np.exp(self.class_log_prior_)
-        self.means_ = np.where(
-            gstats.weight[:, None] > 0, gstats.mean, gstats.grand_mean()
-        )
+        self.means_ = means
         self.rotations_, self.scalings_ = [], []
         for label, rows, c in zip(self.classes_, stats.rows, cov):
             self._check_rank(label, rows, d, eta)
@@ -815,14 +585,14 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         if self.store_covariance:
             self.covariance_ = list(cov)
         try:
-            self.precisions_cholesky_ = FULL.precision_cholesky(cov)
+            self.precisions_cholesky_ = full.precision_cholesky(cov)
         except np.linalg.LinAlgError:
             self._check_rank(self.classes_[0], d + 1, d, 0.0, full=False)
-        self._params = _GaussianParams(
+        self._params = GaussianParams(
             self.means_,
             cov,
             self.precisions_cholesky_,
-            FULL.log_det_precision_cholesky(self.precisions_cholesky_, d),
+            full.log_det_precision_cholesky(self.precisions_cholesky_, d),
             gstats.grand_mean(),
         )
         keep_input_dtype(
@@ -858,7 +628,7 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         )
 
     def _log_likelihood(self, X):
-        return _GAUSSIAN.log_likelihood(X, self._params)
+        return self._family.log_likelihood(X, self._params)
 
     def decision_function(self, X):
         """Log posterior up to a constant per row.

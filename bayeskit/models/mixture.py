@@ -1,22 +1,42 @@
-"""Gaussian mixtures fitted by EM with a MAP covariance prior, and model selection.
+"""Gaussian mixtures fitted by EM with a MAP covariance prior.
 
 The latent structure is one component node; the E-step is the graph core's
 posterior over it, fed by the Gaussian family's log-likelihoods; the M-step
 turns the family's statistics under those responsibilities into parameters
 with the prior (EM for MAP estimation: Dempster, Laird and Rubin 1977;
-Fraley and Raftery 2007).
+Fraley and Raftery 2007). The statistics are values that add
+(:class:`MixtureStats`), so a fitted mixture also takes stepwise EM updates
+on chunks of data (``partial_fit``) and statistics summed over chunks
+(``summarize`` / ``from_stats``).
+
+The classifier with one mixture per class and the selection of a mixture by
+an information criterion live in their own modules and are imported here:
+``from bayeskit.models.mixture import GaussianMixture,
+GaussianMixtureClassifier, select_mixture``.
+
+References
+----------
+.. [1] A. P. Dempster, N. M. Laird and D. B. Rubin, "Maximum likelihood from
+   incomplete data via the EM algorithm", *Journal of the Royal Statistical
+   Society B* 39(1), 1977, pp. 1-38.
+.. [2] C. Fraley and A. E. Raftery, "Bayesian regularization for normal
+   mixture estimation and model-based clustering", *Journal of
+   Classification* 24, 2007, pp. 155-181.
+.. [3] K. P. Murphy, *Machine Learning: A Probabilistic Perspective*, MIT
+   Press, 2012, section 4.6.3 (the Normal-inverse-Wishart prior).
+.. [4] R. M. Neal and G. E. Hinton, "A view of the EM algorithm that justifies
+   incremental, sparse, and other variants", in M. I. Jordan (ed.),
+   *Learning in Graphical Models*, Kluwer, 1998, pp. 355-368.
+.. [5] O. Cappe and E. Moulines, "On-line expectation-maximization algorithm
+   for latent data models", *Journal of the Royal Statistical Society B*
+   71(3), 2009, pp. 593-613.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
-import pandas as pd
-from scipy import linalg
-from sklearn.base import clone
-from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
 
 from .._logmath import logsumexp
@@ -26,18 +46,24 @@ from .._validation import (
     _fit_context,
     check_covariance_prior,
     check_is_fitted,
-    check_probability_vector,
     check_sample_weight,
     validate_data,
 )
 from .._warnings import warn
-from ..emissions import Gaussian, GaussianParams, GaussianStats, covariance_from_name
-from ..emissions.covariance import precision_cholesky_from_precision
+from ..emissions import Gaussian, GaussianParams, covariance_from_name
 from ..graph import LatentNode
+from ..priors.niw import NormalInverseWishart
 from ._em import BaseLatentModel
-from .base import BaseGenerativeClassifier, float_input, keep_input_dtype
+from ._mixture_start import check_initial_parameters, initial_responsibilities
+from ._mixture_stats import MixtureStats, _guard_empty
+from .base import Triple, float_input, keep_input_dtype
 
-__all__ = ["GaussianMixture", "GaussianMixtureClassifier", "select_mixture"]
+__all__ = [
+    "GaussianMixture",
+    "GaussianMixtureClassifier",
+    "MixtureStats",
+    "select_mixture",
+]
 
 
 class GaussianMixture(BaseLatentModel):
@@ -46,8 +72,9 @@ class GaussianMixture(BaseLatentModel):
     A drop-in for scikit-learn's ``GaussianMixture`` (same parameters,
     attributes and methods), plus ``covariance_prior`` /
     ``covariance_prior_weight`` (a MAP prior on the covariances, after Fraley
-    and Raftery 2007),
-    ``sample_weight`` in :meth:`fit`, and ``lower_bounds_``.
+    and Raftery 2007), ``sample_weight`` in :meth:`fit`, ``lower_bounds_``,
+    and EM on statistics: :meth:`summarize` / :meth:`from_stats` (chunks
+    whose statistics add) and :meth:`partial_fit` (stepwise EM).
 
     Parameters
     ----------
@@ -108,6 +135,10 @@ default='kmeans'
         Its history, one value per iteration; it never decreases.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
+    stats_ : MixtureStats
+        The statistics the parameters were set from (the last M-step's):
+        ``from_stats(stats_)`` gives the same parameters, and
+        :meth:`partial_fit` adds to them.
 
     See Also
     --------
@@ -127,7 +158,9 @@ default='kmeans'
 
     which maximises the expected complete-data log-likelihood plus the log
     prior :math:`\\sum_k -\\tfrac{\\eta}{2} (\\log|\\Sigma_k| + \\operatorname{tr}
-    (\\Sigma_k^{-1} S))` (an inverse-Wishart density up to its constant). The
+    (\\Sigma_k^{-1} S))` (an inverse-Wishart density up to its constant: the
+    :class:`~bayeskit.priors.NormalInverseWishart` of ``eta`` virtual samples
+    of ``S``, without a prior on the means; Murphy 2012, section 4.6.3). The
     other types use its exact analogue: 'tied' one covariance for all
     components, 'diag' the diagonal of ``S``, 'spherical' the mean of that
     diagonal. The prior keeps every covariance positive definite when a
@@ -218,6 +251,26 @@ default='kmeans'
         self.verbose = verbose
         self.verbose_interval = verbose_interval
 
+    # -- components -----------------------------------------------------------------
+    def _make_components(self, X=None, sample_weight=None) -> Triple:
+        """The component node, the Gaussian family of ``covariance_type`` and
+        the covariance prior: ``covariance_prior_weight`` virtual samples of
+        ``covariance_prior`` (for 'empirical', the data's covariance, hence
+        ``X``), with ``reg_covar`` added to every covariance."""
+        d = self.n_features_in_
+        if isinstance(self.covariance_prior, str):  # 'empirical'
+            sw = sample_weight
+            mean = sw @ X / sw.sum()
+            r = X - mean
+            scatter = (r * sw[:, None]).T @ r / sw.sum()
+        else:
+            scatter = check_covariance_prior(self.covariance_prior, d)
+        structure = covariance_from_name(self.covariance_type)
+        prior = NormalInverseWishart.from_covariance(
+            scatter, self.covariance_prior_weight, reg=self.reg_covar
+        ).check(structure, self.n_components, d)
+        return Triple(LatentNode(self.n_components), Gaussian(structure, d), prior)
+
     # -- fitting ------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -243,14 +296,34 @@ default='kmeans'
         return np.argmax(self._fit(X, sample_weight), axis=1)
 
     def _fit(self, X, sample_weight):
+        X, sw = self._prepare(
+            X,
+            sample_weight,
+            reset=not (self.warm_start and hasattr(self, "converged_")),
+        )
+        self._start(X, sw)
+        resp = self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
+        if self.stats_ is None:  # no M-step ran: the statistics of the start
+            self.stats_ = self._stats_of(X, sw)
+        self._finish()
+        return resp
+
+    def _prepare(self, X, sample_weight, reset, start=True):
+        """Validated float64 ``X`` (its dtype kept for the attributes) and
+        sample weights; rows to ``start`` EM from need enough rows and weight,
+        a later chunk of :meth:`partial_fit` only one row."""
         X = validate_data(
             self,
             X,
             dtype=[np.float64, np.float32],
-            ensure_min_samples=2,
-            reset=not (self.warm_start and hasattr(self, "converged_")),
+            ensure_min_samples=2 if start else 1,
+            reset=reset,
         )
-        dtype, X = X.dtype, float_input(X)
+        if reset:
+            self._dtype = X.dtype
+        X = float_input(X)
+        if not start:
+            return X, check_sample_weight(sample_weight, X, allow_all_zero=True)
         if X.shape[0] < self.n_components:
             raise ValueError(
                 f"Expected n_samples >= n_components but got n_components = "
@@ -259,138 +332,73 @@ default='kmeans'
         sw = check_sample_weight(sample_weight, X)
         if not sw.any():
             raise ValueError("sample_weight must not be all zero")
-        self._covariance = covariance_from_name(self.covariance_type)
-        self._family = Gaussian(self._covariance)
-        self._prior_scatter = self._resolve_prior(X, sw)
+        return X, sw
+
+    def _start(self, X, sw):
+        """Resolve the components and check the initial parameters."""
+        components = self._make_components(X, sw)
+        self._family, self._prior = components.emission, components.prior
+        self._node = components.structure
         self._init_given = self._check_initial_parameters(X.shape[1])
-        resp = self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
+        if not (self.warm_start and hasattr(self, "converged_")):
+            self.stats_ = None
+
+    def _finish(self):
+        """Attributes in the input's dtype, and the precisions."""
         keep_input_dtype(
-            self, dtype, "weights_", "means_", "covariances_", "precisions_cholesky_"
+            self,
+            self._dtype,
+            "weights_",
+            "means_",
+            "covariances_",
+            "precisions_cholesky_",
         )
         self._derive_precisions()
-        return resp
-
-    def _resolve_prior(self, X, sw):
-        d = X.shape[1]
-        if isinstance(self.covariance_prior, str):  # 'empirical'
-            mean = sw @ X / sw.sum()
-            r = X - mean
-            return (r * sw[:, None]).T @ r / sw.sum()
-        return check_covariance_prior(self.covariance_prior, d)
 
     def _check_initial_parameters(self, d):
-        """Validated copies of the given initial parameters (None where not given).
-
-        Shapes as scikit-learn's; ``weights_init`` a probability vector,
-        ``means_init`` finite, ``precisions_init`` finite and positive
-        (symmetric positive definite for 'full' and 'tied').
-        """
-        k, name = self.n_components, self.covariance_type
-        weights = means = precisions = None
-        if self.weights_init is not None:
-            weights = check_probability_vector(self.weights_init, "weights_init", k)
-        if self.means_init is not None:
-            means = _finite_array(self.means_init, "means_init")
-            if means.shape != (k, d):
-                raise ValueError(
-                    f"means_init must have shape ({k}, {d}), got {means.shape}"
-                )
-        if self.precisions_init is not None:
-            precisions = _finite_array(self.precisions_init, "precisions_init")
-            expected = covariance_from_name(name).shape(k, d)
-            if precisions.shape != expected:
-                raise ValueError(
-                    f"precisions_init must have shape {expected} for "
-                    f"covariance_type={name!r}, got {precisions.shape}"
-                )
-            if name in ("diag", "spherical"):
-                if np.any(precisions <= 0):
-                    raise ValueError(
-                        f"precisions_init must be positive for covariance_type="
-                        f"{name!r}, got a minimum of {precisions.min():.5g}"
-                    )
-            else:
-                for i, p in enumerate(precisions if name == "full" else [precisions]):
-                    which = f" (component {i})" if name == "full" else ""
-                    if not np.allclose(p, p.T):
-                        raise ValueError(f"precisions_init must be symmetric{which}")
-                    try:
-                        np.linalg.cholesky(p)
-                    except np.linalg.LinAlgError:
-                        raise ValueError(
-                            f"precisions_init must be positive definite{which}"
-                        ) from None
-        return weights, means, precisions
-
-    def _initial_resp(self, X, sample_weight, random_state):
-        """First responsibilities; rows of zero weight never seed a component."""
-        n, k = X.shape[0], self.n_components
-        resp = np.zeros((n, k))
-        if self.init_params == "kmeans":
-            km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
-            resp[np.arange(n), km.fit(X, sample_weight=sample_weight).labels_] = 1.0
-        elif self.init_params == "random":
-            resp = random_state.uniform(size=(n, k))
-            resp /= resp.sum(axis=1, keepdims=True)
-        elif self.init_params == "random_from_data":
-            # Equal weights draw as scikit-learn does (no p: another algorithm).
-            p = None
-            if np.ptp(sample_weight) > 0:
-                p = sample_weight / sample_weight.sum()
-            idx = random_state.choice(n, size=k, replace=False, p=p)
-            resp[idx, np.arange(k)] = 1.0
-        else:  # k-means++
-            _, idx = kmeans_plusplus(
-                X, k, random_state=random_state, sample_weight=sample_weight
-            )
-            resp[idx, np.arange(k)] = 1.0
-        return resp
+        """Validated copies of the given initial parameters (None where not given)."""
+        return check_initial_parameters(
+            self._family.covariance,
+            self.n_components,
+            d,
+            self.weights_init,
+            self.means_init,
+            self.precisions_init,
+        )
 
     def _initialize(self, X, sample_weight, random_state):
         weights, means, precisions = self._init_given
+        self.stats_ = None
         if weights is None or means is None or precisions is None:
             # As scikit-learn: with all three given, nothing is drawn or estimated.
-            resp = self._initial_resp(X, sample_weight, random_state)
+            resp = initial_responsibilities(
+                self.init_params, X, sample_weight, self.n_components, random_state
+            )
             # scikit-learn's first weights are n_k / n_samples: with one seed
             # row per component (k-means++, random_from_data) they sum to
             # n_components / n_samples, which only the first E-step sees.
-            self._update(X, resp * sample_weight[:, None], sample_weight.sum())
+            gstats = self._family.stats(X, resp * sample_weight[:, None])
+            self._m_step_from(gstats, sample_weight.sum())
+            self.stats_ = None  # a start, not statistics of an E-step
         if weights is not None:
             self.weights_ = weights.copy()
         if means is not None:
             self.means_ = means.copy()
         if precisions is not None:
-            self._set_precisions(precisions)
+            structure = self._family.covariance
+            P, covs = structure.from_precision(precisions)
+            self.precisions_cholesky_, self.covariances_ = P, covs
         self._center = sample_weight @ X / sample_weight.sum()
 
-    def _set_precisions(self, precisions):
-        """Parameters from given precisions: ``P`` the upper factor, ``P P^T``
-        the precision (the form the M-step gives), covariances by triangular
-        solves."""
-        if self._covariance.name in ("diag", "spherical"):
-            self.precisions_cholesky_ = np.sqrt(precisions)
-            self.covariances_ = 1.0 / precisions
-            return
-        stack = precisions if precisions.ndim == 3 else precisions[None]
-        chol = np.stack([precision_cholesky_from_precision(p) for p in stack])
-        eye = np.eye(stack.shape[-1])
-        # Sigma = P^{-T} P^{-1}, with P^{-1} from a triangular solve.
-        inv = np.stack([linalg.solve_triangular(c, eye, lower=False) for c in chol])
-        covs = np.einsum("kji,kjl->kil", inv, inv)
-        self.precisions_cholesky_ = chol if precisions.ndim == 3 else chol[0]
-        self.covariances_ = covs if precisions.ndim == 3 else covs[0]
-
     def _e_step(self, X):
-        post = LatentNode(self.n_components).posterior(
-            self._log_likelihood(X), np.log(self.weights_)
-        )
+        post = self._node.posterior(self._log_likelihood(X), np.log(self.weights_))
         return post.log_resp, post.log_evidence
 
     def _log_likelihood(self, X):
         return self._family.log_likelihood(X, self._params())
 
     def _params(self):
-        log_det = self._covariance.log_det_precision_cholesky(
+        log_det = self._family.covariance.log_det_precision_cholesky(
             self.precisions_cholesky_, self.means_.shape[1]
         )
         return GaussianParams(
@@ -402,10 +410,19 @@ default='kmeans'
         )
 
     def _m_step(self, X, log_resp, sample_weight):
-        self._update(X, np.exp(log_resp) * sample_weight[:, None])
+        resp = np.exp(log_resp) * sample_weight[:, None]
+        self._from_mixture_stats(
+            MixtureStats(self._family.stats(X, resp), float(sample_weight.sum()), 0.0)
+        )
 
-    def _update(self, X, resp, total=None):
-        """Parameters from responsibilities already weighted by sample_weight.
+    def _from_mixture_stats(self, stats):
+        """The M-step: parameters from statistics; ``stats_`` is ``stats``."""
+        self._m_step_from(stats.gaussian)
+        self.stats_ = stats
+
+    def _m_step_from(self, raw, total=None):
+        """Parameters from the Gaussian statistics ``raw`` (responsibilities
+        already weighted by sample_weight).
 
         As scikit-learn, every component's weight gets ``10 eps`` more, as if
         that much mass sat at the origin without scatter: an empty component
@@ -414,16 +431,9 @@ default='kmeans'
         positive definite in floating point. The weights are divided by
         ``total`` (default: their sum).
         """
-        raw = self._family.stats(X, resp)
         stats = _guard_empty(raw)
         try:
-            params = self._family.map_params(
-                stats,
-                prior_weight=self.covariance_prior_weight,
-                prior_scatter=self._prior_scatter,
-                reg=self.reg_covar,
-                rounding_floor=False,
-            )
+            params = self._family.map_params(stats, self._prior, rounding_floor=False)
         except np.linalg.LinAlgError:
             raise ValueError(
                 "a component's covariance is singular (it collapsed on too few "
@@ -431,13 +441,11 @@ default='kmeans'
                 "set covariance_prior_weight > 0 (the MAP prior), or increase "
                 "reg_covar"
             ) from None
-        if _at_rounding_level(
-            self._family,
-            raw,
-            prior_weight=self.covariance_prior_weight,
-            prior_scatter=self._prior_scatter,
-            reg=self.reg_covar,
-        ):
+        try:
+            # The stricter test of the other Gaussian models, on the statistics
+            # without the guard (an empty component keeps what the guard gave).
+            self._family.map_params(raw, self._prior, params)
+        except np.linalg.LinAlgError:
             warn(
                 "a component's covariance collapsed to the rounding level of the "
                 "data (a component on one point, or on fewer points than "
@@ -453,12 +461,8 @@ default='kmeans'
         self._center = params.center
 
     def _log_prior(self):
-        """``log p(Sigma)`` of the MAP prior, up to its constant."""
-        return self._covariance.log_prior(
-            self.precisions_cholesky_,
-            self._prior_scatter,
-            self.covariance_prior_weight,
-        )
+        """``log p(mu, Sigma)`` of the MAP prior, up to its constant."""
+        return self._family.log_prior(self._params(), self._prior)
 
     def _get_parameters(self):
         return (
@@ -467,6 +471,7 @@ default='kmeans'
             self.covariances_,
             self.precisions_cholesky_,
             self._center,
+            self.stats_,
         )
 
     def _set_parameters(self, params):
@@ -476,18 +481,140 @@ default='kmeans'
             self.covariances_,
             self.precisions_cholesky_,
             self._center,
+            self.stats_,
         ) = params
         self._derive_precisions()
 
     def _derive_precisions(self):
         """``precisions_`` from ``precisions_cholesky_``."""
-        P = self.precisions_cholesky_
-        if self._covariance.name == "full":
-            self.precisions_ = np.einsum("kij,klj->kil", P, P)
-        elif self._covariance.name == "tied":
-            self.precisions_ = P @ P.T
-        else:
-            self.precisions_ = P**2
+        self.precisions_ = self._family.covariance.precision(self.precisions_cholesky_)
+
+    # -- statistics ----------------------------------------------------------------
+    def _stats_of(self, X, sample_weight) -> MixtureStats:
+        """The E-step's statistics of validated rows under the current parameters."""
+        if X.shape[0] == 0:
+            return self._zero_stats()
+        log_resp, log_prob = self._e_step(X)
+        with np.errstate(under="ignore"):
+            resp = np.exp(log_resp) * sample_weight[:, None]
+        return MixtureStats(
+            self._family.stats(X, resp),
+            float(sample_weight.sum()),
+            float(sample_weight @ log_prob),
+        )
+
+    def _zero_stats(self) -> MixtureStats:
+        return MixtureStats(self._family.zeros(self.n_components), 0.0, 0.0)
+
+    def summarize(self, X, sample_weight=None):
+        """Expected sufficient statistics of a chunk under the current parameters.
+
+        The E-step on the rows of ``X``: the Gaussian family's statistics
+        under the posterior over the components (times ``sample_weight``).
+        Statistics of chunks add (``a + b``), and :meth:`from_stats` of their
+        sum is one EM iteration over all the rows: EM on data that does not
+        fit in memory, or that lives on several machines, is ``from_stats(sum
+        of summarize(chunk))`` in a loop.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights; a chunk whose weights are all zero is valid
+            (its statistics are zero).
+
+        Returns
+        -------
+        stats : MixtureStats
+        """
+        check_is_fitted(self)
+        X = self._validate(X)
+        sw = check_sample_weight(sample_weight, X, allow_all_zero=True)
+        return self._stats_of(X, sw)
+
+    def from_stats(self, stats):
+        """Set the parameters from statistics (summed over chunks): the M-step.
+
+        Parameters
+        ----------
+        stats : MixtureStats
+            Statistics of :meth:`summarize` (or ``stats_``) of this mixture,
+            added over any number of chunks.
+
+        Returns
+        -------
+        self : object
+            The mixture with parameters from ``stats``; ``stats_`` is ``stats``.
+        """
+        if not hasattr(self, "_family"):
+            raise ValueError(
+                "from_stats needs a fitted mixture (its covariance structure and "
+                "prior): call fit or partial_fit first, then summarize"
+            )
+        k, d = self.n_components, self.n_features_in_
+        if not isinstance(stats, MixtureStats) or stats.gaussian.mean.shape != (k, d):
+            raise TypeError(
+                f"stats must be the MixtureStats of summarize for {k} components "
+                f"of {d} features, got {type(stats).__name__}"
+            )
+        if not stats.total_weight > 0:
+            raise ValueError("stats has no weight: summarize rows of positive weight")
+        self._from_mixture_stats(stats)
+        self._finish()
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """One stepwise (incremental) EM update on a chunk of data.
+
+        The E-step on the chunk under the current parameters gives its
+        statistics, which are added to ``stats_`` (the statistics of every
+        chunk seen so far, each under the parameters of its own step); the
+        M-step sets the parameters from the sum. This is incremental EM
+        (Neal and Hinton 1998) with every chunk visited once, and stepwise EM
+        (Cappe and Moulines 2009) with the step size ``w_chunk / w_total``:
+        the parameters move toward the chunk's by its share of the weight
+        seen. The chunk's log-likelihood never decreases in a step (the
+        parameters before it maximise the prior plus the statistics seen
+        before, so the step can only gain on the chunk; a ``reg_covar``
+        ridge, outside that maximisation, can cost a little).
+
+        The first call (on an unfitted mixture) starts as :meth:`fit` does,
+        from ``init_params`` or the given initial parameters on its chunk,
+        then takes the step; the data's covariance of
+        ``covariance_prior='empirical'`` is the first chunk's. After
+        :meth:`fit`, steps continue from the fitted parameters and their
+        statistics. ``n_iter_`` grows by one per step, and ``lower_bound_`` is the
+        chunk's per-sample log posterior before its step (appended to
+        ``lower_bounds_``); a later chunk may have any number of rows, and
+        weights that are all zero (a step that changes nothing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        first = getattr(self, "stats_", None) is None
+        X, sw = self._prepare(X, sample_weight, reset=first, start=first)
+        if first:
+            self._start(X, sw)
+            self._initialize(X, sw, check_random_state(self.random_state))
+            self.n_iter_, self.lower_bounds_ = 0, []
+        chunk = self._stats_of(X, sw)
+        if chunk.total_weight > 0:
+            bound = (chunk.log_likelihood + self._log_prior()) / chunk.total_weight
+            self.lower_bound_ = bound
+            self.lower_bounds_ = [*self.lower_bounds_, bound]
+        self._from_mixture_stats(chunk if first else self.stats_ + chunk)
+        self.n_iter_ += 1
+        self.converged_ = False  # one step: no convergence test
+        self._finish()
+        return self
 
     # -- prediction ------------------------------------------------------------------
     def _validate(self, X):
@@ -546,24 +673,11 @@ default='kmeans'
             self.random_state if random_state is None else random_state
         )
         counts = rng.multinomial(n_samples, self.weights_)
-        d = self.means_.shape[1]
-        name = self._covariance.name
-        parts = []
-        for k, c in enumerate(counts):
-            if name in ("full", "tied"):
-                cov = self._covariance.dense(self.covariances_, k, d)
-                parts.append(rng.multivariate_normal(self.means_[k], cov, int(c)))
-            else:  # independent coordinates: scaled standard normals
-                scale = np.sqrt(self.covariances_[k])
-                parts.append(self.means_[k] + rng.standard_normal((c, d)) * scale)
-        X = np.vstack(parts)
         y = np.repeat(np.arange(self.n_components), counts)
-        return X, y
+        return self._family.sample(self._params(), y, rng), y
 
     def _n_parameters(self):
-        k, d = self.means_.shape
-        cov = covariance_from_name(self.covariance_type).n_parameters(k, d)
-        return cov + k * d + k - 1
+        return self._family.n_parameters(self.n_components) + self.n_components - 1
 
     def bic(self, X):
         """Bayesian information criterion on ``X`` (lower is better)."""
@@ -575,263 +689,8 @@ default='kmeans'
         return -2 * self.score(X) * np.shape(X)[0] + 2 * self._n_parameters()
 
 
-def _finite_array(value, name):
-    """``value`` as a float64 array, or a ValueError naming ``name``."""
-    try:
-        arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be an array of numbers") from None
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (it contains NaN or infinity)")
-    return arr
-
-
-def _at_rounding_level(family, stats, **prior):
-    """Whether a component's covariance from ``stats`` (without the guard) is
-    singular up to rounding: the stricter test the other Gaussian models use."""
-    try:
-        family.map_params(stats, **prior)
-    except np.linalg.LinAlgError:
-        return True
-    return False
-
-
-def _guard_empty(stats):
-    """``stats`` with ``10 eps`` more weight per component at the origin.
-
-    scikit-learn's M-step divides by ``n_k + 10 eps``: the mean shrinks to
-    ``n_k mu_k / (n_k + 10 eps)`` and the scatter is taken around it (the
-    added mass contributes none).
-    """
-    tiny = 10 * np.finfo(np.float64).eps
-    weight = stats.weight + tiny
-    frac = stats.weight / weight
-    mean = stats.mean * (frac if frac.ndim == 2 else frac[:, None])
-    shift = stats.covariance.outer(stats.mean - mean, stats.weight)
-    return GaussianStats(weight, mean, stats.scatter + shift, stats.covariance)
-
-
-def select_mixture(
-    X,
-    n_components=range(1, 10),
-    covariance_types=("full", "tied", "diag", "spherical"),
-    criterion="bic",
-    **params,
-):
-    """Fit a mixture for every candidate and keep the best by BIC or AIC.
-
-    mclust's workflow: one :class:`GaussianMixture` per number of components
-    and covariance type, compared by an information criterion.
-
-    Parameters
-    ----------
-    X : array-like of shape (n_samples, n_features)
-    n_components : iterable of int, default=range(1, 10)
-    covariance_types : iterable of str, default=('full', 'tied', 'diag', 'spherical')
-    criterion : {'bic', 'aic'}, default='bic'
-    **params
-        Other parameters of every :class:`GaussianMixture` (``random_state``,
-        ``covariance_prior_weight``, ...).
-
-    Returns
-    -------
-    table : DataFrame
-        One row per candidate: ``n_components``, ``covariance_type``, ``bic``,
-        ``aic`` (lower is better), sorted by the criterion.
-    best : GaussianMixture
-        The best candidate, fitted.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayeskit import select_mixture
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.vstack([rng.normal(c, 0.5, size=(100, 2)) for c in (0, 5, 10)])
-    >>> table, best = select_mixture(X, range(1, 5), ["full"], random_state=0)
-    >>> best.n_components
-    3
-    """
-    if criterion not in ("bic", "aic"):
-        raise ValueError(f"criterion must be 'bic' or 'aic', got {criterion!r}")
-    rows, models = [], []
-    template = GaussianMixture(**params)
-    for cov in covariance_types:
-        for k in n_components:
-            model = clone(template).set_params(n_components=k, covariance_type=cov)
-            model.fit(X)
-            rows.append(
-                {
-                    "n_components": k,
-                    "covariance_type": cov,
-                    "bic": model.bic(X),
-                    "aic": model.aic(X),
-                }
-            )
-            models.append(model)
-    table = pd.DataFrame(rows)
-    best = int(np.argmin(table[criterion].to_numpy()))
-    return table.sort_values(criterion, kind="stable").reset_index(drop=True), models[
-        best
-    ]
-
-
-@dataclass(frozen=True)
-class _FittedMixtures:
-    """One fitted mixture per class: the statistics of an EM fit do not add."""
-
-    mixtures: tuple
-
-    def __add__(self, other):
-        raise ValueError(
-            "GaussianMixtureClassifier fits each class by EM, whose statistics do "
-            "not add across chunks: call fit on all the data"
-        )
-
-
-class GaussianMixtureClassifier(BaseGenerativeClassifier):
-    """One Gaussian mixture per class: a generative classifier with mixture classes.
-
-    The latent structure is the two-level tree class -> component: each class
-    has its own :class:`GaussianMixture`, ``p(x | y) = sum_k w_yk N(x; mu_yk,
-    Sigma_yk)`` (the message from the component node to the class node), and
-    the posterior over the class is the normalised product of that message and
-    the class prior. Classes that are unions of separated blobs, where LDA and
-    QDA fail, are what it is for.
-
-    Parameters
-    ----------
-    n_components : int or array-like of shape (n_classes,), default=1
-        Components per class: one number, or one per class (in the order of
-        ``classes_``).
-    covariance_type, tol, reg_covar, max_iter, n_init, init_params, \
-covariance_prior, covariance_prior_weight, random_state
-        As :class:`GaussianMixture`, for every class's mixture.
-    priors, prior_m, costs
-        As every bayeskit classifier (see :class:`~bayeskit.CategoricalNB`).
-
-    Attributes
-    ----------
-    classes_, class_count_, class_log_prior_
-        As every bayeskit classifier.
-    mixtures_ : list of GaussianMixture
-        The fitted mixture of each class.
-    n_iter_ : ndarray of shape (n_classes,)
-        EM iterations of each class's mixture.
-    n_features_in_, feature_names_in_
-
-    See Also
-    --------
-    GaussianMixture, QuadraticDiscriminantAnalysis
-
-    Notes
-    -----
-    With one component per class and 'full' covariances this is QDA (up to
-    ``reg_covar``). Each mixture is fitted by EM, so there is no
-    ``partial_fit``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from bayeskit import GaussianMixtureClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> centres = np.array([[0, 0], [6, 6], [0, 6], [6, 0]])
-    >>> X = np.vstack([rng.normal(c, 0.5, size=(50, 2)) for c in centres])
-    >>> y = np.repeat([0, 0, 1, 1], 50)  # each class is two blobs
-    >>> clf = GaussianMixtureClassifier(n_components=2, random_state=0).fit(X, y)
-    >>> float(clf.score(X, y))
-    1.0
-    """
-
-    _additive_stats = False
-    _parameter_constraints: dict = {
-        **BaseGenerativeClassifier._parameter_constraints,
-        "n_components": [Interval(Integral, 1, None, closed="left"), "array-like"],
-        **{
-            key: GaussianMixture._parameter_constraints[key]
-            for key in (
-                "covariance_type",
-                "tol",
-                "reg_covar",
-                "max_iter",
-                "n_init",
-                "init_params",
-                "covariance_prior",
-                "covariance_prior_weight",
-                "random_state",
-            )
-        },
-    }
-
-    def __init__(
-        self,
-        n_components=1,
-        *,
-        covariance_type="full",
-        tol=1e-3,
-        reg_covar=1e-6,
-        max_iter=100,
-        n_init=1,
-        init_params="kmeans",
-        covariance_prior=None,
-        covariance_prior_weight=0.0,
-        random_state=None,
-        priors=None,
-        prior_m=0.0,
-        costs=None,
-    ):
-        self.n_components = n_components
-        self.covariance_type = covariance_type
-        self.tol = tol
-        self.reg_covar = reg_covar
-        self.max_iter = max_iter
-        self.n_init = n_init
-        self.init_params = init_params
-        self.covariance_prior = covariance_prior
-        self.covariance_prior_weight = covariance_prior_weight
-        self.random_state = random_state
-        self.priors = priors
-        self.prior_m = prior_m
-        self.costs = costs
-
-    def _prepare_X(self, X, reset, sample_weight=None):
-        return validate_data(self, X, reset=reset, dtype=np.float64)
-
-    def _emission_stats(self, X, weights, labels):
-        k = len(self.classes_)
-        counts = np.broadcast_to(np.asarray(self.n_components), (k,))
-        if np.ndim(self.n_components) and np.shape(self.n_components) != (k,):
-            raise ValueError(
-                f"n_components must be one number or one per class ({k}), got "
-                f"shape {np.shape(self.n_components)}"
-            )
-        rng = check_random_state(self.random_state)
-        mixtures = []
-        for c in range(k):
-            rows = labels == c
-            gm = GaussianMixture(
-                int(counts[c]),
-                covariance_type=self.covariance_type,
-                tol=self.tol,
-                reg_covar=self.reg_covar,
-                max_iter=self.max_iter,
-                n_init=self.n_init,
-                init_params=self.init_params,
-                covariance_prior=self.covariance_prior,
-                covariance_prior_weight=self.covariance_prior_weight,
-                random_state=rng,
-            )
-            if rows.sum() < counts[c]:
-                raise ValueError(
-                    f"class {self.classes_[c].tolist()!r} has {int(rows.sum())} "
-                    f"samples for {int(counts[c])} components"
-                )
-            mixtures.append(gm.fit(X[rows], sample_weight=weights[rows, c]))
-        return _FittedMixtures(tuple(mixtures))
-
-    def _set_emission_params(self, stats):
-        self.mixtures_ = list(stats.mixtures)
-        self.n_iter_ = np.array([gm.n_iter_ for gm in self.mixtures_])
-
-    def _log_likelihood(self, X):
-        # The message from each class's component node: logsumexp over components.
-        return np.column_stack([gm.score_samples(X) for gm in self.mixtures_])
+# The classifier with one mixture per class and model selection use
+# GaussianMixture: imported after it is defined, so that both are also
+# importable from here.
+from ._mixture_classifier import GaussianMixtureClassifier  # noqa: E402
+from ._mixture_selection import select_mixture  # noqa: E402

@@ -6,9 +6,12 @@ parameters (``map_params``).
 - :class:`MEstimate`: a Dirichlet read by its mean, the m-estimate (naive
   Bayes, the networks).
 - :class:`Gamma`: a Gamma prior on Poisson rates.
+- :class:`NormalInverseWishart`: a prior on Gaussian means and covariances
+  (the mixtures, discriminant analysis and the Gaussian HMMs).
 """
 
 from .dirichlet import Dirichlet, MEstimate, log_m_estimate
 from .gamma import Gamma
+from .niw import NormalInverseWishart
 
-__all__ = ["Dirichlet", "Gamma", "MEstimate", "log_m_estimate"]
+__all__ = ["Dirichlet", "Gamma", "MEstimate", "NormalInverseWishart", "log_m_estimate"]

@@ -59,7 +59,7 @@ def test_statistics_are_the_weighted_moments_and_merge(cov, rng):
         )
         expected = {
             "full": full,
-            "tied": full.sum(0),
+            "tied": full,  # every state's scatter; pooled into the covariance
             "diag": np.diagonal(full, axis1=1, axis2=2),
             "spherical": np.trace(full, axis1=1, axis2=2),
         }[cov.name]
@@ -86,7 +86,7 @@ def test_map_prior_formula(cov, rng):
     if cov is FULL:
         expected = (st.scatter + eta * S0) / (w + eta)[:, None, None] + reg * np.eye(3)
     elif cov is TIED:
-        expected = (st.scatter + eta * S0) / (w.sum() + eta) + reg * np.eye(3)
+        expected = (st.scatter.sum(0) + eta * S0) / (w.sum() + eta) + reg * np.eye(3)
     elif cov is DIAG:
         expected = (st.scatter + eta * np.diag(S0)) / (w[:, None] + eta) + reg
     else:

@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn import mixture as skm
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.model_selection import GridSearchCV, KFold
 
 from bayeskit import (
@@ -289,12 +289,12 @@ def test_precisions_init_factor(cov):
 def test_all_initial_parameters_given_draws_and_estimates_nothing(monkeypatch):
     X = blobs(12)
     init = sk_start(X, "full")
-    from bayeskit.models import mixture
+    from bayeskit.models import _mixture_start, mixture
 
     def forbidden(*args, **kwargs):
         raise AssertionError("an initialisation ran")
 
-    monkeypatch.setattr(mixture, "KMeans", forbidden)
+    monkeypatch.setattr(_mixture_start, "KMeans", forbidden)
     calls = []
     real = mixture.Gaussian.stats
     monkeypatch.setattr(
@@ -347,7 +347,6 @@ def test_mixture_classifier_on_alternating_blobs():
     assert clf.score(X, y) > 0.99
     assert LinearDiscriminantAnalysis().fit(X, y).score(X, y) < 0.8
     assert QuadraticDiscriminantAnalysis().fit(X, y).score(X, y) < 0.8
-    assert not hasattr(clf, "partial_fit")
 
 
 def test_one_component_per_class_is_qda():
@@ -476,3 +475,144 @@ def test_float32_weights_init_sums_to_one_at_float32_precision():
     GaussianMixture(4, weights_init=weights, random_state=0).fit(X)
     with pytest.raises(ValueError, match="weights_init must sum to one"):
         GaussianMixture(4, weights_init=weights.astype(float) * 1.001).fit(X)
+
+
+# -- statistics: summarize, from_stats, partial_fit --------------------------------
+@pytest.mark.parametrize("cov", TYPES)
+def test_fit_keeps_the_statistics_its_parameters_came_from(cov):
+    X = blobs(14)
+    gm = GaussianMixture(3, covariance_type=cov, random_state=0).fit(X)
+    again = GaussianMixture(3, covariance_type=cov, random_state=0).fit(X)
+    again.from_stats(gm.stats_)
+    for attr in ("weights_", "means_", "covariances_", "precisions_cholesky_"):
+        np.testing.assert_allclose(
+            getattr(again, attr), getattr(gm, attr), rtol=1e-12, atol=1e-15
+        )
+    assert again.stats_ is gm.stats_
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("cov", TYPES)
+def test_from_stats_of_summed_chunks_is_one_em_step_as_sklearn(cov, rng):
+    """summarize on chunks (with weights), summed in any order, then
+    from_stats: scikit-learn's EM iteration from the same parameters."""
+    X = blobs(15)
+    init = sk_start(X, cov)
+    w = rng.integers(1, 4, len(X)).astype(float)
+    gm = GaussianMixture(3, covariance_type=cov, max_iter=0, **init).fit(X)
+    parts = np.array_split(rng.permutation(len(X)), 4)
+    stats = [gm.summarize(X[p], sample_weight=w[p]) for p in parts]
+    total = stats[3] + (stats[1] + stats[0]) + stats[2]
+    whole = gm.summarize(X, sample_weight=w)
+    np.testing.assert_allclose(
+        total.gaussian.scatter, whole.gaussian.scatter, rtol=1e-10
+    )
+    np.testing.assert_allclose(total.log_likelihood, whole.log_likelihood, rtol=1e-12)
+    assert total.total_weight == pytest.approx(w.sum())
+    assert gm.from_stats(total) is gm
+    # One EM iteration of scikit-learn from the same start, on repeated rows.
+    Xr = np.repeat(X, w.astype(int), axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        theirs = skm.GaussianMixture(3, covariance_type=cov, max_iter=1, **init)
+        theirs.fit(Xr)
+    for attr in ("weights_", "means_", "covariances_", "precisions_"):
+        np.testing.assert_allclose(
+            getattr(gm, attr), getattr(theirs, attr), rtol=1e-8, atol=1e-12
+        )
+
+
+def test_statistics_are_checked():
+    X = blobs(16)
+    with pytest.raises(ValueError, match="call fit or partial_fit first"):
+        GaussianMixture(2).from_stats(None)
+    gm = GaussianMixture(2, random_state=0).fit(X)
+    other = GaussianMixture(3, random_state=0).fit(X)
+    with pytest.raises(TypeError, match="stats must be the MixtureStats"):
+        gm.from_stats(other.stats_)
+    with pytest.raises(ValueError, match="no weight"):
+        gm.from_stats(gm.summarize(X, sample_weight=np.zeros(len(X))))
+    with pytest.raises(NotFittedError):
+        GaussianMixture(2).summarize(X)
+
+
+@pytest.mark.parametrize("cov", TYPES)
+def test_partial_fit_never_decreases_the_chunks_log_likelihood(cov):
+    """Each stepwise EM update raises the log-likelihood of the chunk it saw
+    (Neal and Hinton 1998): without a ridge, the parameters before the step
+    maximise the prior plus the statistics seen before it."""
+    rng = np.random.default_rng(17)
+    X = blobs(17, n=400)[rng.permutation(1200)]
+    gm = GaussianMixture(
+        3,
+        covariance_type=cov,
+        reg_covar=0.0,
+        covariance_prior_weight=1.0,
+        random_state=0,
+    )
+    worst = np.inf
+    for chunk in np.array_split(X, 12):
+        if hasattr(gm, "stats_"):
+            before = gm.score(chunk)
+            gm.partial_fit(chunk)
+            worst = min(worst, gm.score(chunk) - before)
+        else:
+            gm.partial_fit(chunk)
+    assert worst > -1e-12
+    assert gm.n_iter_ == 12 and len(gm.lower_bounds_) == 12
+    np.testing.assert_allclose(gm.stats_.total_weight, len(X))
+    # The steps added every chunk's statistics: the weights are their shares.
+    np.testing.assert_allclose(
+        gm.weights_ * len(X), gm.stats_.gaussian.state_weight(), rtol=1e-10
+    )
+
+
+def test_first_partial_fit_is_a_one_step_fit_and_later_steps_continue_a_fit():
+    X = blobs(18)
+    kw = dict(n_components=3, random_state=0, max_iter=1)
+    first = GaussianMixture(**kw).partial_fit(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        one = GaussianMixture(**kw).fit(X)
+    for attr in ("weights_", "means_", "covariances_"):
+        np.testing.assert_allclose(getattr(first, attr), getattr(one, attr), rtol=1e-12)
+    # After fit, a step on new rows is the M-step of the fit's statistics
+    # plus the new rows' E-step statistics.
+    gm = GaussianMixture(3, random_state=0).fit(X[:300])
+    expected = gm.stats_ + gm.summarize(X[300:])
+    gm.partial_fit(X[300:])
+    check = GaussianMixture(3, random_state=0).fit(X[:300]).from_stats(expected)
+    np.testing.assert_allclose(gm.means_, check.means_, rtol=1e-12)
+    with pytest.raises(ValueError, match="features"):
+        gm.partial_fit(X[:, :2])
+    # A later chunk may be one row, or rows of zero weight (nothing changes).
+    means = gm.partial_fit(X[:1]).means_.copy()
+    gm.partial_fit(X[:5], sample_weight=np.zeros(5))
+    np.testing.assert_allclose(gm.means_, means, rtol=1e-12)
+    with pytest.raises(ValueError, match="n_samples >= n_components"):
+        GaussianMixture(3).partial_fit(X[:2])
+
+
+def test_mixture_classifier_statistics_are_its_mixtures_statistics(rng):
+    X = blobs(19, n=100)
+    y = np.repeat([0, 1, 0], 100)
+    clf = GaussianMixtureClassifier(2, random_state=0).fit(X, y)
+    mixture_stats = clf.stats_.emission.mixtures
+    assert all(s is gm.stats_ for s, gm in zip(mixture_stats, clf.mixtures_))
+    # Chunks' statistics add; from_stats is one EM step of every class's
+    # mixture (each class's rows only).
+    parts = np.array_split(rng.permutation(len(y)), 3)
+    total = clf.summarize(X[parts[0]], y[parts[0]])
+    for p in parts[1:]:
+        total = total + clf.summarize(X[p], y[p])
+    expected = [gm.summarize(X[y == c]) for c, gm in enumerate(clf.mixtures_)]
+    clf.from_stats(total)
+    for c, gm in enumerate(clf.mixtures_):
+        ref = GaussianMixture(2, random_state=0).fit(X[y == c]).from_stats(expected[c])
+        np.testing.assert_allclose(gm.means_, ref.means_, rtol=1e-10)
+        np.testing.assert_allclose(gm.covariances_, ref.covariances_, rtol=1e-10)
+    # partial_fit: a stepwise update of every class's mixture.
+    before = clf.stats_.emission.mixtures[0].total_weight
+    clf.partial_fit(X[:50], y[:50])
+    assert clf.stats_.emission.mixtures[0].total_weight == before + 50
+    np.testing.assert_allclose(clf.class_count_, [250, 100])

@@ -1,0 +1,281 @@
+"""What LDA and QDA share: validation, statistics and covariance estimates.
+
+Their statistics are those of the Gaussian family with every class's scatter
+(:mod:`bayeskit.emissions`; the tied structure keeps them per class too),
+the number of rows of positive weight of every class, and, for the covariance
+estimates that need all the data at once (Ledoit-Wolf shrinkage, a
+``covariance_estimator``), a part that does not merge.
+
+References
+----------
+.. [1] O. Ledoit and M. Wolf, "A well-conditioned estimator for
+   large-dimensional covariance matrices", *Journal of Multivariate
+   Analysis* 88(2), 2004, pp. 365-411.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import linalg
+from sklearn.base import clone
+
+from .._validation import validate_data
+from .._warnings import warn
+from ..emissions import FULL, GaussianStats
+from .base import BaseGenerativeClassifier, float_input
+
+__all__: list[str] = []
+
+_EPS = np.finfo(np.float64).eps
+
+
+# -- statistics -----------------------------------------------------------------
+@dataclass(frozen=True)
+class _DAStats:
+    """Gaussian statistics, the rows of positive weight of every class, and the
+    parts of a covariance estimate that need all the data at once (``whole``).
+
+    ``gaussian`` and ``rows`` add; statistics with a ``whole`` part do not.
+    """
+
+    gaussian: GaussianStats
+    rows: np.ndarray
+    whole: object = None
+
+    def __add__(self, other):
+        whole = self.whole if self.whole is not None else other.whole
+        if whole is not None:
+            raise ValueError(whole.merge_error)
+        return _DAStats(self.gaussian + other.gaussian, self.rows + other.rows)
+
+
+@dataclass(frozen=True)
+class _LedoitWolfStats:
+    """The fourth moments Ledoit-Wolf shrinkage needs.
+
+    ``q_class[k] = sum_i w_i ||(x_i - mu_k) / sigma_k||^4`` over class k's rows
+    and ``q_total`` the same around the overall mean and standard deviation.
+    They depend on the means of all the data, so they do not merge.
+    """
+
+    q_class: np.ndarray
+    q_total: float | None
+    merge_error = (
+        "shrinkage='auto' (Ledoit-Wolf) needs all the data at once: use fit, or "
+        "a float shrinkage with partial_fit"
+    )
+
+
+@dataclass(frozen=True)
+class _EstimatedCovariances:
+    """Covariances fitted by a ``covariance_estimator`` on each class's rows
+    (``class_cov``) and on all the rows (``total_cov``, when needed)."""
+
+    class_cov: np.ndarray
+    total_cov: np.ndarray | None
+    merge_error = (
+        "a covariance_estimator needs all the data at once: use fit, not partial_fit"
+    )
+
+
+def _std(variances):
+    std = np.sqrt(variances)
+    return np.where(std == 0, 1.0, std)
+
+
+def _ledoit_wolf(cov: np.ndarray, q: float, weight: float) -> np.ndarray:
+    """Ledoit-Wolf shrunk covariance of standardized data, scaled back.
+
+    ``cov`` is the maximum-likelihood covariance, ``q`` the weighted sum of
+    the fourth powers of the norms of the standardized rows. The shrinkage
+    intensity is Ledoit and Wolf's (2004), on the correlation matrix as
+    scikit-learn's discriminant analysis does.
+    """
+    d = cov.shape[0]
+    std = _std(np.diag(cov))
+    corr = cov / np.outer(std, std)
+    mu = np.trace(corr) / d
+    delta_ = np.sum(corr**2)
+    beta = (q / weight - delta_) / (d * weight)
+    delta = (delta_ - 2.0 * mu * np.trace(corr) + d * mu**2) / d
+    beta = min(beta, delta)
+    alpha = 0.0 if beta == 0 else beta / delta
+    shrunk = (1.0 - alpha) * corr + alpha * mu * np.eye(d)
+    return shrunk * np.outer(std, std)
+
+
+def _shrunk(cov: np.ndarray, alpha: float) -> np.ndarray:
+    """``(1 - alpha) cov + alpha mu I`` with ``mu`` the mean variance."""
+    d = cov.shape[0]
+    return (1.0 - alpha) * cov + alpha * np.trace(cov) / d * np.eye(d)
+
+
+def _fourth_moment(Xc: np.ndarray, std: np.ndarray, w: np.ndarray, labels, k):
+    """``sum_i w_i ||Xc_i / std_i||^4`` per label (``std`` per row's label)."""
+    z = np.einsum("ij,ij->i", Xc / std, Xc / std)
+    return np.bincount(labels, w * z**2, minlength=k)
+
+
+def _pinv_factor(cov: np.ndarray) -> np.ndarray:
+    """``W`` of shape ``(d, rank)`` with ``W W^T`` the pseudo-inverse of ``cov``.
+
+    Eigenvalues at or below ``eps * max`` count as zero: the cut-off of the
+    minimum-norm least-squares solution (LAPACK ``gelsd`` with scipy's default
+    ``cond``), so that ``W W^T mu`` is scikit-learn's ``lstsq(cov, mu)``.
+    """
+    evals, evecs = linalg.eigh(cov)
+    keep = evals > _EPS * max(evals.max(), 0.0)
+    if not keep.any():
+        raise np.linalg.LinAlgError("the within-class covariance is zero")
+    return evecs[:, keep] / np.sqrt(evals[keep])
+
+
+def _check_priors(priors, k: int) -> np.ndarray:
+    """Priors as a probability vector; renormalised with a warning (as
+    scikit-learn's LDA) when they do not sum to one."""
+    p = np.asarray(priors, dtype=float)
+    if p.shape != (k,):
+        raise ValueError(f"priors must have shape ({k},), got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"priors must be finite, got {p}")
+    if (p < 0).any():
+        raise ValueError(f"priors must be non-negative, got {p}")
+    total = p.sum()
+    if total <= 0:
+        raise ValueError("priors must not all be zero")
+    if abs(total - 1.0) > 1e-5:
+        warn(
+            f"The priors do not sum to 1 (they sum to {total:.6g}): renormalizing them",
+            UserWarning,
+        )
+    return p / total
+
+
+def _raise_not_full_rank(label, advice):
+    raise np.linalg.LinAlgError(
+        f"The covariance matrix of class {label} is not full rank. {advice}"
+    )
+
+
+class _GaussianClassifier(BaseGenerativeClassifier):
+    """Validation, statistics and covariance estimates shared by LDA and QDA.
+
+    Subclasses build their ``Triple`` (class node, Gaussian family, prior) in
+    ``_make_components()``; its emission gathers the statistics.
+    """
+
+    _solvers_with_shrinkage = ("lsqr", "eigen")
+
+    def _prepare_X(self, X, reset, sample_weight=None):
+        X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
+        if reset:
+            self._dtype = X.dtype
+        return float_input(X)
+
+    def _check_solver(self) -> None:
+        """Combinations of solver, shrinkage and covariance estimator."""
+        name = type(self).__name__
+        if self.solver == "svd" and self.shrinkage is not None:
+            others = " or ".join(repr(s) for s in self._solvers_with_shrinkage)
+            raise NotImplementedError(
+                f"shrinkage not supported with solver='svd' in {name}: use solver="
+                f"{others}"
+            )
+        if self.covariance_estimator is not None:
+            if self.solver == "svd":
+                others = " or ".join(repr(s) for s in self._solvers_with_shrinkage)
+                raise ValueError(f"{self._svd_estimator_error}; use solver={others}")
+            if self.shrinkage is not None and self.shrinkage != 0:
+                raise ValueError(
+                    "covariance_estimator and shrinkage parameters are not None. "
+                    "Only one of the two can be set: pass shrinkage=None to use "
+                    "the covariance_estimator"
+                )
+
+    def _needs_total_covariance(self) -> bool:
+        return False
+
+    def _emission_stats(self, X, weights, labels):
+        self._check_solver()
+        k = weights.shape[1]
+        w = weights[np.arange(len(labels)), labels]
+        gstats = self._make_components().emission.stats(X, weights, labels)
+        rows = np.bincount(labels[w > 0], minlength=k).astype(float)
+        whole = None
+        if self.covariance_estimator is not None:
+            whole = self._estimated_covariances(X, w, labels, k)
+        elif self.shrinkage == "auto":
+            cov = self._ml_covariances(gstats)
+            std_k = np.stack([_std(np.diag(c)) for c in cov])
+            Xc = X - gstats.mean[labels]
+            q_class = _fourth_moment(Xc, std_k[labels], w, labels, k)
+            q_total = None
+            if self._needs_total_covariance():
+                mean = gstats.grand_mean()
+                var = np.average((X - mean) ** 2, axis=0, weights=w)
+                q_total = _fourth_moment(X - mean, _std(var), w, 0 * labels, 1)[0]
+            whole = _LedoitWolfStats(q_class, q_total)
+        return _DAStats(gstats, rows, whole)
+
+    def _estimated_covariances(self, X, w, labels, k):
+        """Fit a clone of ``covariance_estimator`` on each class's rows."""
+        if not np.all((w == 0) | (w == 1)):
+            raise ValueError(
+                "sample_weight must be 0 or 1 with a covariance_estimator (it is "
+                "fitted on the rows of positive weight); use shrinkage for "
+                "weighted rows"
+            )
+
+        def fit(rows):
+            est = clone(self.covariance_estimator, safe=False)
+            est.fit(rows)
+            if not hasattr(est, "covariance_"):
+                raise ValueError(
+                    f"covariance_estimator {type(est).__name__} does not have a "
+                    "covariance_ attribute after fit"
+                )
+            return np.atleast_2d(np.asarray(est.covariance_, dtype=float))
+
+        keep = w > 0
+        class_cov = np.stack([fit(X[keep & (labels == c)]) for c in range(k)])
+        total = fit(X[keep]) if self._needs_total_covariance() else None
+        return _EstimatedCovariances(class_cov, total)
+
+    @staticmethod
+    def _ml_covariances(stats: GaussianStats) -> np.ndarray:
+        """Maximum-likelihood covariance of every class, ``(K, d, d)``, from its
+        own scatter (a class without weight: the identity)."""
+        return FULL.covariances(
+            stats.scatter, stats.weight, 0.0, np.eye(stats.mean.shape[1]), 0.0
+        )
+
+    def _shrunk_covariances(self, stats: _DAStats, base: np.ndarray) -> np.ndarray:
+        """Every class's covariance as ``shrinkage`` or the estimator says."""
+        whole = stats.whole
+        if isinstance(whole, _EstimatedCovariances):
+            return whole.class_cov
+        if isinstance(whole, _LedoitWolfStats):
+            weight = stats.gaussian.weight
+            return np.stack(
+                [_ledoit_wolf(c, q, n) for c, q, n in zip(base, whole.q_class, weight)]
+            )
+        if self.shrinkage is not None:
+            return np.stack([_shrunk(c, self.shrinkage) for c in base])
+        return base
+
+    def _checked_priors(self, k: int):
+        """Priors that do not sum to one are renormalised with a warning."""
+        return None if self.priors is None else _check_priors(self.priors, k)
+
+    def _update_params(self) -> None:
+        try:
+            super()._update_params()
+        except Exception:
+            # A fit that fails leaves the estimator unfitted.
+            for attr in [
+                a for a in vars(self) if a.endswith("_") and not a.startswith("_")
+            ]:
+                delattr(self, attr)
+            raise

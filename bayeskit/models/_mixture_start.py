@@ -1,0 +1,90 @@
+"""How a Gaussian mixture starts: its given initial parameters, checked, and
+the first responsibilities of ``init_params`` (as scikit-learn draws them)."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.cluster import KMeans, kmeans_plusplus
+
+from .._validation import check_probability_vector
+
+__all__ = ["check_initial_parameters", "initial_responsibilities"]
+
+
+def _finite_array(value, name):
+    """``value`` as a float64 array, or a ValueError naming ``name``."""
+    try:
+        arr = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers") from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite (it contains NaN or infinity)")
+    return arr
+
+
+def check_initial_parameters(
+    structure, n_components, n_features, weights_init, means_init, precisions_init
+):
+    """Validated copies of the given initial parameters (None where not given).
+
+    Shapes as scikit-learn's; ``weights_init`` a probability vector,
+    ``means_init`` finite, ``precisions_init`` finite, symmetric and positive
+    definite (for 'diag' and 'spherical', positive) in the covariance
+    ``structure``'s shape.
+    """
+    k, d = n_components, n_features
+    weights = means = precisions = None
+    if weights_init is not None:
+        weights = check_probability_vector(weights_init, "weights_init", k)
+    if means_init is not None:
+        means = _finite_array(means_init, "means_init")
+        if means.shape != (k, d):
+            raise ValueError(
+                f"means_init must have shape ({k}, {d}), got {means.shape}"
+            )
+    if precisions_init is not None:
+        precisions = _finite_array(precisions_init, "precisions_init")
+        expected = structure.shape(k, d)
+        if precisions.shape != expected:
+            raise ValueError(
+                f"precisions_init must have shape {expected} for "
+                f"covariance_type={structure.name!r}, got {precisions.shape}"
+            )
+        blocks = 1 if structure.shared else k
+        for j in range(blocks):
+            p = structure.dense(precisions, j, d)
+            which = f" (component {j})" if blocks > 1 else ""
+            if not np.allclose(p, p.T):
+                raise ValueError(f"precisions_init must be symmetric{which}")
+            try:
+                np.linalg.cholesky(p)
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    f"precisions_init must be positive definite{which}"
+                ) from None
+    return weights, means, precisions
+
+
+def initial_responsibilities(init_params, X, sample_weight, n_components, random_state):
+    """First responsibilities; rows of zero weight never seed a component."""
+    n, k = X.shape[0], n_components
+    resp = np.zeros((n, k))
+    if init_params == "kmeans":
+        km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
+        resp[np.arange(n), km.fit(X, sample_weight=sample_weight).labels_] = 1.0
+    elif init_params == "random":
+        resp = random_state.uniform(size=(n, k))
+        resp /= resp.sum(axis=1, keepdims=True)
+    elif init_params == "random_from_data":
+        # Equal weights draw as scikit-learn does (no p: another algorithm).
+        p = None
+        if np.ptp(sample_weight) > 0:
+            p = sample_weight / sample_weight.sum()
+        idx = random_state.choice(n, size=k, replace=False, p=p)
+        resp[idx, np.arange(k)] = 1.0
+    else:  # k-means++
+        _, idx = kmeans_plusplus(
+            X, k, random_state=random_state, sample_weight=sample_weight
+        )
+        resp[idx, np.arange(k)] = 1.0
+    return resp
