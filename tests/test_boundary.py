@@ -203,3 +203,29 @@ def test_float16_categories_are_read_as_their_values(cls):
     ours = cls(categories="observed").fit(X, y).predict_proba(X)
     ref = cls(categories="observed").fit(X.astype(np.float32), y).predict_proba(X)
     np.testing.assert_array_equal(ours, ref)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        bk.GaussianNB,
+        bk.LinearDiscriminantAnalysis,
+        bk.QuadraticDiscriminantAnalysis,
+        lambda: bk.GaussianMixture(2),
+    ],
+)
+def test_values_whose_squares_overflow_are_our_error_naming_the_feature(make):
+    """Beyond 1e150 a Gaussian model cannot square a value in float64: our
+    ValueError naming the feature, in fit and in prediction, never a NaN."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 3))
+    y = np.arange(20) % 2
+    far = X.copy()
+    far[3, 2] = -1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="feature 2 of X"):
+            make().fit(far, y)
+        est = make().fit(X, y)
+        with pytest.raises(ValueError, match="feature 2 of X"):
+            est.predict_proba(far)

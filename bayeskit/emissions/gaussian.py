@@ -258,7 +258,9 @@ class Gaussian(Emission):
             raise TypeError("give the prior as an object or as keywords, not both")
         means, cov = prior.map(structure, stats, previous)
         # Deviations of identical points are at most rounding of the mean.
-        floor = d * (np.finfo(float).eps * np.max(np.abs(stats.mean), initial=0.0)) ** 2
+        eps = np.finfo(float).eps
+        with np.errstate(over="ignore"):  # means beyond 1e154: floor inf
+            floor = d * (eps * np.max(np.abs(stats.mean), initial=0.0)) ** 2
         prec = structure.precision_cholesky(cov, rounding_floor, floor=floor)
         log_det = structure.log_det_precision_cholesky(prec, d)
         return GaussianParams(means, cov, prec, log_det, center)

@@ -44,10 +44,34 @@ __all__ = [
 ]
 
 
+# Beyond this magnitude the squares that Gaussian statistics and densities
+# need overflow float64 (1e150 ** 2 = 1e300, and sums of such squares).
+GAUSSIAN_LIMIT = 1e150
+
+
 def float_input(X: np.ndarray) -> np.ndarray:
     """Validated float input in float64, where statistics and scores are
-    computed; the input's own dtype (float32 or float64) is ``X.dtype``."""
-    return X.astype(np.float64, copy=False)
+    computed; the input's own dtype (float32 or float64) is ``X.dtype``.
+
+    A value beyond :data:`GAUSSIAN_LIMIT` in magnitude is a ValueError naming
+    its feature: a Gaussian model cannot square it in float64.
+    """
+    X = X.astype(np.float64, copy=False)
+    if X.size and not (
+        X.max() <= GAUSSIAN_LIMIT and X.min() >= -GAUSSIAN_LIMIT
+    ):  # also true when X holds NaN (missing values): check those rows exactly
+        with np.errstate(invalid="ignore"):
+            big = np.abs(X) > GAUSSIAN_LIMIT
+        if big.any():
+            j = int(np.argmax(big.any(axis=0)))
+            value = X[np.argmax(big[:, j]), j]
+            raise ValueError(
+                f"feature {j} of X has the value {value:.3g}: beyond "
+                f"{GAUSSIAN_LIMIT:.0e} in magnitude the squares a Gaussian model "
+                "needs overflow float64; rescale the feature (e.g. divide it by "
+                "a power of ten, or StandardScaler)"
+            )
+    return X
 
 
 def keep_input_dtype(est, dtype, *names) -> None:

@@ -287,7 +287,9 @@ class LinearDiscriminantAnalysis(
             np.sqrt(n * self.priors_ * fac)[:, None] * (self.means_ - self.xbar_)
         ) @ scalings
         _, sb, vt = linalg.svd(between, full_matrices=False)
-        self.explained_variance_ratio_ = (sb**2 / np.sum(sb**2))[: self._max_components]
+        total = np.sum(sb**2)  # 0 when every class has the same mean
+        ratio = sb**2 / total if total > 0 else np.zeros_like(sb)
+        self.explained_variance_ratio_ = ratio[: self._max_components]
         rank_b = int(np.sum(sb > self.tol * sb[0]))
         self.scalings_ = scalings @ vt.T[:, :rank_b]
         coef = (self.means_ - self.xbar_) @ self.scalings_

@@ -869,18 +869,6 @@ def test_gaussian_hmm_posterior_near_1e150():
         "GaussianMixture-spherical",
     ],
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "bug: a query whose squared Mahalanobis distance overflows (x ~ 1e160 "
-        "for unit-scale training data) gives NaN posteriors with numpy's "
-        "overflow/invalid warnings (QDA, the mixture classifier and 'full': the "
-        "matrix product that sums the squared whitened coordinates multiplies "
-        "inf by 0), or rows of zeros ('tied', 'diag', 'spherical': every "
-        "component's log-likelihood is -inf and the row is left at -inf); "
-        "GaussianNB falls back to the prior with a warning of its own"
-    ),
-)
 def test_posterior_of_rows_beyond_the_float_range_of_the_distance(rng, name):
     """A row so far away that every class density underflows still gets a
     distribution (bayeskit's convention: the prior, with a warning) or a
@@ -895,13 +883,12 @@ def test_posterior_of_rows_beyond_the_float_range_of_the_distance(rng, name):
 
 
 def test_gaussian_nb_posterior_of_rows_beyond_the_float_range(rng):
-    """GaussianNB's answer for rows whose every class density underflows:
-    the class prior (with bayeskit's warning), a distribution."""
+    """GaussianNB on rows beyond 1e150: the clear error naming the feature
+    that every Gaussian model gives there (its squares overflow float64)."""
     X, y = gaussian_data(rng, 24, 3, 2)
     nb = GaussianNB().fit(X, y)
-    with pytest.warns(RuntimeWarning, match="probability zero under every class"):
-        P = nb.predict_proba(X * 1e160)
-    assert_allclose(P, np.tile(np.exp(nb.class_log_prior_), (len(X), 1)), rtol=1e-12)
+    with pytest.raises(ValueError, match=r"feature 0 of X .* rescale"):
+        nb.predict_proba(X * 1e160)
 
 
 @pytest.mark.xfail(
