@@ -31,13 +31,14 @@ References
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from time import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
+
+from .._warnings import warn
 
 __all__ = ["BaseLatentModel", "LatentParams", "LatentPrior", "LatentStats"]
 
@@ -175,11 +176,10 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
                 best_iter, best_bounds = n_iter, bounds
                 self.converged_ = converged
         if not self.converged_ and max_iter > 0:
-            warnings.warn(
+            warn(
                 f"EM did not converge in {max_iter} iterations (tol="
                 f"{self.tol}): {self._convergence_advice}",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         self._set_parameters(best)
         self.n_iter_ = best_iter
@@ -256,11 +256,10 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             stats = LatentStats(structure.zeros(), emission.zeros(self.n_components))
         self.stats_ = stats
         if not self.converged_ and self.n_iter > 0:
-            warnings.warn(
+            warn(
                 f"EM did not converge in {self.n_iter} iterations (tol="
                 f"{self.tol}): {self._convergence_advice}",
                 ConvergenceWarning,
-                stacklevel=3,
             )
         return components
 

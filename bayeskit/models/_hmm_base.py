@@ -38,7 +38,6 @@ References
 from __future__ import annotations
 
 import logging
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -52,6 +51,7 @@ from .._validation import (
     check_is_fitted,
     validate_data,
 )
+from .._warnings import warn
 from ..graph import ChainParams, ChainPrior, LatentChain
 from ..priors import Dirichlet
 from ._em import BaseLatentModel, LatentParams, LatentStats
@@ -498,12 +498,11 @@ class BaseHMM(BaseLatentModel):
         updated = self._updates_emission() or "t" in self.params
         unvisited = np.flatnonzero(stats.structure.occupancy <= 0)
         if updated and unvisited.size:
-            warnings.warn(
+            warn(
                 f"state(s) {unvisited.tolist()} were never visited by any sequence "
                 "in the last iteration; parameters no data reached kept their "
                 "previous values (consider fewer n_components or a prior)",
                 RuntimeWarning,
-                stacklevel=3,
             )
 
     # -- inference ---------------------------------------------------------------

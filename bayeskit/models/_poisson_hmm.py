@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from numbers import Real
 
+import numpy as np
+
 from .._validation import ElementwiseInterval
 from ..emissions.poisson import Poisson, PoissonParams
 from ..priors.gamma import Gamma
@@ -29,8 +31,15 @@ class PoissonHMM(BaseHMM):
     lambdas_prior, lambdas_weight : float or array-like, default=0.0
         Shape ``alpha`` and rate ``beta`` of a Gamma prior on every rate
         (broadcast against ``lambdas_``); 0 and 0 is maximum likelihood.
+        With more than one state, a prior needs ``per_state_prior=True``
+        (see Notes).
     algorithm, random_state, n_iter, tol, verbose, implementation, n_init
         As :class:`CategoricalHMM`.
+    per_state_prior : bool, default=False
+        Apply the Gamma prior to each state's data (the MAP update of the
+        Notes). hmmlearn 0.3.3 weighs it against all states' data instead, so
+        a prior with more than one state would give other rates than
+        hmmlearn's: that call is an error unless this is True.
     params, init_params : str, default='stl'
         s: start, t: transitions, l: rates; as :class:`CategoricalHMM`.
 
@@ -75,6 +84,7 @@ class PoissonHMM(BaseHMM):
         **BaseHMM._parameter_constraints,
         "lambdas_prior": [ElementwiseInterval(Real, 0, None, closed="left")],
         "lambdas_weight": [ElementwiseInterval(Real, 0, None, closed="left")],
+        "per_state_prior": ["boolean"],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "l": "lambdas_"}
     _features_from, _emission_fields, _counts = (
@@ -87,7 +97,7 @@ class PoissonHMM(BaseHMM):
         self, n_components=1, startprob_prior=1.0, transmat_prior=1.0,
         lambdas_prior=0.0, lambdas_weight=0.0, algorithm="viterbi",
         random_state=None, n_iter=10, tol=1e-2, verbose=False, params="stl",
-        init_params="stl", implementation="log", *, n_init=1,
+        init_params="stl", implementation="log", *, n_init=1, per_state_prior=False,
     ):  # fmt: skip
         self.n_components, self.n_init = n_components, n_init
         self.startprob_prior, self.transmat_prior = startprob_prior, transmat_prior
@@ -96,9 +106,18 @@ class PoissonHMM(BaseHMM):
         self.n_iter, self.tol, self.verbose = n_iter, tol, verbose
         self.params, self.init_params = params, init_params
         self.implementation = implementation
+        self.per_state_prior = per_state_prior
 
     def _make_components(self):
         prior = Gamma(self.lambdas_prior, self.lambdas_weight)
+        flat = not (np.any(prior.shape) or np.any(prior.rate))
+        if not flat and self.n_components > 1 and not self.per_state_prior:
+            raise ValueError(
+                "lambdas_prior and lambdas_weight with n_components > 1 differ "
+                "from hmmlearn 0.3.3, which weighs the Gamma prior against the "
+                "data of all states rather than each state's own: pass "
+                "per_state_prior=True for bayeskit's MAP update per state"
+            )
         return Triple(
             self._chain(),
             Poisson(self.n_features),

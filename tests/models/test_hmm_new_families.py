@@ -81,7 +81,7 @@ def test_poisson_prior_is_each_states_gamma_posterior_mean():
     alpha, beta = np.array([[1.0, 4.0]]), 2.0
     model = set_params(
         PoissonHMM(3, lambdas_prior=alpha, lambdas_weight=beta, n_iter=1, tol=0,
-                   init_params=""),
+                   init_params="", per_state_prior=True),
         **params,
     )  # fmt: skip
     gamma = model.predict_proba(X, lengths)
@@ -306,7 +306,8 @@ def _fit_histories(make, X, seeds):
     [
         (
             lambda s: PoissonHMM(3, lambdas_prior=1.5, lambdas_weight=0.5,
-                                 random_state=s, n_iter=25, tol=0),
+                                 random_state=s, n_iter=25, tol=0,
+                                 per_state_prior=True),
             lambda rng: rng.poisson(np.repeat([1.0, 6.0, 2.0], 40)[:, None], (120, 2)),
         ),
         (
@@ -358,6 +359,8 @@ def test_every_hyperparameter_has_an_effect(model, name, values):
     else:
         X = rng.normal(np.repeat([0.0, 3.0], 30)[:, None], 1, (60, 2))
     base = {"n_mix": 2, "means_weight": 1.0} if model is GMMHMM else {}
+    if model is PoissonHMM:
+        base = {"per_state_prior": True}
     base.pop(name, None)
     fits = [
         quiet_fit(model(2, random_state=0, n_iter=3, **base, **{name: v}), X)
@@ -422,3 +425,16 @@ def test_hmm_classifier_takes_the_new_models_as_templates():
         warnings.simplefilter("ignore")
         clf.fit(low + high, y)
     assert clf.score(low + high, y) >= 0.9
+
+
+def test_a_poisson_prior_over_several_states_needs_per_state_prior():
+    """hmmlearn 0.3.3 weighs the Gamma prior against all states' data, bayeskit
+    against each state's: with more than one state the hmmlearn-style call is
+    an error naming per_state_prior, never other rates in silence; with one
+    state (where the two agree) or no prior, no flag is needed."""
+    X = np.random.default_rng(3).poisson(3.0, (40, 2))
+    with pytest.raises(ValueError, match="per_state_prior=True"):
+        PoissonHMM(2, lambdas_prior=1.0, lambdas_weight=1.0).fit(X)
+    quiet_fit(PoissonHMM(2, lambdas_prior=1.0, per_state_prior=True), X)
+    quiet_fit(PoissonHMM(1, lambdas_prior=1.0, lambdas_weight=2.0), X)
+    quiet_fit(PoissonHMM(2), X)
