@@ -97,3 +97,7 @@ html_theme_options = {
     "fixed_sidebar": True,
 }
 html_static_path = []
+
+# Type hints resolved by autodoc name the module where a class is defined:
+# the graph's one posterior type is documented as bayeskit.graph.Posterior.
+nitpick_ignore = [("py:class", "bayeskit.graph.tree.Posterior")]

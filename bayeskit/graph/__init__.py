@@ -31,7 +31,7 @@ from .structure import (
     LatentNode,
     NodePosterior,
 )
-from .tree import TreeBP, TreeMAP, TreeMarginals, node_belief
+from .tree import Posterior, TreeBP, TreeMAP, TreeMarginals, node_belief
 
 __all__ = [
     "DAG",
@@ -50,6 +50,7 @@ __all__ = [
     "LogFactor",
     "MaxProduct",
     "NodePosterior",
+    "Posterior",
     "Semiring",
     "SumProduct",
     "TreeBP",

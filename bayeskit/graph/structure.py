@@ -6,10 +6,10 @@ mixtures: the smallest tree of :mod:`bayeskit.graph.tree`, whose posterior is
 the normalised product of its prior and the emission message.
 :class:`LatentChain` is the chain of state nodes of the hidden Markov models:
 its posterior is forward-backward, its decoding Viterbi
-(:mod:`bayeskit.graph.chain`), and it learns its own start and transition
+(``bayeskit.graph.chain``), and it learns its own start and transition
 tables from their expected counts (:class:`ChainStats`) and a prior
 (:class:`ChainPrior`). Priors are duck-typed: any object with ``map`` and
-``log_density``, such as :class:`bayeskit.priors.Dirichlet`.
+``log_density``, such as ``bayeskit.priors.Dirichlet``.
 """
 
 from __future__ import annotations
@@ -146,7 +146,7 @@ class ChainPrior:
     """The priors of a chain's two tables, applied by :meth:`LatentChain.map_params`.
 
     Each is an object with ``map(counts, previous) -> (table, empty_rows)`` and
-    ``log_density(table)`` (such as :class:`bayeskit.priors.Dirichlet`), or
+    ``log_density(table)`` (such as ``bayeskit.priors.Dirichlet``), or
     None for maximum likelihood.
     """
 
@@ -163,7 +163,7 @@ class LatentChain:
     log-likelihoods of shape ``(n_steps, k)``, or a pair ``(table, codes)``,
     step ``t`` emitting row ``codes[t]`` of a ``(n_rows, k)`` table (the
     categorical family's form; a pair ``(array, None)`` is the dense form).
-    Inference is the chain kernels of :mod:`bayeskit.graph.chain`: sum-product
+    Inference is the chain kernels of ``bayeskit.graph.chain``: sum-product
     (forward-backward) for posteriors, max-product (Viterbi) for decoding.
     Learning is its own statistics (:class:`ChainStats`) turned into
     parameters by a prior (:class:`ChainPrior`): Baum-Welch's update of the
@@ -195,7 +195,7 @@ class LatentChain:
         """Sum-product: every step's posterior and the expected transitions.
 
         ``weights`` (one per sequence) weigh the expected counts, as in
-        :func:`~bayeskit.graph.chain.forward_backward`; give :meth:`stats` the
+        ``forward_backward``; give :meth:`stats` the
         same ones. Raises ValueError for a sequence of probability zero.
         """
         table, codes = _as_message(messages)

@@ -63,7 +63,7 @@ class Posterior:
     The result of :meth:`TreeBP.sum_product` and of the queries of
     :class:`~bayeskit.graph.BayesNet`; its normaliser is named as the one
     latent node's (:class:`~bayeskit.graph.NodePosterior`) and the junction
-    tree's (:class:`~bayeskit.graph.junction_tree.JunctionTreeCalibration`).
+    tree's (``JunctionTreeCalibration``).
 
     Attributes
     ----------
@@ -83,7 +83,7 @@ class Posterior:
 
     @property
     def log_partition(self) -> np.ndarray:
-        """The former name of :attr:`log_evidence`."""
+        """The former name of ``log_evidence``."""
         return self.log_evidence
 
     def marginal(self, node: Hashable) -> np.ndarray:

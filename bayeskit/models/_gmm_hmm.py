@@ -41,7 +41,7 @@ class GMMHMM(BaseHMM):
     covars_prior, covars_weight : float or array-like, default=None
         hmmlearn's inverse gamma ('diag', 'spherical') or inverse Wishart
         ('full', 'tied') prior; None: hmmlearn's defaults
-        (:meth:`~bayeskit.emissions.MixturePrior.broadcast`).
+        (``broadcast``).
     covariance_type : {'spherical', 'diag', 'full', 'tied'}, default='diag'
         The components' covariances; 'tied': one full matrix per state.
     algorithm, random_state, n_iter, tol, verbose, implementation, n_init
@@ -53,7 +53,7 @@ class GMMHMM(BaseHMM):
     ----------
     weights_, means_, covars_ : ndarray
         hmmlearn's shapes: ``(n_components, n_mix)``, ``(n_components, n_mix,
-        n_features)``, and :class:`~bayeskit.emissions.MixtureParams`'.
+        n_features)``, and ``MixtureParams``'.
     startprob_, transmat_, monitor_, converged_, n_iter_, lower_bound_, stats_
         As :class:`CategoricalHMM`.
 
@@ -65,7 +65,7 @@ class GMMHMM(BaseHMM):
     -----
     State :math:`k` emits :math:`\\sum_m w_{km} \\mathcal{N}(\\mu_{km},
     \\Sigma_{km})` (Juang et al. 1986); the M-step is hmmlearn's under its
-    priors (:mod:`bayeskit.emissions.mixture`). ``fit`` starts as hmmlearn:
+    priors (``bayeskit.emissions.mixture``). ``fit`` starts as hmmlearn:
     k-means for the states, then within each; equal weights; the data's
     covariance plus ``min_covar`` ('spherical': the mean of its variances).
 

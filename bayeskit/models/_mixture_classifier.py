@@ -83,7 +83,7 @@ covariance_prior, covariance_prior_weight, random_state
 
     :meth:`fit` fits each class's mixture by EM on the class's rows. The
     statistics (``stats_``, :meth:`summarize`) are then each class's mixture
-    statistics (:class:`~bayeskit.models.mixture.MixtureStats`): for a fit,
+    statistics (``MixtureStats``): for a fit,
     those its parameters came from; for a chunk of a fitted classifier, the
     E-step of each class's rows under the current parameters. They add, so
     :meth:`from_stats` of statistics summed over chunks is one EM iteration

@@ -159,7 +159,7 @@ default='kmeans'
     which maximises the expected complete-data log-likelihood plus the log
     prior :math:`\\sum_k -\\tfrac{\\eta}{2} (\\log|\\Sigma_k| + \\operatorname{tr}
     (\\Sigma_k^{-1} S))` (an inverse-Wishart density up to its constant: the
-    :class:`~bayeskit.priors.NormalInverseWishart` of ``eta`` virtual samples
+    ``NormalInverseWishart`` of ``eta`` virtual samples
     of ``S``, without a prior on the means; Murphy 2012, section 4.6.3). The
     other types use its exact analogue: 'tied' one covariance for all
     components, 'diag' the diagonal of ``S``, 'spherical' the mean of that
