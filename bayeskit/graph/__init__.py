@@ -31,7 +31,7 @@ from .structure import (
     LatentNode,
     NodePosterior,
 )
-from .tree import Posterior, TreeBP, TreeMAP, TreeMarginals, node_belief
+from .tree import Posterior, TreeBP, TreeMAP, TreeMarginals, node_belief  # noqa: F401  (TreeMarginals: the former name of Posterior, still importable)
 
 __all__ = [
     "DAG",
@@ -55,7 +55,6 @@ __all__ = [
     "SumProduct",
     "TreeBP",
     "TreeMAP",
-    "TreeMarginals",
     "forward",
     "forward_backward",
     "node_belief",
