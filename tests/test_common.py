@@ -1,8 +1,13 @@
 """scikit-learn's estimator checks over every public estimator."""
 
+import warnings
+
+import pytest
+from sklearn.utils import estimator_checks as ec
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayeskit import (
+    GMMHMM,
     BayesianNetwork,
     CategoricalHMM,
     CategoricalNB,
@@ -13,6 +18,8 @@ from bayeskit import (
     HMMClassifier,
     LinearDiscriminantAnalysis,
     MixedNB,
+    MultinomialHMM,
+    PoissonHMM,
     QuadraticDiscriminantAnalysis,
     TreeAugmentedNB,
 )
@@ -33,6 +40,10 @@ ESTIMATORS = [
     GaussianHMM(),
     GaussianHMM(n_components=2, covariance_type="full", covariance_prior_weight=1.0),
     CategoricalHMM(),
+    GMMHMM(),
+    GMMHMM(2, n_mix=2, covariance_type="full"),
+    PoissonHMM(),
+    MultinomialHMM(),
     HMMClassifier(),
     BayesianNetwork(),
     TreeAugmentedNB(),
@@ -61,7 +72,8 @@ _LENGTHS = (
     "hmmlearn's signature: the second positional argument of fit and score is "
     "lengths, and this check passes a dummy target there (integers that do not "
     "sum to len(X)), which is a clear error rather than a silent misreading; "
-    "tests/models/test_hmm.py runs these checks with y given by keyword"
+    "they run with y given by keyword in tests/models/test_hmm.py (GaussianHMM) "
+    "and in test_hmm_checks_with_y_by_keyword below (GMMHMM)"
 )
 _LENGTHS_NAME = (
     "hmmlearn's signature fit(X, lengths=None): the second parameter is lengths, "
@@ -103,17 +115,33 @@ _FIRST_SEEN = (
 )
 
 
+_ONE_SAMPLE = {
+    GMMHMM: (
+        "one sample gives a component a zero variance under hmmlearn's default "
+        "(maximum-likelihood) covariance prior: a ValueError that says so"
+    ),
+    PoissonHMM: "this check's data are not counts: a ValueError that says so",
+    MultinomialHMM: "this check's data are not counts: a ValueError that says so",
+}
+
+
 def expected_failed_checks(estimator):
     """Checks an estimator fails on purpose, each with its reason."""
     if isinstance(estimator, BayesianNetwork):
         return {"check_sample_weight_equivalence_on_dense_data": _FIRST_SEEN}
-    if isinstance(estimator, GaussianHMM):
-        return {
+    if isinstance(estimator, (GaussianHMM, GMMHMM, PoissonHMM, MultinomialHMM)):
+        expected = {
             "check_methods_sample_order_invariance": _SEQUENCE,
             "check_methods_subset_invariance": _SEQUENCE,
             "check_fit_score_takes_y": _LENGTHS_NAME,
             **dict.fromkeys(_HMM_LENGTHS_CHECKS, _LENGTHS),
         }
+        # A singular full covariance is factored with min_covar on its
+        # diagonal (as hmmlearn's densities), so a full GMMHMM fits one sample.
+        full = getattr(estimator, "covariance_type", None) == "full"
+        if type(estimator) in _ONE_SAMPLE and not full:
+            expected["check_fit2d_1sample"] = _ONE_SAMPLE[type(estimator)]
+        return expected
     if isinstance(estimator, GaussianMixture) and estimator.n_components > 1:
         return {"check_sample_weight_equivalence_on_dense_data": _EM_START}
     if (
@@ -131,3 +159,29 @@ def expected_failed_checks(estimator):
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+class _KeywordY(GMMHMM):
+    """GMMHMM taking scikit-learn's y positionally, as the checks pass it."""
+
+    def fit(self, X, y=None, **kw):
+        return super().fit(X, y=y, **kw)
+
+    def score(self, X, y=None, **kw):
+        return super().score(X, y=y, **kw)
+
+    def partial_fit(self, X, y=None, **kw):
+        return super().partial_fit(X, y=y, **kw)
+
+
+@pytest.mark.parametrize("name", _HMM_LENGTHS_CHECKS)
+@pytest.mark.parametrize("kwargs", [{}, {"n_components": 2, "n_mix": 2}])
+def test_hmm_checks_with_y_by_keyword(name, kwargs):
+    """The checks that pass a target in hmmlearn's lengths place, on GMMHMM
+    with the target by keyword: they pass."""
+    estimator = _KeywordY(**kwargs, covariance_type="full")
+    base = name.split("(")[0]
+    extra = {"readonly_memmap": True} if "(readonly_memmap=True)" in name else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        getattr(ec, base)("_KeywordY", estimator, **extra)
