@@ -12,7 +12,6 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
@@ -21,26 +20,24 @@ from sklearn.utils import check_random_state
 
 from .._validation import Interval, validate_data
 from ..graph import LatentNode
+from ._per_class import PerClassClassifier, PerClassStats
 from .base import BaseGenerativeClassifier, Triple
 from .mixture import GaussianMixture
 
 __all__ = ["GaussianMixtureClassifier"]
 
 
-@dataclass(frozen=True)
-class _ClassMixtureStats:
-    """The statistics of every class's mixture (one ``MixtureStats`` each);
-    they add class by class."""
+class _ClassMixtureStats(PerClassStats):
+    """The statistics of every class's mixture (one ``MixtureStats`` each, None
+    for a class with no rows); they add class by class."""
 
-    mixtures: tuple
-
-    def __add__(self, other: _ClassMixtureStats) -> _ClassMixtureStats:
-        return _ClassMixtureStats(
-            tuple(a + b for a, b in zip(self.mixtures, other.mixtures))
-        )
+    @property
+    def mixtures(self) -> tuple:
+        """Another name of ``models``: every class's ``MixtureStats``."""
+        return self.models
 
 
-class GaussianMixtureClassifier(BaseGenerativeClassifier):
+class GaussianMixtureClassifier(PerClassClassifier):
     """One Gaussian mixture per class: a generative classifier with mixture classes.
 
     The latent structure is the two-level tree class -> component: each class
@@ -53,8 +50,9 @@ class GaussianMixtureClassifier(BaseGenerativeClassifier):
     Parameters
     ----------
     n_components : int or array-like of shape (n_classes,), default=1
-        Components per class: one number, or one per class (in the order of
-        ``classes_``).
+        Components per class: one positive integer, or one per class (in the
+        order of ``classes_``; its length is checked against the classes in
+        :meth:`fit`).
     covariance_type, tol, reg_covar, max_iter, n_init, init_params, \
 covariance_prior, covariance_prior_weight, random_state
         As :class:`GaussianMixture`, for every class's mixture.
@@ -68,8 +66,8 @@ covariance_prior, covariance_prior_weight, random_state
     mixtures_ : list of GaussianMixture
         The fitted mixture of each class.
     n_iter_ : ndarray of shape (n_classes,)
-        EM iterations of each class's mixture (with :meth:`partial_fit`,
-        plus its steps).
+        EM iterations of each class's mixture in its fit (the steps of
+        :meth:`partial_fit` and :meth:`from_stats` are not counted).
     n_features_in_, feature_names_in_, stats_
 
     See Also
@@ -88,9 +86,10 @@ covariance_prior, covariance_prior_weight, random_state
     E-step of each class's rows under the current parameters. They add, so
     :meth:`from_stats` of statistics summed over chunks is one EM iteration
     over all of them, and :meth:`partial_fit` is a stepwise EM update of
-    every class's mixture (see :meth:`GaussianMixture.partial_fit`). On a
-    classifier not fitted yet, :meth:`summarize` and the first
-    :meth:`partial_fit` fit the mixtures by EM on their chunk.
+    every class's mixture (see :meth:`GaussianMixture.partial_fit`); a class
+    with no rows in a chunk keeps its mixture. On a classifier not fitted
+    yet, :meth:`summarize` and the first :meth:`partial_fit` fit the mixtures
+    by EM on their chunk.
 
     Examples
     --------
@@ -155,6 +154,13 @@ covariance_prior, covariance_prior_weight, random_state
         self.prior_m = prior_m
         self.costs = costs
 
+    _models_attr = "mixtures_"
+    _stats_type = _ClassMixtureStats
+    # GaussianMixture starts EM from two rows or more: a class of one row of
+    # weight 3 is fitted as scikit-learn's checks ask, with the zero-weight rows
+    # of the class beside it (they add nothing to the statistics).
+    _fit_zero_weight_rows = True
+
     def _prepare_X(self, X, reset, sample_weight=None):
         return validate_data(self, X, reset=reset, dtype=np.float64)
 
@@ -164,12 +170,6 @@ covariance_prior, covariance_prior_weight, random_state
         covariance prior (``covariance_type`` resolved there, once), and the
         class prior is the base's m-estimate."""
         k = len(self.classes_)
-        if np.ndim(self.n_components) and np.shape(self.n_components) != (k,):
-            raise ValueError(
-                f"n_components must be one number or one per class ({k}), got "
-                f"shape {np.shape(self.n_components)}"
-            )
-        counts = np.broadcast_to(np.asarray(self.n_components), (k,))
         template = GaussianMixture(
             covariance_type=self.covariance_type,
             tol=self.tol,
@@ -181,42 +181,62 @@ covariance_prior, covariance_prior_weight, random_state
             covariance_prior_weight=self.covariance_prior_weight,
         )
         mixtures = tuple(
-            clone(template).set_params(n_components=int(c)) for c in counts
+            clone(template).set_params(n_components=c)
+            for c in _components_per_class(self.n_components, k)
         )
         return Triple(LatentNode(k), mixtures, None)
 
-    def _emission_stats(self, X, weights, labels):
-        if not hasattr(self, "mixtures_"):
-            return self._fit_mixtures(X, weights, labels)
-        return _ClassMixtureStats(
-            tuple(
-                gm._stats_of(X[labels == c], weights[labels == c, c])
-                for c, gm in enumerate(self.mixtures_)
-            )
-        )
-
-    def _fit_mixtures(self, X, weights, labels):
-        """Fit every class's mixture by EM on its rows; their statistics."""
+    def _new_models(self):
+        # One random state for every class's EM, drawn from in class order.
         rng = check_random_state(self.random_state)
-        mixtures = []
-        for c, gm in enumerate(self._make_components().emission):
-            rows = labels == c
-            if rows.sum() < gm.n_components:
-                raise ValueError(
-                    f"class {self.classes_[c].tolist()!r} has {int(rows.sum())} "
-                    f"samples for {gm.n_components} components"
-                )
-            gm.set_params(random_state=rng)
-            mixtures.append(gm.fit(X[rows], sample_weight=weights[rows, c]))
-        self.mixtures_ = mixtures
-        return _ClassMixtureStats(tuple(gm.stats_ for gm in mixtures))
+        return [
+            gm.set_params(random_state=rng) for gm in self._make_components().emission
+        ]
+
+    def _rows(self, X, rows):
+        return X[rows]
+
+    def _fit_model(self, c, gm, X, weight):
+        if len(X) < gm.n_components:
+            raise ValueError(
+                f"class {self.classes_[c].tolist()!r} has {len(X)} samples for "
+                f"{gm.n_components} components"
+            )
+        return gm.fit(X, sample_weight=weight)
+
+    def _model_stats(self, gm, X, weight):
+        return gm.summarize(X, sample_weight=weight)
+
+    def _model_log_likelihood(self, gm, X):
+        # The message from the class's component node: logsumexp over components.
+        return gm.score_samples(X)
 
     def _set_emission_params(self, stats):
-        for gm, class_stats in zip(self.mixtures_, stats.mixtures):
-            if class_stats is not gm.stats_:
-                gm.from_stats(class_stats)
+        super()._set_emission_params(stats)
         self.n_iter_ = np.array([gm.n_iter_ for gm in self.mixtures_])
 
-    def _log_likelihood(self, X):
-        # The message from each class's component node: logsumexp over components.
-        return np.column_stack([gm.score_samples(X) for gm in self.mixtures_])
+
+def _components_per_class(n_components, n_classes: int) -> list:
+    """``n_components`` as one positive integer per class: one number for every
+    class, or one per class; anything else is a ValueError naming it."""
+    counts = np.asarray(n_components, dtype=object)
+    if counts.ndim == 0:
+        counts = np.array([counts.item()] * n_classes, dtype=object)
+    if counts.shape != (n_classes,):
+        raise ValueError(
+            f"n_components must be one number or one per class ({n_classes}), got "
+            f"shape {counts.shape}"
+        )
+    bad = [
+        c
+        for c in counts
+        if isinstance(c, (bool, np.bool_))
+        or not isinstance(c, (Integral, np.integer))
+        or c < 1
+    ]
+    if bad:
+        raise ValueError(
+            "n_components must hold positive integers, one per class; got "
+            f"{bad[0]!r} in {list(counts)!r}"
+        )
+    return [int(c) for c in counts]

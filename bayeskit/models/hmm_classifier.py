@@ -7,13 +7,12 @@ computed by that class's HMM (:mod:`bayeskit.models.hmm`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from sklearn.base import clone
 
 from .._validation import HasMethods
 from ._encoding import encode_column, fit_categories, is_missing
+from ._per_class import PerClassClassifier
 from ._sequences import _concatenate, _is_sequence_list
 from .base import BaseGenerativeClassifier
 from .hmm import CategoricalHMM
@@ -21,7 +20,7 @@ from .hmm import CategoricalHMM
 __all__ = ["HMMClassifier"]
 
 
-class HMMClassifier(BaseGenerativeClassifier):
+class HMMClassifier(PerClassClassifier):
     """Sequence classification: one hidden Markov model per class.
 
     The latent structure is class -> chain: every class has its own HMM (a
@@ -46,6 +45,23 @@ class HMMClassifier(BaseGenerativeClassifier):
     classes_, class_count_, class_log_prior_
     models_ : list
         The fitted model of each class.
+    stats_
+        The class weights and every class's HMM statistics.
+
+    Notes
+    -----
+    :meth:`fit` fits each class's HMM by Baum-Welch on the class's sequences
+    of positive weight. The statistics (``stats_``, :meth:`summarize`) are
+    each class's HMM statistics: for a fit, those its parameters came from;
+    for a chunk of a fitted classifier, the E-step of each class's sequences
+    under the current parameters. They add, so :meth:`from_stats` of
+    statistics summed over chunks is one Baum-Welch iteration over all of
+    them, and :meth:`partial_fit` is an incremental EM step of every class's
+    HMM (see the template's ``partial_fit``); a class with no sequence in a
+    chunk keeps its HMM. On a classifier not fitted yet, :meth:`summarize`
+    and the first :meth:`partial_fit` fit the HMMs on their chunk, which also
+    fixes the alphabet of a categorical template. These three need a template
+    with ``summarize`` and ``from_stats`` (every bayeskit HMM).
 
     Examples
     --------
@@ -57,7 +73,6 @@ class HMMClassifier(BaseGenerativeClassifier):
     array(['a', 'b'], dtype='<U1')
     """
 
-    _additive_stats = False
     _parameter_constraints: dict = {
         **BaseGenerativeClassifier._parameter_constraints,
         "hmm": [None, HasMethods(["fit", "score_sequences"])],
@@ -111,46 +126,42 @@ class HMMClassifier(BaseGenerativeClassifier):
             )
         return codes.reshape(seq.shape)
 
-    def _emission_stats(self, seqs, weights, labels):
+    @property
+    def _additive_stats(self) -> bool:
+        # summarize, from_stats and partial_fit need the template's statistics.
+        template = self._template()
+        return hasattr(template, "summarize") and hasattr(template, "from_stats")
+
+    def _new_models(self):
         template = self._template()
         if self._n_symbols is not None:
             template = clone(template).set_params(n_features=self._n_symbols)
-        models = []
-        for c in range(len(self.classes_)):
-            rows = np.flatnonzero((labels == c) & (weights[:, c] > 0))
-            model = clone(template)
-            w = weights[rows, c]
-            # The rows of the class's sequences plus lengths: unambiguous even
-            # when every sequence has one step.
-            Xc, lengths = _concatenate([seqs[i] for i in rows])
-            if np.all(w == 1.0):  # any template, even one without sample_weight
-                model.fit(Xc, lengths=lengths)
-            else:
-                model.fit(Xc, lengths=lengths, sequence_weight=w)
-            models.append(model)
-        return _FittedModels(tuple(models))
+        return [clone(template) for _ in self.classes_]
 
-    def _set_emission_params(self, stats):
-        self.models_ = list(stats.models)
+    def _rows(self, seqs, rows):
+        # The rows of the sequences plus lengths: unambiguous even when every
+        # sequence has one step.
+        return _concatenate([seqs[i] for i in rows])
 
-    def _log_likelihood(self, seqs):
-        Xc, lengths = _concatenate(seqs)
-        return np.column_stack(
-            [m.score_sequences(Xc, lengths=lengths) for m in self.models_]
-        )
+    def _fit_model(self, c, model, data, weight):
+        Xc, lengths = data
+        if np.all(weight == 1.0):  # any template, even one without weights
+            return model.fit(Xc, lengths=lengths)
+        return model.fit(Xc, lengths=lengths, sequence_weight=weight)
+
+    def _model_stats(self, model, data, weight):
+        Xc, lengths = data
+        weight = None if np.all(weight == 1.0) else weight
+        return model.summarize(Xc, lengths=lengths, sequence_weight=weight)
+
+    def _scoring_data(self, seqs):
+        return _concatenate(seqs)
+
+    def _model_log_likelihood(self, model, data):
+        Xc, lengths = data
+        return model.score_sequences(Xc, lengths=lengths)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.two_d_array = False
         return tags
-
-
-@dataclass(frozen=True)
-class _FittedModels:
-    models: tuple
-
-    def __add__(self, other):
-        raise ValueError(
-            "HMMClassifier fits each class by Baum-Welch, whose statistics do not "
-            "add across chunks: call fit on all the data"
-        )

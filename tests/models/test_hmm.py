@@ -375,7 +375,7 @@ def test_hmm_classifier():
         cv=KFold(3, shuffle=True, random_state=0),
     ).fit(X, y)
     assert search.best_params_["hmm__n_components"] in (1, 2)
-    assert not hasattr(clf, "partial_fit")
+    assert hasattr(clf, "partial_fit")  # statistics add: tests/models/test_per_class.py
     # Integer weights count a sequence as that many copies.
     weights = np.arange(len(y)) % 3
     weighted = HMMClassifier(CategoricalHMM(2, random_state=0, n_iter=5))
