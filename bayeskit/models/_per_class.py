@@ -152,7 +152,9 @@ class PerClassClassifier(BaseGenerativeClassifier):
             models[c] = self._fit_model(
                 c, model, self._rows(Xt, rows), weights[rows, c]
             )
-            stats.append(models[c].stats_)
+            # A model without statistics (a template of the user's with only
+            # fit and a score) gives None: its classifier has no summarize.
+            stats.append(getattr(models[c], "stats_", None))
         if fitting:
             setattr(self, self._models_attr, list(models))
         return self._stats_type(tuple(stats))

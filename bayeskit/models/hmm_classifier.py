@@ -96,7 +96,7 @@ class HMMClassifier(PerClassClassifier):
         template = self._template()
         if reset:
             # A nested estimator is validated when the outer one fits.
-            if hasattr(template, "_validate_params"):
+            if hasattr(template, "_parameter_constraints"):
                 template._validate_params()
             self._symbols = self._n_symbols = None
             if isinstance(template, CategoricalHMM) and template.n_features is None:

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import BaseEstimator
 
 from bayeskit import (
     CategoricalHMM,
@@ -182,6 +183,56 @@ def test_hmm_classifier_statistics_with_gaussian_template(rng):
         assert_allclose(model.means_, ref.means_, rtol=1e-12)
         assert_allclose(model.covars_, ref.covars_, rtol=1e-12)
         assert_allclose(model.transmat_, ref.transmat_, rtol=1e-12)
+
+
+class _Unigram(BaseEstimator):
+    """A sequence model with only fit and score_sequences: symbol frequencies
+    (add-one smoothed over the symbols 0, 1, 2), steps independent."""
+
+    def fit(self, X, lengths=None):
+        counts = np.bincount(np.asarray(X).ravel(), minlength=3) + 1.0
+        self.log_freq_ = np.log(counts / counts.sum())
+        return self
+
+    def score_sequences(self, X, lengths=None):
+        steps = self.log_freq_[np.asarray(X).ravel()]
+        return np.add.reduceat(steps, np.r_[0, np.cumsum(lengths)[:-1]])
+
+
+def test_hmm_classifier_takes_a_template_without_statistics(rng):
+    """A template with only fit and score_sequences still classifies (the
+    posterior is the brute-force normalised prior times likelihood), and the
+    classifier then offers no summarize / from_stats / partial_fit."""
+    seqs, y = symbol_sequences(rng)
+    clf = HMMClassifier(_Unigram()).fit(seqs, y)
+    assert not hasattr(clf, "partial_fit") and not hasattr(clf, "summarize")
+    joint = []
+    for c in clf.classes_:
+        counts = (
+            np.bincount(
+                np.concatenate([s for s, lab in zip(seqs, y) if lab == c]), minlength=3
+            )
+            + 1.0
+        )
+        log_freq = np.log(counts / counts.sum())
+        joint.append([log_freq[s].sum() + np.log(np.mean(y == c)) for s in seqs])
+    joint = np.array(joint).T
+    expected = np.exp(joint - np.logaddexp.reduce(joint, axis=1, keepdims=True))
+    assert_allclose(clf.predict_proba(seqs), expected, rtol=1e-12)
+    assert hasattr(HMMClassifier(CategoricalHMM()), "partial_fit")
+
+
+def test_partial_fit_needs_rows_of_every_declared_class_first(rng):
+    """The first partial_fit fits every class's model: a class declared in
+    ``classes`` with no row in that chunk is a ValueError naming it."""
+    seqs, y = symbol_sequences(rng)
+    with pytest.raises(ValueError, match="class 'c' has no rows of positive"):
+        HMMClassifier(CategoricalHMM(1)).partial_fit(seqs, y, classes=["a", "b", "c"])
+    X, labels = blobs(rng)
+    with pytest.raises(ValueError, match="class 1 has no rows of positive"):
+        GaussianMixtureClassifier().partial_fit(
+            X[labels == 0], labels[labels == 0], classes=[0, 1]
+        )
 
 
 # -- GaussianMixtureClassifier -------------------------------------------------------
