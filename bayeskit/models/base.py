@@ -132,9 +132,17 @@ class ClassifierStats:
     emission: object
 
     def __add__(self, other: ClassifierStats) -> ClassifierStats:
+        if not isinstance(other, ClassifierStats):
+            return NotImplemented
         return ClassifierStats(
             self.class_weight + other.class_weight, self.emission + other.emission
         )
+
+    def __radd__(self, other):
+        # ``sum(chunks)`` starts from 0.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
 
 
 class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
@@ -249,7 +257,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     def _partial_fit(self, X, y, classes, sample_weight, reset: bool, refit=False):
         stats = self._summarize(X, y, classes, sample_weight, reset, refit)
-        merged = stats if reset else self.stats_ + stats
+        # After a ``summarize`` that fixed the classes, the first chunk has no
+        # statistics to add to.
+        merged = stats if reset or not hasattr(self, "stats_") else self.stats_ + stats
         if refit:
             return self._set_stats(merged)
         try:
@@ -333,9 +343,16 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         return self._set_stats(stats)
 
     def _set_stats(self, stats):
+        # Parameters that cannot be derived leave the estimator as it was.
+        before = dict(self.__dict__)
         self.stats_ = stats
-        self._check_params_vs_data()
-        self._update_params()
+        try:
+            self._check_params_vs_data()
+            self._update_params()
+        except Exception:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
         self._insufficient = None
         return self
 

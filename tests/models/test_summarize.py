@@ -168,3 +168,38 @@ def test_partial_fit_waits_for_rows_that_determine_the_parameters():
     np.testing.assert_allclose(est.predict_proba(X), whole.predict_proba(X))
     with pytest.raises(ValueError, match="zero variance"):
         bk.GaussianNB().fit(X[:1], y[:1])
+
+
+@pytest.mark.parametrize("cls, X", ESTIMATORS, ids=lambda v: getattr(v, "__name__", ""))
+def test_sum_of_chunk_statistics_and_partial_fit_after_summarize(cls, X):
+    """``sum`` of chunk statistics (starting from 0) is their ``+``, and a
+    ``partial_fit`` after the ``summarize`` that fixed the classes starts the
+    statistics: both give the model of one fit."""
+    est = cls()
+    est.summarize(X, Y)  # fixes the classes and the encoding
+    chunks = [est.summarize(X[i : i + 80], Y[i : i + 80]) for i in (0, 80, 160)]
+    whole = cls().fit(X, Y)
+    summed = sum(chunks)
+    for a, b in zip(_arrays(summed), _arrays(whole.stats_)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    fresh = cls()
+    fresh.summarize(X, Y)
+    for i in (0, 80, 160):
+        fresh.partial_fit(X[i : i + 80], Y[i : i + 80])
+    np.testing.assert_allclose(
+        fresh.predict_proba(X), whole.predict_proba(X), rtol=1e-9, atol=1e-12
+    )
+
+
+def test_from_stats_that_cannot_give_parameters_leaves_the_estimator_as_it_was():
+    """Statistics whose parameters cannot be derived (one row: no variance)
+    raise, and the fitted estimator keeps its statistics and parameters."""
+    est = bk.GaussianNB().fit(X_REAL, Y)
+    stats, theta = est.stats_, est.theta_.copy()
+    bad = bk.GaussianNB()
+    bad.summarize(X_REAL, Y)
+    one_row = bad.summarize(X_REAL[:1], Y[:1])
+    with pytest.raises(ValueError, match="variance"):
+        est.from_stats(one_row)
+    assert est.stats_ is stats
+    np.testing.assert_array_equal(est.theta_, theta)
