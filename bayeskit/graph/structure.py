@@ -77,6 +77,19 @@ class LatentNode:
         """Max-product on the one-node tree: the most probable state per row."""
         return np.argmax(log_lik + log_prior, axis=1)
 
+    def map_params(self, counts: np.ndarray, prior) -> np.ndarray:
+        """``log P(z = k)`` from the (weighted) counts of each state and a prior
+        with ``log_estimate(counts, total)``, such as
+        ``bayeskit.priors.MEstimate`` (the m-estimate of the class prior) or
+        ``bayeskit.priors.Fixed`` (a prior given by the user)."""
+        counts = np.asarray(counts, dtype=float)
+        return prior.log_estimate(counts, counts.sum())
+
+    @property
+    def n_parameters(self) -> int:
+        """Free parameters of the node's distribution: ``n_states - 1``."""
+        return self.n_states - 1
+
 
 # ---------------------------------------------------------------------------
 # The chain of a hidden Markov model

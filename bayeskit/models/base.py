@@ -32,7 +32,7 @@ from .._validation import (
 )
 from .._warnings import warn
 from ..graph import LatentNode
-from ..priors import log_m_estimate
+from ..priors import Fixed, MEstimate
 
 __all__ = [
     "BaseGenerativeClassifier",
@@ -481,14 +481,18 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         stats = self.stats_
         k = len(self.classes_)
         self.class_count_ = stats.class_weight.copy()
-        if self._priors is not None:
-            with np.errstate(divide="ignore"):
-                self.class_log_prior_ = np.log(self._priors)
-        else:
-            self.class_log_prior_ = log_m_estimate(
-                stats.class_weight, stats.class_weight.sum(), self.prior_m, 1.0 / k
-            )
+        self.class_log_prior_ = LatentNode(k).map_params(
+            stats.class_weight, self._class_prior(k)
+        )
         self._set_emission_params(stats.emission)
+
+    def _class_prior(self, k: int):
+        """The prior of the class node: the ``priors`` given (``Fixed``), or
+        the m-estimate of the class counts with ``prior_m`` virtual rows spread
+        uniformly (``MEstimate``; 0 is the relative frequency)."""
+        if self._priors is not None:
+            return Fixed(self._priors)
+        return MEstimate(np.float64(self.prior_m), np.full(k, 1.0 / k))
 
     def __sklearn_is_fitted__(self) -> bool:
         # ``summarize`` fixes the classes without fitting: fitted means

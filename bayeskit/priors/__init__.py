@@ -5,13 +5,22 @@ parameters (``map_params``).
   (the hidden Markov models' start, transition and emission tables).
 - :class:`MEstimate`: a Dirichlet read by its mean, the m-estimate (naive
   Bayes, the networks).
+- :class:`Fixed`: a distribution given by the user, which no count moves
+  (a classifier's ``priors=``).
 - :class:`Gamma`: a Gamma prior on Poisson rates.
 - :class:`NormalInverseWishart`: a prior on Gaussian means and covariances
   (the mixtures, discriminant analysis and the Gaussian HMMs).
 """
 
-from .dirichlet import Dirichlet, MEstimate, log_m_estimate
+from .dirichlet import Dirichlet, Fixed, MEstimate, log_m_estimate
 from .gamma import Gamma
 from .niw import NormalInverseWishart
 
-__all__ = ["Dirichlet", "Gamma", "MEstimate", "NormalInverseWishart", "log_m_estimate"]
+__all__ = [
+    "Dirichlet",
+    "Fixed",
+    "Gamma",
+    "MEstimate",
+    "NormalInverseWishart",
+    "log_m_estimate",
+]

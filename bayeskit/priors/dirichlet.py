@@ -49,7 +49,7 @@ import numpy as np
 
 from .._logmath import safe_log
 
-__all__ = ["Dirichlet", "MEstimate", "log_m_estimate"]
+__all__ = ["Dirichlet", "Fixed", "MEstimate", "log_m_estimate"]
 
 
 def log_m_estimate(counts, totals, m, p) -> np.ndarray:
@@ -177,3 +177,26 @@ class MEstimate:
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(weight == 0, 0.0, weight * safe_log(prob))
         return float(terms.sum())
+
+
+@dataclass(frozen=True, eq=False)
+class Fixed:
+    """A distribution given, not learned: the limit of a Dirichlet whose
+    concentration grows without bound around ``prob``, so that no count
+    moves it (a classifier's ``priors=``).
+
+    Parameters
+    ----------
+    prob : ndarray
+        The probabilities; the caller validates them.
+    """
+
+    prob: np.ndarray
+
+    def log_estimate(self, counts, totals) -> np.ndarray:
+        """``log prob`` whatever the counts (zero probabilities give ``-inf``)."""
+        return safe_log(np.broadcast_to(self.prob, np.shape(counts)))
+
+    def log_density(self, prob) -> float:
+        """0: the prior adds nothing to the objective of a fit."""
+        return 0.0
