@@ -111,7 +111,7 @@ class _TextNB(TripleClassifier):
         """The ``alpha`` the fit uses: checked against ``n_features_in_``, and
         raised to 1e-10 (with a warning) unless ``force_alpha``."""
         alpha = np.asarray(self.alpha, dtype=float)
-        d = self.n_features_in_
+        d = getattr(self, "n_features_in_", None) if alpha.ndim else None
         if alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape[0] != d):
             raise ValueError(
                 "When alpha is an array, it should contains `n_features` values "
