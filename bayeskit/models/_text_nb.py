@@ -72,6 +72,17 @@ def _read_counts(est, X, reset, sample_weight=None, grows=False):
             f"Negative values in data passed to {type(est).__name__} (input X): "
             "X holds counts (or frequencies), which are non-negative"
         )
+    if (
+        sample_weight is not None
+        and getattr(est, "binarize", 0.0) is None
+        and counts.data.size
+        and (counts.min() < 0 or counts.data.max() > 1)
+    ):
+        raise ValueError(
+            "binarize=None reads X as presences, values in [0, 1], but X holds "
+            "values outside it; give binarize a threshold (e.g. binarize=0.0) to "
+            "turn X into presences"
+        )
     return counts, False
 
 
@@ -520,7 +531,8 @@ class BernoulliNB(_TextNB):
         if True it is used as it is.
     binarize : float or None, default=0.0
         A value above this threshold is a presence, any other an absence. None
-        reads ``X`` as 0/1 already.
+        reads ``X`` as presences already (0/1, or fractions in [0, 1]; other
+        values are an error in fit).
     fit_prior : bool, default=True
         Whether to estimate the class prior from the class counts; if False it
         is uniform. Ignored when ``class_prior`` is given.
