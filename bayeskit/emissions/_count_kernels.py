@@ -24,8 +24,11 @@ matrix. Small inputs run the kernels' source in the interpreter
 
 from __future__ import annotations
 
+import itertools
+import threading
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -45,7 +48,8 @@ class CountMatrix:
 
     ``layout`` is ``"dense"`` (``data`` the C-ordered float64 array), or
     ``"csr"`` / ``"csc"`` (``data``, ``indices``, ``indptr`` of the sparse
-    matrix, float64 values, sorted indices).
+    matrix, float64 values, sorted indices; the index arrays in scipy's own
+    integer type, so they are never copied).
     """
 
     layout: str
@@ -69,8 +73,8 @@ class CountMatrix:
             X.format,
             X.shape,
             np.asarray(X.data, dtype=np.float64),
-            np.asarray(X.indices, dtype=np.int64),
-            np.asarray(X.indptr, dtype=np.int64),
+            X.indices,  # int32 or int64, as scipy chose: no copy
+            X.indptr,
         )
 
     def min(self) -> float:
@@ -162,21 +166,26 @@ def _dense_scores(X, W, threshold, out):  # pragma: no cover - compiled
     binarize = threshold == threshold
     n, d = X.shape
     k = W.shape[1]
+    acc = np.zeros(k)
     for i in range(n):
+        acc[:] = 0.0
         for j in range(d):
             x = X[i, j]
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:
                 for c in range(k):
-                    out[i, c] += x * W[j, c]
+                    acc[c] += x * W[j, c]
+        out[i, :] = acc
 
 
 @njit(**_JIT)
 def _csr_scores(data, indices, indptr, W, threshold, out):  # pragma: no cover
     binarize = threshold == threshold
     k = W.shape[1]
+    acc = np.zeros(k)
     for i in range(indptr.shape[0] - 1):
+        acc[:] = 0.0
         for q in range(indptr[i], indptr[i + 1]):
             x = data[q]
             if binarize:
@@ -184,7 +193,8 @@ def _csr_scores(data, indices, indptr, W, threshold, out):  # pragma: no cover
             if x != 0.0:
                 j = indices[q]
                 for c in range(k):
-                    out[i, c] += x * W[j, c]
+                    acc[c] += x * W[j, c]
+        out[i, :] = acc
 
 
 @njit(**_JIT)
@@ -210,8 +220,75 @@ def scores(X: CountMatrix, W: np.ndarray, threshold=np.nan) -> np.ndarray:
     threshold = float(threshold)
     work = X.data.size * W.shape[1]
     if X.layout == "dense":
-        _run(_dense_scores, work, X.data, W, threshold, out)
+        blocks = _blocks(X.shape[0], work)
+        _threaded(
+            [(_dense_scores, X.data[a:b], W, threshold, out[a:b]) for a, b in blocks],
+            work,
+        )
+    elif X.layout == "csr":
+        blocks = _blocks(X.shape[0], work)
+        _threaded(
+            [
+                (
+                    _csr_scores,
+                    X.data,
+                    X.indices,
+                    X.indptr[a : b + 1],
+                    W,
+                    threshold,
+                    out[a:b],
+                )
+                for a, b in blocks
+            ],
+            work,
+        )
     else:
-        kernel = _csr_scores if X.layout == "csr" else _csc_scores
-        _run(kernel, work, X.data, X.indices, X.indptr, W, threshold, out)
+        _run(_csc_scores, work, X.data, X.indices, X.indptr, W, threshold, out)
     return out
+
+
+# Scores of at least this many multiply-adds are split into blocks of rows run
+# in parallel threads (the kernels release the GIL), as many as numba's
+# configured thread count; each row's sum is the same whatever the split.
+_THREAD_WORK = 1 << 24
+
+
+def _blocks(n: int, work: int) -> list:
+    n_threads = 1 if work < _THREAD_WORK else min(numba.config.NUMBA_NUM_THREADS, n)
+    bounds = np.linspace(0, n, max(n_threads, 1) + 1).astype(int)
+    return list(itertools.pairwise(bounds))
+
+
+def _empty(args: tuple) -> tuple:
+    """The arguments of a block of no rows (the last is the output)."""
+    *inputs, out = args
+    if inputs[0].ndim == 2:  # dense rows
+        return (inputs[0][:0], *inputs[1:], out[:0])
+    data, indices, indptr, *rest = inputs
+    return (data, indices, indptr[:1], *rest, out[:0])
+
+
+def _threaded(calls: list, work: int) -> None:
+    """Run ``kernel(*args)`` for every ``(kernel, *args)`` of ``calls``, the
+    first on this thread and the others in threads of their own."""
+    if len(calls) == 1:
+        _run(calls[0][0], work, *calls[0][1:])
+        return
+    # compiled (or loaded from the disk cache) once, here, before the threads
+    calls[0][0](*_empty(calls[0][1:]))
+    errors = []
+
+    def run(call):
+        try:
+            call[0](*call[1:])
+        except BaseException as error:  # pragma: no cover - re-raised below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls[1:]]
+    for thread in threads:
+        thread.start()
+    run(calls[0])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
