@@ -23,7 +23,7 @@ from .._logmath import logsumexp
 from .._validation import Interval, validate_data
 from .._warnings import warn
 from ..emissions import Bernoulli, Multinomial
-from ..emissions._count_kernels import CountMatrix, scores
+from ..emissions._count_kernels import CountMatrix, posterior, scores
 from ..emissions.multinomial import MultinomialStats
 from ..graph import LatentNode
 from ..priors import MEstimate
@@ -213,13 +213,11 @@ class _TextNB(TripleClassifier):
         Xt = self._prepare_X(X, reset=False)
         return self._log_likelihood(Xt) + self._decision_log_prior()
 
-    def _log_posterior(self, X) -> np.ndarray:
+    def _posterior(self, X, as_log: bool) -> np.ndarray:
+        """The class posterior (``as_log``: its log), normalised in one pass
+        over the joint scores."""
         joint = self.predict_joint_log_proba(X)
-        with np.errstate(under="ignore"):
-            post = LatentNode(len(self.classes_)).posterior(
-                joint, np.zeros(len(self.classes_))
-            )
-        impossible = np.isneginf(post.log_evidence)
+        post, impossible = posterior(joint, as_log)
         if impossible.any():
             warn(
                 f"{int(impossible.sum())} row(s) have probability zero under every "
@@ -228,8 +226,25 @@ class _TextNB(TripleClassifier):
                 RuntimeWarning,
             )
             prior = self._decision_log_prior()
-            post.log_resp[impossible] = prior - logsumexp(prior)
-        return post.log_resp
+            prior = prior - logsumexp(prior)
+            post[impossible] = prior if as_log else np.exp(prior)
+        return post
+
+    def _log_posterior(self, X) -> np.ndarray:
+        return self._posterior(X, as_log=True)
+
+    def predict_proba(self, X):
+        """``P(y = c | x)``, shape ``(n, n_classes)``; unaffected by ``costs``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return self._posterior(X, as_log=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
