@@ -510,7 +510,16 @@ class ComplementNB(_TextNB):
         )
         logged = triple.emission.map_params(complement, triple.prior).log_prob
         if self.norm:
-            weights = logged / logged.sum(axis=1, keepdims=True)
+            with np.errstate(invalid="ignore"):
+                weights = logged / logged.sum(axis=1, keepdims=True)
+            # A word absent from a complement (alpha=0) has log -inf: its
+            # class's weights are the limit as alpha -> 0, shared equally by
+            # those words (never -inf / -inf = NaN).
+            zero = np.isneginf(logged)
+            rows = zero.any(axis=1)
+            if rows.any():
+                share = zero[rows] / zero[rows].sum(axis=1, keepdims=True)
+                weights[rows] = share
         else:
             weights = -logged
         self.feature_log_prob_ = weights

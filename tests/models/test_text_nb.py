@@ -323,6 +323,17 @@ def test_zero_probability_is_minus_inf_not_nan():
     assert np.isneginf(joint[1, 0]) and np.isneginf(joint[0, 1])
 
 
+def test_complement_norm_with_alpha_zero_is_its_limit_not_nan():
+    X = np.array([[2, 0, 1], [0, 3, 0], [1, 0, 0], [0, 1, 0]])
+    y = np.array([0, 1, 0, 1])
+    est = ComplementNB(alpha=0.0, norm=True).fit(X, y)
+    assert not np.isnan(est.feature_log_prob_).any()
+    # the limit of alpha -> 0 of the normalised weights
+    tiny = ComplementNB(alpha=1e-300, norm=True).fit(X, y)
+    assert_allclose(est.feature_log_prob_, tiny.feature_log_prob_, atol=0.01)
+    assert not np.isnan(est.predict_proba(X)).any()
+
+
 # -- statistics: partial_fit, summarize, sample_weight -----------------------------
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(
