@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from .._logmath import safe_log
-from ..priors.dirichlet import Dirichlet, MEstimate, log_m_estimate
+from ..priors.dirichlet import Dirichlet, MEstimate
 from ._count_kernels import CountMatrix, class_sums, scores
 from .base import Emission
 
@@ -51,10 +51,11 @@ class MultinomialParams:
     """``emissionprob[k, j]``: the probability of category ``j`` in state ``k``.
 
     ``log_prob`` is its logarithm where it was computed in log space (the
-    m-estimate); None computes it from ``emissionprob``.
+    m-estimate); None computes it from ``emissionprob``. A model that reads
+    only the logarithm (the count naive Bayes) leaves ``emissionprob`` None.
     """
 
-    emissionprob: np.ndarray
+    emissionprob: np.ndarray | None
     log_prob: np.ndarray | None = None
 
     def log_emissionprob(self) -> np.ndarray:
@@ -120,9 +121,9 @@ class Multinomial(Emission):
                 return out
         else:
             dense = X
-        prob = np.asarray(params.emissionprob, dtype=float)
-        zero = prob == 0
-        out = dense @ np.where(zero, 0.0, safe_log(prob)).T
+        log_prob = params.log_emissionprob()
+        zero = np.isneginf(log_prob)
+        out = dense @ np.where(zero, 0.0, log_prob).T
         out += (gammaln(dense.sum(axis=1) + 1.0) - gammaln(dense + 1.0).sum(axis=1))[
             :, None
         ]
@@ -185,15 +186,27 @@ class Multinomial(Emission):
           nothing to normalise keeps its previous row.
         """
         if isinstance(prior, MEstimate):
-            totals = stats.counts.sum(axis=1, keepdims=True)
-            log_prob = log_m_estimate(
-                stats.counts, totals, np.asarray(prior.m, dtype=float), prior.p
-            )
+            log_prob = self.map_log_prob(stats, prior)
             with np.errstate(under="ignore"):
                 return MultinomialParams(np.exp(log_prob), log_prob)
         prior = prior or Dirichlet(1.0)
         old = np.ones_like(stats.counts) if previous is None else previous.emissionprob
         return MultinomialParams(prior.map(stats.counts, old)[0])
+
+    def map_log_prob(self, stats: MultinomialStats, prior: MEstimate) -> np.ndarray:
+        """``log((c_kj + m p_j) / (c_k + m))``, the log of the m-estimate, with
+        one array of the counts' size (a state with no counts and ``m = 0``
+        takes ``log p``; a zero count with ``m = 0`` is ``-inf``)."""
+        m = float(prior.m)
+        p = np.asarray(prior.p, dtype=float)
+        den = stats.counts.sum(axis=1) + m
+        with np.errstate(divide="ignore"):
+            out = np.log(stats.counts + m * p)
+            out -= np.log(np.where(den > 0, den, 1.0))[:, None]
+            empty = den == 0
+            if empty.any():
+                out[empty] = np.log(p)
+        return out
 
     def log_prior(self, params, prior: Dirichlet | MEstimate | None = None) -> float:
         return 0.0 if prior is None else prior.log_density(params.emissionprob)

@@ -24,7 +24,7 @@ from .._validation import Interval, validate_data
 from .._warnings import warn
 from ..emissions import Bernoulli, Multinomial
 from ..emissions._count_kernels import CountMatrix, posterior, scores
-from ..emissions.multinomial import MultinomialStats
+from ..emissions.multinomial import MultinomialParams, MultinomialStats
 from ..graph import LatentNode
 from ..priors import MEstimate
 from ._triple import TripleClassifier
@@ -182,9 +182,12 @@ class _TextNB(TripleClassifier):
     # -- fitted attributes -------------------------------------------------------------
     def _set_emission_params(self, stats) -> None:
         triple = self._triple = self._make_components()
-        self._params = triple.emission.map_params(stats, triple.prior)
-        self.feature_count_ = stats.counts.copy()
+        self._params = self._map_params(triple, stats)
+        self.feature_count_ = stats.counts  # the statistics themselves, not a copy
         self._set_scoring(stats, triple)
+
+    def _map_params(self, triple, stats):
+        return triple.emission.map_params(stats, triple.prior)
 
     def _set_scoring(self, stats, triple) -> None:  # pragma: no cover - subclasses
         raise NotImplementedError
@@ -385,6 +388,12 @@ class MultinomialNB(_TextNB):
     def _emission(self):
         return Multinomial(self.n_features_in_)
 
+    def _map_params(self, triple, stats):
+        # the log-probabilities only: no array of probabilities beside them
+        return MultinomialParams(
+            None, triple.emission.map_log_prob(stats, triple.prior)
+        )
+
     def _set_scoring(self, stats, triple) -> None:
         self.feature_log_prob_ = self._params.log_emissionprob()
 
@@ -503,12 +512,13 @@ class ComplementNB(_TextNB):
 
     def _set_emission_params(self, stats) -> None:
         triple = self._triple = self._make_components()
-        self.feature_count_ = stats.counts.copy()
+        self.feature_count_ = stats.counts  # the statistics themselves, not a copy
         self.feature_all_ = stats.counts.sum(axis=0)
         complement = MultinomialStats(
             stats.weight.sum() - stats.weight, self.feature_all_ - stats.counts
         )
-        logged = triple.emission.map_params(complement, triple.prior).log_prob
+        logged = triple.emission.map_log_prob(complement, triple.prior)
+        del complement
         if self.norm:
             with np.errstate(invalid="ignore"):
                 weights = logged / logged.sum(axis=1, keepdims=True)
@@ -521,7 +531,7 @@ class ComplementNB(_TextNB):
                 share = zero[rows] / zero[rows].sum(axis=1, keepdims=True)
                 weights[rows] = share
         else:
-            weights = -logged
+            weights = np.negative(logged, out=logged)
         self.feature_log_prob_ = weights
         self._params = weights
 
