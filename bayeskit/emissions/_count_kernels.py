@@ -1,8 +1,9 @@
 """Compiled kernels of the count families (multinomial, Bernoulli) on dense and
 sparse matrices.
 
-A matrix of counts comes as a :class:`CountMatrix`: a C-ordered float64 array,
-or the three arrays of a CSR or CSC matrix (float64 values, sorted indices).
+A matrix of counts comes as a :class:`CountMatrix`: a C-ordered array, or the
+three arrays of a CSR or CSC matrix (sorted indices); every value is read as
+a float64, exactly.
 Two passes cover what the families need, in every layout:
 
 - the class sums ``out[c, j] += w_i x_ij`` of a supervised fit, one addition
@@ -45,14 +46,24 @@ _JIT = {"nogil": True, "error_model": "numpy"}
 _INTERPRET_WORK = 1 << 12
 
 
+# Value types the kernels read as they are (each value is converted to float64
+# as it is read, exactly); any other is converted to float64 first.
+_KERNEL_DTYPES = (np.float64, np.float32, np.int64, np.int32)
+
+
+def _dtype(X) -> type:
+    return X.dtype.type if X.dtype.type in _KERNEL_DTYPES else np.float64
+
+
 @dataclass(frozen=True)
 class CountMatrix:
     """A validated matrix of counts in the layout the kernels read.
 
-    ``layout`` is ``"dense"`` (``data`` the C-ordered float64 array), or
-    ``"csr"`` / ``"csc"`` (``data``, ``indices``, ``indptr`` of the sparse
-    matrix, float64 values, sorted indices; the index arrays in scipy's own
-    integer type, so they are never copied).
+    ``layout`` is ``"dense"`` (``data`` the C-ordered array), or ``"csr"`` /
+    ``"csc"`` (``data``, ``indices``, ``indptr`` of the sparse matrix, sorted
+    indices). Values of float64, float32, int64 or int32 are read as they are
+    (the integer counts of ``CountVectorizer`` are not copied), others as
+    float64; the index arrays keep scipy's own integer type.
     """
 
     layout: str
@@ -67,7 +78,7 @@ class CountMatrix:
         read it; copied only where its dtype or index order must change (the
         caller's matrix is never modified)."""
         if not sp.issparse(X):
-            return cls("dense", X.shape, np.ascontiguousarray(X, dtype=np.float64))
+            return cls("dense", X.shape, np.ascontiguousarray(X, dtype=_dtype(X)))
         if X.format not in ("csr", "csc"):
             X = X.tocsr()
         if not X.has_sorted_indices:
@@ -75,7 +86,7 @@ class CountMatrix:
         return cls(
             X.format,
             X.shape,
-            np.asarray(X.data, dtype=np.float64),
+            np.asarray(X.data, dtype=_dtype(X.data)),
             X.indices,  # int32 or int64, as scipy chose: no copy
             X.indptr,
         )
@@ -97,7 +108,7 @@ def _dense_class_sums(X, labels, w, threshold, out):  # pragma: no cover - compi
         c = labels[i]
         wi = w[i]
         for j in range(d):
-            x = X[i, j]
+            x = float(X[i, j])
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:
@@ -113,7 +124,7 @@ def _csr_class_sums(
         c = labels[i]
         wi = w[i]
         for q in range(indptr[i], indptr[i + 1]):
-            x = data[q]
+            x = float(data[q])
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:
@@ -127,7 +138,7 @@ def _csc_class_sums(
     binarize = threshold == threshold
     for j in range(indptr.shape[0] - 1):
         for q in range(indptr[j], indptr[j + 1]):
-            x = data[q]
+            x = float(data[q])
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:
@@ -173,7 +184,7 @@ def _dense_scores(X, W, threshold, out):  # pragma: no cover - compiled
     for i in range(n):
         acc[:] = 0.0
         for j in range(d):
-            x = X[i, j]
+            x = float(X[i, j])
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:
@@ -190,7 +201,7 @@ def _csr_scores(data, indices, indptr, W, threshold, out):  # pragma: no cover
     for i in range(indptr.shape[0] - 1):
         acc[:] = 0.0
         for q in range(indptr[i], indptr[i + 1]):
-            x = data[q]
+            x = float(data[q])
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:
@@ -206,7 +217,7 @@ def _csc_scores(data, indices, indptr, W, threshold, out):  # pragma: no cover
     k = W.shape[1]
     for j in range(indptr.shape[0] - 1):
         for q in range(indptr[j], indptr[j + 1]):
-            x = data[q]
+            x = float(data[q])
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:

@@ -86,3 +86,16 @@ def test_kernels_skip_zeros_and_binarize_without_copy():
         [[0.0, 0.0, 0.0], [0.0, 0.0, 2.0]],
     )
     assert X.data[0] == 0.0 and X.data[1] == 0.5  # the caller's matrix as it was
+
+
+def test_integer_counts_are_read_without_a_copy(counts):
+    X, labels = counts
+    Xi = sp.csr_matrix(X.astype(np.int64))
+    C = CountMatrix.of(Xi)
+    assert C.data is Xi.data and C.indices is Xi.indices  # CountVectorizer's output
+    W = np.random.default_rng(4).normal(size=(6, 3))
+    assert_array_equal(scores(C, W), scores(CountMatrix.of(Xi.astype(float)), W))
+    w = np.ones(len(labels))
+    assert_array_equal(
+        class_sums(C, labels, w, 3), class_sums(CountMatrix.of(X), labels, w, 3)
+    )
