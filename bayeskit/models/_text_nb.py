@@ -62,8 +62,8 @@ def _read_counts(est, X, reset, sample_weight=None, grows=False):
         X,
         reset=reset,
         accept_sparse=("csr", "csc"),
-        dtype="numeric",  # integer counts stay integers: CountMatrix converts
-    )  # only the stored values to float64, never the index arrays
+        dtype="numeric",  # integer counts stay integers: the kernels read them
+    )
     if X.shape[0] == 0:
         raise ValueError("X has 0 samples; at least one is required")
     counts = CountMatrix.of(X)
