@@ -187,7 +187,8 @@ def test_error_through_a_subprocess(tmp_path):
     assert proc.stdout == ""
     assert proc.stderr.splitlines() == [
         "bayeskit compare: error: unknown dataset 'nope': choose one of "
-        "breast_cancer, iris, playtennis, wine, or give --csv PATH --target COLUMN"
+        "breast_cancer, iris, playtennis, topics, wine, or give --csv PATH --target "
+        "COLUMN"
     ]
 
 

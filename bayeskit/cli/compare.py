@@ -6,6 +6,9 @@ baselines, and prints accuracy, log-loss, fit and predict time per model
 (mean and standard deviation over the folds). ``--learning-curve`` adds the
 generative-versus-discriminative comparison of Ng and Jordan (2001): test
 error against training-set size for naive Bayes and logistic regression.
+With ``--text COLUMN`` (or the bundled ``topics`` data) the models read a
+column of documents: naive Bayes on word counts against logistic regression
+on TF-IDF (:mod:`bayeskit.cli.text`).
 
 Problems with the user's input raise :class:`CompareError`, which the command
 line prints as one line (exit status 2).
@@ -35,6 +38,7 @@ from .data import (
     _standardised,
     load_dataset,
     read_csv,
+    read_text_csv,
 )
 from .report import Progress, _pm, _summary, format_table, write_json
 
@@ -60,6 +64,11 @@ def candidates(
     from sklearn.linear_model import LogisticRegression
 
     from .. import models as bk
+
+    if data.text is not None:
+        from .text import candidates as text_candidates
+
+        return [Candidate(*c) for c in text_candidates(data.text)], []
 
     kind = data.kind
     std = "standardised"
@@ -368,8 +377,17 @@ def run(args, out=None) -> int:
     cv = parse_cv(args.cv)
     if args.plot is not None:
         check_plot()
+    text = getattr(args, "text", None)
+    if text is not None and args.csv is None:
+        raise CompareError(
+            "--text COLUMN goes with --csv PATH --target COLUMN (the bundled "
+            "text data set is --dataset topics)"
+        )
     if args.csv is not None:
-        data = read_csv(args.csv, args.target)
+        if text is not None:
+            data = read_text_csv(args.csv, args.target, text)
+        else:
+            data = read_csv(args.csv, args.target)
     else:
         data = load_dataset(args.dataset or DEFAULT_DATASET)
     progress = False if args.no_progress else None

@@ -60,6 +60,10 @@ def _curve_models(data: Dataset):
 
     from .. import models as bk
 
+    if data.text is not None:
+        from .text import curve_models
+
+        return curve_models(data.text)
     if data.kind == "numeric":
         nb = make_pipeline(*_numeric_steps(data), bk.GaussianNB())
         name = "naive Bayes (bayeskit GaussianNB)"

@@ -37,6 +37,7 @@ class Dataset:
     X: pd.DataFrame
     y: pd.Series
     source: str
+    text: str | None = None  # the column of documents, for the text models
 
     @property
     def categorical(self) -> list:
@@ -60,6 +61,11 @@ class Dataset:
         return np.unique(self.y.to_numpy())
 
     def describe(self) -> str:
+        if self.text is not None:
+            return (
+                f"{self.name} ({self.source}): {len(self.X)} documents in text "
+                f"column {self.text!r}, {len(self.classes)} classes"
+            )
         parts = []
         if self.numeric:
             parts.append(f"{len(self.numeric)} numeric")
@@ -100,12 +106,23 @@ def _load_playtennis() -> tuple[pd.DataFrame, pd.Series]:
     return df.drop(columns="PlayTennis"), df["PlayTennis"]
 
 
+def _load_topics() -> tuple[pd.DataFrame, pd.Series]:
+    from .text import make_topics
+
+    df = make_topics()
+    return df[["text"]], df["topic"]
+
+
 DATASETS = {
     "breast_cancer": ("scikit-learn", _sklearn_loader("load_breast_cancer")),
     "iris": ("scikit-learn", _sklearn_loader("load_iris")),
     "wine": ("scikit-learn", _sklearn_loader("load_wine")),
     "playtennis": ("bayeskit", _load_playtennis),
+    "topics": ("bayeskit, generated", _load_topics),
 }
+
+# Data sets whose one feature is a column of documents.
+TEXT_DATASETS = {"topics": "text"}
 
 
 def load_dataset(name: str = DEFAULT_DATASET) -> Dataset:
@@ -118,7 +135,22 @@ def load_dataset(name: str = DEFAULT_DATASET) -> Dataset:
         )
     source, loader = DATASETS[key]
     X, y = loader()
-    return _checked(Dataset(key, X, y, source), "target")
+    return _checked(Dataset(key, X, y, source, TEXT_DATASETS.get(key)), "target")
+
+
+def read_text_csv(path: str, target: str, text: str) -> Dataset:
+    """The user's table with a column of documents: ``text`` is the one
+    feature (the other columns are left out)."""
+    data = read_csv(path, target)
+    if text == target:
+        raise CompareError(f"--text {text!r} is the target column; name another")
+    if text not in data.X.columns:
+        shown = ", ".join(map(str, data.X.columns[:10]))
+        raise CompareError(
+            f"text column {text!r} is not in {path} or is empty (columns: {shown})"
+        )
+    X = data.X[[text]].fillna("").astype(str)
+    return Dataset(data.name, X, data.y, data.source, text)
 
 
 _DECOMPRESSION_ERRORS = (

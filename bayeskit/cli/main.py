@@ -62,6 +62,12 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         help="the CSV column to predict (text, bool and category columns are "
         "taken as categorical features)",
     )
+    data.add_argument(
+        "--text",
+        metavar="COLUMN",
+        help="the CSV column of documents: compare naive Bayes on its word "
+        "counts with logistic regression on TF-IDF (other columns are left out)",
+    )
     parser.add_argument(
         "--cv",
         default="auto",

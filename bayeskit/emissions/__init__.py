@@ -9,10 +9,12 @@ latent structure it feeds:
 - ``map_params(stats, ...)``: parameters from statistics and a prior.
 
 The full protocol is :class:`bayeskit.emissions.base.Emission`. Families:
-categorical tables, Gaussian (its covariance structure an object), Poisson
-counts, multinomial counts, and a Gaussian mixture per state.
+categorical tables, Bernoulli (two-category tables), Gaussian (its
+covariance structure an object), Poisson counts, multinomial counts, and a
+Gaussian mixture per state.
 """
 
+from .bernoulli import Bernoulli, BernoulliParams, BernoulliStats
 from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
 from .gaussian import Gaussian, GaussianParams, GaussianStats
@@ -26,6 +28,9 @@ __all__ = [
     "FULL",
     "SPHERICAL",
     "TIED",
+    "Bernoulli",
+    "BernoulliParams",
+    "BernoulliStats",
     "Categorical",
     "CategoricalParams",
     "CategoricalStats",

@@ -1,5 +1,6 @@
 """The estimators: thin scikit-learn classes over the graph core and the emissions."""
 
+from ._text_nb import BernoulliNB, ComplementNB, MultinomialNB
 from .bayesnet import BayesianNetwork
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
 from .hmm import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
@@ -11,8 +12,10 @@ from .tan import TreeAugmentedNB, chow_liu_tree
 __all__ = [
     "GMMHMM",
     "BayesianNetwork",
+    "BernoulliNB",
     "CategoricalHMM",
     "CategoricalNB",
+    "ComplementNB",
     "GaussianHMM",
     "GaussianMixture",
     "GaussianMixtureClassifier",
@@ -21,6 +24,7 @@ __all__ = [
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "MultinomialHMM",
+    "MultinomialNB",
     "PoissonHMM",
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",

@@ -2,7 +2,13 @@
 
 from peer_suite import load
 
-from bayeskit import CategoricalNB, GaussianNB
+from bayeskit import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+)
 
 _bayeskit_peer_module = "sklearn.tests.test_naive_bayes"
 globals().update(
@@ -12,6 +18,9 @@ globals().update(
             "sklearn.naive_bayes": {
                 "GaussianNB": GaussianNB,
                 "CategoricalNB": CategoricalNB,
+                "MultinomialNB": MultinomialNB,
+                "BernoulliNB": BernoulliNB,
+                "ComplementNB": ComplementNB,
             }
         },
     )
