@@ -18,7 +18,14 @@ import pandas as pd
 
 from .._validation import validate_data
 from ..emissions import DIAG, Gaussian, GaussianStats
-from ._categorical import _HINT, declared_list, feature_name, kept_rows, validated
+from ._categorical import (
+    _HINT,
+    declared_list,
+    feature_name,
+    kept_rows,
+    validated,
+    warn_nearly_unique,
+)
 from ._encoding import CategoryEncoder, split_columns
 from .base import InsufficientData, float_input
 
@@ -190,6 +197,10 @@ def read_mixed(est, X, reset, sample_weight, grows):
             keep=keep,
             hint=_HINT,
         )
+        if reset and sample_weight is not None:
+            warn_nearly_unique(
+                est, codes, encoder.n_categories, keep, np.flatnonzero(mask)
+            )
     numeric = [c for c, is_cat in zip(cols, mask) if not is_cat]
     Xnum = None
     if numeric:

@@ -238,6 +238,14 @@ class CategoricalNB(TripleClassifier):
     anyway), with a warning. Fractional numeric values are truncated to
     codes, as scikit-learn does, with a warning.
 
+    A feature that looks continuous warns (``UserWarning``) in ``fit`` and in
+    the first ``partial_fit``: one observed (not missing, positive weight)
+    in more than 20 rows with more than half as many distinct values as those
+    rows. Each of its values is then a category seen about once, and its
+    table learns next to nothing; such a feature belongs in
+    :class:`GaussianNB` or :class:`MixedNB`, or binned first. MixedNB's
+    categorical columns and :class:`TreeAugmentedNB` follow the same rule.
+
     References
     ----------
     T. Mitchell, *Machine Learning*, 1997, section 6.9.1.
