@@ -20,6 +20,8 @@ GALLERY = {
     "plot_mixture_bic.py": "select_mixture",
     "plot_dishonest_casino.py": "CategoricalHMM",
     "plot_flu_network.py": "flu_network",
+    "plot_earthquakes_poisson_hmm.py": "load_earthquakes",
+    "plot_wine_mixture.py": "select_mixture",
 }
 
 

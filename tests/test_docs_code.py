@@ -124,8 +124,54 @@ def test_the_pages_with_code_are_found():
         "docs/migrating_hmmlearn.rst",
         "docs/migrating_pgmpy.rst",
         "docs/bayesnet.rst",
+        "docs/naive_bayes.rst",
+        "docs/hmm.rst",
+        "docs/statistics.rst",
     ):
         assert PAGES.get(page), f"no Python block found in {page}"
+
+
+# Languages of code blocks that are not Python, so never run.
+NOT_PYTHON = {"console", "bash", "shell", "sh", "text", "none", "ini", "toml", "rst"}
+
+# Literal (``::``) blocks that are text, not Python: the diagrams, by first line.
+DIAGRAMS = {"a discrete latent structure  x  an emission family  x  a prior"}
+
+
+def test_every_code_block_runs_or_is_declared_not_python():
+    """A block skipped is skipped on purpose: a code block in a language
+    neither Python nor a known shell/text one (a typo such as ``pyhton``), or a
+    literal block that does not parse and is not a known diagram (Python with
+    a syntax error), fails here instead of being left out in silence."""
+    pages = [ROOT / "README.md", *sorted(DOCS.glob("*.rst"))]
+    for path in pages:
+        text = path.read_text()
+        if path.suffix == ".md":
+            for language in re.findall(r"^```(\S*)", text, flags=re.M):
+                # Only ```python blocks run (readme_blocks); a closing fence
+                # has no language.
+                assert not language or language in {"python"} | NOT_PYTHON, (
+                    f"{path.name}: code block in {language!r}"
+                )
+            continue
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            directive = re.match(
+                r"^\s*\.\. (?:code-block|code|sourcecode)::\s*(\S*)", line
+            )
+            if directive:
+                language = directive.group(1).lower()
+                assert language in PYTHON_LANGUAGES | NOT_PYTHON, (
+                    f"{path.name}, line {i + 1}: code block in {language!r}"
+                )
+            elif line.rstrip().endswith("::") and not line.lstrip().startswith(".."):
+                body, _ = _indented_body(lines, i)
+                if body.strip() and not _parses(body):
+                    first = body.strip().splitlines()[0].strip()
+                    assert first in DIAGRAMS, (
+                        f"{path.name}, line {i + 1}: a literal block that is not "
+                        f"Python and not a known diagram: {first!r}"
+                    )
 
 
 def test_extraction_of_each_rst_block_form():

@@ -23,8 +23,9 @@ from .._validation import (
     check_probability_vector,
     validate_data,
 )
+from .._warnings import warn
 from ..emissions import Categorical
-from ._encoding import CategoryEncoder, split_columns
+from ._encoding import CategoryEncoder, is_integer_matrix, split_columns
 from .base import BaseGenerativeClassifier
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "kept_rows",
     "read_categorical",
     "validated",
+    "warn_nearly_unique",
 ]
 
 
@@ -213,6 +215,64 @@ def declared_list(categories, d: int) -> list:
 
 _HINT = "; list every category in categories= for the first fit"
 
+# A categorical feature is suspect when it was observed in more than
+# ``_FEW_ROWS`` rows and its distinct values outnumber half of those rows: a
+# table with about one column per row learns next to nothing, and that is what
+# continuous values read as categories look like. Below ``_FEW_ROWS`` rows a
+# small table of genuine categories can meet the ratio by chance.
+_FEW_ROWS = 20
+
+
+def warn_nearly_unique(
+    est, codes: np.ndarray, n_categories, keep=None, columns=None, complete=False
+) -> None:
+    """Warn (at the caller's line) for every feature whose fitted rows hold
+    nearly as many distinct values as rows (``columns``: the index in ``X``
+    of every column of ``codes``, when they are not ``0 .. d - 1``;
+    ``complete``: no code is missing, as in an integer matrix).
+
+    The rule: a feature observed (not missing, positive weight) in ``n > 20``
+    rows with more than ``n / 2`` distinct values. Only features with more
+    than ten categories can meet it, so ordinary data costs nothing.
+    """
+    n_categories = np.asarray(n_categories)
+    n_rows = codes.shape[0] if keep is None else int(np.count_nonzero(keep))
+    # More than 20 observed rows and more than half as many distinct values:
+    # more than ten categories. Without missing codes, more than half as many
+    # categories as rows too, so ordinary data is not read again.
+    wide = n_categories > _FEW_ROWS // 2
+    if complete:
+        wide &= 2 * n_categories > n_rows
+    if n_rows <= _FEW_ROWS or not wide.any():
+        return
+    suspects = []
+    for j in np.flatnonzero(wide):
+        seen = codes[:, j] >= 0
+        if keep is not None:
+            seen &= keep
+        n = int(np.count_nonzero(seen))
+        if n <= _FEW_ROWS or 2 * n_categories[j] <= n:
+            continue
+        distinct = int(np.count_nonzero(np.bincount(codes[seen, j])))
+        if 2 * distinct > n:
+            suspects.append((j, distinct, n))
+    if not suspects:
+        return
+    described = ", ".join(
+        f"{feature_name(est, j if columns is None else columns[j])} "
+        f"({distinct} distinct values in {n} rows)"
+        for j, distinct, n in suspects[:5]
+    )
+    more = f" and {len(suspects) - 5} more" if len(suspects) > 5 else ""
+    warn(
+        f"{type(est).__name__}: feature(s) {described}{more} have about as many "
+        "distinct values as rows, so each value is a category seen about once and "
+        "its table learns little; continuous features belong in GaussianNB (or "
+        "MixedNB's numeric columns), or binned first "
+        "(sklearn.preprocessing.KBinsDiscretizer)",
+        UserWarning,
+    )
+
 
 def read_categorical(est, X, reset, sample_weight, grows):
     """Codes of categorical ``X`` for CategoricalNB-like estimators.
@@ -249,4 +309,8 @@ def read_categorical(est, X, reset, sample_weight, grows):
         keep=keep,
         hint=_HINT,
     )
+    if reset and sample_weight is not None:
+        warn_nearly_unique(
+            est, codes, est._encoder.n_categories, keep, complete=is_integer_matrix(X)
+        )
     return codes, grew

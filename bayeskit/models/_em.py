@@ -116,7 +116,10 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
     ``_m_step(X, posterior, sample_weight)``, ``_log_prior()`` (log density of
     the prior at the current parameters, up to a constant),
     ``_get_parameters()`` / ``_set_parameters(params)``, and
-    ``_convergence_advice`` (what to change when EM does not converge).
+    ``_convergence_advice`` (what to change when EM does not converge: the
+    hooks path follows scikit-learn and emits a ``ConvergenceWarning`` when
+    ``max_iter`` is reached; the components path follows hmmlearn, whose
+    ``ConvergenceMonitor`` records and does not warn).
 
     The monitored objective is the log posterior, ``sum_i w_i log p(x_i) +
     log p(theta)``, divided by ``sum_i w_i`` (``_objective``; the hidden Markov
@@ -220,6 +223,11 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         ``_set_params``), ``stats_`` (the statistics they were derived from),
         ``monitor_``, ``converged_``, ``n_iter_``, ``lower_bound_`` and
         ``lower_bounds_``.
+
+        As hmmlearn's models, and unlike scikit-learn's mixtures, spending the
+        iteration budget emits no warning: the monitor records every
+        iteration (printing it when ``verbose``) and logs a decrease of the
+        objective, and ``converged_`` says whether the gain fell below ``tol``.
         """
         components = self._make_components()
         monitor = self._new_monitor()
@@ -255,12 +263,10 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             structure, emission, _ = components
             stats = LatentStats(structure.zeros(), emission.zeros(self.n_components))
         self.stats_ = stats
-        if not self.converged_ and self.n_iter > 0:
-            warn(
-                f"EM did not converge in {self.n_iter} iterations (tol="
-                f"{self.tol}): {self._convergence_advice}",
-                ConvergenceWarning,
-            )
+        # hmmlearn's convention, not scikit-learn's: reaching ``n_iter`` is no
+        # warning (``converged_`` and ``monitor_`` tell), and a decrease of the
+        # objective is logged by the monitor. The mixtures (``_run_em``) keep
+        # scikit-learn's ConvergenceWarning.
         return components
 
     def from_stats(self, stats):

@@ -14,10 +14,18 @@ from dataclasses import dataclass
 from numbers import Integral
 
 import numpy as np
+import pandas as pd
 
 from .._validation import validate_data
 from ..emissions import DIAG, Gaussian, GaussianStats
-from ._categorical import _HINT, declared_list, feature_name, kept_rows, validated
+from ._categorical import (
+    _HINT,
+    declared_list,
+    feature_name,
+    kept_rows,
+    validated,
+    warn_nearly_unique,
+)
 from ._encoding import CategoryEncoder, split_columns
 from .base import InsufficientData, float_input
 
@@ -96,19 +104,39 @@ def read_float(est, X, reset, sample_weight, grows):
     return float_input(X), False
 
 
+# What pandas infers for an object column whose values are all real numbers
+# (Python or numpy integers and floats; missing values skipped). Booleans
+# ("boolean"), strings, decimals, complex numbers and mixtures of numbers with
+# anything else infer to other names.
+_REAL_NUMBERS = frozenset({"integer", "floating", "mixed-integer-float"})
+
+
+def holds_real_numbers(col: np.ndarray) -> bool:
+    """Whether an object column's values (missing ones aside) are all real
+    numbers, integers or floats but not booleans, and there is at least one."""
+    return pd.api.types.infer_dtype(col, skipna=True) in _REAL_NUMBERS
+
+
+def _auto_categorical(dtype, col: np.ndarray) -> bool:
+    """``categorical_features='auto'`` for one column: categorical if its
+    dtype is a pandas categorical, a string or bool dtype, or object with
+    values other than real numbers; numeric otherwise (an object column of
+    numbers, as ``SimpleImputer(strategy='most_frequent')`` gives, included)."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return True
+    kind = getattr(dtype, "kind", "O")
+    if kind == "O" and str(dtype) not in ("string", "str"):
+        return not holds_real_numbers(col)
+    return kind in "OSUb" or str(dtype) in ("string", "str")
+
+
 def categorical_mask(est, X, cols) -> np.ndarray:
     """MixedNB's ``categorical_features`` as a boolean mask over the columns."""
     d = len(cols)
     spec = est.categorical_features
     if isinstance(spec, str):
-        if hasattr(X, "dtypes"):
-            return np.array(
-                [
-                    dt.kind in "OSUb" or str(dt) in ("category", "string", "str")
-                    for dt in X.dtypes
-                ]
-            )
-        return np.full(d, not np.issubdtype(cols[0].dtype, np.number))
+        dtypes = X.dtypes if hasattr(X, "dtypes") else [X.dtype] * d
+        return np.array([_auto_categorical(dt, c) for dt, c in zip(dtypes, cols)])
     spec = np.asarray(spec)
     if spec.dtype == bool:
         if spec.shape != (d,):
@@ -169,6 +197,10 @@ def read_mixed(est, X, reset, sample_weight, grows):
             keep=keep,
             hint=_HINT,
         )
+        if reset and sample_weight is not None:
+            warn_nearly_unique(
+                est, codes, encoder.n_categories, keep, np.flatnonzero(mask)
+            )
     numeric = [c for c, is_cat in zip(cols, mask) if not is_cat]
     Xnum = None
     if numeric:

@@ -238,6 +238,14 @@ class CategoricalNB(TripleClassifier):
     anyway), with a warning. Fractional numeric values are truncated to
     codes, as scikit-learn does, with a warning.
 
+    A feature that looks continuous warns (``UserWarning``) in ``fit`` and in
+    the first ``partial_fit``: one observed (not missing, positive weight)
+    in more than 20 rows with more than half as many distinct values as those
+    rows. Each of its values is then a category seen about once, and its
+    table learns next to nothing; such a feature belongs in
+    :class:`GaussianNB` or :class:`MixedNB`, or binned first. MixedNB's
+    categorical columns and :class:`TreeAugmentedNB` follow the same rule.
+
     References
     ----------
     T. Mitchell, *Machine Learning*, 1997, section 6.9.1.
@@ -460,10 +468,16 @@ class MixedNB(TripleClassifier):
     Parameters
     ----------
     categorical_features : 'auto' or array-like, default='auto'
-        Which columns are categorical: 'auto' takes the columns of a DataFrame
-        whose dtype is category, object, string or bool (for an array: all
-        columns if its dtype is not numeric, none otherwise); or a boolean
-        mask, column indices, or column names.
+        Which columns are categorical: a boolean mask, column indices, or
+        column names; or 'auto', which reads each column (of a DataFrame, or
+        of an array) by its dtype and values. A pandas categorical, a string
+        column and a bool column are categorical; a numeric column is
+        numeric; an object column is numeric when every value that is not
+        missing is a real number (a Python or numpy integer or float, not a
+        bool), as in the object arrays ``SimpleImputer(strategy=
+        "most_frequent")`` returns, and categorical otherwise (strings,
+        booleans, or numbers mixed with them). To take integer codes as
+        categories, name their columns here.
     m : float or array-like of shape (n_categorical,), default=1.0
         m-estimate of the categorical tables (see :class:`CategoricalNB`).
     p : list of array-like, default=None
