@@ -39,7 +39,7 @@ Operations, ours vs theirs:
 
 Each operation is warmed up once, then ours and theirs are timed interleaved;
 the table shows the medians and the ratio ours / theirs (lower is better)
-against the goal of the issue (query: 0.5, predict: 0.01).
+against bayeskit's goal (query: 0.5, predict: 0.01).
 
 Run from the repository root::
 

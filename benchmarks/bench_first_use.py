@@ -8,7 +8,7 @@ fresh process with that cache filled (**warm**: every kernel loaded from disk).
 Only the first ``fit`` + ``predict`` is timed (for ``BayesianNetwork``, the
 first ``query`` on ``bayeskit.datasets.flu_network()``); ``import bayeskit`` is
 timed apart and reported on its own row. Each number is the median of a few
-such pairs of processes. The goal is the issue's: cold within 2 s (none over
+such pairs of processes. The goal: cold within 2 s (none over
 3 s), warm within 0.3 s.
 
 The table has no peer: for ``benchmarks/run.py`` each row is written as "ours"

@@ -12,7 +12,7 @@ both with 20 features and 5 classes (1,000,000 rows by default). Before timing,
 the script checks (untimed) that the two libraries' ``predict_proba`` agree, so
 that the comparison is between equal computations. Each operation is warmed up
 once, then ours and theirs are timed interleaved; the table shows the medians
-and the ratio ours / theirs (lower is better) against the goal of the issue.
+and the ratio ours / theirs (lower is better) against bayeskit's goal.
 
 Run from the repository root (the malloc settings keep freed memory in the
 process, so that page faults of fresh allocations do not dominate the timings
@@ -57,7 +57,7 @@ N_FEATURES = 20
 N_CLASSES = 5
 N_CATEGORIES = 10
 
-# Goals of the issue: ratio ours / scikit-learn, median time.
+# Goals: ratio ours / scikit-learn, median time.
 GOALS = {
     ("GaussianNB", "fit"): 0.5,
     ("GaussianNB", "predict_proba"): 0.25,

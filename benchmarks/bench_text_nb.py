@@ -5,8 +5,8 @@ and ``ComplementNB`` (default parameters on both sides) on synthetic word
 counts in CSR: a Zipf-distributed vocabulary (word ``r`` drawn with
 probability proportional to ``1 / r``) in which every class makes a random
 2% of the words five times likelier, 130 words drawn per document (about 100
-distinct words, the non-zero counts of its row). The default size is the
-issue's: 200,000 documents x 50,000 words, 20 classes.
+distinct words, the non-zero counts of its row). The default size is
+200,000 documents x 50,000 words, 20 classes.
 
 Before timing, the script checks (untimed) that the two libraries'
 ``predict_proba`` agree. Each operation is warmed up once, then ours and
@@ -52,7 +52,7 @@ N_CLASSES = 20
 WORDS_PER_DOC = 130
 MODELS = ("MultinomialNB", "BernoulliNB", "ComplementNB")
 
-# Goals of the issue: ratio ours / scikit-learn (time: median; memory: peak).
+# Goals: ratio ours / scikit-learn (time: median; memory: peak).
 TIME_GOAL = 0.7
 MEMORY_GOAL = 1.0
 

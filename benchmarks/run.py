@@ -9,7 +9,7 @@ allocations do not dominate the timings. Only the children get this
 environment. Each script writes its results as JSON (``--json``); this runner
 prints them as one table: the sizes used, the number of timed runs behind each
 median, the medians of ours and theirs, the ratio ours / theirs (lower is
-better), the issue's goal for the ratio and whether it is met.
+better), bayeskit's goal for the ratio and whether it is met.
 
 Run from the repository root::
 

@@ -89,9 +89,6 @@ class BaseHMM(BaseLatentModel):
     # Whether X holds counts (non-negative integers).
     _counts = False
     warm_start = False
-    _convergence_advice = (
-        "increase n_iter or tol, or try another random_state or n_init"
-    )
 
     # -- the components ----------------------------------------------------------
     def _chain(self) -> LatentChain:
