@@ -142,6 +142,47 @@ def _first_tan(rng, bk):
     return lambda: bk.TreeAugmentedNB().fit(X, y).predict(X)
 
 
+def _first_poisson_hmm(rng, bk):
+    X, lengths = _sequences(rng)
+    model = bk.PoissonHMM(3, n_iter=10, random_state=0)
+    return lambda: model.fit(X, lengths=lengths).predict(X, lengths=lengths)
+
+
+def _first_gmm_hmm(rng, bk):
+    X, lengths = _sequences(rng)
+    X = X + rng.normal(scale=0.3, size=X.shape)
+    model = bk.GMMHMM(2, n_mix=2, n_iter=10, random_state=0)
+    return lambda: model.fit(X, lengths=lengths).predict(X, lengths=lengths)
+
+
+def _first_multinomial_hmm(rng, bk):
+    X = rng.multinomial(5, [0.2, 0.3, 0.5], size=300)
+    model = bk.MultinomialHMM(2, n_trials=5, n_iter=10, random_state=0)
+    return lambda: model.fit(X, lengths=[30] * 10).predict(X, lengths=[30] * 10)
+
+
+def _word_counts(rng, n=200, d=50, k=3):
+    y = rng.integers(k, size=n)
+    rates = rng.dirichlet(np.ones(d), size=k)
+    X = np.vstack([rng.multinomial(20, rates[c]) for c in y])
+    return X, y
+
+
+def _first_multinomial_nb(rng, bk):
+    X, y = _word_counts(rng)
+    return lambda: bk.MultinomialNB().fit(X, y).predict(X)
+
+
+def _first_bernoulli_nb(rng, bk):
+    X, y = _word_counts(rng)
+    return lambda: bk.BernoulliNB().fit(X, y).predict(X)
+
+
+def _first_complement_nb(rng, bk):
+    X, y = _word_counts(rng)
+    return lambda: bk.ComplementNB().fit(X, y).predict(X)
+
+
 FIRST_USES = {
     "GaussianNB": _first_gaussian_nb,
     "CategoricalNB": _first_categorical_nb,
@@ -155,6 +196,12 @@ FIRST_USES = {
     "HMMClassifier": _first_hmm_classifier,
     "BayesianNetwork": _first_bayesnet,
     "TreeAugmentedNB": _first_tan,
+    "PoissonHMM": _first_poisson_hmm,
+    "GMMHMM": _first_gmm_hmm,
+    "MultinomialHMM": _first_multinomial_hmm,
+    "MultinomialNB": _first_multinomial_nb,
+    "BernoulliNB": _first_bernoulli_nb,
+    "ComplementNB": _first_complement_nb,
 }
 
 

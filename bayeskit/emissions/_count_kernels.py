@@ -43,7 +43,7 @@ __all__ = ["CountMatrix", "class_sums", "posterior", "scores"]
 _JIT = {"nogil": True, "error_model": "numpy"}
 
 # Below this many multiply-adds a kernel runs interpreted (see the module).
-_INTERPRET_WORK = 1 << 12
+_INTERPRET_WORK = 1 << 16
 
 
 # Value types the kernels read as they are (each value is converted to float64
