@@ -56,6 +56,7 @@ from ..priors.niw import NormalInverseWishart
 from ._em import BaseLatentModel
 from ._mixture_start import check_initial_parameters, initial_responsibilities
 from ._mixture_stats import MixtureStats, _guard_empty
+from ._rounding import singular_at_rounding
 from .base import Triple, float_input, keep_input_dtype
 
 __all__ = [
@@ -443,9 +444,17 @@ default='kmeans'
             ) from None
         try:
             # The stricter test of the other Gaussian models, on the statistics
-            # without the guard (an empty component keeps what the guard gave).
-            self._family.map_params(raw, self._prior, params)
+            # without the guard (an empty component keeps what the guard gave),
+            # with the rounding level of every feature in its own units.
+            strict = self._family.map_params(
+                raw, self._prior, params, rounding_floor=False
+            )
+            collapsed = singular_at_rounding(
+                self.covariance_type, strict.covariances, strict.means
+            )
         except np.linalg.LinAlgError:
+            collapsed = True
+        if collapsed:
             warn(
                 "a component's covariance collapsed to the rounding level of the "
                 "data (a component on one point, or on fewer points than "
