@@ -109,7 +109,7 @@ def test_gaussian_nb_on_mixed_scales(data):
     """``var_smoothing`` adds a fraction of the largest variance (scikit-learn's
     definition), which on mixed scales swamps the small feature: the same as
     scikit-learn there; with ``var_smoothing=0`` the standardized fit's."""
-    X, Z, y = data
+    X, _, y = data
     ours = _fit_quietly(bk.GaussianNB(), X, y)
     peer = sk_nb.GaussianNB().fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), peer.predict_proba(X), atol=1e-9)

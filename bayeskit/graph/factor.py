@@ -10,7 +10,6 @@ is ``-inf`` and stays so through products, marginalisation and normalisation
 from __future__ import annotations
 
 import math
-
 from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
