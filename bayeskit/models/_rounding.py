@@ -35,7 +35,7 @@ def _full_singular(cov: np.ndarray, floor: np.ndarray) -> bool:
     """
     d = cov.shape[0]
     var = np.diag(cov)
-    if not np.all(var > floor):
+    if not np.all(var > floor):  # also catches NaN
         return True
     std = np.sqrt(var)
     try:
@@ -45,7 +45,9 @@ def _full_singular(cov: np.ndarray, floor: np.ndarray) -> bool:
     return bool(np.min(np.diag(chol)) ** 2 <= d * _EPS)
 
 
-def singular_at_rounding(covariance_type: str, covariances, means) -> bool:
+def singular_at_rounding(
+    covariance_type: str, covariances, means, *, floor: bool = True
+) -> bool:
     """Whether a covariance of a Gaussian family is singular up to rounding.
 
     Parameters
@@ -55,6 +57,11 @@ def singular_at_rounding(covariance_type: str, covariances, means) -> bool:
         ``(K, d, d)``, ``(d, d)``, ``(K, d)`` or ``(K,)``, by type.
     means : ndarray of shape (K, d)
         The means, which set the rounding level of every feature.
+    floor : bool, default=True
+        Whether a variance at its feature's rounding level counts as zero:
+        true of a maximum-likelihood covariance (the scatter of identical
+        points is rounding of their mean), not of a regularised one, whose
+        added variance is real.
 
     Returns
     -------
@@ -62,6 +69,8 @@ def singular_at_rounding(covariance_type: str, covariances, means) -> bool:
     """
     means = np.asarray(means, dtype=float)
     d = means.shape[1]
+    if not floor:
+        means = np.zeros_like(means)
     if covariance_type == "full":
         return any(
             _full_singular(c, _variance_floor(m, d)) for c, m in zip(covariances, means)

@@ -593,8 +593,16 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
             self.precisions_cholesky_ = full.precision_cholesky(
                 cov, rounding_floor=False
             )
+            regularised = (
+                eta > 0
+                or self.reg_param > 0
+                or self.shrinkage is not None
+                or self.covariance_estimator is not None
+            )
             for label, c, m in zip(self.classes_, cov, means):
-                if singular_at_rounding("full", c[None], m[None]):
+                if singular_at_rounding(
+                    "full", c[None], m[None], floor=not regularised
+                ):
                     self._check_rank(label, d + 1, d, 0.0, full=False)
         except np.linalg.LinAlgError:
             self._check_rank(self.classes_[0], d + 1, d, 0.0, full=False)
