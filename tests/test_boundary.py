@@ -329,3 +329,18 @@ def test_gaussian_hmm_values_whose_squares_overflow_are_our_error(make):
         warnings.simplefilter("error", RuntimeWarning)
         with pytest.raises(ValueError, match="feature 0 of X"):
             make().fit(X)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_tree_bp_log_unary_of_plus_inf_or_nan_is_our_error(bad):
+    """+inf is no log-potential (it made the log-evidence +inf and the
+    marginals NaN): a ValueError naming log_unary; -inf (a zero) is valid."""
+    from bayeskit.graph import TreeBP
+
+    bp = TreeBP({"a": 2, "b": 2}, [("a", "b")], [[[0.9, 0.1], [0.2, 0.8]]])
+    with pytest.raises(ValueError, match="log_unary"):
+        bp.sum_product(log_unary={"a": [[0.0, bad]]})
+    post = bp.sum_product(log_unary={"a": [[0.0, -np.inf]]})
+    np.testing.assert_allclose(post.marginal("a"), [[1.0, 0.0]])
+    np.testing.assert_allclose(post.marginal("b"), [[0.9, 0.1]])
+    np.testing.assert_allclose(post.log_evidence, [0.0], atol=1e-12)  # log(0.9 + 0.1)
