@@ -374,3 +374,18 @@ def test_mixture_classifier_class_of_one_sample_is_an_error_naming_the_class():
     X = np.random.default_rng(0).normal(size=(5, 2))
     with pytest.raises(ValueError, match=r"class 1\b"):
         bk.GaussianMixtureClassifier().fit(X, [0, 0, 0, 0, 1])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=TypeError,
+    reason="models/_encoding.py encode (numeric column branch) calls np.isnan "
+    "on a column of object dtype at prediction (an object array of numbers "
+    "after a fit on integers): numpy's \"ufunc 'isnan' not supported\" "
+    "TypeError instead of reading the numbers (or our error naming X); "
+    "convert an object column of numbers to float first",
+)
+def test_categorical_nb_object_array_of_numbers_at_prediction():
+    est = bk.CategoricalNB().fit(np.array([[0], [1]], dtype=np.int8), [0, 1])
+    ours = est.predict_proba(np.array([[0.0]], dtype=object))
+    np.testing.assert_allclose(ours, est.predict_proba(np.array([[0]])))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import itertools
 import os
+import re
 import traceback
 import warnings
 
@@ -198,6 +199,26 @@ def _check_probabilities(proba, n_rows):
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-9)
 
 
+# What a boundary error names: an argument (X, y, lengths, ...), or the part of
+# one that is wrong (a feature, a class, a column, a state, a variable).
+_NAMED = re.compile(
+    r"\b(X|y|lengths|sample_weight|sequence|symbols?|features?|class(es)?|"
+    r"columns?|categor\w*|labels?|states?|variables?|evidence|n_components|"
+    r"n_trials|priors|log_\w+|cardinalit\w+|potential|weights|\w+_prior\w*|"
+    r"reg_\w+|covars_\w+)\b"
+)
+# Known defects of files owned elsewhere, each pinned by a strict xfail in
+# test_boundary.py: GaussianMixtureClassifier's message for a class of one
+# sample, and _encoding.py's np.isnan on an object column at prediction.
+_KNOWN = ("is required by GaussianMixture.", "ufunc 'isnan' not supported")
+
+
+def _names_what_is_wrong(exc):
+    assert _NAMED.search(str(exc)) or any(k in str(exc) for k in _KNOWN), (
+        f"the error names no argument: {type(exc).__name__}: {exc}"
+    )
+
+
 def _run(calls):
     """Run ``calls`` (callables) in order; stop at the first boundary error.
 
@@ -215,6 +236,7 @@ def _run(calls):
                     f"{type(exc).__name__} raised inside a dependency: {exc}\n"
                     + "".join(traceback.format_tb(exc.__traceback__)[-3:])
                 )
+                _names_what_is_wrong(exc)
                 error = exc
                 break
     leaked = [
