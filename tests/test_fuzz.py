@@ -3,9 +3,15 @@
 Random shapes, dtypes (bool, int8..uint64, float16..float64, object, text,
 pandas extension types), magnitudes (1e-300..1e300), NaN and inf patterns, and
 list, nested-list and DataFrame forms go into ``fit`` and the prediction
-methods. Whatever the input, the estimator either works or raises a
-ValueError / TypeError from its boundary (bayeskit's or scikit-learn's
-validation, never from inside numpy, scipy or numba), and:
+methods; mixed-type DataFrames into MixedNB and TreeAugmentedNB; rows and
+``lengths`` (zeros, negatives, wrong sums, sums that wrap around int64) into
+every HMM; categorical frames and random evidence into BayesianNetwork;
+degenerate data into the mixtures; random shapes and NaN/inf/-inf
+log-potentials into the graph core's public functions (the chain kernels,
+LogFactor, JunctionTree, TreeBP). Whatever the input, the code either works or
+raises a ValueError / TypeError from its boundary (bayeskit's or scikit-learn's
+validation, never from inside numpy, scipy or numba) whose message names what
+is wrong, and:
 
 - no output that claims to be a probability holds NaN, and its rows sum to 1;
 - the caller's objects are unchanged;
