@@ -75,6 +75,21 @@ def validate_data(estimator, X="no_validation", y="no_validation", **check_param
     inputs (text in an object array or a DataFrame, ``pd.NA``); here that is
     a ValueError that names ``X`` and says what to do.
     """
+    columns = getattr(X, "columns", None)
+    if (
+        columns is not None
+        and len(columns) == 0
+        and check_params.get("ensure_min_features", 1) >= 1
+        and not check_params.get("skip_check_array", False)
+    ):
+        # scikit-learn lets numpy's "at least one array or dtype is required"
+        # through for a DataFrame without columns; its message for an array of
+        # that shape, naming X.
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of "
+            f"1 is required by {type(estimator).__name__}: X is a DataFrame "
+            "without columns"
+        )
     try:
         # scikit-learn's finiteness test sums the values: float16 data with
         # inf overflow or inf - inf there is what the test reports, not a

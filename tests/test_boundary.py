@@ -229,3 +229,163 @@ def test_values_whose_squares_overflow_are_our_error_naming_the_feature(make):
         est = make().fit(X, y)
         with pytest.raises(ValueError, match="feature 2 of X"):
             est.predict_proba(far)
+
+
+# -- causes the fuzzer found (tests/test_fuzz.py) ---------------------------------
+
+
+def test_a_factor_batch_of_no_rows_normalises_and_max_marginalises():
+    """A batch axis of length 0 (no rows of evidence) is a valid factor: its
+    normaliser is an empty array and its max-marginal an empty batch, the
+    shapes of the one-row case with 0 rows (numpy's reshape cannot infer a
+    -1 from a size of 0, which was the error)."""
+    from bayeskit.graph import LogFactor
+
+    f = LogFactor(["a", "b"], [2, 3], np.zeros((0, 2, 3)))
+    normed, log_z = f.normalize()
+    assert normed.log_values.shape == (0, 2, 3) and log_z.shape == (0,)
+    best, argmax = f.max_marginalize(["b"])
+    assert best.log_values.shape == (0, 2) and argmax["b"].shape == (0, 2)
+    one = LogFactor(["a", "b"], [2, 3], np.zeros((1, 2, 3)))
+    np.testing.assert_allclose(one.normalize()[1], [np.log(6.0)])
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_junction_tree_calibrates_a_batch_of_no_rows(n):
+    """Calibration, marginals and max-product with a batched factor of 0 rows
+    give results with 0 rows; with 2 rows, the brute-force marginal."""
+    from bayeskit.graph import DAG, JunctionTree, LogFactor
+
+    tree = JunctionTree.from_dag(DAG([("x0", "x1")]))
+    prior = LogFactor.from_probabilities(["x0"], [2], [0.3, 0.7])
+    cpt = LogFactor.from_probabilities(["x0", "x1"], [2, 2], [[0.9, 0.1], [0.2, 0.8]])
+    evidence = LogFactor(["x1"], [2], np.log(np.tile([1.0, 0.5], (n, 1))))
+    cal = tree.calibrate([prior, cpt, evidence])
+    marginal = cal.marginal(["x0"])
+    assert np.shape(cal.log_evidence) == (n,) and marginal.log_values.shape == (n, 2)
+    assert tree.max_product([prior, cpt, evidence]).assignment.shape == (n, 2)
+    joint = np.array([0.3, 0.7])[:, None] * np.array([[0.9, 0.1], [0.2, 0.8]])
+    brute = (joint * [1.0, 0.5]).sum(axis=1)
+    for row in np.exp(marginal.log_values):
+        np.testing.assert_allclose(row, brute / brute.sum())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=OverflowError,
+    reason="graph/chain.py _check_chain formats the mass of log_startprob and "
+    "of a log_transmat row with math.exp, which overflows for a log-mass beyond "
+    "about 709: an OverflowError from the message instead of the ValueError "
+    "naming the argument (use np.exp, or print the log-mass)",
+)
+@pytest.mark.parametrize("bad", ["log_startprob", "log_transmat"])
+def test_chain_log_masses_beyond_exp_range_are_a_value_error(bad):
+    from bayeskit.graph import forward_backward
+
+    start = np.array([1257.3]) if bad == "log_startprob" else np.zeros(1)
+    trans = np.array([[1257.3]]) if bad == "log_transmat" else np.zeros((1, 1))
+    with pytest.raises(ValueError, match=bad):
+        forward_backward(start, trans, np.zeros((1, 1)))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=RuntimeWarning,
+    reason="models/naive_bayes.py MixedNB passes its numeric columns to the "
+    "Gaussian statistics without base.float_input's range check: a value "
+    "beyond 1e150 overflows in emissions/_kernels.py diag_class_moments (a "
+    "numpy overflow warning and an inf variance) instead of the ValueError "
+    "naming the feature that GaussianNB raises",
+)
+def test_mixed_nb_numeric_values_whose_squares_overflow_are_our_error():
+    X = pd.DataFrame({"num": [1e300, 0.64, 0.1, 0.2], "cat": list("abab")})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="feature"):
+            bk.MixedNB().fit(X, [0, 0, 1, 1])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=RuntimeWarning,
+    reason="GaussianHMM and GMMHMM (_hmm_base.py, _gmm_hmm.py) do not apply "
+    "base.float_input's range check: a value beyond 1e150 overflows in "
+    "scikit-learn's KMeans (np.var, GaussianHMM) or in "
+    "emissions/covariance.py _matrix_scatter (GMMHMM's init) with a numpy "
+    "warning, instead of the ValueError naming the feature",
+)
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: bk.GaussianHMM(2, n_iter=3, random_state=0),
+        lambda: bk.GMMHMM(2, n_mix=2, n_iter=3, random_state=0),
+    ],
+    ids=["GaussianHMM", "GMMHMM"],
+)
+def test_gaussian_hmm_values_whose_squares_overflow_are_our_error(make):
+    X = np.random.default_rng(0).normal(size=(12, 1))
+    X[0, 0] = 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="feature 0 of X"):
+            make().fit(X)
+
+
+@pytest.mark.parametrize("bad", [np.inf, np.nan])
+def test_tree_bp_log_unary_of_plus_inf_or_nan_is_our_error(bad):
+    """+inf is no log-potential (it made the log-evidence +inf and the
+    marginals NaN): a ValueError naming log_unary; -inf (a zero) is valid."""
+    from bayeskit.graph import TreeBP
+
+    bp = TreeBP({"a": 2, "b": 2}, [("a", "b")], [[[0.9, 0.1], [0.2, 0.8]]])
+    with pytest.raises(ValueError, match="log_unary"):
+        bp.sum_product(log_unary={"a": [[0.0, bad]]})
+    post = bp.sum_product(log_unary={"a": [[0.0, -np.inf]]})
+    np.testing.assert_allclose(post.marginal("a"), [[1.0, 0.0]])
+    np.testing.assert_allclose(post.marginal("b"), [[0.9, 0.1]])
+    np.testing.assert_allclose(post.log_evidence, [0.0], atol=1e-12)  # log(0.9 + 0.1)
+
+
+@pytest.mark.parametrize("cls", NUMERIC_MODELS, ids=lambda c: c.__name__)
+def test_a_dataframe_without_columns_is_the_array_message_naming_X(cls):
+    """scikit-learn's validation lets numpy's "at least one array or dtype is
+    required" through for a DataFrame of no columns; ours is scikit-learn's
+    message for an array of the same shape, naming X."""
+    y = [0, 1, 0]
+    with pytest.raises(ValueError, match="0 feature") as ref:
+        cls().fit(np.empty((3, 0)), y)
+    with pytest.raises(ValueError, match=r"0 feature\(s\).*X is a DataFrame") as ours:
+        cls().fit(pd.DataFrame(index=range(3)), y)
+    assert str(ours.value).startswith(str(ref.value).split(" by ")[0])
+    est = cls().fit([[0.0], [1.0], [0.5], [2.0]], [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="X is a DataFrame"):
+        est.predict(pd.DataFrame(index=range(2)))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="models/_mixture_classifier.py fits each class's GaussianMixture on "
+    "the class's rows, so a class of one sample gets GaussianMixture's own "
+    "'Found array with 1 sample(s) ... required by GaussianMixture', which "
+    "names neither GaussianMixtureClassifier nor the class nor y; "
+    "_fit_mixtures could check it beside its n_components check",
+)
+def test_mixture_classifier_class_of_one_sample_is_an_error_naming_the_class():
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    with pytest.raises(ValueError, match=r"class 1\b"):
+        bk.GaussianMixtureClassifier().fit(X, [0, 0, 0, 0, 1])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=TypeError,
+    reason="models/_encoding.py encode (numeric column branch) calls np.isnan "
+    "on a column of object dtype at prediction (an object array of numbers "
+    "after a fit on integers): numpy's \"ufunc 'isnan' not supported\" "
+    "TypeError instead of reading the numbers (or our error naming X); "
+    "convert an object column of numbers to float first",
+)
+def test_categorical_nb_object_array_of_numbers_at_prediction():
+    est = bk.CategoricalNB().fit(np.array([[0], [1]], dtype=np.int8), [0, 1])
+    ours = est.predict_proba(np.array([[0.0]], dtype=object))
+    np.testing.assert_allclose(ours, est.predict_proba(np.array([[0]])))

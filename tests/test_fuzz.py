@@ -3,9 +3,15 @@
 Random shapes, dtypes (bool, int8..uint64, float16..float64, object, text,
 pandas extension types), magnitudes (1e-300..1e300), NaN and inf patterns, and
 list, nested-list and DataFrame forms go into ``fit`` and the prediction
-methods. Whatever the input, the estimator either works or raises a
-ValueError / TypeError from its boundary (bayeskit's or scikit-learn's
-validation, never from inside numpy, scipy or numba), and:
+methods; mixed-type DataFrames into MixedNB and TreeAugmentedNB; rows and
+``lengths`` (zeros, negatives, wrong sums, sums that wrap around int64) into
+every HMM; categorical frames and random evidence into BayesianNetwork;
+degenerate data into the mixtures; random shapes and NaN/inf/-inf
+log-potentials into the graph core's public functions (the chain kernels,
+LogFactor, JunctionTree, TreeBP). Whatever the input, the code either works or
+raises a ValueError / TypeError from its boundary (bayeskit's or scikit-learn's
+validation, never from inside numpy, scipy or numba) whose message names what
+is wrong, and:
 
 - no output that claims to be a probability holds NaN, and its rows sum to 1;
 - the caller's objects are unchanged;
@@ -19,7 +25,9 @@ examples per estimator, derandomized) or ``thorough``
 from __future__ import annotations
 
 import copy
+import itertools
 import os
+import re
 import traceback
 import warnings
 
@@ -170,8 +178,10 @@ def _same(a, b) -> bool:
         if a.dtype.kind == "O":
             return _same(a.ravel().tolist(), b.ravel().tolist())
         return np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-    if isinstance(a, list):
+    if isinstance(a, list | tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     return a == b or (a != a and b != b)  # NaN is itself
 
 
@@ -195,6 +205,26 @@ def _check_probabilities(proba, n_rows):
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-9)
 
 
+# What a boundary error names: an argument (X, y, lengths, ...), or the part of
+# one that is wrong (a feature, a class, a column, a state, a variable).
+_NAMED = re.compile(
+    r"\b(X|y|lengths|sample_weight|sequence|symbols?|features?|class(es)?|"
+    r"columns?|categor\w*|labels?|states?|variables?|evidence|n_components|"
+    r"n_trials|priors|log_\w+|cardinalit\w+|potential|weights|\w+_prior\w*|"
+    r"reg_\w+|covars_\w+)\b"
+)
+# Known defects of files owned elsewhere, each pinned by a strict xfail in
+# test_boundary.py: GaussianMixtureClassifier's message for a class of one
+# sample, and _encoding.py's np.isnan on an object column at prediction.
+_KNOWN = ("is required by GaussianMixture.", "ufunc 'isnan' not supported")
+
+
+def _names_what_is_wrong(exc):
+    assert _NAMED.search(str(exc)) or any(k in str(exc) for k in _KNOWN), (
+        f"the error names no argument: {type(exc).__name__}: {exc}"
+    )
+
+
 def _run(calls):
     """Run ``calls`` (callables) in order; stop at the first boundary error.
 
@@ -212,6 +242,7 @@ def _run(calls):
                     f"{type(exc).__name__} raised inside a dependency: {exc}\n"
                     + "".join(traceback.format_tb(exc.__traceback__)[-3:])
                 )
+                _names_what_is_wrong(exc)
                 error = exc
                 break
     leaked = [
@@ -347,3 +378,680 @@ def test_categorical_hmm_works_or_refuses_at_the_boundary(data):
         proba = np.concatenate(proba) if isinstance(proba, list) else proba
         _check_probabilities(proba, len(proba))
     assert _same(before[0], X) and before[1] == lengths, "an input was modified"
+
+
+# -- the estimators the tests above leave out ------------------------------------------
+
+# A smaller budget for each of the targets below, a fraction of the profile's
+# (100 and 66 examples on ci), so that the file stays within a few minutes.
+_FEW = settings(max_examples=max(settings().max_examples // 2, 1))
+# The slowest targets (EM fits of several models per example): fewer still.
+_FEWER = settings(max_examples=max(settings().max_examples // 3, 1))
+
+
+def _names_a_parameter(error, names):
+    """A boundary error names one of ``names`` (the offending parameter)."""
+    text = str(error)
+    assert any(name in text for name in names), (
+        f"the error names none of {names}: {type(error).__name__}: {text}"
+    )
+
+
+def _bad_cells(draw, rng, n):
+    """A column of ``n`` numbers with NaN, inf, large values or none of them.
+
+    "huge" stays below 1e150: MixedNB's numeric columns beyond it are a known
+    defect of naive_bayes.py (a numpy overflow warning, not the ValueError of
+    the Gaussian models), pinned by a strict xfail in test_boundary.py.
+    """
+    values = rng.normal(size=n) * 10.0 ** draw(st.integers(-10, 10))
+    spoil = draw(st.sampled_from(["none", "none", "nan", "inf", "huge"]))
+    if spoil != "none" and n:
+        at = rng.integers(0, n)
+        values[at] = {"nan": np.nan, "inf": np.inf, "huge": 1e140}[spoil]
+    return values
+
+
+@st.composite
+def mixed_frames(draw, min_rows=1, max_rows=16):
+    """DataFrames mixing category, object, bool, string and numeric columns,
+    with NaN/None, inf, huge values and empty (all-missing) columns."""
+    n = draw(st.integers(min_rows, max_rows))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kinds = draw(
+        st.lists(
+            st.sampled_from(
+                ["category", "object", "bool", "string", "float", "int", "empty"]
+            ),
+            min_size=0,
+            max_size=4,
+        )
+    )
+    columns = {}
+    for j, kind in enumerate(kinds):
+        letters = np.array(list("pqrs"))[rng.integers(0, 3, size=n)].astype(object)
+        if kind in ("category", "object", "string") and n and draw(st.booleans()):
+            letters[rng.integers(0, n)] = None
+        if kind == "category":
+            col = pd.Series(letters, dtype="category")
+        elif kind == "object":
+            col = pd.Series(letters, dtype=object)
+        elif kind == "string":
+            col = pd.Series(letters, dtype="string")
+        elif kind == "bool":
+            col = pd.Series(rng.integers(0, 2, size=n).astype(bool))
+        elif kind == "float":
+            col = pd.Series(_bad_cells(draw, rng, n))
+        elif kind == "int":
+            col = pd.Series(rng.integers(-3, 3, size=n))
+        else:
+            col = pd.Series(
+                [None] * n, dtype=draw(st.sampled_from(["object", "float"]))
+            )
+        columns[f"{kind}{j}"] = col
+    return pd.DataFrame(columns, index=range(n))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [bk.MixedNB, lambda: bk.TreeAugmentedNB()],
+    ids=["MixedNB", "TreeAugmentedNB"],
+)
+@_FEW
+@given(data=st.data())
+def test_mixed_frames_work_or_refuse_at_the_boundary(make, data):
+    """MixedNB and TreeAugmentedNB on DataFrames of mixed column types."""
+    X = data.draw(mixed_frames())
+    y = data.draw(labels(len(X)))
+    X_new = data.draw(mixed_frames(max_rows=6))
+    before = [_snapshot(v) for v in (X, y, X_new)]
+    est = make()
+    out = {}
+    _run(
+        [
+            lambda: est.fit(X, y),
+            lambda: out.setdefault("proba", est.predict_proba(X)),
+            lambda: out.setdefault("pred", est.predict(X)),
+            lambda: out.setdefault("new", est.predict_proba(X_new)),
+        ]
+    )
+    if "proba" in out:
+        _check_probabilities(out["proba"], len(X))
+    if "new" in out:
+        _check_probabilities(out["new"], len(X_new))
+    for original, now in zip(before, (X, y, X_new)):
+        assert _same(original, now), "an input was modified"
+
+
+@st.composite
+def sequence_lengths(draw, n):
+    """``lengths`` for ``n`` rows: None, a valid split, or an invalid one
+    (zeros, negatives, a wrong sum, floats, huge values whose int64 sum wraps
+    around to ``n``)."""
+    kind = draw(
+        st.sampled_from(
+            ["none", "valid", "valid", "zero", "negative", "sum", "wrap", "float", "2d"]
+        )
+    )
+    if kind == "none":
+        return None, True
+    cuts = sorted(draw(st.sets(st.integers(1, max(n - 1, 1)), max_size=3)))
+    valid = np.diff([0, *[c for c in cuts if c < n], n]).tolist() if n else []
+    if kind == "valid":
+        return valid, n > 0
+    if kind == "zero":
+        return [*valid, 0], False
+    if kind == "negative":
+        return [*valid, -2, 2], False
+    if kind == "sum":
+        return [*valid, draw(st.integers(1, 3))], False
+    if kind == "wrap":
+        return [2**62, 2**62, 2**62, 2**62 + n], False
+    if kind == "float":
+        return [float(v) + 0.5 for v in valid] or [0.5], False
+    return [valid], False
+
+
+@st.composite
+def sequence_rows(draw, family):
+    """Rows for an HMM of ``family`` ('gaussian', 'poisson', 'multinomial'),
+    valid or spoiled (NaN, inf, negative or fractional counts, huge values)."""
+    n = draw(st.integers(0, 20))
+    d = draw(st.integers(1, 3))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if family == "gaussian":
+        X = rng.normal(size=(n, d)) * 10.0 ** draw(st.integers(-6, 6))
+        if draw(st.booleans()):
+            X[:, 0] = draw(st.sampled_from([0.0, 1e9]))  # a constant column
+    elif family == "poisson":
+        X = rng.poisson(3.0, size=(n, d)).astype(float)
+    else:
+        X = rng.multinomial(4, np.ones(d) / d, size=n).astype(float)
+    spoil = draw(
+        st.sampled_from(["none", "none", "nan", "inf", "negative", "half", "huge"])
+    )
+    if spoil != "none" and n:
+        X[rng.integers(0, n), rng.integers(0, d)] = {
+            "nan": np.nan,
+            "inf": np.inf,
+            "negative": -1.0,
+            "half": 0.5,
+            # Gaussian rows beyond 1e150 overflow inside GaussianHMM's and
+            # GMMHMM's fit (a known defect of theirs, pinned by strict xfails
+            # in test_boundary.py); the counts models refuse 1e300.
+            "huge": 1e140 if family == "gaussian" else 1e300,
+        }[spoil]
+    return X, spoil == "none" or (
+        family == "gaussian" and spoil in ("negative", "half")
+    )
+
+
+HMMS = {
+    "GaussianHMM": ("gaussian", lambda: bk.GaussianHMM(2, n_iter=3, random_state=0)),
+    "GaussianHMM-full": (
+        "gaussian",
+        lambda: bk.GaussianHMM(2, "full", n_iter=3, random_state=0),
+    ),
+    "PoissonHMM": ("poisson", lambda: bk.PoissonHMM(2, n_iter=3, random_state=0)),
+    "GMMHMM": ("gaussian", lambda: bk.GMMHMM(2, n_mix=2, n_iter=3, random_state=0)),
+    "MultinomialHMM": (
+        "multinomial",
+        lambda: bk.MultinomialHMM(2, n_trials=4, n_iter=3, random_state=0),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(HMMS))
+@_FEWER
+@given(data=st.data())
+def test_sequence_models_work_or_refuse_at_the_boundary(name, data):
+    """fit / predict_proba / score / predict of the HMMs on any rows and any
+    ``lengths``; a wrong ``lengths`` with good rows is an error naming it."""
+    family, make = HMMS[name]
+    X, X_ok = data.draw(sequence_rows(family))
+    lengths, lengths_ok = data.draw(sequence_lengths(len(X)))
+    before = _snapshot((X, lengths))
+    est = make()
+    out = {}
+    error = _run(
+        [
+            lambda: est.fit(X, lengths),
+            lambda: out.setdefault("proba", est.predict_proba(X, lengths)),
+            lambda: out.setdefault("score", est.score(X, lengths)),
+            lambda: out.setdefault("path", est.predict(X, lengths)),
+        ]
+    )
+    if X_ok and len(X) and not lengths_ok:
+        assert error is not None, f"lengths={lengths} was accepted"
+        _names_a_parameter(error, ["lengths"])
+    if "proba" in out:
+        _check_probabilities(out["proba"], len(X))
+    if "score" in out:
+        assert np.isfinite(out["score"]) or out["score"] == -np.inf
+    assert _same(before[0], X) and before[1] == lengths, "an input was modified"
+
+
+@_FEW
+@given(data=st.data())
+def test_hmm_classifier_works_or_refuses_at_the_boundary(data):
+    """HMMClassifier on lists of symbol sequences, some empty or spoiled."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n_seq = data.draw(st.integers(0, 6))
+    kind = data.draw(st.sampled_from(["ints", "ints", "empty", "negative", "floats"]))
+    seqs = []
+    for _ in range(n_seq):
+        length = data.draw(st.integers(0 if kind == "empty" else 1, 6))
+        s = rng.integers(0, 3, size=(length, 1))
+        if kind == "negative" and length:
+            s[0, 0] = -1
+        seqs.append(s.astype(float) + 0.5 if kind == "floats" else s)
+    y = data.draw(labels(n_seq))
+    before = _snapshot((seqs, y))
+    est = bk.HMMClassifier(bk.CategoricalHMM(2, n_iter=2, random_state=0))
+    out = {}
+    _run(
+        [
+            lambda: est.fit(seqs, y),
+            lambda: out.setdefault("proba", est.predict_proba(seqs)),
+            lambda: out.setdefault("pred", est.predict(seqs)),
+        ]
+    )
+    if "proba" in out:
+        _check_probabilities(out["proba"], n_seq)
+    assert _same(before[0], seqs) and _same(before[1], y), "an input was modified"
+
+
+@st.composite
+def categorical_frames(draw, min_rows=1, max_rows=16):
+    """Categorical DataFrames of 1 to 4 columns (letters, ints, bools), some
+    cells missing."""
+    n = draw(st.integers(min_rows, max_rows))
+    d = draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    columns = {}
+    for j in range(d):
+        kind = draw(st.sampled_from(["letters", "ints", "bools", "category"]))
+        k = draw(st.integers(1, 3))
+        codes = rng.integers(0, k, size=n)
+        if kind == "letters":
+            col = pd.Series(np.array(list("abc"))[codes], dtype=object)
+        elif kind == "ints":
+            col = pd.Series(codes)
+        elif kind == "bools":
+            col = pd.Series(codes % 2 == 0)
+        else:
+            col = pd.Series(np.array(list("xyz"))[codes], dtype="category")
+        columns[f"v{j}"] = col
+    frame = pd.DataFrame(columns)
+    if draw(st.booleans()) and n:
+        frame = frame.astype(object)
+        frame.iloc[rng.integers(0, n), rng.integers(0, d)] = None
+    return frame
+
+
+@_FEW
+@given(data=st.data())
+def test_bayesian_network_works_or_refuses_at_the_boundary(data):
+    """BayesianNetwork: fit on a random categorical frame with a random chain
+    structure, then predict_proba / predict / score_samples and query with
+    random evidence (known and unknown variables and states)."""
+    X = data.draw(categorical_frames())
+    cols = list(X.columns)
+    edges = [(a, b) for a, b in itertools.pairwise(cols) if data.draw(st.booleans())]
+    X_new = X.iloc[: data.draw(st.integers(1, len(X)))].copy()
+    if data.draw(st.booleans()):
+        X_new = X_new.astype(object)
+        X_new.iloc[0, 0] = None
+    target = data.draw(st.sampled_from([*cols, "nowhere"]))
+    evidence = {}
+    for c in cols:
+        if c != target and data.draw(st.booleans()):
+            evidence[c] = data.draw(st.sampled_from([X[c].iloc[0], "zz", 7]))
+    m = data.draw(st.sampled_from([1.0, 0.0]))
+    before = _snapshot((X, X_new, evidence))
+    est = bk.BayesianNetwork(edges, m=m)
+    out = {}
+    _run(
+        [
+            lambda: est.fit(X),
+            lambda: out.setdefault("proba", est.predict_proba(X_new)),
+            lambda: out.setdefault("fill", est.predict(X_new)),
+            lambda: out.setdefault("ll", est.score_samples(X_new)),
+            lambda: out.setdefault("query", est.query(target, evidence)),
+        ]
+    )
+    if "proba" in out:
+        proba = out["proba"]
+        for v in cols:
+            _check_probabilities(proba[v].to_numpy(), len(X_new))
+    if "ll" in out:
+        ll = out["ll"]
+        assert not np.isnan(ll).any() and np.all(ll <= 1e-9)
+    if "query" in out:
+        q = out["query"].to_numpy()
+        assert not np.isnan(q).any() and np.all((q >= 0) & (q <= 1))
+        np.testing.assert_allclose(q.sum(), 1.0, atol=1e-9)
+    for original, now in zip(before, (X, X_new, evidence)):
+        assert _same(original, now), "an input was modified"
+
+
+# -- the graph core's public functions -----------------------------------------------
+
+
+@st.composite
+def log_tables(draw, shape, max_exponent=300):
+    """Log-potentials of ``shape``: log-probabilities (rows summing to one),
+    arbitrary finite values (up to ``10**max_exponent`` in magnitude), or
+    spoiled with NaN, +inf, -inf."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    kind = draw(st.sampled_from(["normalised", "normalised", "free", "zeros"]))
+    if kind == "normalised" and shape and shape[-1]:
+        p = rng.dirichlet(np.ones(shape[-1]), size=shape[:-1]) if shape else None
+        with np.errstate(divide="ignore"):
+            values = np.log(p).reshape(shape)
+    elif kind == "zeros":
+        values = np.zeros(shape)
+    else:
+        values = rng.normal(size=shape) * 10.0 ** draw(st.integers(0, max_exponent))
+    spoil = draw(
+        st.sampled_from(["none", "none", "none", "nan", "inf", "-inf", "all-inf"])
+    )
+    if values.size and spoil != "none":
+        mask = rng.random(shape) < 0.3
+        if spoil == "all-inf":
+            mask[...] = True
+        values[mask] = {"nan": np.nan, "inf": np.inf}.get(spoil, -np.inf)
+    return values, spoil in ("none", "-inf", "all-inf")
+
+
+CHAIN_NAMES = ["log_startprob", "log_transmat", "log_emission", "lengths", "symbols"]
+
+
+@_FEW
+@given(data=st.data())
+def test_chain_functions_work_or_refuse_naming_the_argument(data):
+    """forward / forward_backward / viterbi on random shapes and values: a
+    result whose probabilities are probabilities and whose log-likelihoods
+    are finite or -inf, or an error naming the argument."""
+    from bayeskit.graph import forward, forward_backward, viterbi
+
+    k = data.draw(st.integers(0, 3))
+    k_t = data.draw(st.sampled_from([k, k, k + 1]))
+    n = data.draw(st.integers(0, 8))
+    # Start and transition log-masses beyond ~709 make chain.py's own error
+    # message overflow (an OverflowError, a known defect of chain.py pinned by
+    # a strict xfail in test_boundary.py): their magnitudes stay below 1e2.
+    start, _ = data.draw(log_tables((k,), max_exponent=2))
+    trans, _ = data.draw(log_tables((k, k_t), max_exponent=2))
+    emission, _ = data.draw(log_tables((n, k)))
+    lengths, _ = data.draw(sequence_lengths(n))
+    use_symbols = data.draw(st.booleans()) and n
+    symbols = None
+    if use_symbols:
+        symbols = np.random.default_rng(n).integers(-1 if k == 3 else 0, n, size=n)
+    args = (start, trans, emission, lengths)
+    before = _snapshot((*args, symbols))
+    out = {}
+    error = _run(
+        [
+            lambda: out.setdefault("fb", forward_backward(*args, symbols=symbols)),
+            lambda: out.setdefault("f", forward(*args, symbols=symbols)),
+            lambda: out.setdefault("v", viterbi(*args, symbols=symbols)),
+        ]
+    )
+    if error is not None:
+        _names_a_parameter(error, CHAIN_NAMES)
+    if "fb" in out:
+        post = out["fb"]
+        ll = np.asarray(post.log_likelihood)
+        assert not np.isnan(ll).any() and np.all(ll < np.inf)
+        gamma = np.exp(np.asarray(post.log_posterior))
+        assert not np.isnan(gamma).any()
+        assert np.all((gamma >= 0) & (gamma <= 1 + 1e-9))
+        # Rows of sequences of positive likelihood sum to one.
+        bounds = np.concatenate([[0], np.cumsum(lengths if lengths else [n])])
+        for s, (a, b) in enumerate(itertools.pairwise(bounds)):
+            if ll[s] > -np.inf:
+                np.testing.assert_allclose(gamma[a:b].sum(axis=1), 1.0, atol=1e-9)
+    if "f" in out:
+        ll = np.asarray(out["f"].log_likelihood)
+        assert not np.isnan(ll).any() and np.all(ll < np.inf)
+        np.testing.assert_allclose(ll, np.asarray(out["fb"].log_likelihood))
+    if "v" in out:
+        path, score = out["v"]
+        assert np.all((np.asarray(path) >= 0) & (np.asarray(path) < k))
+        assert not np.isnan(score).any()
+    for original, now in zip(before, (*args, symbols)):
+        assert _same(original, now), "an input was modified"
+
+
+@_FEW
+@given(data=st.data())
+def test_factor_operations_work_or_refuse(data):
+    """LogFactor construction, product, marginalisation, reduction and
+    normalisation on random tables, batch axes and evidence."""
+    from bayeskit.graph import MAX_PRODUCT, LogFactor
+
+    cards_a = data.draw(st.lists(st.integers(0, 3), min_size=0, max_size=3))
+    batch = data.draw(st.sampled_from([None, 0, 2]))
+    names_a = [f"v{j}" for j in range(len(cards_a))]
+    shape_a = tuple(cards_a) if batch is None else (batch, *cards_a)
+    values_a, _ = data.draw(log_tables(shape_a))
+    cards_b = [data.draw(st.integers(1, 3)), *cards_a[:1]]
+    names_b = ["w", *names_a[:1]]
+    values_b, _ = data.draw(log_tables(tuple(cards_b)))
+    evidence = {}
+    if names_a and data.draw(st.booleans()):
+        evidence[names_a[0]] = data.draw(
+            st.sampled_from([0, -1, 5, 1.5, np.array([0, 1]), "a"])
+        )
+    before = _snapshot((values_a, values_b, evidence))
+    out = {}
+    error = _run(
+        [
+            lambda: out.setdefault("a", LogFactor(names_a, cards_a, values_a)),
+            lambda: out.setdefault("b", LogFactor(names_b, cards_b, values_b)),
+            lambda: out.setdefault("ab", out["a"] * out["b"]),
+            lambda: out.setdefault("m", out["ab"].marginalize(["w"])),
+            lambda: out.setdefault("mx", out["ab"].marginalize(["w"], MAX_PRODUCT)),
+            lambda: out.setdefault("r", out["ab"].reduce(evidence)),
+            lambda: out.setdefault("n", out["r"].normalize()),
+        ]
+    )
+    if error is not None:
+        _names_a_parameter(
+            error,
+            ["log_values", "cardinalities", "variables", "evidence", "batch", "states"],
+        )
+    for key in ("ab", "m", "mx", "r"):
+        if key in out:
+            assert not np.isnan(out[key].log_values).any()
+            assert not (out[key].log_values == np.inf).any()
+    if "n" in out:
+        normed, log_z = out["n"]
+        assert not np.isnan(normed.log_values).any()
+        assert not np.isnan(log_z).any()
+        p = np.exp(normed.log_values)
+        lead = p.shape[0] if normed.batched else 1
+        sums = p.reshape(lead, int(np.prod(normed.cardinalities))).sum(axis=1)
+        ok = np.asarray(log_z).reshape(-1) > -np.inf
+        np.testing.assert_allclose(sums[ok], 1.0, atol=1e-9)
+    for original, now in zip(before, (values_a, values_b, evidence)):
+        assert _same(original, now), "an input was modified"
+
+
+@_FEW
+@given(data=st.data())
+def test_junction_tree_works_or_refuses(data):
+    """JunctionTree.from_dag / calibrate / marginal / max_product on random
+    chains and trees with random (spoiled) tables and batched evidence."""
+    from bayeskit.graph import DAG, JunctionTree, LogFactor
+
+    n_nodes = data.draw(st.integers(1, 4))
+    names = [f"x{j}" for j in range(n_nodes)]
+    parents = {
+        v: [names[data.draw(st.integers(0, j - 1))]] if j else []
+        for j, v in enumerate(names)
+    }
+    edges = [(p, v) for v, ps in parents.items() for p in ps]
+    cards = {v: data.draw(st.integers(1, 3)) for v in names}
+    tables = []
+    for v in names:
+        shape = (*tuple(cards[p] for p in parents[v]), cards[v])
+        values, _ = data.draw(log_tables(shape))
+        tables.append(([*list(parents[v]), v], shape, values))
+    batch = data.draw(st.sampled_from([None, 0, 3]))
+    if batch is not None:
+        ev_values, _ = data.draw(log_tables((batch, cards[names[-1]])))
+    before = _snapshot([t[2] for t in tables])
+    out = {}
+    semiring = data.draw(st.sampled_from(["sum", "max"]))
+
+    def factors():
+        fs = [LogFactor(scope, shape, values) for scope, shape, values in tables]
+        if batch is not None:
+            fs.append(LogFactor([names[-1]], [cards[names[-1]]], ev_values))
+        return fs
+
+    def calibrate():
+        from bayeskit.graph import MAX_PRODUCT, SUM_PRODUCT
+
+        tree = JunctionTree.from_dag(DAG(edges) if edges else DAG(nodes=names))
+        sr = SUM_PRODUCT if semiring == "sum" else MAX_PRODUCT
+        return tree, tree.calibrate(factors(), sr)
+
+    error = _run(
+        [
+            lambda: out.setdefault("f", factors()),
+            lambda: out.setdefault("cal", calibrate()),
+            lambda: out.setdefault("marg", out["cal"][1].marginal([names[0]])),
+            lambda: out.setdefault("map", out["cal"][0].max_product(factors())),
+        ]
+    )
+    if error is not None:
+        _names_a_parameter(error, ["log_values", "cardinalities", "factor", "batch"])
+    if "cal" in out:
+        log_z = np.asarray(out["cal"][1].log_evidence)
+        assert not np.isnan(log_z).any() and np.all(log_z < np.inf)
+    if "marg" in out and semiring == "sum":
+        m = out["marg"]
+        p = np.exp(m.log_values)
+        assert not np.isnan(p).any()
+        p = p.reshape(-1, cards[names[0]])
+        ok = np.isfinite(np.asarray(out["cal"][1].log_evidence)).reshape(-1)
+        np.testing.assert_allclose(p.sum(axis=1)[ok], 1.0, atol=1e-9)
+    if "map" in out:
+        assignment = np.asarray(out["map"].assignment)
+        assert np.all(assignment >= 0)
+        assert not np.isnan(out["map"].log_score).any()
+    for original, now in zip(before, [t[2] for t in tables]):
+        assert _same(original, now), "an input was modified"
+
+
+@st.composite
+def degenerate_rows(draw):
+    """Degenerate data for the mixtures: duplicate rows, fewer distinct points
+    than components, a single row, zero-variance columns, large offsets."""
+    kind = draw(st.sampled_from(["duplicates", "few", "single", "zero_var", "offset"]))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    d = draw(st.integers(1, 3))
+    if kind == "duplicates":
+        X = np.repeat(rng.normal(size=(1, d)), draw(st.integers(2, 12)), axis=0)
+    elif kind == "few":
+        X = rng.normal(size=(2, d))[rng.integers(0, 2, size=10)]
+    elif kind == "single":
+        X = rng.normal(size=(1, d))
+    elif kind == "zero_var":
+        X = rng.normal(size=(12, d))
+        X[:, 0] = draw(st.sampled_from([0.0, 3.0, 1e9]))
+    else:
+        X = rng.normal(size=(12, d)) + draw(st.sampled_from([1e6, 1e12, -1e15]))
+    return X * draw(st.sampled_from([1.0, 1e-8, 1e8]))
+
+
+@_FEWER
+@given(data=st.data())
+def test_mixtures_on_degenerate_data_let_no_numpy_warning_escape(data):
+    """GaussianMixture, GaussianMixtureClassifier and select_mixture on
+    degenerate data: a fit with finite scores, or a boundary error; never a
+    numpy RuntimeWarning."""
+    covariance_type = data.draw(st.sampled_from(["full", "tied", "diag", "spherical"]))
+    X = data.draw(degenerate_rows())
+    k = data.draw(st.integers(1, 3))
+    y = np.arange(len(X)) % 2
+    before = _snapshot(X)
+    out = {}
+    gm = bk.GaussianMixture(k, covariance_type=covariance_type, random_state=0)
+    gmc = bk.GaussianMixtureClassifier(
+        n_components=k, covariance_type=covariance_type, random_state=0
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _run(
+            [
+                lambda: out.setdefault("gm", gm.fit(X).score_samples(X)),
+                lambda: out.setdefault("gm_proba", gm.predict_proba(X)),
+            ]
+        )
+        _run([lambda: out.setdefault("gmc", gmc.fit(X, y).predict_proba(X))])
+        _run(
+            [
+                lambda: out.setdefault(
+                    "sel",
+                    bk.select_mixture(
+                        X,
+                        n_components=range(1, k + 1),
+                        covariance_types=(covariance_type,),
+                        random_state=0,
+                    ),
+                )
+            ]
+        )
+    if "gm" in out:
+        assert np.all(np.isfinite(out["gm"]))
+    if "gm_proba" in out:
+        _check_probabilities(out["gm_proba"], len(X))
+    if "gmc" in out:
+        _check_probabilities(out["gmc"], len(X))
+    if "sel" in out:
+        table, _ = out["sel"]
+        assert not table[["bic", "aic"]].isna().to_numpy().any()
+    assert _same(before, X), "an input was modified"
+
+
+@_FEW
+@given(data=st.data())
+def test_tree_bp_works_or_refuses(data):
+    """TreeBP on random trees: potentials (some negative, NaN, inf or zero),
+    evidence (valid, -1, out of range, batched) and log-unary messages (with
+    NaN, +inf, -inf); sum-product and max-product."""
+    from bayeskit.graph import TreeBP
+
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    n_nodes = data.draw(st.integers(1, 4))
+    names = [f"t{j}" for j in range(n_nodes)]
+    cards = {v: data.draw(st.integers(1, 3)) for v in names}
+    edges = [
+        (names[data.draw(st.integers(0, j - 1))], names[j]) for j in range(1, n_nodes)
+    ]
+    spoil = data.draw(
+        st.sampled_from(["none", "none", "zero", "negative", "nan", "inf"])
+    )
+    potentials = []
+    for u, v in edges:
+        pot = rng.random((cards[u], cards[v]))
+        if spoil != "none":
+            pot[0, 0] = {"zero": 0.0, "negative": -1.0, "nan": np.nan, "inf": np.inf}[
+                spoil
+            ]
+        potentials.append(pot)
+    n = data.draw(st.sampled_from([None, 0, 1, 3]))
+    evidence = {}
+    if data.draw(st.booleans()):
+        v = data.draw(st.sampled_from(names))
+        rows = 1 if n is None else n
+        evidence[v] = data.draw(
+            st.sampled_from(
+                [
+                    rng.integers(-1, cards[v], size=rows),
+                    np.full(rows, cards[v]),
+                    0,
+                    np.zeros(rows + 1, dtype=int),
+                ]
+            )
+        )
+    log_unary = {}
+    if data.draw(st.booleans()):
+        v = data.draw(st.sampled_from(names))
+        values, _ = data.draw(log_tables((1 if n is None else n, cards[v])))
+        log_unary[v] = values
+    before = _snapshot((potentials, evidence, log_unary))
+    out = {}
+    error = _run(
+        [
+            lambda: out.setdefault("bp", TreeBP(cards, edges, potentials)),
+            lambda: out.setdefault(
+                "sum", out["bp"].sum_product(evidence, log_unary, n=n)
+            ),
+            lambda: out.setdefault(
+                "max", out["bp"].max_product(evidence, log_unary, n=n)
+            ),
+        ]
+    )
+    if error is not None:
+        _names_a_parameter(
+            error, ["potential", "evidence", "log_unary", "cardinality", "n ", "rows"]
+        )
+    if "sum" in out:
+        post = out["sum"]
+        log_z = np.asarray(post.log_evidence)
+        assert not np.isnan(log_z).any() and np.all(log_z < np.inf)
+        for v in names:
+            p = post.marginal(v)  # probabilities
+            assert not np.isnan(p).any()
+            ok = log_z > -np.inf
+            np.testing.assert_allclose(p[ok].sum(axis=1), 1.0, atol=1e-9)
+    if "max" in out:
+        assert not np.isnan(out["max"].log_score).any()
+    for original, now in zip(before, (potentials, evidence, log_unary)):
+        assert _same(original, now), "an input was modified"

@@ -33,6 +33,12 @@ Node = Hashable
 # The compiled schedule
 
 
+def _rows(values: np.ndarray) -> np.ndarray:
+    """A batch of tables as rows, one row per batch entry: the row length is
+    the table size, not -1, which a batch of no rows cannot infer."""
+    return values.reshape(values.shape[0], math.prod(values.shape[1:]))
+
+
 def _reduce(semiring: Semiring, values: np.ndarray, axes: tuple) -> np.ndarray:
     """``semiring.eliminate`` of ``axes``, with a lean path for sum-product.
 
@@ -335,8 +341,9 @@ class CalibrationPlan:
         info = self._info(c, d)
         arg = None
         if argmax is not None:
+            sep = math.prod(info.sep_cards_c)
             b = belief.transpose(info.sep_first).reshape(
-                belief.shape[0], math.prod(info.sep_cards_c), -1
+                belief.shape[0], sep, math.prod(belief.shape[1:]) // sep
             )
             arg = b.argmax(axis=2)
             out = np.take_along_axis(b, arg[:, :, None], axis=2)
@@ -429,7 +436,7 @@ class CalibrationPlan:
     def _log_evidence(self, root_beliefs, semiring, arrays, n) -> np.ndarray:
         total = np.zeros(n)
         for belief in root_beliefs.values():
-            flat = belief.reshape(belief.shape[0], -1)
+            flat = _rows(belief)
             total = total + _reduce(semiring, flat, (1,))
         for f in self._constants:
             total = total + arrays[f].reshape(-1)
@@ -519,7 +526,7 @@ class CalibrationPlan:
         assignment = np.zeros((n, len(column)), dtype=np.intp)
         rows = np.arange(n)
         for r, belief in root_beliefs.items():
-            best = belief.reshape(belief.shape[0], -1).argmax(axis=1)
+            best = _rows(belief).argmax(axis=1)
             states = np.unravel_index(best, self._cards[r])
             for v, s in zip(self.tree._layout[r], states):
                 assignment[:, column[v]] = s
@@ -578,7 +585,7 @@ class CalibrationPlan:
         n = self._batch_size(arrays, n)
         _, _, _, root_beliefs = self._collect(arrays, SUM_PRODUCT, root)
         marginal = self._sum_down(root_beliefs.pop(root), root, variables)
-        flat = marginal.reshape(marginal.shape[0], -1)
+        flat = _rows(marginal)
         norm = _reduce(SUM_PRODUCT, flat, (1,))
         log_z = self._log_evidence(root_beliefs, SUM_PRODUCT, arrays, n) + norm
         norm = np.where(np.isfinite(norm), norm, 0.0)  # no mass: stays -inf
@@ -605,7 +612,7 @@ class CalibrationPlan:
         row sums to one in probability (a row of zero mass stays ``-inf``).
         """
         out = self._sum_down(belief, clique, variables)
-        flat = out.reshape(out.shape[0], -1)
+        flat = _rows(out)
         norm = _reduce(SUM_PRODUCT, flat, (1,))
         norm = np.where(np.isfinite(norm), norm, 0.0)  # no mass: stays -inf
         return (flat - norm[:, None]).reshape(out.shape)

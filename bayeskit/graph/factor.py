@@ -9,6 +9,7 @@ is ``-inf`` and stays so through products, marginalisation and normalisation
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
@@ -235,9 +236,9 @@ class LogFactor:
         if not axes:
             return result, {}
         moved = np.moveaxis(self.log_values, axes, range(-len(axes), 0))
-        flat = moved.reshape((*moved.shape[: -len(axes)], -1))
-        best = np.argmax(flat, axis=-1)
         elim_cards = [self.cardinalities[self._axis(v)] for v in variables]
+        flat = moved.reshape((*moved.shape[: -len(axes)], math.prod(elim_cards)))
+        best = np.argmax(flat, axis=-1)
         states = np.unravel_index(best, elim_cards)
         return result, {v: s for v, s in zip(variables, states)}
 
@@ -300,7 +301,8 @@ class LogFactor:
         """
         vals = self.log_values
         lead = vals.shape[0] if self.batched else 1
-        flat = vals.reshape(lead, -1)
+        # The table size, not -1: a batch of no rows has no size to infer.
+        flat = vals.reshape(lead, math.prod(self.cardinalities))
         normed, lse = log_normalize(flat, axis=1)
         lse = lse[:, 0] if self.batched else lse[0, 0]
         return LogFactor._trusted(

@@ -305,10 +305,17 @@ class TreeBP:
                 u = u + self._log_unary[node]
             if node in log_unary:
                 lu = np.asarray(log_unary[node], dtype=float)
-                if lu.shape not in ((k,), (n, k)) or np.isnan(lu).any():
+                if lu.shape not in ((k,), (n, k)):
                     raise ValueError(
                         f"log_unary of {node!r} must have shape ({n}, {k}) or "
-                        f"({k},) without NaN; got {lu.shape}"
+                        f"({k},); got {lu.shape}"
+                    )
+                if np.isnan(lu).any() or (lu == np.inf).any():
+                    # +inf is no log-potential: it would make the evidence
+                    # infinite and the marginals inf - inf = NaN.
+                    raise ValueError(
+                        f"log_unary of {node!r} must be log-potentials: finite "
+                        "or -inf, without NaN or +inf"
                     )
                 u = u + lu
             if node in evidence:

@@ -124,7 +124,21 @@ def _pinv_factor(cov: np.ndarray) -> np.ndarray:
     Eigenvalues at or below ``eps * max`` count as zero: the cut-off of the
     minimum-norm least-squares solution (LAPACK ``gelsd`` with scipy's default
     ``cond``), so that ``W W^T mu`` is scikit-learn's ``lstsq(cov, mu)``.
+
+    That cut-off is in the units of the features: beside a feature of order
+    1e8, one of order 1e-8 has eigenvalues below it although nothing is
+    collinear. So the correlation matrix is tried first: when it is full rank
+    to rounding (a test no rescaling of the features changes), ``cov`` is
+    invertible and its factor is that of the correlation matrix, rescaled;
+    only a covariance that is singular in every unit gets the minimum-norm
+    pseudo-inverse.
     """
+    var = np.diag(cov)
+    if np.all(var > 0):
+        std = np.sqrt(var)
+        evals, evecs = linalg.eigh(cov / np.outer(std, std))
+        if evals.min() > len(var) * _EPS * evals.max():
+            return (evecs / np.sqrt(evals)) / std[:, None]
     evals, evecs = linalg.eigh(cov)
     keep = evals > _EPS * max(evals.max(), 0.0)
     if not keep.any():

@@ -38,6 +38,7 @@ from ._gaussian_classifier import (
     _shrunk,
     _std,
 )
+from ._rounding import singular_at_rounding
 from .base import BaseGenerativeClassifier, Triple, keep_input_dtype
 
 __all__ = ["LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis"]
@@ -587,7 +588,22 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         if self.store_covariance:
             self.covariance_ = list(cov)
         try:
-            self.precisions_cholesky_ = full.precision_cholesky(cov)
+            # The rounding test in every feature's own units: a feature of
+            # order 1e-8 beside one of 1e8 is not a collinearity.
+            self.precisions_cholesky_ = full.precision_cholesky(
+                cov, rounding_floor=False
+            )
+            regularised = (
+                eta > 0
+                or self.reg_param > 0
+                or self.shrinkage is not None
+                or self.covariance_estimator is not None
+            )
+            for label, c, m in zip(self.classes_, cov, means):
+                if singular_at_rounding(
+                    "full", c[None], m[None], floor=not regularised
+                ):
+                    self._check_rank(label, d + 1, d, 0.0, full=False)
         except np.linalg.LinAlgError:
             self._check_rank(self.classes_[0], d + 1, d, 0.0, full=False)
         self._params = GaussianParams(

@@ -34,6 +34,7 @@ References
 
 from __future__ import annotations
 
+import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
@@ -56,6 +57,7 @@ from ..priors.niw import NormalInverseWishart
 from ._em import BaseLatentModel
 from ._mixture_start import check_initial_parameters, initial_responsibilities
 from ._mixture_stats import MixtureStats, _guard_empty
+from ._rounding import singular_at_rounding
 from .base import Triple, float_input, keep_input_dtype
 
 __all__ = [
@@ -377,7 +379,7 @@ default='kmeans'
             # scikit-learn's first weights are n_k / n_samples: with one seed
             # row per component (k-means++, random_from_data) they sum to
             # n_components / n_samples, which only the first E-step sees.
-            gstats = self._family.stats(X, resp * sample_weight[:, None])
+            gstats = self._gaussian_stats(X, resp * sample_weight[:, None])
             self._m_step_from(gstats, sample_weight.sum())
             self.stats_ = None  # a start, not statistics of an E-step
         if weights is not None:
@@ -412,7 +414,7 @@ default='kmeans'
     def _m_step(self, X, log_resp, sample_weight):
         resp = np.exp(log_resp) * sample_weight[:, None]
         self._from_mixture_stats(
-            MixtureStats(self._family.stats(X, resp), float(sample_weight.sum()), 0.0)
+            MixtureStats(self._gaussian_stats(X, resp), float(sample_weight.sum()), 0.0)
         )
 
     def _from_mixture_stats(self, stats):
@@ -443,9 +445,22 @@ default='kmeans'
             ) from None
         try:
             # The stricter test of the other Gaussian models, on the statistics
-            # without the guard (an empty component keeps what the guard gave).
-            self._family.map_params(raw, self._prior, params)
+            # without the guard (an empty component keeps what the guard gave),
+            # with the rounding level of every feature in its own units.
+            strict = self._family.map_params(
+                raw, self._prior, params, rounding_floor=False
+            )
+            # A variance at its feature's rounding level is zero when nothing
+            # regularises it; reg_covar or the prior add a variance that is real.
+            collapsed = singular_at_rounding(
+                self.covariance_type,
+                strict.covariances,
+                strict.means,
+                floor=self.reg_covar == 0 and self.covariance_prior_weight == 0,
+            )
         except np.linalg.LinAlgError:
+            collapsed = True
+        if collapsed:
             warn(
                 "a component's covariance collapsed to the rounding level of the "
                 "data (a component on one point, or on fewer points than "
@@ -498,10 +513,29 @@ default='kmeans'
         with np.errstate(under="ignore"):
             resp = np.exp(log_resp) * sample_weight[:, None]
         return MixtureStats(
-            self._family.stats(X, resp),
+            self._gaussian_stats(X, resp),
             float(sample_weight.sum()),
             float(sample_weight @ log_prob),
         )
+
+    def _gaussian_stats(self, X, weights):
+        """The Gaussian family's statistics of ``X``, gathered in coordinates
+        shifted by the first row.
+
+        A weighted mean of a column of magnitude ``c`` carries rounding of
+        about ``n eps |c|``; a constant column at 1e12 then gets a spread of
+        means across the components that, divided by ``reg_covar``, would
+        decide the posteriors. Shifted, such a column is exactly zero, and its
+        means exactly its value once the shift is added back; the scatter
+        does not change (Chan, Golub and LeVeque 1983).
+        """
+        if X.shape[0] == 0:
+            return self._family.stats(X, weights)
+        shift = X[0].copy()
+        stats = self._family.stats(X - shift, weights)
+        weight = stats.weight if stats.weight.ndim == 2 else stats.weight[:, None]
+        mean = np.where(weight > 0, stats.mean + shift, stats.mean)
+        return dataclasses.replace(stats, mean=mean)
 
     def _zero_stats(self) -> MixtureStats:
         return MixtureStats(self._family.zeros(self.n_components), 0.0, 0.0)
