@@ -270,16 +270,10 @@ def test_a_junction_tree_calibrates_a_batch_of_no_rows(n):
         np.testing.assert_allclose(row, brute / brute.sum())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="graph/chain.py _check_chain formats the mass of log_startprob and "
-    "of a log_transmat row with math.exp, which overflows for a log-mass beyond "
-    "about 709: an OverflowError from the message instead of the ValueError "
-    "naming the argument (use np.exp, or print the log-mass)",
-)
 @pytest.mark.parametrize("bad", ["log_startprob", "log_transmat"])
 def test_chain_log_masses_beyond_exp_range_are_a_value_error(bad):
+    """A log-mass beyond float64's exp range is reported as such (it used to
+    overflow while formatting the message)."""
     from bayeskit.graph import forward_backward
 
     start = np.array([1257.3]) if bad == "log_startprob" else np.zeros(1)
@@ -288,20 +282,12 @@ def test_chain_log_masses_beyond_exp_range_are_a_value_error(bad):
         forward_backward(start, trans, np.zeros((1, 1)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RuntimeWarning,
-    reason="models/naive_bayes.py MixedNB passes its numeric columns to the "
-    "Gaussian statistics without base.float_input's range check: a value "
-    "beyond 1e150 overflows in emissions/_kernels.py diag_class_moments (a "
-    "numpy overflow warning and an inf variance) instead of the ValueError "
-    "naming the feature that GaussianNB raises",
-)
 def test_mixed_nb_numeric_values_whose_squares_overflow_are_our_error():
-    X = pd.DataFrame({"num": [1e300, 0.64, 0.1, 0.2], "cat": list("abab")})
+    """As GaussianNB: the ValueError names the feature by its column in X."""
+    X = pd.DataFrame({"cat": list("abab"), "num": [1e300, 0.64, 0.1, 0.2]})
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        with pytest.raises(ValueError, match="feature"):
+        with pytest.raises(ValueError, match="feature 1 of X"):
             bk.MixedNB().fit(X, [0, 0, 1, 1])
 
 
@@ -362,30 +348,17 @@ def test_a_dataframe_without_columns_is_the_array_message_naming_X(cls):
         est.predict(pd.DataFrame(index=range(2)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="models/_mixture_classifier.py fits each class's GaussianMixture on "
-    "the class's rows, so a class of one sample gets GaussianMixture's own "
-    "'Found array with 1 sample(s) ... required by GaussianMixture', which "
-    "names neither GaussianMixtureClassifier nor the class nor y; "
-    "_fit_mixtures could check it beside its n_components check",
-)
 def test_mixture_classifier_class_of_one_sample_is_an_error_naming_the_class():
     X = np.random.default_rng(0).normal(size=(5, 2))
     with pytest.raises(ValueError, match=r"class 1\b"):
         bk.GaussianMixtureClassifier().fit(X, [0, 0, 0, 0, 1])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=TypeError,
-    reason="models/_encoding.py encode (numeric column branch) calls np.isnan "
-    "on a column of object dtype at prediction (an object array of numbers "
-    "after a fit on integers): numpy's \"ufunc 'isnan' not supported\" "
-    "TypeError instead of reading the numbers (or our error naming X); "
-    "convert an object column of numbers to float first",
-)
 def test_categorical_nb_object_array_of_numbers_at_prediction():
+    """An object array of numbers is read as the numbers it holds; an object
+    array of text where codes were fitted is our error naming the feature."""
     est = bk.CategoricalNB().fit(np.array([[0], [1]], dtype=np.int8), [0, 1])
     ours = est.predict_proba(np.array([[0.0]], dtype=object))
     np.testing.assert_allclose(ours, est.predict_proba(np.array([[0]])))
+    with pytest.raises(ValueError, match="feature 0 of X"):
+        est.predict_proba(np.array([["a"]], dtype=object))

@@ -216,7 +216,7 @@ _NAMED = re.compile(
 # Known defects of files owned elsewhere, each pinned by a strict xfail in
 # test_boundary.py: GaussianMixtureClassifier's message for a class of one
 # sample, and _encoding.py's np.isnan on an object column at prediction.
-_KNOWN = ("is required by GaussianMixture.", "ufunc 'isnan' not supported")
+_KNOWN = ()
 
 
 def _names_what_is_wrong(exc):

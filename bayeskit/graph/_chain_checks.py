@@ -25,6 +25,13 @@ __all__ = [
 _SUM_TOL = 1e-8
 
 
+def _mass_text(log_mass: float) -> str:
+    """A total probability for a message; beyond float64's range, its log."""
+    if log_mass < 709.0:
+        return f"{math.exp(log_mass):.17g}"
+    return f"exp({log_mass:.17g})"
+
+
 def check_chain(log_startprob, log_transmat, log_emission, lengths, symbols):
     """Validate the arguments; return them as float64 arrays, the index of
     the emission row of every step (None: row ``t`` for step ``t``), and
@@ -61,14 +68,14 @@ def check_chain(log_startprob, log_transmat, log_emission, lengths, symbols):
     if not abs(mass) <= _SUM_TOL:
         raise ValueError(
             "log_startprob must be log-probabilities summing to 1 within "
-            f"{_SUM_TOL:g}; they sum to {math.exp(mass):.17g}."
+            f"{_SUM_TOL:g}; they sum to {_mass_text(mass)}."
         )
     row_mass = logsumexp(trans, axis=1)
     bad = np.flatnonzero(~(np.abs(row_mass) <= _SUM_TOL))
     if bad.size:
         raise ValueError(
             "log_transmat rows must be log-probabilities summing to 1 within "
-            f"{_SUM_TOL:g}; row {bad[0]} sums to {math.exp(row_mass[bad[0]]):.17g}."
+            f"{_SUM_TOL:g}; row {bad[0]} sums to {_mass_text(row_mass[bad[0]])}."
         )
     steps = (
         "the number of rows of log_emission"

@@ -143,6 +143,14 @@ def code_values(col: np.ndarray, name: str) -> np.ndarray:
         if col.size:
             check_code_range(int(col.max()), name)
         return col.astype(np.intp)
+    if col.dtype.kind not in "fc":  # an object column of numbers, bools
+        try:
+            col = col.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"feature {name} of X holds values that are not numbers, where "
+                "the model was fitted on numeric category codes"
+            ) from None
     missing = np.isnan(col)
     values = np.where(missing, 0.0, col)
     if (values < 0).any():
@@ -157,7 +165,7 @@ def code_values(col: np.ndarray, name: str) -> np.ndarray:
             f"feature {name} has fractional values; numeric features are "
             "category codes and are truncated to integers (as scikit-learn "
             "does); pass categories='observed' to make each value its own "
-            "category",
+            "category, or model a continuous feature with GaussianNB or MixedNB",
             UserWarning,
         )
     codes = whole.astype(np.intp)

@@ -197,10 +197,12 @@ covariance_prior, covariance_prior_weight, random_state
         return X[rows]
 
     def _fit_model(self, c, gm, X, weight):
-        if len(X) < gm.n_components:
+        if len(X) < max(2, gm.n_components):
+            # A mixture needs two rows (scikit-learn's rule) and one per component.
             raise ValueError(
-                f"class {self.classes_[c].tolist()!r} has {len(X)} samples for "
-                f"{gm.n_components} components"
+                f"class {self.classes_[c].tolist()!r} of y has {len(X)} "
+                f"sample(s) for {gm.n_components} component(s): each class's "
+                "mixture needs at least 2 and one per component"
             )
         return gm.fit(X, sample_weight=weight)
 

@@ -213,4 +213,5 @@ def read_mixed(est, X, reset, sample_weight, grows):
             ) from None
         if np.isinf(Xnum).any():
             raise ValueError("numeric columns of X contain infinity")
+        Xnum = float_input(Xnum, np.flatnonzero(~np.asarray(mask, dtype=bool)))
     return (codes, Xnum), bool(grew)

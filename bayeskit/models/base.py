@@ -49,12 +49,14 @@ __all__ = [
 GAUSSIAN_LIMIT = 1e150
 
 
-def float_input(X: np.ndarray) -> np.ndarray:
+def float_input(X: np.ndarray, features=None) -> np.ndarray:
     """Validated float input in float64, where statistics and scores are
     computed; the input's own dtype (float32 or float64) is ``X.dtype``.
 
     A value beyond :data:`GAUSSIAN_LIMIT` in magnitude is a ValueError naming
-    its feature: a Gaussian model cannot square it in float64.
+    its feature: a Gaussian model cannot square it in float64. ``features``
+    gives the feature number of each column of ``X`` in the caller's ``X``
+    (default: the column's own).
     """
     X = X.astype(np.float64, copy=False)
     if X.size and not (
@@ -65,8 +67,9 @@ def float_input(X: np.ndarray) -> np.ndarray:
         if big.any():
             j = int(np.argmax(big.any(axis=0)))
             value = X[np.argmax(big[:, j]), j]
+            name = j if features is None else int(features[j])
             raise ValueError(
-                f"feature {j} of X has the value {value:.3g}: beyond "
+                f"feature {name} of X has the value {value:.3g}: beyond "
                 f"{GAUSSIAN_LIMIT:.0e} in magnitude the squares a Gaussian model "
                 "needs overflow float64; rescale the feature (e.g. divide it by "
                 "a power of ten, or StandardScaler)"
