@@ -200,7 +200,7 @@ covariance_prior, covariance_prior_weight, random_state
         if len(X) < max(2, gm.n_components):
             # A mixture needs two rows (scikit-learn's rule) and one per component.
             raise ValueError(
-                f"class {self.classes_[c].tolist()!r} of y has {len(X)} "
+                f"class {self.classes_[c : c + 1].tolist()[0]!r} of y has {len(X)} "
                 f"sample(s) for {gm.n_components} component(s): each class's "
                 "mixture needs at least 2 and one per component"
             )

@@ -144,8 +144,8 @@ class PerClassClassifier(BaseGenerativeClassifier):
                 continue
             if not rows.size:
                 raise ValueError(
-                    f"class {self.classes_[c].tolist()!r} has no rows of positive "
-                    "sample_weight to fit its model on"
+                    f"class {self.classes_[c : c + 1].tolist()[0]!r} has no rows "
+                    "of positive sample_weight to fit its model on"
                 )
             if self._fit_zero_weight_rows:
                 rows = np.flatnonzero(in_class)
