@@ -92,13 +92,22 @@ class Covariance(ABC):
 
     @abstractmethod
     def map_covariances(
-        self, scatter, weight, psi, dof, n_features: int, fallback=None
+        self,
+        scatter,
+        weight,
+        psi,
+        dof,
+        n_features: int,
+        fallback=None,
+        min_denominator: float = 0.0,
     ) -> np.ndarray:
-        """``(psi + scatter) / (dof + weight)`` in this structure's shape.
+        """``(psi + scatter) / max(dof + weight, min_denominator)`` in this
+        structure's shape.
 
         ``scatter`` is centred on the means of the estimate. Where the
-        denominator is zero (no data, no prior weight) the covariance is
-        ``fallback``'s; without one, a :class:`numpy.linalg.LinAlgError`.
+        denominator is zero (no data, no prior weight, no ``min_denominator``)
+        the covariance is ``fallback``'s; without one, a
+        :class:`numpy.linalg.LinAlgError`.
         """
 
     @abstractmethod
@@ -132,7 +141,7 @@ class Covariance(ABC):
     # -- precision factors ---------------------------------------------------------
     @abstractmethod
     def precision_cholesky(
-        self, covariances, rounding_floor=True, *, floor=0.0
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
     ) -> np.ndarray:
         """Factors ``P`` with ``P P^T`` the precision; raises LinAlgError if not PD.
 
@@ -140,7 +149,10 @@ class Covariance(ABC):
         raises: for matrices a Cholesky pivot at the rounding level of the
         matrix, for variances a variance at or below ``floor`` (the rounding
         level of deviations from the data's means). Without it, only a failed
-        factorisation does (scikit-learn's mixtures).
+        factorisation does (scikit-learn's mixtures). With ``jitter`` > 0, a
+        singular matrix is factored with ``jitter`` added to its diagonal
+        instead (hmmlearn's densities of a full or tied covariance; logged);
+        variances ignore it.
         """
 
     @abstractmethod
@@ -200,6 +212,35 @@ class Covariance(ABC):
         ``numpy.random.RandomState``), as scikit-learn's mixtures draw them."""
         cov = self.dense(covariances, state, np.shape(mean)[0])
         return rng.multivariate_normal(mean, cov, int(n))
+
+    # -- layouts of given covariances (hmmlearn's ``covars_``) ---------------------
+    @abstractmethod
+    def from_matrix(self, matrix, n_states: int) -> np.ndarray:
+        """Every state's covariance made from one ``(d, d)`` matrix, in this
+        structure's shape: the matrix itself, its diagonal, or the mean of its
+        diagonal (hmmlearn's start from the data's covariance)."""
+
+    def dense_all(self, covariances, n_states: int, n_features: int) -> np.ndarray:
+        """Every state's full covariance matrix, ``(n_states, d, d)``."""
+        return np.stack(
+            [self.dense(covariances, k, n_features) for k in range(n_states)]
+        )
+
+    @abstractmethod
+    def layout(self, covariances, n_states: int, name: str) -> np.ndarray:
+        """Given covariances (a float copy) in this structure's shape, or a
+        ValueError naming ``name`` and the shape expected. The number of
+        features is checked where the means are known."""
+
+    def check_values(self, covariances, name: str) -> None:
+        """ValueError naming ``name`` unless every covariance is finite,
+        symmetric and positive definite (every eigenvalue above zero, the
+        condition of hmmlearn's ``covars_``); here for variances: positive."""
+        c = np.asarray(covariances, dtype=float)
+        if not np.all(np.isfinite(c)):
+            raise ValueError(f"{name} must be finite")
+        if not np.all(c > 0):
+            raise ValueError(f"{name} must be positive (they are variances)")
 
     def log_prior(self, prec_chol, prior_scatter, prior_weight: float) -> float:
         """Log density of the covariance prior ``eta`` samples of ``S`` at ``P``,

@@ -14,6 +14,8 @@ References
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 from scipy import linalg
 from scipy.linalg import lapack
@@ -26,6 +28,7 @@ __all__ = [
 
 _LOG_2PI = np.log(2.0 * np.pi)
 _EPS = np.finfo(float).eps
+_log = logging.getLogger("bayeskit.emissions")
 
 
 def row_blocks(n_rows: int, width: int, elements: int = 1 << 20):
@@ -84,15 +87,39 @@ def _add_to_matrix_diagonal(cov, value):
     return out
 
 
+def _matrix_layout(covariances, ndim, name, shape):
+    """``covariances`` as a float copy of ``ndim`` dimensions whose last two
+    are square, or a ValueError naming ``name`` and ``shape``."""
+    c = np.array(covariances, dtype=float, copy=True)
+    if c.ndim != ndim or c.shape[-1] != c.shape[-2]:
+        raise ValueError(f"{name} must have shape {shape}, got {c.shape}")
+    return c
+
+
+def _matrix_values(cov, name):
+    """ValueError naming ``name`` unless the matrix ``cov`` is finite,
+    symmetric and positive definite (every eigenvalue above zero)."""
+    cov = np.asarray(cov, dtype=float)
+    if not np.all(np.isfinite(cov)):
+        raise ValueError(f"{name} must be finite")
+    if not np.allclose(cov, cov.T):
+        raise ValueError(f"{name} must be symmetric")
+    if np.linalg.eigvalsh(cov).min() <= 0:
+        raise ValueError(f"{name} must be positive definite")
+
+
 def _is_upper(P) -> bool:
     return not np.any(np.tril(P, -1))
 
 
-def _ratio(num, den, fallback):
-    """``num / den``; where ``den == 0`` (no data, no prior weight) ``fallback``.
+def _ratio(num, den, fallback, min_denominator=0.0):
+    """``num / max(den, min_denominator)``; where that is zero (no data, no
+    prior weight) ``fallback``.
 
     Without a fallback such a state's covariance is undefined: a LinAlgError.
     """
+    if min_denominator:
+        den = np.maximum(den, min_denominator)
     empty = den == 0
     if not np.any(empty):
         return num / den
@@ -124,6 +151,21 @@ def _prec_chol(cov: np.ndarray, rounding_floor: bool = True) -> np.ndarray:
     if info != 0:
         raise np.linalg.LinAlgError("the covariance matrix is singular")
     return inv.T
+
+
+def _jittered(cov: np.ndarray, rounding_floor: bool, jitter: float) -> np.ndarray:
+    """:func:`_prec_chol` of ``cov``; if ``jitter`` and ``cov`` is singular,
+    of ``cov + jitter I`` instead (logged)."""
+    try:
+        return _prec_chol(cov, rounding_floor)
+    except np.linalg.LinAlgError:
+        if not jitter:
+            raise
+    _log.warning(
+        "a covariance matrix is singular; its densities use it plus %g on its diagonal",
+        jitter,
+    )
+    return _prec_chol(_add_to_matrix_diagonal(cov, jitter), rounding_floor)
 
 
 def _from_precision(precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

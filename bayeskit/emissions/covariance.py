@@ -48,8 +48,10 @@ from ._covariance_factors import (
     _from_precision,
     _inverse_sqrt,
     _is_upper,
+    _jittered,
+    _matrix_layout,
     _matrix_scatter,
-    _prec_chol,
+    _matrix_values,
     _ratio,
     precision_cholesky,
     precision_cholesky_from_precision,
@@ -102,15 +104,19 @@ class Full(Covariance):
     def prior_scatter(self, prior, n_features):
         return prior.scatter_matrix(n_features)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         den = np.asarray(weight + dof, dtype=float)
-        return _ratio(scatter + psi, den[:, None, None], fallback)
+        return _ratio(scatter + psi, den[:, None, None], fallback, min_denominator)
 
     def add_to_diagonal(self, covariances, value):
         return _add_to_matrix_diagonal(covariances, value)
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
-        return np.stack([_prec_chol(c, rounding_floor) for c in covariances])
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
+        return np.stack([_jittered(c, rounding_floor, jitter) for c in covariances])
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.log(np.diagonal(prec_chol, axis1=1, axis2=2)).sum(axis=1)
@@ -165,6 +171,17 @@ class Full(Covariance):
     def dense(self, covariances, state, n_features):
         return np.asarray(covariances)[state]
 
+    def from_matrix(self, matrix, n_states):
+        return np.repeat(np.asarray(matrix, dtype=float)[None], n_states, axis=0)
+
+    def layout(self, covariances, n_states, name):
+        shape = "(n_states, n_features, n_features)"
+        return _matrix_layout(covariances, 3, name, shape)
+
+    def check_values(self, covariances, name):
+        for k, c in enumerate(np.asarray(covariances, dtype=float)):
+            _matrix_values(c, f"{name}[{k}]")
+
 
 # Below this much work (rows x states x features^2) the full structure's
 # densities take numpy's path (a stacked matrix product), which needs no
@@ -203,10 +220,13 @@ class Tied(Covariance):
     def prior_scatter(self, prior, n_features):
         return prior.scatter_matrix(n_features)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         pooled = scatter.sum(axis=0) if np.ndim(scatter) == 3 else scatter
         den = np.sum(weight) + np.sum(dof)
-        return _ratio(pooled + psi, np.asarray(den, dtype=float), fallback)
+        den = np.asarray(den, dtype=float)
+        return _ratio(pooled + psi, den, fallback, min_denominator)
 
     def pool(self, covariances, weights) -> np.ndarray:
         """``sum_k w_k Sigma_k``: the shared covariance of per-state
@@ -217,8 +237,10 @@ class Tied(Covariance):
     def add_to_diagonal(self, covariances, value):
         return _add_to_matrix_diagonal(covariances, value)
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
-        return _prec_chol(covariances, rounding_floor)
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
+        return _jittered(covariances, rounding_floor, jitter)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.sum(np.log(np.diag(prec_chol)))
@@ -287,6 +309,15 @@ class Tied(Covariance):
 
     def dense(self, covariances, state, n_features):
         return np.asarray(covariances)
+
+    def from_matrix(self, matrix, n_states):
+        return np.array(matrix, dtype=float, copy=True)
+
+    def layout(self, covariances, n_states, name):
+        return _matrix_layout(covariances, 2, name, "(n_features, n_features)")
+
+    def check_values(self, covariances, name):
+        _matrix_values(covariances, name)
 
 
 class Diag(Covariance):
@@ -368,16 +399,20 @@ class Diag(Covariance):
     def prior_scatter(self, prior, n_features):
         return prior.scatter_diagonal(n_features)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         weight = weight if np.ndim(weight) == 2 else np.asarray(weight)[:, None]
         dof = np.asarray(dof, dtype=float)
         den = weight + (dof[:, None] if dof.ndim == 1 else dof)
-        return _ratio(scatter + psi, den, fallback)
+        return _ratio(scatter + psi, den, fallback, min_denominator)
 
     def add_to_diagonal(self, covariances, value):
         return covariances + value
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
         if rounding_floor and np.any(covariances <= floor):
             # Deviations of identical points are at most rounding of the mean:
             # a variance at that level is zero that rounding let through.
@@ -424,6 +459,19 @@ class Diag(Covariance):
     def dense(self, covariances, state, n_features):
         return np.diag(np.asarray(covariances)[state])
 
+    def from_matrix(self, matrix, n_states):
+        diagonal = np.diag(np.asarray(matrix, dtype=float))
+        return np.repeat(diagonal[None], n_states, axis=0)
+
+    def layout(self, covariances, n_states, name):
+        c = np.array(covariances, dtype=float, copy=True)
+        if c.ndim != 2:
+            raise ValueError(
+                f"{name} must have shape (n_states, n_features) with the diag "
+                f"structure (one variance per state and feature), got {c.shape}"
+            )
+        return c
+
     def sample(self, rng, mean, covariances, state, n):
         d = np.shape(mean)[0]
         scale = np.sqrt(np.asarray(covariances)[state])
@@ -456,9 +504,11 @@ class Spherical(Covariance):
     def prior_scatter(self, prior, n_features):
         return np.sum(prior.scatter_diagonal(n_features), axis=-1)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         den = np.asarray(weight + dof, dtype=float)
-        return _ratio((scatter + psi) / n_features, den, fallback)
+        return _ratio((scatter + psi) / n_features, den, fallback, min_denominator)
 
     def as_covariance(self, scatter, n_features):
         return scatter / n_features
@@ -466,7 +516,9 @@ class Spherical(Covariance):
     def add_to_diagonal(self, covariances, value):
         return covariances + value
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
         return DIAG.precision_cholesky(covariances, rounding_floor, floor=floor)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
@@ -491,6 +543,25 @@ class Spherical(Covariance):
 
     def dense(self, covariances, state, n_features):
         return np.eye(n_features) * np.asarray(covariances)[state]
+
+    def from_matrix(self, matrix, n_states):
+        return np.full(n_states, np.mean(np.diag(np.asarray(matrix, dtype=float))))
+
+    def layout(self, covariances, n_states, name):
+        """One variance per state, ``(n_states,)``; also any shape with
+        ``n_states`` rows of one repeated value (hmmlearn keeps the variance
+        repeated for every feature, ``(n_states, n_features)``)."""
+        c = np.asarray(covariances, dtype=float)
+        if c.shape == (n_states,):
+            return c.copy()
+        if c.ndim > 1 and c.shape[0] == n_states and c.size:
+            rows = c.reshape(n_states, -1)
+            if np.all(rows == rows[:, :1]):
+                return rows[:, 0].copy()
+        raise ValueError(
+            f"{name} must have shape ({n_states},) with the spherical structure "
+            f"(one variance per state), got {c.shape}"
+        )
 
     def sample(self, rng, mean, covariances, state, n):
         d = np.shape(mean)[0]
