@@ -338,7 +338,8 @@ class GaussianHMM(BaseHMM):
     def covars_(self):
         """Every state's full covariance matrix, ``(n_components, d, d)``."""
         c = np.asarray(self._covars_, dtype=float)
-        d = np.shape(self.means_)[1] if hasattr(self, "means_") else self.n_features
+        shape = np.shape(self.__dict__.get("means_", ()))
+        d = shape[1] if len(shape) == 2 else self.n_features
         return self._structure().dense_all(c, self.n_components, d)
 
     @covars_.setter
