@@ -43,7 +43,8 @@ class GaussianHMM(BaseHMM):
         or one full matrix shared by all states.
     min_covar : float, default=1e-3
         Added to the diagonal of the data's covariance from which ``fit``
-        initialises ``covars_`` (as hmmlearn).
+        initialises ``covars_`` (as hmmlearn), and to the diagonal of a full
+        or tied covariance that is singular, for its densities (logged).
     startprob_prior, transmat_prior : float or array-like, default=1.0
         Dirichlet concentrations, as :class:`CategoricalHMM`.
     means_prior, means_weight : float or array-like, default=0
@@ -125,8 +126,16 @@ class GaussianHMM(BaseHMM):
     each; write univariate sequences as columns, shape ``(n_steps, 1)``. A
     list mixing both dimensions is an error.
 
-    The monitored objective adds to the log-likelihood the log density of
-    the priors whose MAP update the M-step is, so it never decreases.
+    The means and covariances have the Normal-inverse-Wishart prior
+    ``bayeskit.priors.NormalInverseWishart`` made from hmmlearn's
+    hyperparameters (``from_hmmlearn``), with hmmlearn's bounded denominator
+    of the variances; a state no sequence visited keeps its covariance. The
+    monitored objective adds to the log-likelihood the log density of the
+    priors whose MAP update the M-step is, so it never decreases.
+
+    Parameters set by hand are checked where they are used: a value that is
+    not finite, a covariance that is not symmetric positive definite or a
+    wrong shape is a ValueError naming the attribute.
 
     Initialisation: with 'spherical', ``fit`` starts every state's variance
     at the mean of the data's variances plus ``min_covar`` (hmmlearn averages
