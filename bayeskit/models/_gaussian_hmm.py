@@ -25,6 +25,14 @@ from .base import Triple
 
 __all__ = ["GaussianHMM"]
 
+# The prior's names of hmmlearn's hyperparameters, for its error messages.
+_PRIOR_NAMES = {
+    "scatter": "covars_prior",
+    "covariance_weight": "covars_weight",
+    "mean_weight": "means_weight",
+    "mean": "means_prior",
+}
+
 
 class GaussianHMM(BaseHMM):
     """Hidden Markov model with Gaussian emissions.
@@ -257,7 +265,12 @@ class GaussianHMM(BaseHMM):
         try:
             prior.check(structure, k, d)
         except ValueError as exc:
-            raise ValueError(f"the priors do not fit the model: {exc}") from None
+            message = str(exc)
+            for ours, theirs in _PRIOR_NAMES.items():
+                if message.startswith(ours + " "):
+                    message = theirs + message[len(ours) :]
+                    break
+            raise ValueError(message) from None
         emission = Gaussian(
             structure,
             d,

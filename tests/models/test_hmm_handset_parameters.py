@@ -218,3 +218,18 @@ def test_fit_from_handset_parameters_keeps_hmmlearns_answer(rng):
         theirs.fit(X)
     np.testing.assert_allclose(ours.means_, theirs.means_, rtol=1e-8)
     np.testing.assert_allclose(ours.covars_, theirs.covars_, rtol=1e-8)
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [
+        ({"means_weight": np.ones(K + 1)}, "means_weight"),
+        ({"means_prior": np.zeros((K + 1, D))}, "means_prior"),
+        ({"covars_prior": -1.0}, "covars_prior"),
+        ({"covars_weight": np.ones(K), "covariance_type": "tied"}, "covars_weight"),
+    ],
+)
+def test_priors_that_do_not_fit_are_errors_naming_them(params, name, rng):
+    model = GaussianHMM(K, n_iter=1, random_state=0).set_params(**params)
+    with pytest.raises(ValueError, match=rf"^{name}"):
+        model.fit(X_of(rng))
