@@ -11,6 +11,11 @@ sampling and parameter counts. A string option such as
 ``covariance_type='full'`` is resolved to one of these objects once, where an
 estimator builds its components (:func:`covariance_from_name`).
 
+The base class :class:`Covariance` is defined in
+``bayeskit.emissions._covariance_base`` and the numerical helpers (precision
+factors, scatters) in ``bayeskit.emissions._covariance_factors``; this module
+holds the four structures and re-exports the public names of both.
+
 Scatter statistics are sums of weighted outer products of deviations from the
 state means (centred), so they merge exactly and keep their precision for data
 far from the origin. The tied structure keeps every state's scatter and pools
@@ -34,13 +39,24 @@ References
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import numpy as np
-from scipy import linalg
-from scipy.linalg import lapack
 
-from ..priors.niw import NormalInverseWishart
+from ._covariance_base import Covariance
+from ._covariance_factors import (
+    _LOG_2PI,
+    _add_to_matrix_diagonal,
+    _from_precision,
+    _inverse_sqrt,
+    _is_upper,
+    _jittered,
+    _matrix_layout,
+    _matrix_scatter,
+    _matrix_values,
+    _ratio,
+    precision_cholesky,
+    precision_cholesky_from_precision,
+    row_blocks,
+)
 from ._kernels import (
     diag_class_moments,
     diag_log_likelihood,
@@ -63,267 +79,6 @@ __all__ = [
     "precision_cholesky_from_precision",
     "row_blocks",
 ]
-
-_LOG_2PI = np.log(2.0 * np.pi)
-_EPS = np.finfo(float).eps
-
-
-def row_blocks(n_rows: int, width: int, elements: int = 1 << 20):
-    """Slices of about ``elements / width`` rows covering ``range(n_rows)``.
-
-    Row-wise work on blocks this size (centring, a matrix product, a
-    reduction) stays in cache instead of streaming full-size temporaries.
-    """
-    step = max(1, elements // max(width, 1))
-    for start in range(0, n_rows, step):
-        yield slice(start, min(start + step, n_rows))
-
-
-class Covariance(ABC):
-    """What one covariance structure contributes to the Gaussian family.
-
-    The methods take and return arrays in the structure's own shapes
-    (:meth:`shape` for covariances, precisions and their factors,
-    :meth:`scatter_shape` for the scatter statistics, :meth:`weight_shape`
-    for the statistics' weights). They assume valid input: the estimators
-    validate at their boundary.
-    """
-
-    name: str = ""
-    #: Whether one covariance is shared by all states.
-    shared: bool = False
-
-    # -- shapes and counts ---------------------------------------------------------
-    @abstractmethod
-    def shape(self, n_states: int, n_features: int) -> tuple:
-        """Shape of the covariance parameters (or precisions) of ``n_states``."""
-
-    def scatter_shape(self, n_states: int, n_features: int) -> tuple:
-        """Shape of the scatter statistics (by default, that of the parameters)."""
-        return self.shape(n_states, n_features)
-
-    def weight_shape(self, n_states: int, n_features: int) -> tuple:
-        """Shape of the statistics' weights: one per state."""
-        return (n_states,)
-
-    @abstractmethod
-    def n_parameters(self, n_states: int, n_features: int) -> int:
-        """Free parameters of the covariances (a symmetric matrix has d(d+1)/2)."""
-
-    @abstractmethod
-    def block_size(self, n_features: int) -> int:
-        """Dimension of each independent covariance block: ``d`` for a matrix,
-        1 for each variance (the ``p`` of an inverse-Wishart on that block)."""
-
-    # -- statistics ----------------------------------------------------------------
-    def stats(self, X, weights, labels=None):
-        """``(weight, mean, scatter)`` of ``X`` under ``weights`` ``(n, K)``.
-
-        ``labels`` may be given when every row's weight sits on one state (a
-        supervised fit, ``weights[i, labels[i]]`` the row's weight).
-        """
-        weight = weights.sum(axis=0)
-        safe = np.where(weight > 0, weight, 1.0)
-        mean = (weights.T @ X) / safe[:, None]
-        return weight, mean, self.scatter(X, weights, mean, labels)
-
-    @abstractmethod
-    def scatter(self, X, weights, means, labels=None) -> np.ndarray:
-        """Centred weighted scatter of ``X`` (NaN-free) around every state mean."""
-
-    @abstractmethod
-    def outer(self, delta: np.ndarray, coef: np.ndarray) -> np.ndarray:
-        """Scatter of the mean shift ``delta`` (n_states, d), weighted by ``coef``
-        (the statistics' weights, or a prior's per-state weights)."""
-
-    # -- parameters from statistics and a prior ------------------------------------
-    @abstractmethod
-    def prior_scatter(self, prior: NormalInverseWishart, n_features: int):
-        """The part of ``prior``'s scatter ``Psi`` this structure reads, in the
-        shape of its scatter statistics (broadcasting over the states): the
-        matrix, its diagonal, or its trace."""
-
-    def as_covariance(self, scatter, n_features: int) -> np.ndarray:
-        """A scatter of unit weight as a covariance (the spherical structure's
-        scatter is a trace over the features)."""
-        return scatter
-
-    @abstractmethod
-    def map_covariances(
-        self, scatter, weight, psi, dof, n_features: int, fallback=None
-    ) -> np.ndarray:
-        """``(psi + scatter) / (dof + weight)`` in this structure's shape.
-
-        ``scatter`` is centred on the means of the estimate. Where the
-        denominator is zero (no data, no prior weight) the covariance is
-        ``fallback``'s; without one, a :class:`numpy.linalg.LinAlgError`.
-        """
-
-    @abstractmethod
-    def add_to_diagonal(self, covariances, value: float) -> np.ndarray:
-        """``covariances + value I`` (a new array)."""
-
-    def covariances(
-        self, scatter, weight, prior_weight, prior_scatter, reg, shrink=0.0
-    ):
-        """MAP covariances ``(1 - shrink) (scatter + eta S) / (weight + eta)``
-        plus ``(shrink + reg) I``; where ``weight + eta == 0``, ``S`` itself.
-
-        The keyword form of :class:`~bayeskit.priors.NormalInverseWishart`'s
-        update (``Psi = eta S``, ``c = eta``), kept for its callers.
-        """
-        S = NormalInverseWishart(scatter=prior_scatter)
-        # The number of features: the prior's, or the scatter's (a spherical
-        # scatter, one trace per state, does not show it).
-        if S.scatter.ndim:
-            d = S.scatter.shape[-1]
-        else:
-            d = np.shape(scatter)[-1] if np.ndim(scatter) > 1 else 1
-        psi = self.prior_scatter(S, d)
-        fallback = self.as_covariance(psi, d)
-        cov = self.map_covariances(
-            scatter, weight, prior_weight * psi, prior_weight, d, fallback
-        )
-        cov *= 1.0 - shrink
-        return self.add_to_diagonal(cov, shrink + reg)
-
-    # -- precision factors ---------------------------------------------------------
-    @abstractmethod
-    def precision_cholesky(
-        self, covariances, rounding_floor=True, *, floor=0.0
-    ) -> np.ndarray:
-        """Factors ``P`` with ``P P^T`` the precision; raises LinAlgError if not PD.
-
-        With ``rounding_floor``, a covariance singular up to rounding also
-        raises: for matrices a Cholesky pivot at the rounding level of the
-        matrix, for variances a variance at or below ``floor`` (the rounding
-        level of deviations from the data's means). Without it, only a failed
-        factorisation does (scikit-learn's mixtures).
-        """
-
-    @abstractmethod
-    def log_det_precision_cholesky(self, prec_chol, n_features: int) -> np.ndarray:
-        """``log det P`` per state, shape ``(n_states,)`` (or a scalar if tied)."""
-
-    @abstractmethod
-    def precision(self, prec_chol) -> np.ndarray:
-        """The precisions ``P P^T`` in the structure's shape."""
-
-    @abstractmethod
-    def from_precision(self, precisions) -> tuple[np.ndarray, np.ndarray]:
-        """``(P, covariances)`` of given precisions; LinAlgError if not PD.
-
-        ``P`` is the factor the M-step gives (upper triangular for matrices)
-        and the covariances come from triangular solves.
-        """
-
-    @abstractmethod
-    def trace_precision(self, prec_chol, M, n_features: int) -> np.ndarray:
-        """``tr(Sigma_k^{-1} M_k)`` per state (summed if tied), ``M`` a scatter
-        in the shape :meth:`prior_scatter` or :meth:`outer` give."""
-
-    # -- densities -----------------------------------------------------------------
-    @abstractmethod
-    def mahalanobis(self, Xc, mu_c, prec_chol) -> np.ndarray:
-        """Squared Mahalanobis distances ``(n, n_states)``; ``Xc``, ``mu_c`` centred."""
-
-    def log_likelihood(self, X, params) -> np.ndarray:
-        """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``.
-
-        ``params`` has ``means``, ``precisions_cholesky``, ``log_det`` and
-        ``center`` (the deviations are taken in coordinates centred there).
-        """
-        mu_c = params.means - params.center
-        n, d = X.shape
-        out = np.empty((n, mu_c.shape[0]))
-        for rows in row_blocks(n, mu_c.size):
-            maha = self.mahalanobis(
-                X[rows] - params.center, mu_c, params.precisions_cholesky
-            )
-            out[rows] = -0.5 * (maha + d * _LOG_2PI) + params.log_det
-        return out
-
-    def relative_log_likelihood(self, X, params) -> np.ndarray:
-        """The log-likelihood up to a constant per row (what a posterior over
-        the states needs); by default the log-likelihood itself."""
-        return self.log_likelihood(X, params)
-
-    # -- the rest ------------------------------------------------------------------
-    @abstractmethod
-    def dense(self, covariances, state: int, n_features: int) -> np.ndarray:
-        """The full ``(d, d)`` covariance matrix of one state."""
-
-    def sample(self, rng, mean, covariances, state: int, n: int) -> np.ndarray:
-        """``n`` rows from ``N(mean, Sigma_state)`` drawn with ``rng`` (a
-        ``numpy.random.RandomState``), as scikit-learn's mixtures draw them."""
-        cov = self.dense(covariances, state, np.shape(mean)[0])
-        return rng.multivariate_normal(mean, cov, int(n))
-
-    def log_prior(self, prec_chol, prior_scatter, prior_weight: float) -> float:
-        """Log density of the covariance prior ``eta`` samples of ``S`` at ``P``,
-        up to its constant: ``sum_k -eta/2 (log|Sigma_k| + tr(Sigma_k^{-1} S))``
-        (:meth:`NormalInverseWishart.log_density`)."""
-        if prior_weight == 0:
-            return 0.0
-        prior = NormalInverseWishart.from_covariance(prior_scatter, prior_weight)
-        d = prior.scatter.shape[-1] if prior.scatter.ndim else 1
-        n_states = np.shape(prec_chol)[0] if not self.shared else 1
-        return prior.log_density(self, np.zeros((n_states, d)), prec_chol)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __reduce__(self):
-        return (covariance_from_name, (self.name,))
-
-
-def _class_residuals(X, weights, means, labels):
-    """Per class, its rows' deviations from its mean times sqrt(weight).
-
-    One sorted copy of ``X`` makes every class a contiguous block, so that
-    ``r.T @ r`` is the class's weighted scatter with no further gathering.
-    """
-    order = np.argsort(labels, kind="stable")
-    counts = np.bincount(labels, minlength=means.shape[0])
-    xs = X[order]
-    w = weights[order, labels[order]]
-    root = None if np.all(w == 1.0) else np.sqrt(w)[:, None]
-    start = 0
-    for j, c in enumerate(counts):
-        r = xs[start : start + c]
-        r -= means[j]
-        if root is not None:
-            r *= root[start : start + c]
-        start += c
-        yield r
-
-
-def _matrix_scatter(X, weights, means, labels):
-    """Every state's full scatter matrix, ``(K, d, d)``."""
-    k, d = means.shape
-    out = np.empty((k, d, d))
-    if labels is not None:
-        for j, r in enumerate(_class_residuals(X, weights, means, labels)):
-            out[j] = r.T @ r
-        return out
-    out[:] = 0.0
-    for rows in row_blocks(X.shape[0], k * d):
-        xb, wb = X[rows], weights[rows]
-        for j in range(k):
-            r = xb - means[j]
-            out[j] += (r * wb[:, j, None]).T @ r
-    return out
-
-
-def _add_to_matrix_diagonal(cov, value):
-    out = np.array(cov, dtype=float, copy=True)
-    d = out.shape[-1]
-    out[..., np.arange(d), np.arange(d)] += value
-    return out
-
-
-def _is_upper(P) -> bool:
-    return not np.any(np.tril(P, -1))
 
 
 class Full(Covariance):
@@ -349,15 +104,19 @@ class Full(Covariance):
     def prior_scatter(self, prior, n_features):
         return prior.scatter_matrix(n_features)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         den = np.asarray(weight + dof, dtype=float)
-        return _ratio(scatter + psi, den[:, None, None], fallback)
+        return _ratio(scatter + psi, den[:, None, None], fallback, min_denominator)
 
     def add_to_diagonal(self, covariances, value):
         return _add_to_matrix_diagonal(covariances, value)
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
-        return np.stack([_prec_chol(c, rounding_floor) for c in covariances])
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
+        return np.stack([_jittered(c, rounding_floor, jitter) for c in covariances])
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.log(np.diagonal(prec_chol, axis1=1, axis2=2)).sum(axis=1)
@@ -412,6 +171,17 @@ class Full(Covariance):
     def dense(self, covariances, state, n_features):
         return np.asarray(covariances)[state]
 
+    def from_matrix(self, matrix, n_states):
+        return np.repeat(np.asarray(matrix, dtype=float)[None], n_states, axis=0)
+
+    def layout(self, covariances, n_states, name):
+        shape = "(n_states, n_features, n_features)"
+        return _matrix_layout(covariances, 3, name, shape)
+
+    def check_values(self, covariances, name):
+        for k, c in enumerate(np.asarray(covariances, dtype=float)):
+            _matrix_values(c, f"{name}[{k}]")
+
 
 # Below this much work (rows x states x features^2) the full structure's
 # densities take numpy's path (a stacked matrix product), which needs no
@@ -450,10 +220,13 @@ class Tied(Covariance):
     def prior_scatter(self, prior, n_features):
         return prior.scatter_matrix(n_features)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         pooled = scatter.sum(axis=0) if np.ndim(scatter) == 3 else scatter
         den = np.sum(weight) + np.sum(dof)
-        return _ratio(pooled + psi, np.asarray(den, dtype=float), fallback)
+        den = np.asarray(den, dtype=float)
+        return _ratio(pooled + psi, den, fallback, min_denominator)
 
     def pool(self, covariances, weights) -> np.ndarray:
         """``sum_k w_k Sigma_k``: the shared covariance of per-state
@@ -464,8 +237,10 @@ class Tied(Covariance):
     def add_to_diagonal(self, covariances, value):
         return _add_to_matrix_diagonal(covariances, value)
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
-        return _prec_chol(covariances, rounding_floor)
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
+        return _jittered(covariances, rounding_floor, jitter)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
         return np.sum(np.log(np.diag(prec_chol)))
@@ -534,6 +309,15 @@ class Tied(Covariance):
 
     def dense(self, covariances, state, n_features):
         return np.asarray(covariances)
+
+    def from_matrix(self, matrix, n_states):
+        return np.array(matrix, dtype=float, copy=True)
+
+    def layout(self, covariances, n_states, name):
+        return _matrix_layout(covariances, 2, name, "(n_features, n_features)")
+
+    def check_values(self, covariances, name):
+        _matrix_values(covariances, name)
 
 
 class Diag(Covariance):
@@ -615,16 +399,20 @@ class Diag(Covariance):
     def prior_scatter(self, prior, n_features):
         return prior.scatter_diagonal(n_features)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         weight = weight if np.ndim(weight) == 2 else np.asarray(weight)[:, None]
         dof = np.asarray(dof, dtype=float)
         den = weight + (dof[:, None] if dof.ndim == 1 else dof)
-        return _ratio(scatter + psi, den, fallback)
+        return _ratio(scatter + psi, den, fallback, min_denominator)
 
     def add_to_diagonal(self, covariances, value):
         return covariances + value
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
         if rounding_floor and np.any(covariances <= floor):
             # Deviations of identical points are at most rounding of the mean:
             # a variance at that level is zero that rounding let through.
@@ -671,6 +459,19 @@ class Diag(Covariance):
     def dense(self, covariances, state, n_features):
         return np.diag(np.asarray(covariances)[state])
 
+    def from_matrix(self, matrix, n_states):
+        diagonal = np.diag(np.asarray(matrix, dtype=float))
+        return np.repeat(diagonal[None], n_states, axis=0)
+
+    def layout(self, covariances, n_states, name):
+        c = np.array(covariances, dtype=float, copy=True)
+        if c.ndim != 2:
+            raise ValueError(
+                f"{name} must have shape (n_states, n_features) with the diag "
+                f"structure (one variance per state and feature), got {c.shape}"
+            )
+        return c
+
     def sample(self, rng, mean, covariances, state, n):
         d = np.shape(mean)[0]
         scale = np.sqrt(np.asarray(covariances)[state])
@@ -703,9 +504,11 @@ class Spherical(Covariance):
     def prior_scatter(self, prior, n_features):
         return np.sum(prior.scatter_diagonal(n_features), axis=-1)
 
-    def map_covariances(self, scatter, weight, psi, dof, n_features, fallback=None):
+    def map_covariances(
+        self, scatter, weight, psi, dof, n_features, fallback=None, min_denominator=0.0
+    ):
         den = np.asarray(weight + dof, dtype=float)
-        return _ratio((scatter + psi) / n_features, den, fallback)
+        return _ratio((scatter + psi) / n_features, den, fallback, min_denominator)
 
     def as_covariance(self, scatter, n_features):
         return scatter / n_features
@@ -713,7 +516,9 @@ class Spherical(Covariance):
     def add_to_diagonal(self, covariances, value):
         return covariances + value
 
-    def precision_cholesky(self, covariances, rounding_floor=True, *, floor=0.0):
+    def precision_cholesky(
+        self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
+    ):
         return DIAG.precision_cholesky(covariances, rounding_floor, floor=floor)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
@@ -739,73 +544,29 @@ class Spherical(Covariance):
     def dense(self, covariances, state, n_features):
         return np.eye(n_features) * np.asarray(covariances)[state]
 
+    def from_matrix(self, matrix, n_states):
+        return np.full(n_states, np.mean(np.diag(np.asarray(matrix, dtype=float))))
+
+    def layout(self, covariances, n_states, name):
+        """One variance per state, ``(n_states,)``; also any shape with
+        ``n_states`` rows of one repeated value (hmmlearn keeps the variance
+        repeated for every feature, ``(n_states, n_features)``)."""
+        c = np.asarray(covariances, dtype=float)
+        if c.shape == (n_states,):
+            return c.copy()
+        if c.ndim > 1 and c.shape[0] == n_states and c.size:
+            rows = c.reshape(n_states, -1)
+            if np.all(rows == rows[:, :1]):
+                return rows[:, 0].copy()
+        raise ValueError(
+            f"{name} must have shape ({n_states},) with the spherical structure "
+            f"(one variance per state), got {c.shape}"
+        )
+
     def sample(self, rng, mean, covariances, state, n):
         d = np.shape(mean)[0]
         scale = np.sqrt(np.asarray(covariances)[state])
         return mean + rng.standard_normal((int(n), d)) * scale
-
-
-def _ratio(num, den, fallback):
-    """``num / den``; where ``den == 0`` (no data, no prior weight) ``fallback``.
-
-    Without a fallback such a state's covariance is undefined: a LinAlgError.
-    """
-    empty = den == 0
-    if not np.any(empty):
-        return num / den
-    if fallback is None:
-        raise np.linalg.LinAlgError(
-            "a state has no data and no prior weight: its covariance is undefined"
-        )
-    out = num / np.where(empty, 1.0, den)
-    return np.where(empty, np.broadcast_to(fallback, out.shape), out)
-
-
-def _inverse_sqrt(variances: np.ndarray) -> np.ndarray:
-    """``1 / sigma``: the precision factor of variances, which must be positive."""
-    if not np.all(variances > 0):
-        raise np.linalg.LinAlgError("a variance is not positive")
-    return 1.0 / np.sqrt(variances)
-
-
-def _prec_chol(cov: np.ndarray, rounding_floor: bool = True) -> np.ndarray:
-    """Upper factor ``P`` with ``P P^T = cov^{-1}``: the inverse of the Cholesky
-    factor (LAPACK's triangular inversion), transposed."""
-    chol = np.linalg.cholesky(cov)  # raises LinAlgError when not PD
-    d = cov.shape[0]
-    # A pivot at rounding level means a singular matrix that rounding let through.
-    scale = np.max(np.abs(np.diag(cov)))
-    if rounding_floor and np.min(np.diag(chol)) ** 2 <= d * _EPS * scale:
-        raise np.linalg.LinAlgError("the covariance matrix is singular")
-    inv, info = lapack.dtrtri(chol, lower=1)
-    if info != 0:
-        raise np.linalg.LinAlgError("the covariance matrix is singular")
-    return inv.T
-
-
-def _from_precision(precision: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(P, Sigma)`` of one precision matrix: ``Sigma = P^{-T} P^{-1}``, with
-    ``P^{-1}`` from a triangular solve."""
-    P = precision_cholesky_from_precision(precision)
-    inv = linalg.solve_triangular(P, np.eye(P.shape[0]), lower=False)
-    return P, inv.T @ inv
-
-
-def precision_cholesky(cov: np.ndarray) -> np.ndarray:
-    """Public name of the factor ``P`` (``P P^T = cov^{-1}``) of one matrix."""
-    return _prec_chol(cov)
-
-
-def precision_cholesky_from_precision(precision: np.ndarray) -> np.ndarray:
-    """The upper factor ``P`` with ``P P^T = precision`` of one matrix.
-
-    It is the factor :func:`precision_cholesky` gives for ``precision^{-1}``
-    (the upper triangular factor with a positive diagonal is unique), taken
-    from the precision itself: the lower Cholesky factor of the matrix with
-    rows and columns reversed, reversed back. Raises LinAlgError if not PD.
-    """
-    flipped = np.linalg.cholesky(precision[::-1, ::-1])
-    return np.ascontiguousarray(flipped[::-1, ::-1])
 
 
 FULL, TIED, DIAG, SPHERICAL = Full(), Tied(), Diag(), Spherical()

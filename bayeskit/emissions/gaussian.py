@@ -144,11 +144,31 @@ class Gaussian(Emission):
     n_features : int, default=None
         The dimension, for :meth:`zeros`, :meth:`n_parameters` and
         :meth:`sample` (the other methods read it from their arguments).
+    update_means, update_covariances : bool, default=True
+        Whether :meth:`map_params` updates the means and the covariances;
+        a part not updated is ``previous``'s (the covariances are then the
+        mode given those means), and is not counted by :meth:`n_parameters`
+        (the letters 'm' and 'c' of hmmlearn's ``params``).
+    singular_jitter : float, default=0.0
+        A full or tied covariance that is singular is factored with this
+        added to its diagonal, for its densities (hmmlearn's densities do
+        so); 0 makes it an error.
     """
 
-    def __init__(self, covariance: Covariance, n_features: int | None = None) -> None:
+    def __init__(
+        self,
+        covariance: Covariance,
+        n_features: int | None = None,
+        *,
+        update_means: bool = True,
+        update_covariances: bool = True,
+        singular_jitter: float = 0.0,
+    ) -> None:
         self.covariance = covariance
         self.n_features = n_features
+        self.update_means = update_means
+        self.update_covariances = update_covariances
+        self.singular_jitter = singular_jitter
 
     def __repr__(self) -> str:
         return f"Gaussian({self.covariance!r}, n_features={self.n_features!r})"
@@ -209,7 +229,9 @@ class Gaussian(Emission):
         previous : GaussianParams, default=None
             What a state (or a feature of it) that neither data nor the
             prior reached keeps; without it, such a state's mean is the
-            mean over all states and its covariance an error.
+            mean over all states and its covariance an error. Also the part
+            of the parameters not updated (``update_means``,
+            ``update_covariances``).
         prior_weight, prior_scatter, reg, shrink : float, array-like
             The same prior as keywords (the form older callers use):
             ``from_covariance(prior_scatter, prior_weight, reg=reg,
@@ -256,19 +278,35 @@ class Gaussian(Emission):
                 previous = _Kept(center, structure.as_covariance(psi, d))
         elif any(v is not None for v in keywords):
             raise TypeError("give the prior as an object or as keywords, not both")
-        means, cov = prior.map(structure, stats, previous)
+        if self.update_means:
+            means = prior.map_means(stats, previous)
+        else:
+            means = previous.means
+        if not self.update_covariances:
+            return GaussianParams(
+                means,
+                previous.covariances,
+                previous.precisions_cholesky,
+                previous.log_det,
+                center,
+            )
+        cov = prior.map_covariances(structure, stats, means, previous)
         # Deviations of identical points are at most rounding of the mean.
         eps = np.finfo(float).eps
         with np.errstate(over="ignore"):  # means beyond 1e154: floor inf
             floor = d * (eps * np.max(np.abs(stats.mean), initial=0.0)) ** 2
-        prec = structure.precision_cholesky(cov, rounding_floor, floor=floor)
+        prec = structure.precision_cholesky(
+            cov, rounding_floor, floor=floor, jitter=self.singular_jitter
+        )
         log_det = structure.log_det_precision_cholesky(prec, d)
         return GaussianParams(means, cov, prec, log_det, center)
 
     def params_from(self, means, covariances, center=None) -> GaussianParams:
         """Parameters from given means and covariances (no rounding floor)."""
         means = np.asarray(means, dtype=float)
-        prec = self.covariance.precision_cholesky(covariances, rounding_floor=False)
+        prec = self.covariance.precision_cholesky(
+            covariances, rounding_floor=False, jitter=self.singular_jitter
+        )
         log_det = self.covariance.log_det_precision_cholesky(prec, means.shape[1])
         center = means.mean(axis=0) if center is None else center
         return GaussianParams(means, covariances, prec, log_det, center)
@@ -282,9 +320,13 @@ class Gaussian(Emission):
         )
 
     def n_parameters(self, n_states: int, n_features: int | None = None) -> int:
-        """Free scalars of ``n_states`` states: means and covariances."""
+        """Free scalars of ``n_states`` states: the means and the covariances
+        (those updated)."""
         d = self._dimension(n_features)
-        return n_states * d + self.covariance.n_parameters(n_states, d)
+        n = n_states * d if self.update_means else 0
+        if self.update_covariances:
+            n += self.covariance.n_parameters(n_states, d)
+        return n
 
     # -- densities and draws -------------------------------------------------------
     def log_likelihood(self, X: np.ndarray, params: GaussianParams) -> np.ndarray:

@@ -288,14 +288,20 @@ class BaseHMM(BaseLatentModel):
             self.transmat_ = chain.transmat
         letters = self._emission_letters & self._to_init
         if letters:
-            first = emission.init_params(
-                X, row_weight[:, None], self.n_components, random_state
-            )
+            first = self._emission_start(X, row_weight, random_state, emission)
             new = self._emission_attributes(first)
             for letter in letters:
                 name = self._param_names[letter]
                 setattr(self, name, new[name])
         return self._current_params()
+
+    def _emission_start(self, X, row_weight, random_state, emission):
+        """The family's first parameters for ``fit``: by default its own
+        start (``init_params`` with the row weights); a model with the peer's
+        start of its own overrides this."""
+        return emission.init_params(
+            X, row_weight[:, None], self.n_components, random_state
+        )
 
     def _init(self, X, lengths=None):
         """hmmlearn's hook: initialise the parameters for ``X`` as ``fit`` does
@@ -562,7 +568,10 @@ class BaseHMM(BaseLatentModel):
 
         The state path comes first (from ``currstate`` if given, else from
         ``startprob_``), then one observation per step from its state.
+        ``n_samples`` is a non-negative integer (a TypeError or ValueError
+        naming it otherwise).
         """
+        _check_n_samples(n_samples)
         check_is_fitted(self)
         params = self._current_params()
         structure, emission, _ = self._make_components()
@@ -594,3 +603,16 @@ class BaseHMM(BaseLatentModel):
     def aic(self, X, lengths=None):
         """Akaike information criterion (lower is better)."""
         return -2 * self.score(X, lengths=lengths) + 2 * self._n_parameters()
+
+
+def _check_n_samples(n_samples) -> None:
+    """TypeError or ValueError naming ``n_samples`` unless it is a
+    non-negative integer (hmmlearn passes other values on to numpy or
+    ``range``, whose messages do not say which argument is wrong)."""
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(n_samples, Integral):
+        raise TypeError(
+            f"n_samples must be a non-negative integer, got {n_samples!r} "
+            f"({type(n_samples).__name__})"
+        )
+    if n_samples < 0:
+        raise ValueError(f"n_samples must be a non-negative integer, got {n_samples}")

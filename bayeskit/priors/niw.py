@@ -92,6 +92,27 @@ def _scalar(value, name: str, upper: float = np.inf) -> float:
     return value
 
 
+_HMMLEARN_NAMES = {
+    "covariance_weight": "covars_weight",
+    "mean_weight": "means_weight",
+    "mean": "means_prior",
+}
+
+
+def _renamed(cls, scatter_name, **values):
+    """``cls(**values)``, its errors naming hmmlearn's parameters (the scatter
+    as ``scatter_name``)."""
+    try:
+        return cls(**values)
+    except (TypeError, ValueError) as exc:
+        message = str(exc)
+        for ours, theirs in {"scatter": scatter_name, **_HMMLEARN_NAMES}.items():
+            if message.startswith(ours + " "):
+                message = theirs + message[len(ours) :]
+                break
+        raise type(exc)(message) from None
+
+
 @dataclass(frozen=True, eq=False)
 class NormalInverseWishart:
     """A Normal-inverse-Wishart prior on Gaussian states, applied by its mode.
@@ -123,6 +144,18 @@ class NormalInverseWishart:
     shrink : float in [0, 1], default=0.0
         The covariance becomes ``(1 - shrink) Sigma + shrink I`` before
         ``reg`` is added (not part of the density).
+    min_denominator : float, default=0.0
+        A lower bound on the denominator ``c + n`` of the covariance's mode
+        (hmmlearn's GaussianHMM bounds it by ``1e-5`` for diagonal and
+        spherical covariances, so that a state of almost no weight gets a
+        large variance instead of a division by zero). Not part of the
+        density; 0 leaves the mode exact.
+    keep_unvisited : bool, default=False
+        Whether a state of zero weight keeps ``previous``'s covariance (given
+        to :meth:`map`) whatever the prior's mode would be (hmmlearn's
+        GaussianHMM, whose update divides by that zero weight, leaves such a
+        state to bayeskit's rule of keeping what no data reached). States of a
+        shared covariance have none of their own to keep.
 
     See Also
     --------
@@ -155,6 +188,8 @@ class NormalInverseWishart:
     mean_weight: np.ndarray = 0.0
     reg: float = 0.0
     shrink: float = 0.0
+    min_denominator: float = 0.0
+    keep_unvisited: bool = False
 
     def __post_init__(self):
         scatter = _array(self.scatter, "scatter")
@@ -196,6 +231,14 @@ class NormalInverseWishart:
             object.__setattr__(self, name, w)
         object.__setattr__(self, "reg", _scalar(self.reg, "reg"))
         object.__setattr__(self, "shrink", _scalar(self.shrink, "shrink", 1.0))
+        object.__setattr__(
+            self, "min_denominator", _scalar(self.min_denominator, "min_denominator")
+        )
+        if not isinstance(self.keep_unvisited, (bool, np.bool_)):
+            raise TypeError(
+                f"keep_unvisited must be True or False, got {self.keep_unvisited!r}"
+            )
+        object.__setattr__(self, "keep_unvisited", bool(self.keep_unvisited))
 
     def __repr__(self):
         fields = ("scatter", "covariance_weight", "mean", "mean_weight")
@@ -205,7 +248,9 @@ class NormalInverseWishart:
             if np.any(getattr(self, name))
         ]
         parts += [
-            f"{n}={getattr(self, n)!r}" for n in ("reg", "shrink") if getattr(self, n)
+            f"{n}={getattr(self, n)!r}"
+            for n in ("reg", "shrink", "min_denominator", "keep_unvisited")
+            if getattr(self, n)
         ]
         return f"NormalInverseWishart({', '.join(parts)})"
 
@@ -221,6 +266,8 @@ class NormalInverseWishart:
             "mean_weight": np.zeros(()),
             "reg": float(reg),
             "shrink": float(shrink),
+            "min_denominator": 0.0,
+            "keep_unvisited": False,
         }
         for name, value in values.items():
             object.__setattr__(prior, name, value)
@@ -310,6 +357,12 @@ class NormalInverseWishart:
         samples of ``covariance_prior`` (``Psi + eta S``, ``c + eta``) and
         the ridge ``reg_covar``.
 
+        Two rules of hmmlearn's update that are not part of the density come
+        with it: the denominator of every variance (``p = 1``) is at least
+        ``1e-5`` (``min_denominator``), and a state of zero weight keeps its
+        previous covariance (``keep_unvisited``; hmmlearn would divide by
+        zero).
+
         Parameters
         ----------
         structure : Covariance
@@ -332,6 +385,8 @@ default=None
         d = int(n_features)
         p = structure.block_size(d)
         P = _array(covars_prior, "covars_prior")
+        if P.ndim > 3:
+            raise ValueError(f"covars_prior has too many dimensions: {P.shape}")
         if p == 1:
             if P.ndim == 2 and P.shape[-1] == d:  # per-state diagonals
                 P = P[:, :, None] * np.eye(d)
@@ -347,14 +402,18 @@ default=None
                 if covariance_prior is None
                 else _array(covariance_prior, "covariance_prior")
             )
-            P = cls(scatter=P).scatter_matrix(d) + eta * S
+            P = _renamed(cls, "covars_prior", scatter=P).scatter_matrix(d) + eta * S
             c = c + eta
-        return cls(
+        return _renamed(
+            cls,
+            "covars_prior",
             scatter=P,
             covariance_weight=c,
             mean=means_prior,
             mean_weight=means_weight,
             reg=reg_covar,
+            min_denominator=1e-5 if p == 1 else 0.0,
+            keep_unvisited=True,
         )
 
     # -- the parts a structure reads -----------------------------------------------
@@ -468,8 +527,9 @@ default=None
 
         A state (or a feature of it) with no weight and ``c = 0`` keeps
         ``previous``'s covariance (an object with ``covariances``); without
-        ``previous`` that is a :class:`numpy.linalg.LinAlgError`. ``shrink``
-        and ``reg`` are applied last.
+        ``previous`` that is a :class:`numpy.linalg.LinAlgError`. With
+        ``keep_unvisited`` every state of no weight keeps it. ``shrink`` and
+        ``reg`` are applied last.
         """
         d = stats.mean.shape[1]
         k = stats.mean.shape[0]
@@ -487,7 +547,13 @@ default=None
             self._covariance_weight(k),
             d,
             None if previous is None else previous.covariances,
+            self.min_denominator,
         )
+        if self.keep_unvisited and previous is not None and not structure.shared:
+            empty = stats.state_weight() <= 0
+            if empty.any():
+                empty = empty.reshape((k,) + (1,) * (np.ndim(cov) - 1))
+                cov = np.where(empty, previous.covariances, cov)
         if self.shrink:
             cov *= 1.0 - self.shrink
         if self.shrink + self.reg:
