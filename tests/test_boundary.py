@@ -291,15 +291,6 @@ def test_mixed_nb_numeric_values_whose_squares_overflow_are_our_error():
             bk.MixedNB().fit(X, [0, 0, 1, 1])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=RuntimeWarning,
-    reason="GaussianHMM and GMMHMM (_hmm_base.py, _gmm_hmm.py) do not apply "
-    "base.float_input's range check: a value beyond 1e150 overflows in "
-    "scikit-learn's KMeans (np.var, GaussianHMM) or in "
-    "emissions/covariance.py _matrix_scatter (GMMHMM's init) with a numpy "
-    "warning, instead of the ValueError naming the feature",
-)
 @pytest.mark.parametrize(
     "make",
     [

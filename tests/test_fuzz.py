@@ -399,17 +399,15 @@ def _names_a_parameter(error, names):
 
 
 def _bad_cells(draw, rng, n):
-    """A column of ``n`` numbers with NaN, inf, large values or none of them.
-
-    "huge" stays below 1e150: MixedNB's numeric columns beyond it are a known
-    defect of naive_bayes.py (a numpy overflow warning, not the ValueError of
-    the Gaussian models), pinned by a strict xfail in test_boundary.py.
-    """
+    """A column of ``n`` numbers with NaN, inf, large values (1e140, or 1e300
+    which a Gaussian model refuses) or none of them."""
     values = rng.normal(size=n) * 10.0 ** draw(st.integers(-10, 10))
-    spoil = draw(st.sampled_from(["none", "none", "nan", "inf", "huge"]))
+    spoil = draw(st.sampled_from(["none", "none", "nan", "inf", "huge", "beyond"]))
     if spoil != "none" and n:
         at = rng.integers(0, n)
-        values[at] = {"nan": np.nan, "inf": np.inf, "huge": 1e140}[spoil]
+        values[at] = {"nan": np.nan, "inf": np.inf, "huge": 1e140, "beyond": 1e300}[
+            spoil
+        ]
     return values
 
 
@@ -537,10 +535,8 @@ def sequence_rows(draw, family):
             "inf": np.inf,
             "negative": -1.0,
             "half": 0.5,
-            # Gaussian rows beyond 1e150 overflow inside GaussianHMM's and
-            # GMMHMM's fit (a known defect of theirs, pinned by strict xfails
-            # in test_boundary.py); the counts models refuse 1e300.
-            "huge": 1e140 if family == "gaussian" else 1e300,
+            # Beyond 1e150 every model refuses it, naming the feature.
+            "huge": 1e300,
         }[spoil]
     return X, spoil == "none" or (
         family == "gaussian" and spoil in ("negative", "half")

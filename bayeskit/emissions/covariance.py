@@ -542,7 +542,8 @@ class Spherical(Covariance):
         return out * prec
 
     def dense(self, covariances, state, n_features):
-        return np.eye(n_features) * np.asarray(covariances)[state]
+        # The variance on the diagonal, zeros elsewhere (no 0 * inf).
+        return np.diag(np.full(n_features, np.asarray(covariances)[state]))
 
     def from_matrix(self, matrix, n_states):
         return np.full(n_states, np.mean(np.diag(np.asarray(matrix, dtype=float))))

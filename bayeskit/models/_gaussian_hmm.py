@@ -180,6 +180,7 @@ class GaussianHMM(BaseHMM):
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "m": "means_", "c": "covars_"}
     _features_from = "means_"
+    _gaussian = True
 
     def __init__(
         self,

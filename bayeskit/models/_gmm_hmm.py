@@ -101,6 +101,7 @@ class GMMHMM(BaseHMM):
     )
     _emission_fields = {"weights_": "weights", "means_": "means", "covars_": "covars"}
     _features_from = "means_"
+    _gaussian = True
 
     def __init__(
         self, n_components=1, n_mix=1, min_covar=1e-3, startprob_prior=1.0,

@@ -57,6 +57,7 @@ from ..priors import Dirichlet
 from ._em import BaseLatentModel, LatentParams, LatentStats
 from ._monitor import ConvergenceMonitor
 from ._sequences import _as_rows, _check_sequence_weight, _split
+from .base import float_input
 
 __all__ = ["BaseHMM"]
 
@@ -88,6 +89,9 @@ class BaseHMM(BaseLatentModel):
     _emission_fields: dict = {}
     # Whether X holds counts (non-negative integers).
     _counts = False
+    # Whether X is read by Gaussian densities (values whose squares overflow
+    # float64 are refused, as in every Gaussian model).
+    _gaussian = False
     warm_start = False
 
     # -- the components ----------------------------------------------------------
@@ -126,6 +130,8 @@ class BaseHMM(BaseLatentModel):
         """Raise ValueError if ``X`` holds values the family cannot emit."""
         if self._counts and not np.all((X >= 0) & (X == np.floor(X))):
             raise ValueError("X must hold counts: non-negative integers")
+        if self._gaussian:
+            float_input(X)
 
     def _sequences(self, X, lengths, reset):
         """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
