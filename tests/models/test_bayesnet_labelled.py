@@ -76,33 +76,33 @@ def test_dataframes_are_read_by_label_in_either_layout():
 def test_labelled_table_errors_name_the_parameter():
     bn = sprinkler()
     frame = sprinkler().set_cpd("wet", WET).get_cpd("wet")
-    with pytest.raises(ValueError, match="^parents is \\['rain'\\]"):
+    with pytest.raises(ValueError, match=r"^parents is \['rain'\]"):
         bn.set_cpd("wet", WET, parents=["rain"])
-    with pytest.raises(ValueError, match="^parents is \\['rain', 'x'\\]"):
+    with pytest.raises(ValueError, match=r"^parents is \['rain', 'x'\]"):
         bn.set_cpd("wet", WET, parents=["rain", "x"])
-    with pytest.raises(TypeError, match="^parents must be a list"):
+    with pytest.raises(TypeError, match=r"^parents must be a list"):
         bn.set_cpd("wet", WET, parents="rain")
     with pytest.raises(ValueError, match="table orders the parents"):
         bn.set_cpd("wet", frame, parents=["sprinkler", "rain"])
-    with pytest.raises(ValueError, match="^table \\(the CPD of 'wet'\\) has shape"):
+    with pytest.raises(ValueError, match=r"^table \(the CPD of 'wet'\) has shape"):
         bn.set_cpd("wet", WET[:1])
-    with pytest.raises(ValueError, match="^every row of table"):
+    with pytest.raises(ValueError, match=r"^every row of table"):
         bn.set_cpd("wet", WET * 2)
-    with pytest.raises(ValueError, match="^table \\(the CPD of 'wet'\\) has 3 rows"):
+    with pytest.raises(ValueError, match=r"^table \(the CPD of 'wet'\) has 3 rows"):
         bn.set_cpd("wet", frame.iloc[:3])
     with pytest.raises(ValueError, match="repeats a joint state"):
         bn.set_cpd("wet", pd.concat([frame.iloc[:3], frame.iloc[:1]]))
     renamed = frame.rename(index={"yes": "maybe"}, level="rain")
-    with pytest.raises(ValueError, match="^table gives 'rain'.*'maybe'"):
+    with pytest.raises(ValueError, match=r"^table gives 'rain'.*'maybe'"):
         bn.set_cpd("wet", renamed)
-    with pytest.raises(ValueError, match="^table's index is named"):
+    with pytest.raises(ValueError, match=r"^table's index is named"):
         bn.set_cpd("wet", frame.T.rename_axis("other"))
     unnamed = pd.DataFrame(WET.reshape(4, 2))
-    with pytest.raises(ValueError, match="^table is a DataFrame whose index"):
+    with pytest.raises(ValueError, match=r"^table is a DataFrame whose index"):
         bn.set_cpd("wet", unnamed)
-    with pytest.raises(ValueError, match="^table is a Series"):
+    with pytest.raises(ValueError, match=r"^table is a Series"):
         bn.set_cpd("wet", pd.Series([0.5, 0.5]))
-    with pytest.raises(ValueError, match="^table has the states"):
+    with pytest.raises(ValueError, match=r"^table has the states"):
         bn.set_cpd("wet", frame, states=["dry", "soaked"])
 
 
@@ -214,10 +214,10 @@ def test_insurance_good_student_parents_in_another_order():
 
 
 def test_pgmpy_errors():
-    with pytest.raises(TypeError, match="^model must be a pgmpy"):
+    with pytest.raises(TypeError, match=r"^model must be a pgmpy"):
         BayesianNetwork.from_pgmpy({"a": 1})
     bn = BayesianNetwork([("a", "b")], states={"a": [0, 1]}).set_cpd("a", [0.5, 0.5])
-    with pytest.raises(ValueError, match="no CPD for variables \\['b'\\]"):
+    with pytest.raises(ValueError, match=r"no CPD for variables \['b'\]"):
         bn.to_pgmpy()
 
 
