@@ -6,6 +6,8 @@ from importlib import resources
 
 import pandas as pd
 
+from ._networks import load_network as load_network
+
 __all__ = ["flu_network", "load_playtennis"]
 
 
