@@ -617,7 +617,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         return BayesNet(self.dag_, self._cards()).n_parameters()
 
     # -- queries -------------------------------------------------------------------
-    def query(self, variables, evidence=None) -> pd.Series:
+    def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:
         """Posterior marginal of a variable, or joint posterior of several.
 
         Parameters
@@ -626,6 +626,16 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             One variable, or several for their joint posterior.
         evidence : dict, default=None
             Observed states, ``{variable: state label}``.
+        soft_evidence : dict, default=None
+            Soft (virtual, likelihood) evidence, ``{variable: likelihoods}``:
+            one non-negative number per state of the variable, in the order
+            of ``states_[variable]``, only their ratios mattering (Pearl
+            1988, section 2.2.2). The posterior is that of a network with an
+            added child of the variable, observed, whose probability given
+            each state is proportional to these numbers: ``P(x | e, soft)``
+            is proportional to ``P(x, e) * prod_v lambda_v(x_v)``, the other
+            soft-evidenced variables summed out. A variable may be queried
+            and have soft evidence, but not be observed and have it.
 
         Returns
         -------
@@ -643,7 +653,9 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             rest cannot change the posterior).
         """
         self._check_ready()
-        return posterior_series(self, query_targets(self, variables), evidence)
+        return posterior_series(
+            self, query_targets(self, variables), evidence, soft_evidence
+        )
 
     def map_query(self, variables=None, evidence=None) -> dict:
         """The most probable joint assignment.
@@ -723,7 +735,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         codes, cols = self._codes(X)
         return fill_missing(self, X, cols, codes, most_probable(self, codes))
 
-    def predict_proba(self, X, variable=None) -> pd.DataFrame:
+    def predict_proba(self, X, variable=None, *, soft_evidence=None) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
 
         Parameters
@@ -732,6 +744,11 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             Missing cells are NaN, None or pd.NA.
         variable : hashable, default=None
             The variable; ``None`` gives every variable.
+        soft_evidence : dict, default=None
+            Soft evidence as in :meth:`query`, ``{variable: likelihoods}``:
+            an array of shape ``(k,)`` for every row, or ``(n_samples, k)``
+            for one vector per row. A row in which the variable is observed
+            ignores its soft evidence.
 
         Returns
         -------
@@ -747,7 +764,11 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         if variable is not None:
             self._check_variable(variable)
         return posterior_frame(
-            self, codes, X.index if isinstance(X, pd.DataFrame) else None, variable
+            self,
+            codes,
+            X.index if isinstance(X, pd.DataFrame) else None,
+            variable,
+            soft_evidence,
         )
 
     # -- model selection and sampling ------------------------------------------
