@@ -145,9 +145,23 @@ def posterior_series(est, targets: tuple, evidence, soft_evidence=None) -> pd.Se
     return pd.Series(probs, index=index, name=name)
 
 
-def map_assignment(est, variables, evidence) -> dict:
+def map_assignment(est, variables, evidence, soft_evidence=None) -> dict:
     """The most probable joint state of ``variables`` (None: every unobserved
-    variable, by max-product; otherwise the argmax of their joint posterior)."""
+    variable, by max-product; otherwise the argmax of their joint posterior,
+    with ``soft_evidence`` if given)."""
+    if soft_evidence:
+        if variables is None:
+            raise ValueError(
+                "map_query with soft_evidence needs variables: the argmax of their "
+                "joint posterior (max-product over every variable takes no soft "
+                "evidence)"
+            )
+        targets = query_targets(est, variables)
+        post = posterior_series(est, targets, evidence, soft_evidence)
+        best = np.unravel_index(
+            int(np.argmax(post.to_numpy())), [len(est.states_[v]) for v in targets]
+        )
+        return {v: est.states_[v].tolist()[int(s)] for v, s in zip(targets, best)}
     codes = evidence_codes(est, evidence)
     hidden = [v for v in est.variables_ if v not in codes]
     targets = tuple(hidden)

@@ -657,7 +657,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             self, query_targets(self, variables), evidence, soft_evidence
         )
 
-    def map_query(self, variables=None, evidence=None) -> dict:
+    def map_query(self, variables=None, evidence=None, *, soft_evidence=None) -> dict:
         """The most probable joint assignment.
 
         Parameters
@@ -668,6 +668,9 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             summed out (never per-variable maxima).
         evidence : dict, default=None
             Observed states, ``{variable: state label}``.
+        soft_evidence : dict, default=None
+            Soft evidence as in :meth:`query`; it needs ``variables`` (the
+            argmax of their joint posterior given both kinds of evidence).
 
         Returns
         -------
@@ -676,7 +679,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             go to the state listed first.
         """
         self._check_ready()
-        return map_assignment(self, variables, evidence)
+        return map_assignment(self, variables, evidence, soft_evidence)
 
     # -- batched methods -------------------------------------------------------------
     def _codes(self, X) -> tuple[np.ndarray, list]:

@@ -43,6 +43,9 @@ def test_soft_evidence_is_hard_evidence_on_a_virtual_child(name, rng):
         got = bn.query(targets, evidence, soft_evidence=soft)
         np.testing.assert_allclose(got.to_numpy(), expected.to_numpy(), atol=1e-12)
         assert got.index.equals(expected.index)
+        assert bn.map_query(targets, evidence, soft_evidence=soft) == (
+            virtual.map_query(targets, {**evidence, **seen})
+        )
 
 
 def test_batched_soft_evidence_per_row_and_shared(rng):
@@ -83,6 +86,10 @@ def test_soft_evidence_errors():
         bn.query("dysp", soft_evidence=[0.5, 0.5])
     with pytest.raises(ValueError, match="unknown variable"):
         bn.query("dysp", soft_evidence={"nope": [0.5, 0.5]})
+    with pytest.raises(ValueError, match="needs variables"):
+        bn.map_query(soft_evidence={"lung": [0.5, 0.2]})
+    with pytest.raises(ValueError, match="variables is empty"):
+        bn.query([], soft_evidence={"lung": [0.5, 0.2]})
     rows = bn.sample(3, random_state=0).assign(dysp=None)
     with pytest.raises(ValueError, match=r"expected \(2,\) or \(3, 2\)"):
         bn.predict_proba(rows, soft_evidence={"lung": np.ones((4, 2))})
