@@ -25,8 +25,8 @@ class FileError(ValueError):
 
 def read_text(source, what: str) -> str:
     """The text of ``source``: a path (``.gz`` decompressed), a file object,
-    or the text itself (a string holding a newline or starting with ``<``
-    or the format's first keyword)."""
+    or the text itself (a string holding a newline, ``{`` or ``<``, which
+    no path of a network file does)."""
     if hasattr(source, "read"):
         text = source.read()
         return text.decode("utf-8") if isinstance(text, bytes) else text
@@ -34,7 +34,7 @@ def read_text(source, what: str) -> str:
         return source.decode("utf-8")
     if isinstance(source, (str, os.PathLike)):
         s = os.fspath(source)
-        if isinstance(source, str) and ("\n" in s or s.lstrip().startswith("<")):
+        if isinstance(source, str) and any(c in s for c in "\n{<"):
             return s
         opener = gzip.open if s.endswith(".gz") else open
         with opener(s, "rt", encoding="utf-8") as f:

@@ -208,6 +208,11 @@ def test_writing_checks_names_and_keeps_other_labels_as_text():
         load_network("nope")
     with pytest.raises(TypeError, match="source must be a path"):
         read_bif(3)
+    one_line = (
+        "variable a { type discrete [ 2 ] { x, y }; } "
+        "probability ( a ) { table 0.5, 0.5; }"
+    )
+    assert read_bif(one_line).states_["a"].tolist() == ["x", "y"]
 
 
 def test_loaded_alarm_equals_pgmpys_example_model():
