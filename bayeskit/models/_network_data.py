@@ -391,11 +391,11 @@ def checked_table(
                 f"network are {list(network)!r} (in any order)"
             )
     labels = keys = None  # child labels; parent labels per row or per axis
-    if _is_tabular_cpd(table):
-        values, given, per_axis, labels = _pgmpy_parts(variable, table)
-    elif isinstance(table, (pd.DataFrame, pd.Series)):
+    if isinstance(table, (pd.DataFrame, pd.Series)):
         values, given, keys, labels = _frame_parts(variable, table, network)
         per_axis = None
+    elif _is_tabular_cpd(table):
+        values, given, per_axis, labels = _pgmpy_parts(variable, table)
     else:
         given, per_axis = list(network) if parents is None else parents, None
         values = np.asarray(table, dtype=float)
