@@ -43,7 +43,7 @@ def assert_same_tables(a, b):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_bundled_networks_and_exact_round_trips(name):
+def test_bundled_networks_and_exact_round_trips(name, tmp_path):
     bn = load_network(name)
     n_vars, n_edges, n_params = SIZES[name]
     assert (len(bn.variables_), len(bn.dag_.edges), bn.n_parameters()) == SIZES[name]
@@ -57,6 +57,8 @@ def test_bundled_networks_and_exact_round_trips(name):
     buffer = io.StringIO()
     write_bif(bn, buffer)
     assert_same_network(bn, read_bif(io.StringIO(buffer.getvalue())))
+    write_xmlbif(bn, tmp_path / "net.xml.gz")
+    assert_same_network(bn, read_xmlbif(str(tmp_path / "net.xml.gz")))
 
 
 @pytest.mark.parity
