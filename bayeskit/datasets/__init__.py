@@ -6,7 +6,9 @@ from importlib import resources
 
 import pandas as pd
 
-__all__ = ["flu_network", "load_earthquakes", "load_playtennis"]
+from ._networks import load_network
+
+__all__ = ["flu_network", "load_earthquakes", "load_network", "load_playtennis"]
 
 
 def load_playtennis() -> pd.DataFrame:

@@ -276,39 +276,185 @@ def fill_missing(est, X, cols, codes, filled):
 
 
 # -- tables by hand ----------------------------------------------------------------
-def checked_table(est, variable, table, states) -> tuple[np.ndarray, np.ndarray]:
-    """``set_cpd``'s table and states, checked: ``(values, states)``."""
-    parents = est.dag_.parents(variable)
-    unknown = [u for u in parents if u not in est.states_]
+def _is_tabular_cpd(table) -> bool:
+    """Whether ``table`` looks like a pgmpy ``TabularCPD`` (duck-typed: pgmpy
+    is never imported here)."""
+    return all(
+        hasattr(table, a)
+        for a in ("variable", "variables", "get_values", "state_names")
+    )
+
+
+def _frame_parts(variable, table, parents):
+    """A labelled table as ``(values, parent order, parent labels per row,
+    child labels)``: a Series over the states (no parents), a DataFrame in
+    ``get_cpd``'s layout (one row per joint parent state, the index named
+    after the parents; one column per state), or one in pgmpy's layout (one
+    row per state, the index named after the variable; one column per joint
+    parent state, the columns named after the parents), which is transposed.
+    """
+    if isinstance(table, pd.Series):
+        if parents:
+            raise ValueError(
+                f"table is a Series, which holds the CPD of a variable without "
+                f"parents; {variable!r} has parents {list(parents)!r}: give a "
+                "DataFrame with one row per joint state of the parents"
+            )
+        return table.to_numpy(dtype=float)[None, :], [], [()], list(table.index)
+    rows, cols = list(table.index.names), list(table.columns.names)
+    known = set(parents)
+    if not known:
+        if len(table) == 1:  # one row over the states
+            return table.to_numpy(dtype=float), [], [()], list(table.columns)
+        if table.shape[1] == 1:  # pgmpy's layout: one column, a row per state
+            return table.to_numpy(dtype=float).T, [], [()], list(table.index)
+    ours = len(rows) == len(known) and set(rows) == known
+    if not ours and len(cols) == len(known) and set(cols) == known:
+        if rows not in ([variable], [None]):
+            raise ValueError(
+                f"table's index is named {rows!r}: in pgmpy's layout (a column "
+                f"per joint state of the parents) it is named {variable!r}"
+            )
+        table = table.T
+        rows = cols
+    elif not ours:
+        raise ValueError(
+            f"table is a DataFrame whose index is named {rows!r}; the CPD of "
+            f"{variable!r} needs one row per joint state of its parents "
+            f"{list(parents)!r}, the index named after them (or pgmpy's layout: "
+            f"one column per joint state of the parents, the columns named after "
+            f"them, and the index named {variable!r})"
+        )
+    keys = [k if isinstance(k, tuple) else (k,) for k in table.index.tolist()]
+    return table.to_numpy(dtype=float), rows, keys, list(table.columns)
+
+
+def _pgmpy_parts(variable, cpd):
+    """A pgmpy ``TabularCPD`` as ``(values, parent order, states of every
+    parent, child labels)``, in bayeskit's layout (parents first)."""
+    if cpd.variable != variable:
+        raise ValueError(
+            f"table is the TabularCPD of {cpd.variable!r}, not of {variable!r}"
+        )
+    given = list(cpd.variables[1:])
+    values = np.asarray(cpd.get_values(), dtype=float)
+    k = values.shape[0]
+    cards = [len(cpd.state_names[u]) for u in given]
+    values = np.moveaxis(values.reshape(k, *cards), 0, -1)
+    return (
+        values,
+        given,
+        [list(cpd.state_names[u]) for u in given],
+        list(cpd.state_names[variable]),
+    )
+
+
+def _order(labels, known, what: str) -> np.ndarray:
+    """Positions of the labels ``known`` among ``labels`` (the same set)."""
+    labels = list(labels)
+    position = {}
+    for i, s in enumerate(labels):
+        try:
+            position[s] = i
+        except TypeError:
+            raise TypeError(f"{what} has an unhashable label {s!r}") from None
+    known = list(known)
+    if len(position) != len(labels) or set(position) != set(known):
+        raise ValueError(
+            f"{what} has the states {labels!r}; expected {known!r} (in any order)"
+        )
+    return np.array([position[s] for s in known], dtype=np.intp)
+
+
+def checked_table(
+    est, variable, table, states, parents=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``set_cpd``'s table and states, checked: ``(values, states)`` with the
+    parents' axes in the order of the network (``dag_.parents``)."""
+    network = tuple(est.dag_.parents(variable))
+    unknown = [u for u in network if u not in est.states_]
     if unknown:
         raise ValueError(
             f"the states of {unknown!r} (parents of {variable!r}) are unknown: "
             "set their CPDs first or declare them in `states`"
         )
-    values = np.asarray(table, dtype=float)
+    if parents is not None:
+        if isinstance(parents, (str, bytes)) or not hasattr(parents, "__iter__"):
+            raise TypeError(
+                f"parents must be a list of the parents of {variable!r}, got "
+                f"{parents!r}"
+            )
+        parents = list(parents)
+        if len(parents) != len(network) or set(parents) != set(network):
+            raise ValueError(
+                f"parents is {parents!r}; the parents of {variable!r} in the "
+                f"network are {list(network)!r} (in any order)"
+            )
+    labels = keys = None  # child labels; parent labels per row or per axis
+    if isinstance(table, (pd.DataFrame, pd.Series)):
+        values, given, keys, labels = _frame_parts(variable, table, network)
+        per_axis = None
+    elif _is_tabular_cpd(table):
+        values, given, per_axis, labels = _pgmpy_parts(variable, table)
+    else:
+        given, per_axis = list(network) if parents is None else parents, None
+        values = np.asarray(table, dtype=float)
+    if parents is not None and list(given) != parents:
+        raise ValueError(
+            f"parents is {parents!r}, but table orders the parents {list(given)!r}"
+        )
+    if labels is not None:
+        labels = declared_categories(labels, repr(variable), NOUN)
+        if states is not None:
+            states = declared_categories(states, repr(variable), NOUN)
+            values = values[..., _order(labels, states, "table")]
+            labels = states
     if states is not None:
         states = declared_categories(states, repr(variable), NOUN)
+    elif labels is not None:
+        states = labels
+        known = est.states_.get(variable)
+        if known is not None and set(known.tolist()) == set(labels.tolist()):
+            values = values[..., _order(labels, known, "table")]
+            states = known
     elif variable in est.states_:
         states = est.states_[variable]
     else:
         states = np.arange(values.shape[-1] if values.ndim else 0)
-    pcards = tuple(len(est.states_[u]) for u in parents)
-    shape = (*pcards, len(states))
-    if values.ndim == 2 and values.shape == (int(np.prod(pcards)), len(states)):
+    cards = tuple(len(est.states_[u]) for u in given)
+    if keys is not None:  # a DataFrame's rows, found by the parents' labels
+        values = _rows_by_label(est, variable, values, given, keys, cards)
+    if per_axis is not None:  # a TabularCPD's parent axes, by their labels
+        for axis, (u, names) in enumerate(zip(given, per_axis)):
+            values = np.take(
+                values, _order(names, est.states_[u], f"table's {u!r}"), axis=axis
+            )
+    shape = (*cards, len(states))
+    if values.ndim == 2 and values.shape == (int(np.prod(cards)), len(states)):
         values = values.reshape(shape)
     if values.shape != shape:
         raise ValueError(
-            f"the CPD of {variable!r} has shape {values.shape}; expected {shape} "
-            f"(parents {list(parents)!r}, then {len(states)} states of "
+            f"table (the CPD of {variable!r}) has shape {values.shape}; expected "
+            f"shape {shape} (parents {list(given)!r}, then {len(states)} states of "
             f"{variable!r})"
         )
     if not np.all(np.isfinite(values)) or (values < 0).any():
-        raise ValueError(f"the CPD of {variable!r} must be finite and >= 0")
+        raise ValueError(f"table (the CPD of {variable!r}) must be finite and >= 0")
     sums = values.sum(axis=-1)
     if not np.allclose(sums, 1.0, rtol=0, atol=1e-6):
         raise ValueError(
-            f"every row of the CPD of {variable!r} must sum to one over its "
+            f"every row of table (the CPD of {variable!r}) must sum to one over its "
             f"states; the sums are {np.round(sums, 6).ravel()[:8]}"
+        )
+    # Published tables are often rounded (alarm's rows sum to 1 +- 1e-7): such
+    # a row is rescaled to sum to one, so that every algorithm, whether or not
+    # it sums a barren variable out, gives the same answer.
+    off = np.abs(sums - 1.0) > 1e-12
+    if off.any():
+        values = np.where(off[..., None], values / sums[..., None], values)
+    if list(given) != list(network):
+        values = np.transpose(
+            values, [given.index(u) for u in network] + [len(network)]
         )
     if variable in est.states_ and not np.array_equal(est.states_[variable], states):
         children = [c for c in est.dag_.children(variable) if c in est.cpds_]
@@ -317,4 +463,39 @@ def checked_table(est, variable, table, states) -> tuple[np.ndarray, np.ndarray]
                 f"the states of {variable!r} are already "
                 f"{est.states_[variable].tolist()!r}"
             )
-    return values.copy(), states
+    return np.ascontiguousarray(values, dtype=float), states
+
+
+def _rows_by_label(est, variable, values, given, keys, cards) -> np.ndarray:
+    """A DataFrame's rows (one per joint parent state, in any order) placed
+    by their labels: ``(*cards, k)``."""
+    if not given:
+        return values.reshape(-1)
+    total = int(np.prod(cards))
+    if len(keys) != total:
+        raise ValueError(
+            f"table (the CPD of {variable!r}) has {len(keys)} rows; expected one "
+            f"per joint state of the parents {list(given)!r}, {total}"
+        )
+    flat = np.zeros(len(keys), dtype=np.intp)
+    for axis, u in enumerate(given):
+        index = est._state_index_[u]
+        codes = []
+        for key in keys:
+            code = index.get(key[axis])
+            if code is None:
+                raise ValueError(
+                    f"table gives {u!r} (a parent of {variable!r}) the state "
+                    f"{key[axis]!r}, which is not among its states "
+                    f"{est.states_[u].tolist()!r}"
+                )
+            codes.append(code)
+        flat = flat * cards[axis] + np.array(codes, dtype=np.intp)
+    if len(np.unique(flat)) != total:
+        raise ValueError(
+            f"table (the CPD of {variable!r}) repeats a joint state of the parents "
+            f"{list(given)!r}"
+        )
+    out = np.empty((total, values.shape[-1]))
+    out[flat] = values
+    return out.reshape(*cards, values.shape[-1])

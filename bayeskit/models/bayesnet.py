@@ -43,6 +43,7 @@ from ._network_data import (
     query_targets,
     state_encoder,
 )
+from ._network_pgmpy import network_from_pgmpy, network_to_pgmpy
 from ._network_queries import (
     labelled_cpd,
     log_likelihoods,
@@ -395,32 +396,66 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         return self._make_components().structure.stats(codes, sw)
 
     # -- CPDs by hand ------------------------------------------------------------
-    def set_cpd(self, variable, table, *, states=None):
+    def set_cpd(self, variable, table, *, states=None, parents=None):
         """Set the CPT of one variable by hand.
 
         A network can be built without data: give the structure in ``edges``
         (and the states in the constructor's ``states`` or here), then call
         ``set_cpd`` for every variable, parents first when their states are
-        not declared.
+        not declared. The network's own order of a variable's parents, that
+        of its axes in ``cpds_``, is ``parents_[variable]``; a table whose
+        parents come in another order says so (``parents``, or the names of
+        a DataFrame's index) and is transposed.
 
         Parameters
         ----------
         variable : hashable
             A variable of the network (for a network built by hand, a new
             isolated variable is added).
-        table : array-like of shape ``(*parent cardinalities, k)``
-            ``P(variable | parents)``, parents in the order of
-            ``dag_.parents(variable)`` (the order of their edges); every row
-            must sum to one over the last axis. A 2-d array of shape
-            ``(prod of parent cardinalities, k)`` is accepted too (the rows of
-            :meth:`get_cpd`).
+        table : array-like, DataFrame, Series or pgmpy TabularCPD
+            ``P(variable | parents)``, every row summing to one over the
+            variable's states. One of:
+
+            - an array of shape ``(*parent cardinalities, k)``, the parents in
+              the order of ``parents`` (default: ``parents_[variable]``), or
+              its 2-d form ``(prod of parent cardinalities, k)`` (the rows of
+              :meth:`get_cpd`);
+            - a DataFrame in :meth:`get_cpd`'s layout: one row per joint state
+              of the parents, in any order, its index (a MultiIndex for
+              several parents) named after the parents; one column per state
+              of the variable, labelled by the state. A variable without
+              parents takes a Series over its states (or a one-row
+              DataFrame);
+            - a DataFrame in pgmpy's layout, told apart by its names: one row
+              per state of the variable (the index named after the variable
+              or unnamed), one column per joint state of the parents (the
+              columns named after the parents); it is transposed;
+            - a pgmpy ``TabularCPD`` (its ``values`` have one row per state
+              and the first parent of its ``evidence`` varying slowest; its
+              ``state_names`` label the axes).
+
+            Labelled tables are matched by label: parent states and the
+            variable's known states may come in any order.
         states : list, default=None
             Labels of the variable's states, if not known yet; ``None`` keeps
-            the known ones, or numbers them ``0 .. k - 1``.
+            the known ones, takes a labelled table's, or numbers them
+            ``0 .. k - 1``.
+        parents : list, default=None
+            The order of the parent axes of an array ``table`` (the same
+            parents as ``parents_[variable]``, in any order); ``None`` is the
+            network's order.
 
         Returns
         -------
         self : object
+
+        Raises
+        ------
+        ValueError
+            Naming ``table`` for a table of the wrong shape, with a negative
+            or non-finite entry, with a row that does not sum to one, or with
+            unknown labels; naming ``parents`` for a list that is not the
+            variable's parents.
         """
         if not hasattr(self, "variables_"):
             self._validate_params()
@@ -437,7 +472,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
                 )
             self.dag_ = DAG(self.dag_.edges, nodes=[*self.variables_, variable])
             self.variables_ = list(self.dag_.nodes)
-        values, states = checked_table(self, variable, table, states)
+        values, states = checked_table(self, variable, table, states, parents)
         self._set_states(variable, states)
         self.cpds_[variable] = values
         self._log_cpds_[variable] = safe_log(values)
@@ -458,12 +493,64 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         self._check_variable(variable)
         return labelled_cpd(self, variable)
 
+    # -- pgmpy -------------------------------------------------------------------------
+    @classmethod
+    def from_pgmpy(cls, model):
+        """The network of a pgmpy ``DiscreteBayesianNetwork``, every table set.
+
+        The variables keep pgmpy's order of nodes, their states pgmpy's
+        ``state_names`` (in their order), and the edges pgmpy's order of
+        edges, which fixes ``parents_``; every ``TabularCPD`` is read by its
+        labels, so a CPD whose ``evidence`` lists the parents in another
+        order is transposed. pgmpy itself is not imported.
+
+        Parameters
+        ----------
+        model : pgmpy DiscreteBayesianNetwork
+            A model with a ``TabularCPD`` for every node.
+
+        Returns
+        -------
+        BayesianNetwork
+            A network built by hand (no ``stats_``): queries, sampling and
+            :meth:`to_pgmpy` work; :meth:`fit` would relearn the tables.
+        """
+        return network_from_pgmpy(cls, model)
+
+    def to_pgmpy(self):
+        """The network as a pgmpy ``DiscreteBayesianNetwork``.
+
+        Needs pgmpy (an optional dependency; an ImportError says how to
+        install it). Every table becomes a ``TabularCPD`` with the parents
+        in the order of ``parents_`` as its ``evidence`` and the states as
+        its ``state_names``.
+
+        Returns
+        -------
+        pgmpy.models.DiscreteBayesianNetwork
+        """
+        self._check_ready()
+        return network_to_pgmpy(self)
+
     # -- structure -----------------------------------------------------------------
     def _dag(self) -> DAG:
         if hasattr(self, "dag_"):
             return self.dag_
         edges = [] if self.edges is None else list(self.edges)
         return DAG(edges, nodes=list(self.states or ()))
+
+    @property
+    def parents_(self) -> dict:
+        """The parents of every variable, in the order of the axes of its CPT.
+
+        A dict from variable to a tuple of its parents, in the order of their
+        edges in ``edges``: the order of the axes of ``cpds_[variable]``, of
+        the index levels of :meth:`get_cpd` and of an array given to
+        :meth:`set_cpd`. Known from ``edges`` (and ``states``) alone, before
+        any table is set or learnt.
+        """
+        dag = self._dag()
+        return {v: dag.parents(v) for v in dag.nodes}
 
     def _check_variable(self, variable) -> None:
         known = getattr(self, "_state_index_", None)
@@ -530,7 +617,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         return BayesNet(self.dag_, self._cards()).n_parameters()
 
     # -- queries -------------------------------------------------------------------
-    def query(self, variables, evidence=None) -> pd.Series:
+    def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:
         """Posterior marginal of a variable, or joint posterior of several.
 
         Parameters
@@ -539,6 +626,16 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             One variable, or several for their joint posterior.
         evidence : dict, default=None
             Observed states, ``{variable: state label}``.
+        soft_evidence : dict, default=None
+            Soft (virtual, likelihood) evidence, ``{variable: likelihoods}``:
+            one non-negative number per state of the variable, in the order
+            of ``states_[variable]``, only their ratios mattering (Pearl
+            1988, section 2.2.2). The posterior is that of a network with an
+            added child of the variable, observed, whose probability given
+            each state is proportional to these numbers: ``P(x | e, soft)``
+            is proportional to ``P(x, e) * prod_v lambda_v(x_v)``, the other
+            soft-evidenced variables summed out. A variable may be queried
+            and have soft evidence, but not be observed and have it.
 
         Returns
         -------
@@ -556,9 +653,11 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             rest cannot change the posterior).
         """
         self._check_ready()
-        return posterior_series(self, query_targets(self, variables), evidence)
+        return posterior_series(
+            self, query_targets(self, variables), evidence, soft_evidence
+        )
 
-    def map_query(self, variables=None, evidence=None) -> dict:
+    def map_query(self, variables=None, evidence=None, *, soft_evidence=None) -> dict:
         """The most probable joint assignment.
 
         Parameters
@@ -569,6 +668,9 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             summed out (never per-variable maxima).
         evidence : dict, default=None
             Observed states, ``{variable: state label}``.
+        soft_evidence : dict, default=None
+            Soft evidence as in :meth:`query`; it needs ``variables`` (the
+            argmax of their joint posterior given both kinds of evidence).
 
         Returns
         -------
@@ -577,7 +679,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             go to the state listed first.
         """
         self._check_ready()
-        return map_assignment(self, variables, evidence)
+        return map_assignment(self, variables, evidence, soft_evidence)
 
     # -- batched methods -------------------------------------------------------------
     def _codes(self, X) -> tuple[np.ndarray, list]:
@@ -636,7 +738,7 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         codes, cols = self._codes(X)
         return fill_missing(self, X, cols, codes, most_probable(self, codes))
 
-    def predict_proba(self, X, variable=None) -> pd.DataFrame:
+    def predict_proba(self, X, variable=None, *, soft_evidence=None) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
 
         Parameters
@@ -645,6 +747,11 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
             Missing cells are NaN, None or pd.NA.
         variable : hashable, default=None
             The variable; ``None`` gives every variable.
+        soft_evidence : dict, default=None
+            Soft evidence as in :meth:`query`, ``{variable: likelihoods}``:
+            an array of shape ``(k,)`` for every row, or ``(n_samples, k)``
+            for one vector per row. A row in which the variable is observed
+            ignores its soft evidence.
 
         Returns
         -------
@@ -660,7 +767,11 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         if variable is not None:
             self._check_variable(variable)
         return posterior_frame(
-            self, codes, X.index if isinstance(X, pd.DataFrame) else None, variable
+            self,
+            codes,
+            X.index if isinstance(X, pd.DataFrame) else None,
+            variable,
+            soft_evidence,
         )
 
     # -- model selection and sampling ------------------------------------------
