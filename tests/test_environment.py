@@ -147,3 +147,50 @@ def test_eight_threads_under_the_workqueue_layer(tmp_path):
     out = _run(_THREADS, env, tmp_path)
     assert out["layer"] == "workqueue"
     assert out["ok"] == [True] * 8
+
+
+def test_a_read_only_installation_run_without_a_home(tmp_path, reference):
+    """The package copied to a read-only directory, run with no HOME and no
+    numba cache setting, as a service account runs a system installation:
+    import and first use give the reference answers and write nothing into
+    the installation. (As root, whom file modes do not stop, numba's own
+    locators are also told that they cannot write, as they would find.)"""
+    import shutil
+    import stat
+
+    site = tmp_path / "site"
+    shutil.copytree(
+        ROOT / "bayeskit",
+        site / "bayeskit",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    before = sorted(p.relative_to(site) for p in site.rglob("*"))
+    for path in [*site.rglob("*"), site]:
+        mode = path.stat().st_mode
+        path.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("NUMBA_", "TMP")) and k not in ("HOME", "PYTHONPATH")
+    }
+    env.update(PYTHONPATH=str(site), PYTHONDONTWRITEBYTECODE="1")
+    env["TMPDIR"] = str(tmp_path / "tmp")
+    (tmp_path / "tmp").mkdir()
+    code = _FIRST_USE
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        code = _NO_NUMBA_LOCATION + code
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert json.loads(done.stdout.strip().splitlines()[-1]) == reference
+        assert sorted(p.relative_to(site) for p in site.rglob("*")) == before
+    finally:
+        for path in [site, *site.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
