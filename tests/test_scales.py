@@ -115,15 +115,6 @@ def test_gaussian_nb_on_mixed_scales(data):
     np.testing.assert_allclose(ours.predict_proba(X), peer.predict_proba(X), atol=1e-9)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="emissions/gaussian.py map_params sets the rounding floor of every "
-    "variance from the largest mean of all features (d * (eps * max|mean|)**2), "
-    "so beside a feature of order 1e8 the 1e-8 feature's variance (1e-16) counts "
-    "as zero and GaussianNB(var_smoothing=0) refuses the data; the floor should "
-    "be per feature, d * (eps * |mean_j|)**2",
-)
 def test_gaussian_nb_without_smoothing_on_mixed_scales(data):
     """With ``var_smoothing=0``: the standardized fit's posteriors."""
     X, Z, y = data

@@ -519,6 +519,8 @@ class Spherical(Covariance):
     def precision_cholesky(
         self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
     ):
+        # One variance for all features: the floor of the largest mean.
+        floor = np.max(floor, axis=-1) if np.ndim(floor) == 2 else floor
         return DIAG.precision_cholesky(covariances, rounding_floor, floor=floor)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):

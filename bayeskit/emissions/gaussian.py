@@ -291,10 +291,11 @@ class Gaussian(Emission):
                 center,
             )
         cov = prior.map_covariances(structure, stats, means, previous)
-        # Deviations of identical points are at most rounding of the mean.
+        # Deviations of identical points are at most rounding of the mean,
+        # feature by feature (a feature at 1e8 says nothing of one at 1e-8).
         eps = np.finfo(float).eps
         with np.errstate(over="ignore"):  # means beyond 1e154: floor inf
-            floor = d * (eps * np.max(np.abs(stats.mean), initial=0.0)) ** 2
+            floor = d * (eps * np.abs(stats.mean)) ** 2
         prec = structure.precision_cholesky(
             cov, rounding_floor, floor=floor, jitter=self.singular_jitter
         )
