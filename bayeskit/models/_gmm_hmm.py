@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 from .._validation import ElementwiseInterval, Interval, StrOptions
-from ..emissions import FULL, Gaussian
+from ..emissions import DIAG, FULL, Gaussian
 from ..emissions.mixture import GaussianMixtureEmission, MixturePrior
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
@@ -137,6 +137,13 @@ class GMMHMM(BaseHMM):
         weights = self._checked("weights_", (k, m), rows_sum_to_one=True)
         means = self._checked("means_", (k, m, self.n_features), signed=True)
         covars = self._checked("covars_", emission.covars_shape(k), signed=True)
+        # Symmetric positive definite matrices, or positive variances, as in
+        # hmmlearn's check of covars_.
+        if self.covariance_type in ("full", "tied"):
+            d = self.n_features
+            FULL.check_values(covars.reshape(-1, d, d), "covars_")
+        else:
+            DIAG.check_values(covars, "covars_")
         return emission.params(weights, means, covars)
 
 

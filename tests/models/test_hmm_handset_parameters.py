@@ -233,3 +233,31 @@ def test_priors_that_do_not_fit_are_errors_naming_them(params, name, rng):
     model = GaussianHMM(K, n_iter=1, random_state=0).set_params(**params)
     with pytest.raises(ValueError, match=rf"^{name}"):
         model.fit(X_of(rng))
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_gmmhmm_handset_covars_are_checked_as_hmmlearn_checks_them(
+    covariance_type, rng
+):
+    """A non-symmetric matrix, or a negative variance, in GMMHMM's covars_ is
+    a ValueError naming covars_ (hmmlearn's own check refuses the same)."""
+    from hmmlearn.hmm import GMMHMM as PeerGMMHMM
+
+    X = rng.normal(size=(20, 2))
+    ours = GMMHMM(K, n_mix=2, covariance_type=covariance_type, random_state=0)
+    ours.fit(X)
+    covars = ours.covars_.copy()
+    if covariance_type in ("full", "tied"):
+        covars[..., 0, 1] += 0.5  # no longer symmetric
+    else:
+        covars[0, 0] = -1.0
+    ours.covars_ = covars
+    ours.init_params = ""
+    with pytest.raises(ValueError, match="covars_"):
+        ours.score(X)
+    peer = PeerGMMHMM(K, n_mix=2, covariance_type=covariance_type, init_params="")
+    for name in ("startprob_", "transmat_", "weights_", "means_"):
+        setattr(peer, name, getattr(ours, name))
+    peer.covars_ = covars
+    with pytest.raises(ValueError):
+        peer.score(X)
