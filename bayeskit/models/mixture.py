@@ -39,6 +39,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .. import _dask
 from .._logmath import logsumexp
 from .._validation import (
     Interval,
@@ -287,6 +288,8 @@ default='kmeans'
         -------
         self : object
         """
+        if _dask.is_dask(X):
+            return _dask.fit_mixture(self, X, sample_weight)
         self._fit(X, sample_weight)
         return self
 
@@ -629,6 +632,8 @@ default='kmeans'
 
     def score_samples(self, X):
         """``log p(x)`` of every row, shape ``(n_samples,)``."""
+        if _dask.is_dask(X):
+            return _dask.predict(self, "score_samples", X)
         dtype, X = self._input_dtype(X), self._validate(X)
         log_prob = logsumexp(self._log_likelihood(X) + np.log(self.weights_), axis=1)
         return log_prob.astype(dtype, copy=False)
@@ -639,11 +644,15 @@ default='kmeans'
 
     def predict_proba(self, X):
         """Posterior over the components, shape ``(n_samples, n_components)``."""
+        if _dask.is_dask(X):
+            return _dask.predict(self, "predict_proba", X)
         dtype, X = self._input_dtype(X), self._validate(X)
         return np.exp(self._e_step(X)[0]).astype(dtype, copy=False)
 
     def predict(self, X):
         """The most probable component of every row."""
+        if _dask.is_dask(X):
+            return _dask.predict(self, "predict", X)
         X = self._validate(X)
         return np.argmax(self._log_likelihood(X) + np.log(self.weights_), axis=1)
 
