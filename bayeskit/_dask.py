@@ -345,10 +345,7 @@ def fit_classifier(est, X, y, sample_weight=None, classes=None, partial=False):
     failure leaves ``est`` as it was. A later ``partial_fit`` adds the
     statistics of the chunks to ``stats_``.
     """
-    from sklearn.base import clone
-
     from .models import GaussianMixtureClassifier
-    from .models.base import InsufficientData
 
     if isinstance(est, GaussianMixtureClassifier):
         raise NotImplementedError(
@@ -358,40 +355,44 @@ def fit_classifier(est, X, y, sample_weight=None, classes=None, partial=False):
     name = type(est).__name__
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None")
+    saved = dict(vars(est))
+    try:
+        return _fit_classifier(est, X, y, sample_weight, classes, partial)
+    except BaseException:
+        # A failed fit leaves the model as it was.
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
+
+
+def _fit_classifier(est, X, y, sample_weight, classes, partial):
+    from .models.base import InsufficientData
+
     xs, blocks = _row_blocks(X, {"y": y, "sample_weight": sample_weight})
     ys, ws = blocks["y"], blocks["sample_weight"]
     first = not (partial and hasattr(est, "classes_"))
     if first:
-        template = clone(est)
         labels, columns, distinct, n = _layout(
-            template, X, xs, ys, ws, need_labels=classes is None
+            est, X, xs, ys, ws, need_labels=classes is None
         )
         if classes is not None:
             labels = np.unique(np.asarray(classes))
         n = max(n, len(labels))
         proto_X = _prototype(X, columns, distinct, n)
         proto_y = _cycle(np.asarray(labels), n)
-        # Fixes the classes and the encoding; its statistics are not used.
-        template._summarize(proto_X, proto_y, labels, None, reset=True)
-    else:
-        template = est
-    stats = _sum_stats(template, xs, [ys, ws], _summarize_classifier)
+        # Fixes the classes and the encoding afresh (as a refit in memory
+        # does); the prototype's statistics are not used.
+        est._summarize(proto_X, proto_y, labels, None, reset=True, refit=True)
+    stats = _sum_stats(est, xs, [ys, ws], _summarize_classifier)
     if not first:
-        merged = est.stats_ + stats
-        try:
-            est._set_stats(merged)
-        except InsufficientData as exc:
-            est.stats_, est._insufficient = merged, str(exc)
-        return est
-    if partial:
-        try:
-            template._set_stats(stats)
-        except InsufficientData as exc:
-            template.stats_, template._insufficient = stats, str(exc)
-    else:
-        template.from_stats(stats)
-    vars(est).clear()
-    vars(est).update(vars(template))
+        stats = est.stats_ + stats
+    if not partial:
+        return est.from_stats(stats)
+    try:
+        est._set_stats(stats)
+    except InsufficientData as exc:
+        # As in memory: the statistics wait for more rows.
+        est.stats_, est._insufficient = stats, str(exc)
     return est
 
 
@@ -400,24 +401,21 @@ def fit_network(est, X, sample_weight=None, partial=False):
     """``fit`` (or ``partial_fit``) of a :class:`~bayeskit.BayesianNetwork`'s
     CPT counts on Dask data: the variables' states in one pass (or from
     ``states``), the counts of every chunk summed by the tree."""
-    from sklearn.base import clone
-
-    xs, blocks = _row_blocks(X, {"sample_weight": sample_weight})
-    ws = blocks["sample_weight"]
-    first = not (partial and hasattr(est, "stats_"))
-    if first:
-        template = clone(est)
-        _, columns, distinct, n = _layout(template, X, xs, ws, ws, need_labels=False)
-        template.summarize(_prototype(X, columns, distinct, n))
-    else:
-        template = est
-    stats = _sum_stats(template, xs, [ws], _summarize_unsupervised)
-    if not first:
-        return est.from_stats(est.stats_ + stats)
-    template.from_stats(stats)
-    vars(est).clear()
-    vars(est).update(vars(template))
-    return est
+    saved = dict(vars(est))
+    try:
+        xs, blocks = _row_blocks(X, {"sample_weight": sample_weight})
+        ws = blocks["sample_weight"]
+        first = not (partial and hasattr(est, "stats_"))
+        if first:
+            _, columns, distinct, n = _layout(est, X, xs, ws, ws, need_labels=False)
+            est._reset()
+            est._summarize(_prototype(X, columns, distinct, n), None, reset=True)
+        stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
+        return est.from_stats(stats if first else est.stats_ + stats)
+    except BaseException:
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
 
 
 # -- Gaussian mixtures: EM with one reduction per iteration ------------------------
@@ -465,7 +463,16 @@ def fit_mixture(est, X, sample_weight=None):
     in-memory EM. ``covariance_prior='empirical'`` takes the covariance of
     all the rows (two more passes).
     """
-    from sklearn.base import clone
+    saved = dict(vars(est))
+    try:
+        return _fit_mixture(est, X, sample_weight)
+    except BaseException:
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
+
+
+def _fit_mixture(est, X, sample_weight):
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.utils import check_random_state
 
@@ -499,39 +506,32 @@ def fit_mixture(est, X, sample_weight=None):
     ws = blocks["sample_weight"]
     rng = check_random_state(est.random_state)
     warm = est.warm_start and hasattr(est, "converged_")
-    if warm:
-        template = est
-        n_init = 1
-    else:
-        template = clone(est)
-        n_init = est.n_init
+    n_init = 1 if warm else est.n_init
     # Validation and the components, from a sample (the first start's).
     Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
     if names is not None:
         Xs = pd.DataFrame(Xs, columns=names)
-    Xv, swv = template._prepare(Xs, sws, reset=not warm)
-    template._start(Xv, swv)
+    Xv, swv = est._prepare(Xs, sws, reset=not warm)
+    est._start(Xv, swv)
     if isinstance(est.covariance_prior, str):  # 'empirical': of all the rows
         scatter = _weighted_moments(X.astype(np.float64), sw_da)
-        template._family, template._prior = _components_with_scatter(template, scatter)[
-            1:
-        ]
+        est._family, est._prior = _components_with_scatter(est, scatter)[1:]
     best, best_bound = None, -np.inf
-    template.converged_ = False
+    est.converged_ = False
     for init in range(n_init):
         if not warm:
             if init > 0:
                 Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
-                Xv, swv = template._prepare(Xs, sws, reset=False)
-            template._initialize(Xv, swv, rng)
-        bound = template.lower_bound_ if warm else -np.inf
+                Xv, swv = est._prepare(Xs, sws, reset=False)
+            est._initialize(Xv, swv, rng)
+        bound = est.lower_bound_ if warm else -np.inf
         bounds, converged, n_iter = [], False, 0
         while n_iter < est.max_iter:
             n_iter += 1
             previous = bound
-            stats = _sum_stats(template, xs, [ws], _summarize_unsupervised)
-            bound = (stats.log_likelihood + template._log_prior()) / stats.total_weight
-            template._from_mixture_stats(
+            stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
+            bound = (stats.log_likelihood + est._log_prior()) / stats.total_weight
+            est._from_mixture_stats(
                 MixtureStats(stats.gaussian, stats.total_weight, 0.0)
             )
             bounds.append(bound)
@@ -539,26 +539,23 @@ def fit_mixture(est, X, sample_weight=None):
                 converged = True
                 break
         if best is None or bound > best_bound or best_bound == -np.inf:
-            best, best_bound = template._get_parameters(), bound
+            best, best_bound = est._get_parameters(), bound
             best_iter, best_bounds = n_iter, bounds
-            template.converged_ = converged
-    if not template.converged_ and est.max_iter > 0:
+            est.converged_ = converged
+    if not est.converged_ and est.max_iter > 0:
         warn(
             f"EM did not converge in {est.max_iter} iterations (tol="
             f"{est.tol}): {est._convergence_advice}",
             ConvergenceWarning,
         )
-    template._set_parameters(best)
-    template.n_iter_ = best_iter
-    template.lower_bound_ = best_bound
-    template.lower_bounds_ = best_bounds
-    if template.stats_ is None:  # no M-step ran: the statistics of the start
-        stats = _sum_stats(template, xs, [ws], _summarize_unsupervised)
-        template.stats_ = stats
-    template._finish()
-    if template is not est:
-        vars(est).clear()
-        vars(est).update(vars(template))
+    est._set_parameters(best)
+    est.n_iter_ = best_iter
+    est.lower_bound_ = best_bound
+    est.lower_bounds_ = best_bounds
+    if est.stats_ is None:  # no M-step ran: the statistics of the start
+        stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
+        est.stats_ = stats
+    est._finish()
     return est
 
 
