@@ -296,6 +296,8 @@ default='kmeans'
     @_fit_context(prefer_skip_nested_validation=True)
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit, then return the most probable component of every row."""
+        if _dask.is_dask(X):
+            return _dask.fit_mixture(self, X, sample_weight).predict(X)
         return np.argmax(self._fit(X, sample_weight), axis=1)
 
     def _fit(self, X, sample_weight):
@@ -602,6 +604,8 @@ default='kmeans'
         -------
         self : object
         """
+        if _dask.is_dask(X):
+            return _dask.partial_fit_mixture(self, X, sample_weight)
         first = getattr(self, "stats_", None) is None
         X, sw = self._prepare(X, sample_weight, reset=first, start=first)
         if first:

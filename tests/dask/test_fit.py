@@ -284,6 +284,53 @@ def test_mixture_on_dask_dataframe_keeps_feature_names(rng):
     np.testing.assert_allclose(est.means_, ref.means_, rtol=1e-8)
 
 
+def test_partial_fit_of_a_mixture_on_dask_is_the_in_memory_step(rng):
+    X, w = mixture_data(rng)
+    ref, est = GaussianMixture(3, random_state=0), GaussianMixture(3, random_state=0)
+    for part in (slice(0, 300), slice(300, None)):
+        ref.partial_fit(X[part], sample_weight=w[part])
+        est.partial_fit(
+            da.from_array(X[part], chunks=70),
+            sample_weight=da.from_array(w[part], chunks=70),
+        )
+    assert est.n_iter_ == ref.n_iter_ == 2
+    np.testing.assert_allclose(est.lower_bounds_, ref.lower_bounds_, rtol=1e-8)
+    np.testing.assert_allclose(est.means_, ref.means_, rtol=1e-8)
+    np.testing.assert_allclose(est.covariances_, ref.covariances_, rtol=1e-8)
+
+
+def test_fit_predict_of_a_mixture_on_dask(rng):
+    X, _ = mixture_data(rng)
+    ref = GaussianMixture(3, random_state=0).fit_predict(X)
+    labels = GaussianMixture(3, random_state=0).fit_predict(da.from_array(X, chunks=99))
+    assert isinstance(labels, da.Array)
+    np.testing.assert_array_equal(labels.compute(), ref)
+
+
+def test_mixture_classifier_on_dask_equals_in_memory(rng):
+    centres = np.array([[0, 0], [6, 6], [0, 6], [6, 0]])
+    X = np.vstack([rng.normal(c, 0.5, size=(150, 2)) for c in centres])
+    y = np.repeat(["a", "a", "b", "b"], 150)
+    w = rng.integers(1, 3, len(y)).astype(float)
+    make = lambda: GaussianMixtureClassifier(n_components=2, random_state=0)  # noqa: E731
+    ref = make().fit(X, y, sample_weight=w)
+    est = make().fit(
+        da.from_array(X, chunks=77), da.from_array(y, chunks=50), sample_weight=w
+    )
+    np.testing.assert_array_equal(est.classes_, ref.classes_)
+    np.testing.assert_allclose(est.class_count_, ref.class_count_, **TIGHT)
+    for a, b in zip(ref.mixtures_, est.mixtures_):
+        assert a.n_iter_ == b.n_iter_
+        np.testing.assert_allclose(b.means_, a.means_, rtol=1e-8)
+        np.testing.assert_allclose(b.covariances_, a.covariances_, rtol=1e-8)
+    np.testing.assert_allclose(est.predict_proba(X), ref.predict_proba(X), rtol=1e-8)
+    # A later partial_fit is a stepwise EM update of every class's mixture.
+    ref.partial_fit(X, y)
+    est.partial_fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    for a, b in zip(ref.mixtures_, est.mixtures_):
+        np.testing.assert_allclose(b.means_, a.means_, rtol=1e-8)
+
+
 # -- prediction -----------------------------------------------------------------------
 class CountingCallback:
     """Counts the tasks Dask runs."""
@@ -355,8 +402,8 @@ def test_bad_input_names_the_parameter(rng):
         GaussianNB().fit(Xd, None)
     with pytest.raises(ValueError, match="2-D"):
         GaussianNB().fit(da.from_array(X[:, 0], chunks=100), y)
-    with pytest.raises(NotImplementedError, match="GaussianMixtureClassifier"):
-        GaussianMixtureClassifier().fit(Xd, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        GaussianMixture(2).fit(Xd, sample_weight=w[:-5])
 
 
 def test_failed_refit_leaves_the_model_as_it_was(rng):
