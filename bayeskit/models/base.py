@@ -191,6 +191,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Or a Dask array or DataFrame (with ``y`` and ``sample_weight`` as
+            Dask or in-memory arrays): the statistics of each chunk are
+            computed where it lives and summed.
         y : array-like of shape (n_samples,)
             Class labels of any type (ints, strings, -1/+1).
         sample_weight : array-like of shape (n_samples,), default=None
