@@ -322,8 +322,15 @@ def _layout(est, X, xs, ys, ws, need_labels: bool):
 
     columns = _encoded_columns(est, X)
     task = delayed(_distinct_of_block, pure=True)
+    # Blocks of X (and weights) only where categories are needed: otherwise
+    # the pass reads the labels alone.
     parts = [
-        task(x, ys[i] if need_labels else None, ws[i], columns)
+        task(
+            x if len(columns) else None,
+            ys[i] if need_labels else None,
+            ws[i] if len(columns) else None,
+            columns,
+        )
         for i, x in enumerate(xs)
     ]
     merged = _tree(parts, _merge_distinct).compute()
