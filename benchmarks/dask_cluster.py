@@ -149,6 +149,9 @@ def beyond_memory(client, limit_bytes, n_workers, d, chunk):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, no 5x run")
+    parser.add_argument(
+        "--memory-only", action="store_true", help="only the 5x-memory run"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--memory-limit-mb", type=int, default=600)
     parser.add_argument("--repeats", type=int, default=3)
@@ -186,8 +189,9 @@ def main(argv=None) -> int:
         if args.quick:
             throughput(client, 200_000, 5, 10, repeats=1)
         else:
-            throughput(client, 2_000_000, 10, 20, repeats=args.repeats)
-            beyond_memory(client, limit, args.workers, d=10, chunk=500_000)
+            if not args.memory_only:
+                throughput(client, 2_000_000, 10, 20, repeats=args.repeats)
+            beyond_memory(client, limit, args.workers, d=10, chunk=100_000)
     return 0
 
 
