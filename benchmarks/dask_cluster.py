@@ -181,7 +181,7 @@ def main(argv=None) -> int:
             threads_per_worker=1,
             processes=True,
             host="127.0.0.1",
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: never clashes
             memory_limit=limit,
         ) as cluster,
         Client(cluster) as client,

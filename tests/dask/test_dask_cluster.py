@@ -43,8 +43,8 @@ def client():
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
-        worker_dashboard_address=None,
+        dashboard_address=":0",  # any free port: never clashes
+        worker_dashboard_address=":0",  # any free port: never clashes
     )
     with distributed.Client(cluster) as c:
         yield c
