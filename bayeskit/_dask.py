@@ -535,7 +535,11 @@ def _sample_rows(X, sample_weight, size, rng):
     if n <= size:
         rows = slice(None)
     else:
-        rows = np.sort(rng.choice(n, size=size, replace=False))
+        # Distinct uniform draws (duplicates rejected), in O(size) memory:
+        # choice(n, replace=False) of a RandomState permutes all n indices.
+        rows = np.unique(rng.randint(0, n, size=size))
+        while len(rows) < size:
+            rows = np.union1d(rows, rng.randint(0, n, size=size - len(rows)))
     Xs = np.asarray(X[rows].compute())
     sw = None if sample_weight is None else np.asarray(sample_weight[rows].compute())
     return Xs, sw
