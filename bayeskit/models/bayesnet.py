@@ -21,6 +21,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils import check_random_state
 
+from .. import _dask
 from .._logmath import safe_log
 from .._validation import (
     Interval,
@@ -286,6 +287,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         -------
         self : object
         """
+        if _dask.is_dask(X):
+            return _dask.fit_network(self, X, sample_weight)
         self._reset()
         return self.from_stats(self._summarize(X, sample_weight, reset=True))
 
@@ -307,6 +310,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
         -------
         self : object
         """
+        if _dask.is_dask(X):
+            return _dask.fit_network(self, X, sample_weight, partial=True)
         if not hasattr(self, "stats_"):
             self._reset()
             return self.from_stats(self._summarize(X, sample_weight, reset=True))
@@ -696,6 +701,8 @@ class BayesianNetwork(DensityMixin, BaseEstimator):
 
     def score_samples(self, X) -> np.ndarray:
         """Same as :meth:`log_likelihood`."""
+        if _dask.is_dask(X):
+            return _dask.predict(self, "log_likelihood", X)
         return self.log_likelihood(X)
 
     def score(self, X, y=None, sample_weight=None) -> float:

@@ -17,6 +17,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
+from .. import _dask
 from .._validation import (
     HasMethods,
     Interval,
@@ -365,6 +366,8 @@ class LinearDiscriminantAnalysis(
         -------
         X_new : ndarray of shape (n_samples, n_components)
         """
+        if _dask.is_dask(X):
+            return _dask.predict(self, "transform", X)
         check_is_fitted(self)
         if self.solver == "lsqr":
             raise NotImplementedError(

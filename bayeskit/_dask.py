@@ -1,0 +1,774 @@
+"""Fitting and predicting on Dask collections: statistics of chunks, summed by a tree.
+
+Every supervised bayeskit model learns from statistics that add, and
+``fit(X, y)`` is ``from_stats(sum of summarize(chunk))``. On a Dask array or
+DataFrame that reduce runs where the chunks live:
+
+1. **One pass for the layout.** The classes (the distinct labels of ``y``,
+   unless ``classes=`` names them) and, for the categorical models, the
+   distinct values of every categorical column among the rows of positive
+   weight, found chunk by chunk and merged by the same tree. A small
+   in-memory *prototype* chunk that shows every class and every value is then
+   summarized by a fresh copy of the estimator, which fixes the classes and
+   the encoding exactly as an in-memory ``fit`` on all the rows would (the
+   prototype's statistics are thrown away).
+2. **One pass for the statistics.** Every chunk is summarized by a copy of
+   that estimator, as a task next to the chunk, and the statistics are added
+   by a tree of tasks (``split_every`` of them per node, depth
+   ``log_split_every(n_chunks)``): only the statistics travel, never the
+   rows. ``from_stats`` of the sum sets the parameters.
+
+Statistics are small Python values (dataclasses of arrays), not arrays with
+an axis to concatenate along, so the tree is built from ``dask.delayed``
+tasks rather than ``dask.array.reduction`` (which reduces array blocks and
+would need the statistics packed into object arrays) or ``Bag.fold`` (which
+would first turn the blocks into a bag): the same few lines serve array
+blocks and DataFrame partitions, and the graph keeps Dask's own tree shape.
+
+Prediction maps the in-memory method over the row blocks (``map_blocks`` /
+``map_partitions``) and returns a lazy Dask array.
+
+A Gaussian mixture is fitted by EM with one such reduction per iteration: the
+E-step and the statistics of each chunk under the current parameters
+(``summarize``), summed, then the M-step (``from_stats``). Its initialisation
+runs in memory on a random sample of rows.
+
+Nothing here imports Dask at import time: the estimators call this module
+only when :func:`is_dask` says their input is a Dask collection, and Dask is
+imported then.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "fit_classifier",
+    "fit_mixture",
+    "fit_network",
+    "is_dask",
+    "partial_fit_mixture",
+    "predict",
+]
+
+# Children per node of the summing tree (Dask's own default fan-in for
+# reductions).
+SPLIT_EVERY = 8
+
+# Rows drawn (uniformly, without replacement) from a Dask collection to start
+# a Gaussian mixture's EM in memory.
+INIT_SAMPLE_SIZE = 10_000
+
+
+def is_dask(X) -> bool:
+    """Whether ``X`` is a Dask collection (array, DataFrame, Series), judged by
+    the module of its type, so that plain input never imports Dask."""
+    module = type(X).__module__
+    return (module == "dask" or module.startswith("dask.")) and hasattr(
+        X, "__dask_graph__"
+    )
+
+
+def _is_frame_like(X) -> bool:
+    return hasattr(X, "map_partitions")
+
+
+# -- blocks of rows -------------------------------------------------------------------
+def _as_row_array(values, lengths, name: str):
+    """``values`` (a Dask array or series, or an in-memory 1-D array) as a
+    Dask array whose blocks have the row ``lengths``."""
+    import dask.array as da
+
+    if is_dask(values):
+        if _is_frame_like(values):
+            values = values.to_dask_array(lengths=True)
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be 1-D, got {values.ndim} dimensions")
+        if any(np.isnan(values.chunks[0])):
+            values = values.compute_chunk_sizes()
+        if values.shape[0] != sum(lengths):
+            raise ValueError(
+                f"X has {sum(lengths)} samples but {name} has {values.shape[0]}; "
+                "they must match"
+            )
+        return values.rechunk((tuple(lengths),))
+    values = np.asarray(values)
+    if values.ndim != 1 or values.shape[0] != sum(lengths):
+        raise ValueError(
+            f"X has {sum(lengths)} samples but {name} has shape {values.shape}; "
+            f"{name} must be 1-D with one value per row"
+        )
+    return da.from_array(values, chunks=(tuple(lengths),))
+
+
+def _row_blocks(X, columns: dict):
+    """The row blocks of ``X`` and of every per-row array in ``columns`` (a
+    dict name -> values or None), as lists of ``Delayed`` of equal length.
+
+    A Dask array is rechunked to one block across its columns; a DataFrame
+    keeps its partitions, and a Dask series given with it must have as many
+    partitions (it is then read partition by partition, as
+    ``df[column]`` is).
+    """
+    if _is_frame_like(X):
+        if not hasattr(X, "columns"):
+            raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
+        xs = list(X.to_delayed())
+        lengths = None
+        out = {}
+        for name, values in columns.items():
+            if values is None:
+                out[name] = [None] * len(xs)
+            elif is_dask(values) and _is_frame_like(values):
+                if values.npartitions != X.npartitions:
+                    raise ValueError(
+                        f"{name} has {values.npartitions} partitions but X has "
+                        f"{X.npartitions}; they must be partitioned alike (e.g. "
+                        f"columns of one DataFrame)"
+                    )
+                out[name] = list(values.to_delayed())
+            else:
+                if lengths is None:
+                    lengths = tuple(int(n) for n in X.map_partitions(len).compute())
+                arr = _as_row_array(values, lengths, name)
+                out[name] = list(arr.to_delayed().ravel())
+        return xs, out
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
+            "reshape it (X.reshape(-1, 1) for one feature)"
+        )
+    if any(np.isnan(X.chunks[0])):
+        X = X.compute_chunk_sizes()
+    X = X.rechunk({1: -1})
+    lengths = X.chunks[0]
+    keep = [i for i, n in enumerate(lengths) if n > 0]
+    xs = list(X.to_delayed().ravel())
+    out = {}
+    for name, values in columns.items():
+        if values is None:
+            out[name] = [None] * len(keep)
+        else:
+            arr = _as_row_array(values, lengths, name)
+            blocks = list(arr.to_delayed().ravel())
+            out[name] = [blocks[i] for i in keep]
+    return [xs[i] for i in keep], out
+
+
+# -- the summing tree -----------------------------------------------------------------
+def _add(*parts):
+    """The sum of statistics (``None``, an empty chunk, adds nothing)."""
+    total = None
+    for part in parts:
+        if part is not None:
+            total = part if total is None else total + part
+    return total
+
+
+def _tree(parts: list, combine, split_every: int = SPLIT_EVERY):
+    """``combine`` over ``parts`` as a tree of ``Delayed`` tasks."""
+    from dask import delayed
+
+    node = delayed(combine, pure=True)
+    parts = list(parts)
+    if not parts:
+        return delayed(combine, pure=True)()
+    while len(parts) > 1:
+        parts = [
+            node(*parts[i : i + split_every])
+            if len(parts[i : i + split_every]) > 1
+            # A lone leftover goes up the tree as it is.
+            else parts[i]
+            for i in range(0, len(parts), split_every)
+        ]
+    return parts[0]
+
+
+def _shared(obj):
+    """``obj`` as one task of the graph: sent to the workers once, shared by
+    every chunk's task (each takes its own copy)."""
+    from dask import delayed
+
+    return delayed(obj, traverse=False, name=f"bayeskit-{uuid.uuid4().hex}")
+
+
+def _summarize_classifier(est, X, y, sample_weight):
+    if len(X) == 0:
+        return None
+    return copy.deepcopy(est).summarize(X, y, sample_weight=sample_weight)
+
+
+def _summarize_unsupervised(est, X, sample_weight):
+    if len(X) == 0:
+        return None
+    return copy.deepcopy(est).summarize(X, sample_weight=sample_weight)
+
+
+def _sum_stats(est, xs, blocks, chunk_fn):
+    """The statistics of every block, summarized by ``est`` where the block
+    lives and summed by the tree; computed."""
+    from dask import delayed
+
+    shared = _shared(est)
+    task = delayed(chunk_fn, pure=True)
+    parts = [task(shared, x, *[b[i] for b in blocks]) for i, x in enumerate(xs)]
+    total = _tree(parts, _add).compute()
+    if total is None:
+        raise ValueError("X has 0 samples; at least one is required")
+    return total
+
+
+# -- the layout pass: classes and categories ---------------------------------------
+def _column_values(X, j):
+    col = X.iloc[:, j] if hasattr(X, "iloc") else X[:, j]
+    values = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
+    if values.dtype.kind not in "iub":
+        missing = np.asarray(pd.isna(values), dtype=bool)
+        values = values[~missing]
+    return values
+
+
+def _distinct_of_block(X, y, sample_weight, columns):
+    """The distinct labels of ``y`` (all rows) and the distinct values of the
+    ``columns`` of ``X`` (rows of positive weight) in one block."""
+    labels = None if y is None else pd.unique(np.asarray(y).ravel())
+    if sample_weight is not None and len(columns):
+        keep = np.asarray(sample_weight, dtype=float) > 0
+        X = X[keep] if not hasattr(X, "iloc") else X.iloc[keep]
+    return labels, [pd.unique(_column_values(X, j)) for j in columns]
+
+
+def _merge_distinct(*parts):
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return None
+    labels = [p[0] for p in parts if p[0] is not None]
+    merged = pd.unique(np.concatenate(labels)) if labels else None
+    columns = [
+        pd.unique(np.concatenate([p[1][j] for p in parts]))
+        for j in range(len(parts[0][1]))
+    ]
+    return merged, columns
+
+
+def _sorted(values: np.ndarray) -> np.ndarray:
+    try:
+        return np.sort(values, kind="stable")
+    except TypeError:  # values that do not sort together
+        return values
+
+
+def _encoded_columns(est, X) -> list[int]:
+    """The columns whose distinct values the estimator's encoding needs."""
+    from sklearn.base import clone
+
+    from .models import (
+        BayesianNetwork,
+        CategoricalNB,
+        MixedNB,
+        TreeAugmentedNB,
+    )
+    from .models._encoding import split_columns
+    from .models._numeric import categorical_mask
+
+    d = X.shape[1]
+    if isinstance(est, (CategoricalNB, TreeAugmentedNB, BayesianNetwork)):
+        return list(range(d))
+    if isinstance(est, MixedNB):
+        tmp = clone(est)
+        if hasattr(X, "columns"):
+            meta = X._meta
+            tmp.feature_names_in_ = np.asarray(meta.columns, dtype=object)
+        else:
+            meta = np.zeros((1, d), dtype=X.dtype)
+        return np.flatnonzero(categorical_mask(tmp, meta, split_columns(meta)[0]))
+    return []
+
+
+def _cycle(values: np.ndarray, n: int) -> np.ndarray:
+    return values[np.arange(n) % len(values)]
+
+
+def _prototype(X, columns, distinct, n):
+    """``n`` rows in the form of ``X`` (its columns and dtypes) that show every
+    value of ``distinct`` in the ``columns`` (zeros elsewhere)."""
+    if hasattr(X, "columns"):
+        meta = X._meta
+        data = {}
+        for j, name in enumerate(meta.columns):
+            dtype = meta.dtypes.iloc[j]
+            if j in columns:
+                values = distinct[list(columns).index(j)]
+                values = _cycle(values, n) if len(values) else [None] * n
+                data[name] = pd.Series(values, dtype=dtype)
+            else:
+                data[name] = pd.Series(np.zeros(n)).astype(dtype)
+        return pd.DataFrame(data, columns=meta.columns)
+    proto = np.zeros((n, X.shape[1]), dtype=X.dtype)
+    for j, values in zip(columns, distinct):
+        if len(values):
+            proto[:, j] = _cycle(values, n)
+    return proto
+
+
+def _layout(est, X, xs, ys, ws, need_labels: bool):
+    """One pass over the blocks: the sorted distinct labels (None if not
+    needed) and the prototype rows that fix the encoding."""
+    from dask import delayed
+
+    columns = _encoded_columns(est, X)
+    task = delayed(_distinct_of_block, pure=True)
+    # Blocks of X (and weights) only where categories are needed: otherwise
+    # the pass reads the labels alone.
+    parts = [
+        task(
+            x if len(columns) else None,
+            ys[i] if need_labels else None,
+            ws[i] if len(columns) else None,
+            columns,
+        )
+        for i, x in enumerate(xs)
+    ]
+    merged = _tree(parts, _merge_distinct).compute()
+    if merged is None:
+        raise ValueError("X has 0 samples; at least one is required")
+    labels, distinct = merged
+    labels = None if labels is None else _sorted(labels)
+    distinct = [_sorted(v) for v in distinct]
+    n = max([1, *(len(v) for v in distinct)])
+    return labels, columns, distinct, n
+
+
+# -- supervised classifiers -----------------------------------------------------------
+def fit_classifier(est, X, y, sample_weight=None, classes=None, partial=False):
+    """``fit`` (or ``partial_fit``) of a generative classifier on Dask data.
+
+    The first fit finds the classes and the categories in one pass (or takes
+    ``classes``), fixes them on a fresh copy of ``est`` through a prototype
+    chunk, sums the statistics of every chunk and sets the parameters; a
+    failure leaves ``est`` as it was. A later ``partial_fit`` adds the
+    statistics of the chunks to ``stats_``.
+    """
+    name = type(est).__name__
+    if y is None:
+        raise ValueError(f"{name} requires y to be passed, but the target y is None")
+    saved = dict(vars(est))
+    try:
+        return _fit_classifier(est, X, y, sample_weight, classes, partial)
+    except BaseException:
+        # A failed fit leaves the model as it was.
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
+
+
+def _fit_classifier(est, X, y, sample_weight, classes, partial):
+    from .models import GaussianMixtureClassifier
+    from .models.base import InsufficientData
+
+    xs, blocks = _row_blocks(X, {"y": y, "sample_weight": sample_weight})
+    ys, ws = blocks["y"], blocks["sample_weight"]
+    first = not (partial and hasattr(est, "classes_"))
+    if first and isinstance(est, GaussianMixtureClassifier):
+        return _fit_mixture_classifier(est, X, y, sample_weight, classes, partial)
+    if first:
+        labels, columns, distinct, n = _layout(
+            est, X, xs, ys, ws, need_labels=classes is None
+        )
+        if classes is not None:
+            labels = np.unique(np.asarray(classes))
+        n = max(n, len(labels))
+        proto_X = _prototype(X, columns, distinct, n)
+        proto_y = _cycle(np.asarray(labels), n)
+        # Fixes the classes and the encoding afresh (as a refit in memory
+        # does); the prototype's statistics are not used.
+        est._summarize(proto_X, proto_y, labels, None, reset=True, refit=True)
+    stats = _sum_stats(est, xs, [ys, ws], _summarize_classifier)
+    if not first:
+        stats = est.stats_ + stats
+    if not partial:
+        return est.from_stats(stats)
+    try:
+        est._set_stats(stats)
+    except InsufficientData as exc:
+        # As in memory: the statistics wait for more rows.
+        est.stats_, est._insufficient = stats, str(exc)
+    return est
+
+
+def _class_weights(y, sample_weight, labels):
+    """The weight of every class in one block (``labels`` sorted)."""
+    y = np.asarray(y).ravel()
+    idx = np.searchsorted(labels, y)
+    sw = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    return np.bincount(idx, weights=sw, minlength=len(labels)).astype(float)
+
+
+def _fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
+    """A :class:`~bayeskit.GaussianMixtureClassifier` on Dask: every class's
+    mixture fitted by EM on Dask on the class's rows (:func:`fit_mixture`,
+    one reduction per iteration), as in memory one class after the other
+    with one random generator."""
+    from dask import delayed
+    from sklearn.utils import check_random_state
+
+    from .models._mixture_classifier import _ClassMixtureStats
+    from .models.base import ClassifierStats, InsufficientData
+
+    frame_names = None
+    if _is_frame_like(X):
+        if not hasattr(X, "columns"):
+            raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
+        frame_names = X.columns
+        X = X.to_dask_array(lengths=True)
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
+            "reshape it (X.reshape(-1, 1) for one feature)"
+        )
+    if any(np.isnan(X.chunks[0])):
+        X = X.compute_chunk_sizes()
+    X = X.rechunk({1: -1})
+    lengths = X.chunks[0]
+    yd = _as_row_array(y, lengths, "y")
+    swd = None
+    if sample_weight is not None:
+        swd = _as_row_array(sample_weight, lengths, "sample_weight")
+    xs, blocks = _row_blocks(X, {"y": yd, "sample_weight": swd})
+    ys, ws = blocks["y"], blocks["sample_weight"]
+    if classes is None:
+        labels, _, _, _ = _layout(est, X, xs, ys, ws, need_labels=True)
+    else:
+        labels = np.unique(np.asarray(classes))
+    # Validation, the classes and the encoding, from a few rows.
+    head = np.asarray(X[: min(len(labels), X.shape[0])].compute())
+    if frame_names is not None:
+        head = pd.DataFrame(head, columns=frame_names)
+    for attr in [a for a in vars(est) if a.endswith("_") and a[0] != "_"]:
+        delattr(est, attr)
+    est._prepare_X(head, reset=True)
+    if len(labels) < est._min_classes:
+        raise ValueError(
+            f"{type(est).__name__} needs at least two classes; y has only one "
+            f"class, {labels.tolist()}"
+        )
+    est.classes_ = labels
+    task = delayed(_class_weights, pure=True)
+    class_weight = _tree(
+        [task(yb, wb, labels) for yb, wb in zip(ys, ws)], _add
+    ).compute()
+    if classes is None and np.count_nonzero(class_weight) < est._min_classes:
+        raise ValueError(
+            f"{type(est).__name__} needs at least two classes with positive "
+            "sample_weight"
+        )
+    rng = check_random_state(est.random_state)
+    mixtures = []
+    for c, gm in enumerate(est._make_components().emission):
+        rows = yd == labels[c]
+        gm.set_params(random_state=rng)
+        mixtures.append(
+            gm.fit(X[rows], sample_weight=None if swd is None else swd[rows])
+        )
+    est.mixtures_ = mixtures
+    stats = ClassifierStats(
+        class_weight, _ClassMixtureStats(tuple(gm.stats_ for gm in mixtures))
+    )
+    if not partial:
+        return est.from_stats(stats)
+    try:
+        est._set_stats(stats)
+    except InsufficientData as exc:
+        est.stats_, est._insufficient = stats, str(exc)
+    return est
+
+
+# -- Bayesian networks --------------------------------------------------------------
+def fit_network(est, X, sample_weight=None, partial=False):
+    """``fit`` (or ``partial_fit``) of a :class:`~bayeskit.BayesianNetwork`'s
+    CPT counts on Dask data: the variables' states in one pass (or from
+    ``states``), the counts of every chunk summed by the tree."""
+    saved = dict(vars(est))
+    try:
+        xs, blocks = _row_blocks(X, {"sample_weight": sample_weight})
+        ws = blocks["sample_weight"]
+        first = not (partial and hasattr(est, "stats_"))
+        if first:
+            _, columns, distinct, n = _layout(est, X, xs, ws, ws, need_labels=False)
+            est._reset()
+            est._summarize(_prototype(X, columns, distinct, n), None, reset=True)
+        stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
+        return est.from_stats(stats if first else est.stats_ + stats)
+    except BaseException:
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
+
+
+# -- Gaussian mixtures: EM with one reduction per iteration ------------------------
+def _weighted_moments(X, sample_weight):
+    """The weighted mean and covariance of a Dask array's rows (two passes)."""
+    import dask
+    import dask.array as da
+
+    sw = (
+        da.ones(X.shape[0], chunks=(X.chunks[0],))
+        if sample_weight is None
+        else (sample_weight)
+    )
+    total = sw.sum()
+    mean = (sw @ X) / total
+    mean, total = dask.compute(mean, total)
+    r = X - mean
+    scatter = ((r * sw[:, None]).T @ r).compute() / total
+    return scatter
+
+
+def _sample_rows(X, sample_weight, size, rng):
+    """A uniform random sample of ``size`` rows of a Dask array (all rows if
+    there are fewer), with their weights, in memory."""
+    n = X.shape[0]
+    if n <= size:
+        rows = slice(None)
+    else:
+        # Distinct uniform draws (duplicates rejected), in O(size) memory:
+        # choice(n, replace=False) of a RandomState permutes all n indices.
+        rows = np.unique(rng.randint(0, n, size=size))
+        while len(rows) < size:
+            rows = np.union1d(rows, rng.randint(0, n, size=size - len(rows)))
+    Xs = np.asarray(X[rows].compute())
+    sw = None if sample_weight is None else np.asarray(sample_weight[rows].compute())
+    return Xs, sw
+
+
+def _mixture_input(X, sample_weight):
+    """A mixture's Dask input as a 2-D array (for samples and moments), its
+    row blocks in their own form (DataFrame partitions keep their column
+    names) with the weights', the weights as a Dask array, and the column
+    names (None for an array)."""
+    original = X
+    names = None
+    if _is_frame_like(X):
+        if not hasattr(X, "columns"):
+            raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
+        names = np.asarray(X.columns, dtype=object)
+        X = X.to_dask_array(lengths=True)
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
+            "reshape it (X.reshape(-1, 1) for one feature)"
+        )
+    if any(np.isnan(X.chunks[0])):
+        X = X.compute_chunk_sizes()
+    X = X.rechunk({1: -1})
+    sw_da = None
+    if sample_weight is not None:
+        sw_da = _as_row_array(sample_weight, X.chunks[0], "sample_weight")
+    xs, blocks = _row_blocks(
+        original if names is not None else X,
+        {"sample_weight": sample_weight if names is not None else sw_da},
+    )
+    return X, xs, blocks["sample_weight"], sw_da, names
+
+
+def _start_mixture(est, X, sw_da, names, rng, reset):
+    """Validation and the components from a sample of the rows (the
+    data's covariance of ``covariance_prior='empirical'`` from all of them);
+    the sample, validated."""
+    Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
+    if names is not None:
+        Xs = pd.DataFrame(Xs, columns=names)
+    Xv, swv = est._prepare(Xs, sws, reset=reset)
+    est._start(Xv, swv)
+    if isinstance(est.covariance_prior, str):  # 'empirical': of all the rows
+        scatter = _weighted_moments(X.astype(np.float64), sw_da)
+        est._family, est._prior = _components_with_scatter(est, scatter)[1:]
+    return Xv, swv
+
+
+def partial_fit_mixture(est, X, sample_weight=None):
+    """One stepwise EM update of a :class:`~bayeskit.GaussianMixture` on all
+    the rows of a Dask collection (one reduction); the first call starts
+    from a sample of the rows, as :func:`fit_mixture`."""
+    from sklearn.utils import check_random_state
+
+    saved = dict(vars(est))
+    try:
+        X, xs, ws, sw_da, names = _mixture_input(X, sample_weight)
+        first = getattr(est, "stats_", None) is None
+        if first:
+            rng = check_random_state(est.random_state)
+            Xv, swv = _start_mixture(est, X, sw_da, names, rng, reset=True)
+            est._initialize(Xv, swv, rng)
+            est.n_iter_, est.lower_bounds_ = 0, []
+        elif X.shape[1] != est.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(est).__name__} is "
+                f"expecting {est.n_features_in_} features as input"
+            )
+        chunk = _sum_stats(est, xs, [ws], _summarize_unsupervised)
+        if chunk.total_weight > 0:
+            bound = (chunk.log_likelihood + est._log_prior()) / chunk.total_weight
+            est.lower_bound_ = bound
+            est.lower_bounds_ = [*est.lower_bounds_, bound]
+        est._from_mixture_stats(chunk if first else est.stats_ + chunk)
+        est.n_iter_ += 1
+        est.converged_ = False
+        est._finish()
+        return est
+    except BaseException:
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
+
+
+def fit_mixture(est, X, sample_weight=None):
+    """EM of a :class:`~bayeskit.GaussianMixture` on a Dask array or DataFrame.
+
+    Every initialisation starts in memory on a uniform random sample of
+    :data:`INIT_SAMPLE_SIZE` rows (drawn with ``random_state``) unless
+    ``weights_init``, ``means_init`` and ``precisions_init`` are all given.
+    Every iteration is then one reduction: the E-step and the statistics of
+    each chunk under the current parameters (``summarize``), summed by the
+    tree, and the M-step (``from_stats``). From the same initial parameters
+    the iterations, ``lower_bound_`` and the parameters are those of the
+    in-memory EM. ``covariance_prior='empirical'`` takes the covariance of
+    all the rows (two more passes).
+    """
+    saved = dict(vars(est))
+    try:
+        return _fit_mixture(est, X, sample_weight)
+    except BaseException:
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
+
+
+def _fit_mixture(est, X, sample_weight):
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.utils import check_random_state
+
+    from ._warnings import warn
+    from .models._mixture_stats import MixtureStats
+
+    X, xs, ws, sw_da, names = _mixture_input(X, sample_weight)
+    rng = check_random_state(est.random_state)
+    warm = est.warm_start and hasattr(est, "converged_")
+    n_init = 1 if warm else est.n_init
+    # Validation and the components, from a sample (the first start's).
+    Xv, swv = _start_mixture(est, X, sw_da, names, rng, reset=not warm)
+    best, best_bound = None, -np.inf
+    est.converged_ = False
+    for init in range(n_init):
+        if not warm:
+            if init > 0:
+                Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
+                if names is not None:
+                    Xs = pd.DataFrame(Xs, columns=names)
+                Xv, swv = est._prepare(Xs, sws, reset=False)
+            est._initialize(Xv, swv, rng)
+        bound = est.lower_bound_ if warm else -np.inf
+        bounds, converged, n_iter = [], False, 0
+        while n_iter < est.max_iter:
+            n_iter += 1
+            previous = bound
+            stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
+            bound = (stats.log_likelihood + est._log_prior()) / stats.total_weight
+            est._from_mixture_stats(
+                MixtureStats(stats.gaussian, stats.total_weight, 0.0)
+            )
+            bounds.append(bound)
+            if abs(bound - previous) < est.tol:
+                converged = True
+                break
+        if best is None or bound > best_bound or best_bound == -np.inf:
+            best, best_bound = est._get_parameters(), bound
+            best_iter, best_bounds = n_iter, bounds
+            est.converged_ = converged
+    if not est.converged_ and est.max_iter > 0:
+        warn(
+            f"EM did not converge in {est.max_iter} iterations (tol="
+            f"{est.tol}): {est._convergence_advice}",
+            ConvergenceWarning,
+        )
+    est._set_parameters(best)
+    est.n_iter_ = best_iter
+    est.lower_bound_ = best_bound
+    est.lower_bounds_ = best_bounds
+    if est.stats_ is None:  # no M-step ran: the statistics of the start
+        stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
+        est.stats_ = stats
+    est._finish()
+    return est
+
+
+def _components_with_scatter(est, scatter):
+    """The mixture's components with the prior scatter ``scatter``."""
+    from sklearn.base import clone
+
+    tmp = clone(est).set_params(covariance_prior=scatter)
+    tmp.n_features_in_ = est.n_features_in_
+    return tmp._make_components()
+
+
+# -- prediction -----------------------------------------------------------------------
+def _call(part, est, method):
+    return getattr(est, method)(part)
+
+
+def _output_spec(est, method: str, X):
+    """The width (None: one value per row) and dtype of ``est.<method>``."""
+    from .models import GaussianMixture
+
+    input_float32 = getattr(X, "dtype", None) == np.float32
+    if isinstance(est, GaussianMixture):
+        if method == "predict":
+            return None, np.dtype(np.intp)
+        dtype = np.dtype(np.float32 if input_float32 else np.float64)
+        if method == "predict_proba":
+            return est.n_components, dtype
+        return None, dtype
+    if method == "predict":
+        return None, est.classes_.dtype
+    if method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
+        return len(est.classes_), np.dtype(np.float64)
+    if method == "transform":
+        return est._n_features_out, np.dtype(np.float64)
+    if method == "decision_function":
+        k = len(est.classes_)
+        return (None if k == 2 else k), np.dtype(np.float64)
+    return None, np.dtype(np.float64)  # score_samples, log_likelihood
+
+
+def predict(est, method: str, X):
+    """``est.<method>(X)`` on a Dask array or DataFrame, lazily: the in-memory
+    method mapped over the row blocks (``map_blocks`` / ``map_partitions``),
+    returned as a Dask array with one row per row of ``X``. Nothing is
+    computed until the result is."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est)
+    width, dtype = _output_spec(est, method, X)
+    meta = np.empty((0,) if width is None else (0, width), dtype=dtype)
+    if _is_frame_like(X):
+        if not hasattr(X, "columns"):
+            raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
+        return X.map_partitions(_call, est, method, meta=meta)
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
+            "reshape it (X.reshape(-1, 1) for one feature)"
+        )
+    X = X.rechunk({1: -1})
+    if width is None:
+        return X.map_blocks(_call, est, method, drop_axis=1, dtype=dtype, meta=meta)
+    return X.map_blocks(
+        _call, est, method, chunks=(X.chunks[0], (width,)), dtype=dtype, meta=meta
+    )
+
+
+__all__ += ["INIT_SAMPLE_SIZE", "SPLIT_EVERY"]
