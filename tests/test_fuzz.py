@@ -261,6 +261,9 @@ CLASSIFIERS = [
     bk.QuadraticDiscriminantAnalysis,
     lambda: bk.GaussianMixtureClassifier(n_components=1, max_iter=5),
     bk.TreeAugmentedNB,
+    bk.MultinomialNB,
+    lambda: bk.BernoulliNB(binarize=0.5),
+    bk.ComplementNB,
 ]
 CLASSIFIER_IDS = [
     "GaussianNB",
@@ -270,6 +273,9 @@ CLASSIFIER_IDS = [
     "QDA",
     "GaussianMixtureClassifier",
     "TreeAugmentedNB",
+    "MultinomialNB",
+    "BernoulliNB",
+    "ComplementNB",
 ]
 
 
