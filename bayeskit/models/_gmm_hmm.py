@@ -137,11 +137,14 @@ class GMMHMM(BaseHMM):
         weights = self._checked("weights_", (k, m), rows_sum_to_one=True)
         means = self._checked("means_", (k, m, self.n_features), signed=True)
         covars = self._checked("covars_", emission.covars_shape(k), signed=True)
-        # Symmetric positive definite matrices, or positive variances, as in
-        # hmmlearn's check of covars_.
+        # Symmetric matrices, or positive variances, as hmmlearn checks
+        # covars_ set by hand. (A matrix singular up to rounding, which a fit
+        # on degenerate data can give, is left to the factorisation's jitter.)
         if self.covariance_type in ("full", "tied"):
             d = self.n_features
-            FULL.check_values(covars.reshape(-1, d, d), "covars_")
+            matrices = covars.reshape(-1, d, d)
+            if not np.allclose(matrices, np.swapaxes(matrices, -1, -2)):
+                raise ValueError("covars_ must be symmetric")
         else:
             DIAG.check_values(covars, "covars_")
         return emission.params(weights, means, covars)
