@@ -59,10 +59,6 @@ __all__ = [
 # reductions).
 SPLIT_EVERY = 8
 
-# Rows drawn (uniformly, without replacement) from a Dask collection to start
-# a Gaussian mixture's EM in memory.
-INIT_SAMPLE_SIZE = 10_000
-
 
 def is_dask(X) -> bool:
     """Whether ``X`` is a Dask collection (array, DataFrame, Series), judged by
@@ -408,85 +404,6 @@ def _class_weights(y, sample_weight, labels):
     return np.bincount(idx, weights=sw, minlength=len(labels)).astype(float)
 
 
-def _fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
-    """A :class:`~bayeskit.GaussianMixtureClassifier` on Dask: every class's
-    mixture fitted by EM on Dask on the class's rows (:func:`fit_mixture`,
-    one reduction per iteration), as in memory one class after the other
-    with one random generator."""
-    from dask import delayed
-    from sklearn.utils import check_random_state
-
-    from .models._mixture_classifier import _ClassMixtureStats
-    from .models.base import ClassifierStats, InsufficientData
-
-    frame_names = None
-    if _is_frame_like(X):
-        if not hasattr(X, "columns"):
-            raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
-        frame_names = X.columns
-        X = X.to_dask_array(lengths=True)
-    if X.ndim != 2:
-        raise ValueError(
-            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
-            "reshape it (X.reshape(-1, 1) for one feature)"
-        )
-    if any(np.isnan(X.chunks[0])):
-        X = X.compute_chunk_sizes()
-    X = X.rechunk({1: -1})
-    lengths = X.chunks[0]
-    yd = _as_row_array(y, lengths, "y")
-    swd = None
-    if sample_weight is not None:
-        swd = _as_row_array(sample_weight, lengths, "sample_weight")
-    xs, blocks = _row_blocks(X, {"y": yd, "sample_weight": swd})
-    ys, ws = blocks["y"], blocks["sample_weight"]
-    if classes is None:
-        labels, _, _, _ = _layout(est, X, xs, ys, ws, need_labels=True)
-    else:
-        labels = np.unique(np.asarray(classes))
-    # Validation, the classes and the encoding, from a few rows.
-    head = np.asarray(X[: min(len(labels), X.shape[0])].compute())
-    if frame_names is not None:
-        head = pd.DataFrame(head, columns=frame_names)
-    for attr in [a for a in vars(est) if a.endswith("_") and a[0] != "_"]:
-        delattr(est, attr)
-    est._prepare_X(head, reset=True)
-    if len(labels) < est._min_classes:
-        raise ValueError(
-            f"{type(est).__name__} needs at least two classes; y has only one "
-            f"class, {labels.tolist()}"
-        )
-    est.classes_ = labels
-    task = delayed(_class_weights, pure=True)
-    class_weight = _tree(
-        [task(yb, wb, labels) for yb, wb in zip(ys, ws)], _add
-    ).compute()
-    if classes is None and np.count_nonzero(class_weight) < est._min_classes:
-        raise ValueError(
-            f"{type(est).__name__} needs at least two classes with positive "
-            "sample_weight"
-        )
-    rng = check_random_state(est.random_state)
-    mixtures = []
-    for c, gm in enumerate(est._make_components().emission):
-        rows = yd == labels[c]
-        gm.set_params(random_state=rng)
-        mixtures.append(
-            gm.fit(X[rows], sample_weight=None if swd is None else swd[rows])
-        )
-    est.mixtures_ = mixtures
-    stats = ClassifierStats(
-        class_weight, _ClassMixtureStats(tuple(gm.stats_ for gm in mixtures))
-    )
-    if not partial:
-        return est.from_stats(stats)
-    try:
-        est._set_stats(stats)
-    except InsufficientData as exc:
-        est.stats_, est._insufficient = stats, str(exc)
-    return est
-
-
 # -- Bayesian networks --------------------------------------------------------------
 def fit_network(est, X, sample_weight=None, partial=False):
     """``fit`` (or ``partial_fit``) of a :class:`~bayeskit.BayesianNetwork`'s
@@ -507,212 +424,6 @@ def fit_network(est, X, sample_weight=None, partial=False):
         vars(est).clear()
         vars(est).update(saved)
         raise
-
-
-# -- Gaussian mixtures: EM with one reduction per iteration ------------------------
-def _weighted_moments(X, sample_weight):
-    """The weighted mean and covariance of a Dask array's rows (two passes)."""
-    import dask
-    import dask.array as da
-
-    sw = (
-        da.ones(X.shape[0], chunks=(X.chunks[0],))
-        if sample_weight is None
-        else (sample_weight)
-    )
-    total = sw.sum()
-    mean = (sw @ X) / total
-    mean, total = dask.compute(mean, total)
-    r = X - mean
-    scatter = ((r * sw[:, None]).T @ r).compute() / total
-    return scatter
-
-
-def _sample_rows(X, sample_weight, size, rng):
-    """A uniform random sample of ``size`` rows of a Dask array (all rows if
-    there are fewer), with their weights, in memory."""
-    n = X.shape[0]
-    if n <= size:
-        rows = slice(None)
-    else:
-        # Distinct uniform draws (duplicates rejected), in O(size) memory:
-        # choice(n, replace=False) of a RandomState permutes all n indices.
-        rows = np.unique(rng.randint(0, n, size=size))
-        while len(rows) < size:
-            rows = np.union1d(rows, rng.randint(0, n, size=size - len(rows)))
-    Xs = np.asarray(X[rows].compute())
-    sw = None if sample_weight is None else np.asarray(sample_weight[rows].compute())
-    return Xs, sw
-
-
-def _mixture_input(X, sample_weight):
-    """A mixture's Dask input as a 2-D array (for samples and moments), its
-    row blocks in their own form (DataFrame partitions keep their column
-    names) with the weights', the weights as a Dask array, and the column
-    names (None for an array)."""
-    original = X
-    names = None
-    if _is_frame_like(X):
-        if not hasattr(X, "columns"):
-            raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
-        names = np.asarray(X.columns, dtype=object)
-        X = X.to_dask_array(lengths=True)
-    if X.ndim != 2:
-        raise ValueError(
-            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
-            "reshape it (X.reshape(-1, 1) for one feature)"
-        )
-    if any(np.isnan(X.chunks[0])):
-        X = X.compute_chunk_sizes()
-    X = X.rechunk({1: -1})
-    sw_da = None
-    if sample_weight is not None:
-        sw_da = _as_row_array(sample_weight, X.chunks[0], "sample_weight")
-    xs, blocks = _row_blocks(
-        original if names is not None else X,
-        {"sample_weight": sample_weight if names is not None else sw_da},
-    )
-    return X, xs, blocks["sample_weight"], sw_da, names
-
-
-def _start_mixture(est, X, sw_da, names, rng, reset):
-    """Validation and the components from a sample of the rows (the
-    data's covariance of ``covariance_prior='empirical'`` from all of them);
-    the sample, validated."""
-    Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
-    if names is not None:
-        Xs = pd.DataFrame(Xs, columns=names)
-    Xv, swv = est._prepare(Xs, sws, reset=reset)
-    est._start(Xv, swv)
-    if isinstance(est.covariance_prior, str):  # 'empirical': of all the rows
-        scatter = _weighted_moments(X.astype(np.float64), sw_da)
-        est._family, est._prior = _components_with_scatter(est, scatter)[1:]
-    return Xv, swv
-
-
-def partial_fit_mixture(est, X, sample_weight=None):
-    """One stepwise EM update of a :class:`~bayeskit.GaussianMixture` on all
-    the rows of a Dask collection (one reduction); the first call starts
-    from a sample of the rows, as :func:`fit_mixture`."""
-    from sklearn.utils import check_random_state
-
-    saved = dict(vars(est))
-    try:
-        X, xs, ws, sw_da, names = _mixture_input(X, sample_weight)
-        first = getattr(est, "stats_", None) is None
-        if first:
-            rng = check_random_state(est.random_state)
-            Xv, swv = _start_mixture(est, X, sw_da, names, rng, reset=True)
-            est._initialize(Xv, swv, rng)
-            est.n_iter_, est.lower_bounds_ = 0, []
-        elif X.shape[1] != est.n_features_in_:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but {type(est).__name__} is "
-                f"expecting {est.n_features_in_} features as input"
-            )
-        chunk = _sum_stats(est, xs, [ws], _summarize_unsupervised)
-        if chunk.total_weight > 0:
-            bound = (chunk.log_likelihood + est._log_prior()) / chunk.total_weight
-            est.lower_bound_ = bound
-            est.lower_bounds_ = [*est.lower_bounds_, bound]
-        est._from_mixture_stats(chunk if first else est.stats_ + chunk)
-        est.n_iter_ += 1
-        est.converged_ = False
-        est._finish()
-        return est
-    except BaseException:
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
-
-
-def fit_mixture(est, X, sample_weight=None):
-    """EM of a :class:`~bayeskit.GaussianMixture` on a Dask array or DataFrame.
-
-    Every initialisation starts in memory on a uniform random sample of
-    :data:`INIT_SAMPLE_SIZE` rows (drawn with ``random_state``) unless
-    ``weights_init``, ``means_init`` and ``precisions_init`` are all given.
-    Every iteration is then one reduction: the E-step and the statistics of
-    each chunk under the current parameters (``summarize``), summed by the
-    tree, and the M-step (``from_stats``). From the same initial parameters
-    the iterations, ``lower_bound_`` and the parameters are those of the
-    in-memory EM. ``covariance_prior='empirical'`` takes the covariance of
-    all the rows (two more passes).
-    """
-    saved = dict(vars(est))
-    try:
-        return _fit_mixture(est, X, sample_weight)
-    except BaseException:
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
-
-
-def _fit_mixture(est, X, sample_weight):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.utils import check_random_state
-
-    from ._warnings import warn
-    from .models._mixture_stats import MixtureStats
-
-    X, xs, ws, sw_da, names = _mixture_input(X, sample_weight)
-    rng = check_random_state(est.random_state)
-    warm = est.warm_start and hasattr(est, "converged_")
-    n_init = 1 if warm else est.n_init
-    # Validation and the components, from a sample (the first start's).
-    Xv, swv = _start_mixture(est, X, sw_da, names, rng, reset=not warm)
-    best, best_bound = None, -np.inf
-    est.converged_ = False
-    for init in range(n_init):
-        if not warm:
-            if init > 0:
-                Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
-                if names is not None:
-                    Xs = pd.DataFrame(Xs, columns=names)
-                Xv, swv = est._prepare(Xs, sws, reset=False)
-            est._initialize(Xv, swv, rng)
-        bound = est.lower_bound_ if warm else -np.inf
-        bounds, converged, n_iter = [], False, 0
-        while n_iter < est.max_iter:
-            n_iter += 1
-            previous = bound
-            stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
-            bound = (stats.log_likelihood + est._log_prior()) / stats.total_weight
-            est._from_mixture_stats(
-                MixtureStats(stats.gaussian, stats.total_weight, 0.0)
-            )
-            bounds.append(bound)
-            if abs(bound - previous) < est.tol:
-                converged = True
-                break
-        if best is None or bound > best_bound or best_bound == -np.inf:
-            best, best_bound = est._get_parameters(), bound
-            best_iter, best_bounds = n_iter, bounds
-            est.converged_ = converged
-    if not est.converged_ and est.max_iter > 0:
-        warn(
-            f"EM did not converge in {est.max_iter} iterations (tol="
-            f"{est.tol}): {est._convergence_advice}",
-            ConvergenceWarning,
-        )
-    est._set_parameters(best)
-    est.n_iter_ = best_iter
-    est.lower_bound_ = best_bound
-    est.lower_bounds_ = best_bounds
-    if est.stats_ is None:  # no M-step ran: the statistics of the start
-        stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
-        est.stats_ = stats
-    est._finish()
-    return est
-
-
-def _components_with_scatter(est, scatter):
-    """The mixture's components with the prior scatter ``scatter``."""
-    from sklearn.base import clone
-
-    tmp = clone(est).set_params(covariance_prior=scatter)
-    tmp.n_features_in_ = est.n_features_in_
-    return tmp._make_components()
 
 
 # -- prediction -----------------------------------------------------------------------
@@ -771,4 +482,12 @@ def predict(est, method: str, X):
     )
 
 
-__all__ += ["INIT_SAMPLE_SIZE", "SPLIT_EVERY"]
+__all__ += ["SPLIT_EVERY"]
+
+
+# The Gaussian mixtures' EM on Dask, which uses the pieces above.
+from ._dask_em import (  # noqa: E402
+    _fit_mixture_classifier,
+    fit_mixture,
+    partial_fit_mixture,
+)

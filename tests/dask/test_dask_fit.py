@@ -252,9 +252,9 @@ def test_em_start_on_a_sample_of_all_rows_is_the_in_memory_start(rng):
 
 
 def test_em_start_on_a_sample_of_many_rows(monkeypatch, rng):
-    from bayeskit import _dask
+    from bayeskit import _dask_em
 
-    monkeypatch.setattr(_dask, "INIT_SAMPLE_SIZE", 200)
+    monkeypatch.setattr(_dask_em, "INIT_SAMPLE_SIZE", 200)
     X, _ = mixture_data(rng, n=3000)
     est = GaussianMixture(3, random_state=0, tol=1e-12, max_iter=1000).fit(
         da.from_array(X, chunks=500)
@@ -280,11 +280,11 @@ def test_em_start_on_a_sample_of_many_rows(monkeypatch, rng):
 def test_the_start_sample_is_distinct_rows_of_x(rng):
     from sklearn.utils import check_random_state
 
-    from bayeskit import _dask
+    from bayeskit import _dask_em
 
     X = np.arange(3000.0).reshape(1000, 3)
     w = np.arange(1000.0)
-    Xs, ws = _dask._sample_rows(
+    Xs, ws = _dask_em._sample_rows(
         da.from_array(X, chunks=128),
         da.from_array(w, chunks=128),
         200,
