@@ -101,6 +101,18 @@ def _as_row_array(values, lengths, name: str):
     return da.from_array(values, chunks=(tuple(lengths),))
 
 
+def _row_chunked(X):
+    """A 2-D Dask array with known chunk sizes, chunked along the rows only."""
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
+            "reshape it (X.reshape(-1, 1) for one feature)"
+        )
+    if any(np.isnan(X.chunks[0])):
+        X = X.compute_chunk_sizes()
+    return X.rechunk({1: -1})
+
+
 def _row_blocks(X, columns: dict):
     """The row blocks of ``X`` and of every per-row array in ``columns`` (a
     dict name -> values or None), as lists of ``Delayed`` of equal length.
@@ -133,14 +145,7 @@ def _row_blocks(X, columns: dict):
                 arr = _as_row_array(values, lengths, name)
                 out[name] = list(arr.to_delayed().ravel())
         return xs, out
-    if X.ndim != 2:
-        raise ValueError(
-            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
-            "reshape it (X.reshape(-1, 1) for one feature)"
-        )
-    if any(np.isnan(X.chunks[0])):
-        X = X.compute_chunk_sizes()
-    X = X.rechunk({1: -1})
+    X = _row_chunked(X)
     lengths = X.chunks[0]
     keep = [i for i, n in enumerate(lengths) if n > 0]
     xs = list(X.to_delayed().ravel())

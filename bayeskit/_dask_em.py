@@ -20,6 +20,7 @@ from ._dask import (
     _is_frame_like,
     _layout,
     _row_blocks,
+    _row_chunked,
     _sum_stats,
     _summarize_unsupervised,
     _tree,
@@ -47,14 +48,7 @@ def _fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
             raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
         frame_names = X.columns
         X = X.to_dask_array(lengths=True)
-    if X.ndim != 2:
-        raise ValueError(
-            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
-            "reshape it (X.reshape(-1, 1) for one feature)"
-        )
-    if any(np.isnan(X.chunks[0])):
-        X = X.compute_chunk_sizes()
-    X = X.rechunk({1: -1})
+    X = _row_chunked(X)
     lengths = X.chunks[0]
     yd = _as_row_array(y, lengths, "y")
     swd = None
@@ -157,14 +151,7 @@ def _mixture_input(X, sample_weight):
             raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
         names = np.asarray(X.columns, dtype=object)
         X = X.to_dask_array(lengths=True)
-    if X.ndim != 2:
-        raise ValueError(
-            f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
-            "reshape it (X.reshape(-1, 1) for one feature)"
-        )
-    if any(np.isnan(X.chunks[0])):
-        X = X.compute_chunk_sizes()
-    X = X.rechunk({1: -1})
+    X = _row_chunked(X)
     sw_da = None
     if sample_weight is not None:
         sw_da = _as_row_array(sample_weight, X.chunks[0], "sample_weight")
