@@ -5,6 +5,8 @@ inference is belief propagation (:mod:`bayeskit.graph`), learning is additive
 sufficient statistics.
 """
 
+from . import _dask
+from ._collections import register as _register
 from .models import (
     GMMHMM,
     BayesianNetwork,
@@ -27,6 +29,11 @@ from .models import (
     chow_liu_tree,
     select_mixture,
 )
+
+# The edge modules that take other libraries' collections (Dask) register with
+# the estimators, which do not import them; none imports its library until such
+# input arrives.
+_register(_dask)
 
 __version__ = "0.1.0.dev0"
 

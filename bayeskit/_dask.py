@@ -33,9 +33,11 @@ E-step and the statistics of each chunk under the current parameters
 (``summarize``), summed, then the M-step (``from_stats``). Its initialisation
 runs in memory on a random sample of rows.
 
-Nothing here imports Dask at import time: the estimators call this module
-only when :func:`is_dask` says their input is a Dask collection, and Dask is
-imported then.
+Nothing here imports Dask at import time. The module is the estimators'
+handler of Dask input: ``bayeskit`` registers it with
+:mod:`bayeskit._collections` (the estimators sit below this edge module and do
+not import it), and an estimator calls it only when its ``accepts``
+(:func:`is_dask`) says the input is a Dask collection; Dask is imported then.
 """
 
 from __future__ import annotations
@@ -496,3 +498,5 @@ from ._dask_em import (  # noqa: E402
     fit_mixture,
     partial_fit_mixture,
 )
+
+accepts = is_dask  # the handler's test (bayeskit._collections)

@@ -108,3 +108,18 @@ def test_demo_playtennis_matches_the_notes():
     table = playtennis_table()
     assert abs(table.loc["Yes", "P(x, class)"] - 54 / 6561 * 9 / 14) < 1e-12
     assert round(table.loc["No", "P(class | x)"], 4) == 0.7954
+
+
+EDGES = ("bayeskit.cli", "bayeskit.datasets", "bayeskit.io", "bayeskit._dask")
+
+
+def test_estimators_import_no_edge_module():
+    """The estimators (layer 3) reach the Dask integration only through the
+    handlers registered in bayeskit._collections, and never import the command
+    line, the bundled data or the file formats (DESIGN.md, "Layers")."""
+    paths = sorted((ROOT / "bayeskit" / "models").rglob("*.py"))
+    assert paths
+    for path in paths:
+        name = path.relative_to(ROOT).as_posix()
+        for module in imported_modules(path):
+            assert not module.startswith(EDGES), f"{name} imports {module}"

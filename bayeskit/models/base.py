@@ -20,7 +20,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import column_or_1d
 
-from .. import _dask
+from .._collections import handler_for
 from .._logmath import logsumexp
 from .._validation import (
     Interval,
@@ -214,8 +214,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        if _dask.is_dask(X):
-            return _dask.fit_classifier(self, X, y, sample_weight)
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_classifier(self, X, y, sample_weight)
         return self._partial_fit(X, y, None, sample_weight, reset=True, refit=True)
 
     _additive_stats = True  # False for models fitted by EM per class
@@ -262,8 +262,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                     f"`classes={classes!r}` is not the same as on last call to "
                     f"partial_fit, was: {self.classes_!r}"
                 )
-        if _dask.is_dask(X):
-            return _dask.fit_classifier(self, X, y, sample_weight, classes, True)
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_classifier(self, X, y, sample_weight, classes, True)
         return self._partial_fit(X, y, classes, sample_weight, reset=first)
 
     def _partial_fit(self, X, y, classes, sample_weight, reset: bool, refit=False):
@@ -513,8 +513,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     # -- prediction ---------------------------------------------------------------
     def predict_joint_log_proba(self, X):
         """``log P(x, y = c)`` for every row and class, shape ``(n, n_classes)``."""
-        if _dask.is_dask(X):
-            return _dask.predict(self, "predict_joint_log_proba", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict_joint_log_proba", X)
         self._check_parameters_set()
         Xt = self._prepare_X(X, reset=False)
         return self._log_likelihood(Xt) + self.class_log_prior_
@@ -542,14 +542,14 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_log_proba(self, X):
         """``log P(y = c | x)``, computed in log space (no underflow)."""
-        if _dask.is_dask(X):
-            return _dask.predict(self, "predict_log_proba", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict_log_proba", X)
         return self._log_posterior(X)
 
     def predict_proba(self, X):
         """``P(y = c | x)``, shape ``(n, n_classes)``; unaffected by ``costs``."""
-        if _dask.is_dask(X):
-            return _dask.predict(self, "predict_proba", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict_proba", X)
         log_resp = self._log_posterior(X)
         with np.errstate(under="ignore"):  # a posterior below 1e-308 is 0
             return np.exp(log_resp)
@@ -560,8 +560,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         Without ``costs`` this is the most probable class. With a cost matrix
         ``C[true, predicted]`` it is ``argmin_j sum_i P(y = i | x) C[i, j]``.
         """
-        if _dask.is_dask(X):
-            return _dask.predict(self, "predict", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict", X)
         log_resp = self._log_posterior(X)
         if self._costs is None:
             return self.classes_[np.argmax(log_resp, axis=1)]

@@ -21,7 +21,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils import check_random_state
 
-from .. import _dask
+from .._collections import handler_for
 from .._validation import (
     Interval,
     StrOptions,
@@ -283,8 +283,8 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         -------
         self : object
         """
-        if _dask.is_dask(X):
-            return _dask.fit_network(self, X, sample_weight)
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_network(self, X, sample_weight)
         self._reset()
         return self.from_stats(self._summarize(X, sample_weight, reset=True))
 
@@ -306,8 +306,8 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         -------
         self : object
         """
-        if _dask.is_dask(X):
-            return _dask.fit_network(self, X, sample_weight, partial=True)
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_network(self, X, sample_weight, partial=True)
         if not hasattr(self, "stats_"):
             self._reset()
             return self.from_stats(self._summarize(X, sample_weight, reset=True))
@@ -560,8 +560,8 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
 
     def score_samples(self, X) -> np.ndarray:
         """Same as :meth:`log_likelihood`."""
-        if _dask.is_dask(X):
-            return _dask.predict(self, "log_likelihood", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "log_likelihood", X)
         return self.log_likelihood(X)
 
     def score(self, X, y=None, sample_weight=None) -> float:

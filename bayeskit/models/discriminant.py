@@ -17,7 +17,7 @@ import numpy as np
 from scipy import linalg
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from .. import _dask
+from .._collections import handler_for
 from .._validation import (
     HasMethods,
     Interval,
@@ -366,8 +366,8 @@ class LinearDiscriminantAnalysis(
         -------
         X_new : ndarray of shape (n_samples, n_components)
         """
-        if _dask.is_dask(X):
-            return _dask.predict(self, "transform", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "transform", X)
         check_is_fitted(self)
         if self.solver == "lsqr":
             raise NotImplementedError(

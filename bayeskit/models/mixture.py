@@ -40,7 +40,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .. import _dask
+from .._collections import handler_for
 from .._logmath import logsumexp
 from .._validation import (
     Interval,
@@ -290,16 +290,16 @@ default='kmeans'
         -------
         self : object
         """
-        if _dask.is_dask(X):
-            return _dask.fit_mixture(self, X, sample_weight)
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_mixture(self, X, sample_weight)
         self._fit(X, sample_weight)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit_predict(self, X, y=None, sample_weight=None):
         """Fit, then return the most probable component of every row."""
-        if _dask.is_dask(X):
-            return _dask.fit_mixture(self, X, sample_weight).predict(X)
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_mixture(self, X, sample_weight).predict(X)
         return np.argmax(self._fit(X, sample_weight), axis=1)
 
     def _fit(self, X, sample_weight):
@@ -638,8 +638,8 @@ default='kmeans'
         -------
         self : object
         """
-        if _dask.is_dask(X):
-            return _dask.partial_fit_mixture(self, X, sample_weight)
+        if (handler := handler_for(X)) is not None:
+            return handler.partial_fit_mixture(self, X, sample_weight)
         first = getattr(self, "stats_", None) is None
         X, sw = self._prepare(X, sample_weight, reset=first, start=first)
         if first:
@@ -670,8 +670,8 @@ default='kmeans'
 
     def score_samples(self, X):
         """``log p(x)`` of every row, shape ``(n_samples,)``."""
-        if _dask.is_dask(X):
-            return _dask.predict(self, "score_samples", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "score_samples", X)
         dtype, X = self._input_dtype(X), self._validate(X)
         log_prob = logsumexp(self._log_likelihood(X) + np.log(self.weights_), axis=1)
         return log_prob.astype(dtype, copy=False)
@@ -682,15 +682,15 @@ default='kmeans'
 
     def predict_proba(self, X):
         """Posterior over the components, shape ``(n_samples, n_components)``."""
-        if _dask.is_dask(X):
-            return _dask.predict(self, "predict_proba", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict_proba", X)
         dtype, X = self._input_dtype(X), self._validate(X)
         return np.exp(self._e_step(X)[0]).astype(dtype, copy=False)
 
     def predict(self, X):
         """The most probable component of every row."""
-        if _dask.is_dask(X):
-            return _dask.predict(self, "predict", X)
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict", X)
         X = self._validate(X)
         return np.argmax(self._log_likelihood(X) + np.log(self.weights_), axis=1)
 
