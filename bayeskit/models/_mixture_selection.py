@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
+from sklearn.utils.parallel import Parallel, delayed
 
 from .mixture import GaussianMixture
 
@@ -23,6 +24,8 @@ def select_mixture(
     n_components=range(1, 10),
     covariance_types=("full", "tied", "diag", "spherical"),
     criterion="bic",
+    *,
+    n_jobs=None,
     **params,
 ):
     """Fit a mixture for every candidate and keep the best by BIC or AIC.
@@ -36,6 +39,12 @@ def select_mixture(
     n_components : iterable of int, default=range(1, 10)
     covariance_types : iterable of str, default=('full', 'tied', 'diag', 'spherical')
     criterion : {'bic', 'aic'}, default='bic'
+    n_jobs : int, default=None
+        Candidates fitted at once, through joblib (``None``: one, unless a
+        ``joblib.parallel_config`` context says otherwise; ``-1``: every
+        core). Under ``joblib.parallel_config(backend="dask")`` the candidates
+        are fitted on a Dask cluster's workers. The result does not depend on
+        it.
     **params
         Other parameters of every :class:`GaussianMixture` (``random_state``,
         ``covariance_prior_weight``, ...).
@@ -60,23 +69,28 @@ def select_mixture(
     """
     if criterion not in ("bic", "aic"):
         raise ValueError(f"criterion must be 'bic' or 'aic', got {criterion!r}")
-    rows, models = [], []
     template = GaussianMixture(**params)
-    for cov in covariance_types:
-        for k in n_components:
-            model = clone(template).set_params(n_components=k, covariance_type=cov)
-            model.fit(X)
-            rows.append(
-                {
-                    "n_components": k,
-                    "covariance_type": cov,
-                    "bic": model.bic(X),
-                    "aic": model.aic(X),
-                }
-            )
-            models.append(model)
-    table = pd.DataFrame(rows)
+    candidates = [
+        clone(template).set_params(n_components=k, covariance_type=cov)
+        for cov in covariance_types
+        for k in n_components
+    ]
+    fitted = Parallel(n_jobs=n_jobs)(delayed(_fit_and_score)(m, X) for m in candidates)
+    models = [model for model, _ in fitted]
+    table = pd.DataFrame([row for _, row in fitted])
     best = int(np.argmin(table[criterion].to_numpy()))
     return table.sort_values(criterion, kind="stable").reset_index(drop=True), models[
         best
     ]
+
+
+def _fit_and_score(model, X):
+    """One candidate fitted, and its row of the table."""
+    model.fit(X)
+    row = {
+        "n_components": model.n_components,
+        "covariance_type": model.covariance_type,
+        "bic": model.bic(X),
+        "aic": model.aic(X),
+    }
+    return model, row

@@ -126,6 +126,28 @@ def test_two_million_rows_in_twenty_chunks(client):
     assert_cluster_fits_equal_in_memory(2_000_000)
 
 
+def test_select_mixture_runs_its_candidates_on_the_workers(client):
+    """Under joblib's Dask backend the candidates are fitted on the cluster's
+    workers, and the table and the chosen mixture are those of the fits in
+    this process."""
+    import joblib
+
+    from bayeskit import select_mixture
+
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.normal(c, 0.5, size=(150, 2)) for c in (0, 4, 8)])
+    here, best_here = select_mixture(X, range(1, 5), random_state=0)
+    with joblib.parallel_config(backend="dask"):
+        there, best_there = select_mixture(X, range(1, 5), random_state=0)
+    pd.testing.assert_frame_equal(there, here)
+    np.testing.assert_array_equal(best_there.means_, best_here.means_)
+    assert best_there.n_components == 3
+    prefixes = client.run_on_scheduler(
+        lambda dask_scheduler: [str(k) for k in dask_scheduler.task_prefixes]
+    )
+    assert any("_fit_and_score" in p for p in prefixes), prefixes
+
+
 def test_prediction_runs_on_the_workers(client):
     Xd, yd, _ = lazy_data(4000, 8)
     est = GaussianNB().fit(Xd, yd)

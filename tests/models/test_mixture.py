@@ -319,6 +319,21 @@ def test_convergence_warning_every_type(cov):
         )
 
 
+def test_selection_in_parallel_gives_the_same_table_and_mixture():
+    """Candidates fitted through joblib (two processes) give the table and
+    the mixture of the fits one after the other."""
+    import pandas as pd
+
+    X = blobs(6, n=90, d=2, centres=(0, 8))
+    table, best = select_mixture(X, range(1, 4), TYPES, random_state=0)
+    par_table, par_best = select_mixture(
+        X, range(1, 4), TYPES, random_state=0, n_jobs=2
+    )
+    pd.testing.assert_frame_equal(par_table, table)
+    np.testing.assert_array_equal(par_best.means_, best.means_)
+    np.testing.assert_array_equal(par_best.covariances_, best.covariances_)
+
+
 def test_selection_picks_three_components():
     X = blobs(5, n=120, d=2, centres=(0, 8, 16))
     table, best = select_mixture(X, range(1, 6), TYPES, random_state=0)
