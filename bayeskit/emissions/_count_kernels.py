@@ -10,9 +10,8 @@ Two passes cover what the families need, in every layout:
   per stored value (a product with one-hot weights, ``Y^T X``, would spend
   ``n_classes`` multiply-adds on each);
 - the scores ``out[i, k] = sum_j x_ij W[j, k]``, the sparse-dense product
-  that gives every row its class log-likelihoods;
-
-and :func:`posterior` normalises the rows of the joint log scores in one pass.
+  that gives every row its class log-likelihoods (the class posterior is the
+  graph core's, as for every classifier).
 
 Values that are zero are skipped (a zero stored in a sparse matrix
 too), and within every sum the terms are added in the order of the rows (class
@@ -28,7 +27,6 @@ matrix. Small inputs run the kernels' source in the interpreter
 from __future__ import annotations
 
 import itertools
-import math
 import threading
 from dataclasses import dataclass
 
@@ -38,7 +36,7 @@ import scipy.sparse as sp
 
 from .._jit import njit, run_small
 
-__all__ = ["CountMatrix", "class_sums", "posterior", "scores"]
+__all__ = ["CountMatrix", "class_sums", "scores"]
 
 _JIT = {"nogil": True, "error_model": "numpy"}
 
@@ -306,51 +304,3 @@ def _threaded(calls: list, work: int) -> None:
         thread.join()
     if errors:
         raise errors[0]
-
-
-# -- the posterior ------------------------------------------------------------------
-@njit(**_JIT)
-def _posterior_rows(joint, as_log, out, impossible):  # pragma: no cover - compiled
-    n, k = joint.shape
-    for i in range(n):
-        top = -np.inf
-        for c in range(k):
-            if joint[i, c] > top:
-                top = joint[i, c]
-        if top == -np.inf:  # probability zero under every class
-            impossible[i] = True
-            for c in range(k):
-                out[i, c] = -np.inf if as_log else 0.0
-            continue
-        if top == np.inf:  # infinite scores share the posterior
-            hits = 0
-            for c in range(k):
-                if joint[i, c] == np.inf:
-                    hits += 1
-            for c in range(k):
-                r = -math.log(hits) if joint[i, c] == np.inf else -np.inf
-                out[i, c] = r if as_log else math.exp(r)
-            continue
-        total = 0.0
-        for c in range(k):
-            e = math.exp(joint[i, c] - top)
-            out[i, c] = e
-            total += e
-        if as_log:
-            norm = top + math.log(total)
-            for c in range(k):
-                out[i, c] = joint[i, c] - norm
-        else:
-            for c in range(k):
-                out[i, c] /= total
-
-
-def posterior(joint: np.ndarray, as_log: bool):
-    """Every row of ``joint`` (log scores) normalised in log space:
-    ``joint - logsumexp(joint)``, or its exponential (``as_log`` False), in one
-    pass; and the rows whose every score is ``-inf`` (left ``-inf`` / 0)."""
-    joint = np.ascontiguousarray(joint, dtype=np.float64)
-    out = np.empty_like(joint)
-    impossible = np.zeros(joint.shape[0], dtype=np.bool_)
-    _run(_posterior_rows, joint.size, joint, bool(as_log), out, impossible)
-    return out, impossible

@@ -19,11 +19,10 @@ from numbers import Real
 
 import numpy as np
 
-from .._logmath import logsumexp
 from .._validation import Interval, validate_data
 from .._warnings import warn
 from ..emissions import Bernoulli, Multinomial
-from ..emissions._count_kernels import CountMatrix, posterior, scores
+from ..emissions._count_kernels import CountMatrix, scores
 from ..emissions.multinomial import MultinomialParams, MultinomialStats
 from ..graph import LatentNode
 from ..priors import MEstimate
@@ -193,61 +192,8 @@ class _TextNB(TripleClassifier):
         raise NotImplementedError
 
     # -- prediction -------------------------------------------------------------------
-    def _decision_log_prior(self) -> np.ndarray:
-        """The class log prior that joins the scores."""
-        return self.class_log_prior_
-
     def _log_likelihood(self, Xt):
         return self._triple.emission.log_kernel(Xt, self._params)
-
-    def predict_joint_log_proba(self, X):
-        """``log P(x, y = c)`` up to a constant per row (as scikit-learn's:
-        the scores plus the class log prior), shape ``(n, n_classes)``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        self._check_parameters_set()
-        Xt = self._prepare_X(X, reset=False)
-        return self._log_likelihood(Xt) + self._decision_log_prior()
-
-    def _posterior(self, X, as_log: bool) -> np.ndarray:
-        """The class posterior (``as_log``: its log), normalised in one pass
-        over the joint scores."""
-        joint = self.predict_joint_log_proba(X)
-        post, impossible = posterior(joint, as_log)
-        if impossible.any():
-            warn(
-                f"{int(impossible.sum())} row(s) have probability zero under every "
-                "class (a word of estimated probability zero, e.g. with alpha=0 "
-                "or m=0); their posterior falls back to the class prior",
-                RuntimeWarning,
-            )
-            prior = self._decision_log_prior()
-            prior = prior - logsumexp(prior)
-            post[impossible] = prior if as_log else np.exp(prior)
-        return post
-
-    def _log_posterior(self, X) -> np.ndarray:
-        return self._posterior(X, as_log=True)
-
-    def predict_proba(self, X):
-        """``P(y = c | x)``, shape ``(n, n_classes)``; unaffected by ``costs``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return self._posterior(X, as_log=False)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -517,7 +517,12 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             return handler.predict(self, "predict_joint_log_proba", X)
         self._check_parameters_set()
         Xt = self._prepare_X(X, reset=False)
-        return self._log_likelihood(Xt) + self.class_log_prior_
+        return self._log_likelihood(Xt) + self._decision_log_prior()
+
+    def _decision_log_prior(self) -> np.ndarray:
+        """The class log prior that joins the class scores (ComplementNB's
+        decision leaves it out, as scikit-learn's)."""
+        return self.class_log_prior_
 
     def _log_posterior(self, X) -> np.ndarray:
         self._check_parameters_set()
@@ -525,8 +530,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         # exp of a row shifted by its maximum may underflow to 0: exact enough,
         # and no warning whatever numpy's error state.
         with np.errstate(under="ignore"):
+            log_prior = self._decision_log_prior()
             post = LatentNode(len(self.classes_)).posterior(
-                self._class_scores(Xt), self.class_log_prior_
+                self._class_scores(Xt), log_prior
             )
         impossible = np.isneginf(post.log_evidence)
         if impossible.any():
@@ -536,8 +542,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 "their posterior falls back to the class prior",
                 RuntimeWarning,
             )
-            prior = self.class_log_prior_ - logsumexp(self.class_log_prior_)
-            post.log_resp[impossible] = prior
+            post.log_resp[impossible] = log_prior - logsumexp(log_prior)
         return post.log_resp
 
     def predict_log_proba(self, X):
