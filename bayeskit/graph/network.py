@@ -44,6 +44,9 @@ class NetworkStats:
     """
 
     counts: tuple
+    #: The weight of the rows with a missing cell: not counted in the tables
+    #: of the families that miss it (0 for expected counts).
+    incomplete_weight: float = 0.0
 
     def __add__(self, other: NetworkStats) -> NetworkStats:
         if len(self.counts) != len(other.counts) or any(
@@ -53,7 +56,10 @@ class NetworkStats:
                 "these statistics belong to networks with different variables or "
                 "states; they do not add"
             )
-        return NetworkStats(tuple(a + b for a, b in zip(self.counts, other.counts)))
+        return NetworkStats(
+            tuple(a + b for a, b in zip(self.counts, other.counts)),
+            self.incomplete_weight + other.incomplete_weight,
+        )
 
     @property
     def total_weight(self) -> np.ndarray:
@@ -365,7 +371,8 @@ class BayesNet:
             flat = np.ravel_multi_index(tuple(sub[ok].T), shape)
             c = np.bincount(flat, weights=weights[ok], minlength=math.prod(shape))
             counts.append(c.reshape(shape))
-        return NetworkStats(tuple(counts))
+        incomplete = float(weights[(codes < 0).any(axis=1)].sum())
+        return NetworkStats(tuple(counts), incomplete)
 
     def map_params(self, stats: NetworkStats, prior=None) -> dict:
         """The log table of every variable from its counts and ``prior``.

@@ -116,7 +116,12 @@ def network_columns(est, X, reset: bool) -> tuple[list, list]:
         raise ValueError("X has 0 samples; at least one is required")
     if X.shape[1] == 0:
         raise ValueError("X has 0 columns; at least one variable is required")
-    return split_columns(X)
+    cols, dtypes = split_columns(X)
+    if not reset:  # a latent variable's column: every cell missing
+        for _ in getattr(est, "latent_", ()):
+            cols.append(np.full(X.shape[0], None, dtype=object))
+            dtypes.append(None)
+    return cols, dtypes
 
 
 def declared_states(states) -> dict:
@@ -124,11 +129,14 @@ def declared_states(states) -> dict:
     return {v: declared_categories(s, repr(v), NOUN) for v, s in (states or {}).items()}
 
 
-def fit_states(est, names: list, cols: list, dtypes: list, keep) -> CategoryEncoder:
+def fit_states(
+    est, names: list, cols: list, dtypes: list, keep, states=None
+) -> CategoryEncoder:
     """The encoder of the variables ``names`` fixed from the columns of a
-    first chunk (rows of ``keep``): declared states, a pandas categorical's
-    own, or the sorted values seen."""
-    declared = declared_states(est.states)
+    first chunk (rows of ``keep``): declared states (``states``, by default
+    the estimator's), a pandas categorical's own, or the sorted values seen."""
+    states = est.states if states is None else states
+    declared = declared_states(states)
     unknown = [v for v in declared if v not in set(names)]
     if unknown:
         raise ValueError(

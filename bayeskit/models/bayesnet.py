@@ -14,7 +14,7 @@ and :mod:`bayeskit.models._network_queries`; Chow-Liu trees and TAN in
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -41,6 +41,13 @@ from ._network_data import (
     query_codes,
     query_targets,
     state_encoder,
+)
+from ._network_em import (
+    check_latent,
+    complete_objective,
+    latent_states,
+    run_em,
+    start_tables,
 )
 from ._network_queries import (
     log_likelihoods,
@@ -97,6 +104,28 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
     handle_unknown : {'error', 'ignore'}, default='error'
         A value never seen in fit when predicting or scoring: raise a
         ValueError, or treat the cell as missing.
+    latent : list, default=None
+        Latent (hidden) variables: nodes of ``edges`` that are no column of
+        the data, each with its states declared in ``states`` (a list of
+        labels, or a number ``k`` for the labels ``0 .. k - 1``). Their CPTs,
+        and those of their children, are learnt by EM.
+    missing : {'em', 'available'}, default='em'
+        How :meth:`fit` treats missing cells (NaN, None, pd.NA). ``'em'``:
+        as latent, the MAP estimate of the m-estimate's prior under missing
+        at random, by EM started from the available-case estimate (complete
+        data need no iteration). ``'available'``: available-case counts in
+        one pass (a row counts in every CPT whose family it observes whole).
+    max_iter : int, default=100
+        The most EM iterations.
+    tol : float, default=1e-3
+        EM stops when the objective ``lower_bound_`` changes by less.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random start of the CPTs of a latent variable and of its
+        children.
+    cpds_init : dict, default=None
+        EM's start for some CPTs, ``{variable: table}`` in any form that
+        :meth:`set_cpd` takes; the others start from the available-case
+        estimate (random for a latent variable and its children).
 
     Attributes
     ----------
@@ -118,6 +147,19 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         Number of columns seen in fit.
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Names of the columns seen in fit, when they are all strings.
+    latent_ : list
+        The latent variables (after the columns in ``variables_``).
+    n_iter_ : int
+        EM iterations of the last :meth:`fit` with ``missing='em'`` (0 for
+        complete data).
+    converged_ : bool
+        Whether the change of the objective fell below ``tol``.
+    lower_bound_ : float
+        The objective at the tables of the last E-step: the observed-data
+        log-likelihood plus the log density of the m-estimate's prior,
+        divided by the total weight (see Notes).
+    lower_bounds_ : list of float
+        ``lower_bound_`` of every iteration; it never decreases.
 
     See Also
     --------
@@ -154,6 +196,27 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
     observed variables is kept, and rows sharing a pattern are propagated
     together along a batch axis.
 
+    **Missing cells and latent variables.** With ``missing='em'`` every
+    missing cell, and every cell of a latent variable, is an unobserved
+    variable of its row. The m-estimate is the posterior mode under a
+    Dirichlet prior of concentration :math:`m p_a + 1` on every CPT row, so
+    EM (Dempster, Laird and Rubin 1977; Lauritzen 1995) maximises
+
+    .. math::
+
+        \\frac{1}{\\sum_i w_i} \\Big( \\sum_i w_i \\log P(x_{i,\\mathrm{obs}})
+        + \\sum_v \\sum_{u, a} m_v p_{v,a} \\log \\theta_{v,u,a} \\Big),
+
+    ``lower_bound_``, which never decreases. The E-step gives every row the
+    posterior of the missing cells of each family given its observed cells,
+    by junction-tree propagation batched over the rows that share a pattern
+    of missing cells; the M-step is the m-estimate of the expected counts
+    (Koller and Friedman 2009, section 19.2). ``stats_`` holds the expected
+    counts of the last E-step. A latent variable's tables start at random
+    (a uniform start is a fixed point of EM: nothing would tell its states
+    apart), so the states are found up to their order. EM finds a local
+    maximum: the result depends on the start.
+
     References
     ----------
     .. [1] J. Pearl, "Probabilistic Reasoning in Intelligent Systems", Morgan
@@ -162,6 +225,14 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
        Press, 2009, chapters 10 and 17.
     .. [3] T. M. Mitchell, "Machine Learning", McGraw-Hill, 1997, section
        6.9.1.1 (the m-estimate).
+    .. [4] A. P. Dempster, N. M. Laird and D. B. Rubin, "Maximum likelihood
+       from incomplete data via the EM algorithm", Journal of the Royal
+       Statistical Society B 39(1), 1977.
+    .. [5] S. L. Lauritzen, "The EM algorithm for graphical association
+       models with missing data", Computational Statistics and Data
+       Analysis 19(2), 1995.
+    .. [6] D. Koller and N. Friedman, "Probabilistic Graphical Models", MIT
+       Press, 2009, chapter 19.
 
     Examples
     --------
@@ -202,16 +273,40 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         "p": [dict, None],
         "states": [dict, None],
         "handle_unknown": [StrOptions({"error", "ignore"})],
+        "latent": ["array-like", None],
+        "missing": [StrOptions({"em", "available"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+        "cpds_init": [dict, None],
     }
 
     def __init__(
-        self, edges=None, *, m=1.0, p=None, states=None, handle_unknown="error"
+        self,
+        edges=None,
+        *,
+        m=1.0,
+        p=None,
+        states=None,
+        handle_unknown="error",
+        latent=None,
+        missing="em",
+        max_iter=100,
+        tol=1e-3,
+        random_state=None,
+        cpds_init=None,
     ):
         self.edges = edges
         self.m = m
         self.p = p
         self.states = states
         self.handle_unknown = handle_unknown
+        self.latent = latent
+        self.missing = missing
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.cpds_init = cpds_init
 
     def _make_components(self) -> Triple:
         """The structure (the DAG and every variable's number of states), no
@@ -248,12 +343,17 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
     def _cards(self) -> dict:
         return {v: len(self.states_[v]) for v in self.variables_}
 
-    def _set_structure(self, names: list, by_hand: bool = False) -> None:
-        """The DAG over the variables ``names`` (the columns of X); edges must
-        name only these, unless the network is built by hand."""
+    def _set_structure(
+        self, names: list, by_hand: bool = False, latent: list = ()
+    ) -> None:
+        """The DAG over the variables ``names`` (the columns of X) and the
+        ``latent`` ones; edges must name only these, unless the network is
+        built by hand."""
         if len(set(names)) != len(names):
             raise ValueError(f"X has repeated column names: {names!r}")
         edges = [] if self.edges is None else list(self.edges)
+        self.latent_ = list(latent)
+        names = list(names) + self.latent_
         self.dag_ = DAG(edges, nodes=names)
         extra = [v for v in self.dag_.nodes if v not in set(names)]
         if extra and not by_hand:
@@ -286,7 +386,26 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         if (handler := handler_for(X)) is not None:
             return handler.fit_network(self, X, sample_weight)
         self._reset()
-        return self.from_stats(self._summarize(X, sample_weight, reset=True))
+        codes, sw = self._encode(X, sample_weight, reset=True)
+        structure, _, prior = self._make_components()
+        stats = structure.stats(codes, sw)
+        if self.missing == "available":
+            return self.from_stats(stats)
+        if stats.incomplete_weight == 0:  # complete data: one pass
+            self.from_stats(stats)
+            bound = complete_objective(structure, stats, self._log_cpds_, prior)
+            self.n_iter_, self.converged_ = 0, True
+            self.lower_bound_, self.lower_bounds_ = bound, [bound]
+            return self
+        start = start_tables(self, structure, stats, prior)
+        keep = sw > 0
+        stats, bounds, n_iter, converged = run_em(
+            self, structure, prior, codes[keep], sw[keep], start
+        )
+        self.from_stats(stats)
+        self.n_iter_, self.converged_ = n_iter, converged
+        self.lower_bound_, self.lower_bounds_ = bounds[-1], bounds
+        return self
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -369,6 +488,12 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
                 "stats must be the NetworkStats of summarize for the variables and "
                 f"states of this network, got {type(stats).__name__}"
             )
+        if self.missing == "em" and stats.incomplete_weight > 0:
+            raise ValueError(
+                "stats count rows with missing cells (or a latent variable), "
+                "which EM needs row by row: fit the network on the rows in "
+                "memory, or set missing='available' for available-case counts"
+            )
         self.stats_ = stats
         self._log_cpds_ = structure.map_params(stats, prior)
         self.cpds_ = {v: np.exp(t) for v, t in self._log_cpds_.items()}
@@ -376,6 +501,12 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         return self
 
     def _summarize(self, X, sample_weight, reset: bool) -> NetworkStats:
+        codes, sw = self._encode(X, sample_weight, reset)
+        return self._make_components().structure.stats(codes, sw)
+
+    def _encode(self, X, sample_weight, reset: bool) -> tuple:
+        """The codes of ``X`` (a latent variable's column all -1) and the
+        checked weights; the first chunk fixes the variables and states."""
         cols, dtypes = network_columns(self, X, reset)
         dummy = np.empty((len(cols[0]), 0))
         sw = check_sample_weight(sample_weight, dummy, allow_all_zero=not reset)
@@ -387,14 +518,20 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         keep = None if (sw > 0).all() else sw > 0
         if reset:
             names = list(X.columns) if hasattr(X, "columns") else list(range(len(cols)))
-            self._set_structure(names)
-            encoder = fit_states(self, names, cols, dtypes, keep)
-            for v, states in zip(names, encoder.categories):
+            latent = check_latent(self, names)
+            self._set_structure(names, latent=latent)
+            for _ in latent:
+                cols.append(np.full(len(sw), None, dtype=object))
+                dtypes.append(None)
+            encoder = fit_states(
+                self, self.variables_, cols, dtypes, keep, latent_states(self)
+            )
+            for v, states in zip(self.variables_, encoder.categories):
                 self._set_states(v, states)
         else:
             encoder = state_encoder(self)
         codes = encoder.encode(cols, fitting=True, keep=keep, hint=_HINT)
-        return self._make_components().structure.stats(codes, sw)
+        return codes, sw
 
     # -- structure -----------------------------------------------------------------
     def _dag(self) -> DAG:
@@ -602,7 +739,9 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
             ``X`` with its missing cells filled, of the same type.
         """
         codes, cols = self._codes(X)
-        return fill_missing(self, X, cols, codes, most_probable(self, codes))
+        filled = most_probable(self, codes)
+        d = len(cols) - len(getattr(self, "latent_", ()))  # the columns of X
+        return fill_missing(self, X, cols[:d], codes[:, :d], filled[:, :d])
 
     def predict_proba(self, X, variable=None, *, soft_evidence=None) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.

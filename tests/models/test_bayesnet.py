@@ -394,7 +394,10 @@ def test_cpts_equal_the_m_estimate_by_hand():
             "wet": ["dry", "wet", "wet", "dry", "wet", "wet", None, "dry"],
         }
     )
-    bn = BayesianNetwork([("rain", "wet")], m=2.0, p={"wet": [0.25, 0.75]}).fit(df)
+    # Available-case counts (EM's start, see test_bayesnet_missing.py).
+    avail = {"missing": "available"}
+    bn = BayesianNetwork([("rain", "wet")], m=2.0, p={"wet": [0.25, 0.75]}, **avail)
+    bn.fit(df)
     assert bn.states_["rain"].tolist() == ["no", "yes"]  # sorted
     assert bn.states_["wet"].tolist() == ["dry", "wet"]
     # P(rain): 7 observed values, 4 no and 3 yes; uniform p, m = 2.
@@ -408,13 +411,13 @@ def test_cpts_equal_the_m_estimate_by_hand():
         ],
     )
     # m = 0: maximum likelihood, with a zero.
-    ml = BayesianNetwork([("rain", "wet")], m=0).fit(df)
+    ml = BayesianNetwork([("rain", "wet")], m=0, **avail).fit(df)
     np.testing.assert_allclose(ml.cpds_["wet"], [[0.75, 0.25], [0.0, 1.0]])
     assert (
         ml.log_likelihood(pd.DataFrame({"rain": ["yes"], "wet": ["dry"]}))[0] == -np.inf
     )
     # Per-variable m.
-    mixed = BayesianNetwork([("rain", "wet")], m={"rain": 0.0}).fit(df)
+    mixed = BayesianNetwork([("rain", "wet")], m={"rain": 0.0}, **avail).fit(df)
     np.testing.assert_allclose(mixed.cpds_["rain"], [4 / 7, 3 / 7])
     np.testing.assert_allclose(mixed.cpds_["wet"][1], [0.5 / 3, 2.5 / 3])
 
@@ -443,15 +446,16 @@ def test_partial_fit_and_weights_are_additive(rng):
     df = frame_with_missing(rng, truth, 300, p_missing=0.2)
     states = {v: s.tolist() for v, s in truth.states_.items()}
     edges = truth.dag_.edges
-    full = BayesianNetwork(edges, states=states).fit(df)
-    chunked = BayesianNetwork(edges, states=states)
+    kw = {"states": states, "missing": "available"}  # counts that add
+    full = BayesianNetwork(edges, **kw).fit(df)
+    chunked = BayesianNetwork(edges, **kw)
     for chunk in np.array_split(np.arange(len(df)), 4):
         chunked.partial_fit(df.iloc[chunk])
     for v in full.variables_:
         np.testing.assert_allclose(chunked.cpds_[v], full.cpds_[v], rtol=1e-12)
     w = rng.integers(0, 3, size=len(df))
-    weighted = BayesianNetwork(edges, states=states).fit(df, sample_weight=w)
-    repeated = BayesianNetwork(edges, states=states).fit(df.loc[df.index.repeat(w)])
+    weighted = BayesianNetwork(edges, **kw).fit(df, sample_weight=w)
+    repeated = BayesianNetwork(edges, **kw).fit(df.loc[df.index.repeat(w)])
     for v in full.variables_:
         np.testing.assert_allclose(weighted.cpds_[v], repeated.cpds_[v], rtol=1e-12)
     total = sum(c.sum() for c in (full.stats_ + full.stats_).counts)
@@ -878,8 +882,9 @@ def test_summarize_of_chunks_summed_is_one_fit(rng):
     df = frame_with_missing(rng, truth, 500, p_missing=0.2)
     w = rng.integers(0, 3, size=len(df)).astype(float)
     edges = truth.dag_.edges
-    one = BayesianNetwork(edges, m=2.0).fit(df, sample_weight=w)
-    est = BayesianNetwork(edges, m=2.0)
+    # Available-case counts: they add (EM needs the rows themselves).
+    one = BayesianNetwork(edges, m=2.0, missing="available").fit(df, sample_weight=w)
+    est = BayesianNetwork(edges, m=2.0, missing="available")
     # The first chunk fixes the states: it shows every one of them.
     first = est.summarize(df.iloc[:300], sample_weight=w[:300])
     assert not hasattr(est, "cpds_")  # summarize does not fit
