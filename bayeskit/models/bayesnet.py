@@ -19,7 +19,6 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils import check_random_state
 
 from .._collections import handler_for
 from .._validation import (
@@ -29,7 +28,7 @@ from .._validation import (
     check_is_fitted,
     check_sample_weight,
 )
-from ..graph import DAG, JunctionTree
+from ..graph import DAG
 from ..graph.network import BayesNet, NetworkStats
 from ._encoding import categorical_input_tags
 from ._network_by_hand import NetworkTables
@@ -56,6 +55,7 @@ from ._network_queries import (
     posterior_frame,
     posterior_series,
 )
+from ._network_structure import NetworkStructure
 from .base import Triple
 
 __all__ = ["BayesianNetwork", "NetworkStats"]
@@ -63,7 +63,7 @@ __all__ = ["BayesianNetwork", "NetworkStats"]
 _HINT = "; declare every state with `states`"
 
 
-class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
+class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimator):
     """A discrete Bayesian network: m-estimate CPTs and exact junction-tree inference.
 
     The joint distribution of the variables factorises along a DAG,
@@ -533,90 +533,6 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
         codes = encoder.encode(cols, fitting=True, keep=keep, hint=_HINT)
         return codes, sw
 
-    # -- structure -----------------------------------------------------------------
-    def _dag(self) -> DAG:
-        if hasattr(self, "dag_"):
-            return self.dag_
-        edges = [] if self.edges is None else list(self.edges)
-        return DAG(edges, nodes=list(self.states or ()))
-
-    @property
-    def parents_(self) -> dict:
-        """The parents of every variable, in the order of the axes of its CPT.
-
-        A dict from variable to a tuple of its parents, in the order of their
-        edges in ``edges``: the order of the axes of ``cpds_[variable]``, of
-        the index levels of :meth:`get_cpd` and of an array given to
-        :meth:`set_cpd`. Known from ``edges`` (and ``states``) alone, before
-        any table is set or learnt.
-        """
-        dag = self._dag()
-        return {v: dag.parents(v) for v in dag.nodes}
-
-    def _check_variable(self, variable) -> None:
-        known = getattr(self, "_state_index_", None)
-        try:
-            ok = known is not None and variable in self.dag_ and variable in known
-        except TypeError:
-            ok = False
-        if not ok:
-            names = getattr(self, "variables_", None)
-            raise ValueError(
-                f"unknown variable {variable!r}; the variables are {names!r}"
-            )
-
-    def is_dseparated(self, xs, ys, given=()) -> bool:
-        """Whether ``xs`` and ``ys`` are d-separated by ``given``.
-
-        See :meth:`bayeskit.graph.DAG.is_dseparated`.
-
-        Parameters
-        ----------
-        xs, ys : hashable or iterable of hashable
-            Two disjoint sets of variables (a single variable as is).
-        given : hashable or iterable of hashable, default=()
-            The conditioning variables.
-
-        Returns
-        -------
-        bool
-            ``True`` when every distribution that factorises along the DAG has
-            ``xs`` independent of ``ys`` given ``given``.
-        """
-        return self._dag().is_dseparated(xs, ys, given)
-
-    def moral_graph(self) -> dict:
-        """The moral graph: a dict from each variable to the set of its neighbours."""
-        return self._dag().moral_graph()
-
-    def markov_blanket(self, node) -> set:
-        """Parents, children and the children's other parents of ``node``."""
-        return self._dag().markov_blanket(node)
-
-    def junction_tree(self) -> JunctionTree:
-        """The junction tree of the whole network (min-fill triangulation).
-
-        Returns
-        -------
-        JunctionTree
-            ``cliques`` is a list of frozensets of variables and ``edges`` a
-            list of pairs of clique indices; cliques of disconnected parts of
-            the network are not joined.
-        """
-        dag = self._dag()
-        cards = (
-            self._cards()
-            if hasattr(self, "states_") and all(v in self.states_ for v in dag.nodes)
-            else None
-        )
-        return JunctionTree.from_dag(dag, cards)
-
-    def n_parameters(self) -> int:
-        """Number of free parameters: ``sum_v (k_v - 1) prod_{u in pa(v)} k_u``."""
-        if not hasattr(self, "states_") or len(self.states_) < len(self.variables_):
-            check_is_fitted(self)
-        return BayesNet(self.dag_, self._cards()).n_parameters()
-
     # -- queries -------------------------------------------------------------------
     def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:
         """Posterior marginal of a variable, or joint posterior of several.
@@ -777,41 +693,6 @@ class BayesianNetwork(NetworkTables, DensityMixin, BaseEstimator):
             X.index if isinstance(X, pd.DataFrame) else None,
             variable,
             soft_evidence,
-        )
-
-    # -- model selection and sampling ------------------------------------------
-    def bic(self, X) -> float:
-        """Bayesian information criterion on ``X`` (lower is better)."""
-        ll = self.log_likelihood(X)
-        return float(-2 * ll.sum() + self.n_parameters() * np.log(len(ll)))
-
-    def aic(self, X) -> float:
-        """Akaike information criterion on ``X`` (lower is better)."""
-        return float(-2 * self.log_likelihood(X).sum() + 2 * self.n_parameters())
-
-    def sample(self, n_samples=1, random_state=None) -> pd.DataFrame:
-        """Draw rows by forward (ancestral) sampling.
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-        random_state : int, RandomState or Generator, default=None
-
-        Returns
-        -------
-        DataFrame of shape (n_samples, n_variables)
-            One column per variable (in the order of ``variables_``) holding
-            state labels.
-        """
-        self._check_ready()
-        if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
-            raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
-        if not isinstance(random_state, np.random.Generator):
-            random_state = check_random_state(random_state)
-        codes = self._engine_.sample(int(n_samples), random_state)
-        return pd.DataFrame(
-            {v: self.states_[v][codes[:, j]] for j, v in enumerate(self.variables_)},
-            columns=pd.Index(self.variables_),
         )
 
     def __sklearn_tags__(self):
