@@ -137,10 +137,11 @@ def run_em(est, structure: BayesNet, prior, codes, weights, start: dict):
     of that E-step), the number of iterations and whether the objective's
     change fell below ``tol``."""
     total = float(weights.sum())
-    log_cpds, bounds = start, []
+    log_cpds, bounds, plans = start, [], {}
     converged = False
     for _ in range(est.max_iter):
-        stats, log_lik = expected_stats(structure.with_cpds(log_cpds), codes, weights)
+        engine = structure.with_cpds(log_cpds)
+        stats, log_lik = expected_stats(engine, codes, weights, plans)
         bounds.append((log_lik + structure.log_prior(log_cpds, prior)) / total)
         log_cpds = structure.map_params(stats, prior)
         if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < est.tol:

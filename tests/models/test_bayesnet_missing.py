@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from bayeskit import BayesianNetwork
 from bayeskit.datasets import load_network
+from bayeskit.graph import _network_em as network_em
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -153,8 +154,12 @@ def test_objective_never_decreases_with_a_latent_variable():
 
 
 # -- against enumeration ---------------------------------------------------------------
+@pytest.mark.parametrize("path", ["patterns", "indicators"])
 @pytest.mark.parametrize("seed", range(6))
-def test_e_step_and_objective_equal_enumeration(seed):
+def test_e_step_and_objective_equal_enumeration(seed, path, monkeypatch):
+    # Both E-step paths: every pattern compiled, or none (evidence as factors).
+    threshold = 1 if path == "patterns" else 10**9
+    monkeypatch.setattr(network_em, "_MIN_PATTERN_ROWS", threshold)
     rng = np.random.default_rng(100 + seed)
     truth = random_truth(rng, 3 + seed % 2)
     df = hide(rng, truth.sample(60, random_state=seed), 0.35)
