@@ -31,7 +31,7 @@ from ..graph._network_em import expected_stats
 from ..graph.network import BayesNet, NetworkStats
 from ._network_data import checked_table
 
-__all__ = ["check_latent", "complete_objective", "run_em", "start_tables"]
+__all__ = ["check_latent", "fit_em", "latent_states"]
 
 
 def check_latent(est, names: list) -> list:
@@ -154,3 +154,23 @@ def run_em(est, structure: BayesNet, prior, codes, weights, start: dict):
             ConvergenceWarning,
         )
     return stats, bounds, len(bounds), converged
+
+
+def fit_em(est, structure: BayesNet, prior, stats: NetworkStats, codes, weights):
+    """``est`` fitted by EM to the rows ``codes`` (their counts ``stats``):
+    with no missing cell, the counts' m-estimate and no iteration."""
+    if stats.incomplete_weight == 0:
+        est.from_stats(stats)
+        bound = complete_objective(structure, stats, est._log_cpds_, prior)
+        est.n_iter_, est.converged_ = 0, True
+        est.lower_bound_, est.lower_bounds_ = bound, [bound]
+        return est
+    start = start_tables(est, structure, stats, prior)
+    keep = weights > 0
+    stats, bounds, n_iter, converged = run_em(
+        est, structure, prior, codes[keep], weights[keep], start
+    )
+    est.from_stats(stats)
+    est.n_iter_, est.converged_ = n_iter, converged
+    est.lower_bound_, est.lower_bounds_ = bounds[-1], bounds
+    return est

@@ -41,13 +41,7 @@ from ._network_data import (
     query_targets,
     state_encoder,
 )
-from ._network_em import (
-    check_latent,
-    complete_objective,
-    latent_states,
-    run_em,
-    start_tables,
-)
+from ._network_em import check_latent, fit_em, latent_states
 from ._network_queries import (
     log_likelihoods,
     map_assignment,
@@ -367,13 +361,18 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
     # -- fitting: statistics that add --------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
-        """Learn the CPTs from data: ``from_stats(summarize(X, sample_weight))``.
+        """Learn the CPTs from data.
+
+        Complete data (or ``missing='available'``): ``from_stats(summarize(X,
+        sample_weight))``. Missing cells or latent variables: EM (see Notes).
 
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_variables)
-            One column per variable, any labels; missing values (NaN, None,
-            pd.NA) are left out of the counts they touch.
+            One column per variable (none for a latent variable), any
+            labels. Missing values (NaN, None, pd.NA) are learnt by EM with
+            ``missing='em'``, or left out of the counts they touch with
+            ``missing='available'``.
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -391,21 +390,7 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         stats = structure.stats(codes, sw)
         if self.missing == "available":
             return self.from_stats(stats)
-        if stats.incomplete_weight == 0:  # complete data: one pass
-            self.from_stats(stats)
-            bound = complete_objective(structure, stats, self._log_cpds_, prior)
-            self.n_iter_, self.converged_ = 0, True
-            self.lower_bound_, self.lower_bounds_ = bound, [bound]
-            return self
-        start = start_tables(self, structure, stats, prior)
-        keep = sw > 0
-        stats, bounds, n_iter, converged = run_em(
-            self, structure, prior, codes[keep], sw[keep], start
-        )
-        self.from_stats(stats)
-        self.n_iter_, self.converged_ = n_iter, converged
-        self.lower_bound_, self.lower_bounds_ = bounds[-1], bounds
-        return self
+        return fit_em(self, structure, prior, stats, codes, sw)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, sample_weight=None):
@@ -414,7 +399,9 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         The first call (or any call on a network without counts, such as one
         built by :meth:`set_cpd`) is :meth:`fit`; later ones keep the
         variables and their states (a new state is an error: declare it in
-        ``states``) and re-derive every CPT from the summed counts.
+        ``states``) and re-derive every CPT from the summed counts. After an
+        EM fit the counts are the expected counts; a later chunk with missing
+        cells needs ``missing='available'`` (EM needs all the rows at once).
 
         Parameters
         ----------
@@ -489,10 +476,16 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
                 f"states of this network, got {type(stats).__name__}"
             )
         if self.missing == "em" and stats.incomplete_weight > 0:
+            if getattr(self, "latent_", None):
+                raise ValueError(
+                    f"latent variables {self.latent_!r} are learnt by EM, which "
+                    "needs the rows themselves: fit the network on data in "
+                    "memory (counts from summarize or Dask input are not enough)"
+                )
             raise ValueError(
-                "stats count rows with missing cells (or a latent variable), "
-                "which EM needs row by row: fit the network on the rows in "
-                "memory, or set missing='available' for available-case counts"
+                "stats count rows with missing cells, which EM needs row by row: "
+                "fit the network on the rows in memory, or set "
+                "missing='available' for available-case counts"
             )
         self.stats_ = stats
         self._log_cpds_ = structure.map_params(stats, prior)

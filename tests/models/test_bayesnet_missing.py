@@ -247,6 +247,44 @@ def test_converged_fit_is_a_fixed_point_of_em(rng):
     np.testing.assert_allclose(step.lower_bound_, est.lower_bound_, atol=1e-12)
 
 
+def test_converged_fit_zeroes_the_gradient_on_the_simplex(rng):
+    # The objective by the network's own likelihood (no E-step), its
+    # derivative along moves of mass between two states of one CPT row:
+    # zero at the maximum, not at the available-case start.
+    truth = random_truth(rng, 5)
+    df = hide(rng, truth.sample(400, random_state=3), 0.3)
+    states = {v: s.tolist() for v, s in truth.states_.items()}
+    kw = {"m": 1.0, "states": states}
+    est = BayesianNetwork(truth.dag_.edges, tol=1e-13, max_iter=3000, **kw).fit(df)
+    start = BayesianNetwork(truth.dag_.edges, missing="available", **kw).fit(df)
+
+    def objective(cpds):
+        net = BayesianNetwork(truth.dag_.edges, states=states)
+        for v in est.dag_.topological_order():
+            net.set_cpd(v, cpds[v])
+        prior = sum(
+            float((1.0 / len(states[v]) * np.log(cpds[v])).sum()) for v in states
+        )
+        return net.log_likelihood(df).sum() + prior
+
+    def derivative(cpds, v, row, eps=1e-6):
+        values = []
+        for step in (eps, -eps):
+            moved = {u: t.copy() for u, t in cpds.items()}
+            rows = moved[v].reshape(-1, moved[v].shape[-1])
+            rows[row, 0] += step
+            rows[row, 1] -= step
+            values.append(objective(moved))
+        return (values[0] - values[1]) / (2 * eps)
+
+    at_start = []
+    for v in est.variables_:
+        for row in range(est.cpds_[v].size // est.cpds_[v].shape[-1]):
+            assert abs(derivative(est.cpds_, v, row)) < 1e-3, (v, row)
+            at_start.append(abs(derivative(start.cpds_, v, row)))
+    assert max(at_start) > 1.0
+
+
 def test_complete_data_is_todays_fit_with_no_iteration(rng):
     truth = random_truth(rng, 5)
     df = truth.sample(300, random_state=4)
@@ -432,6 +470,9 @@ def test_dask_input_with_missing_cells_asks_for_available_case_counts(rng):
     ddf = dd.from_pandas(df, npartitions=3)
     with pytest.raises(ValueError, match="missing='available'"):
         BayesianNetwork(truth.dag_.edges).fit(ddf)
+    latent = BayesianNetwork([("H", "v0")], latent=["H"], states={"H": 2})
+    with pytest.raises(ValueError, match=r"latent variables.*in memory"):
+        latent.fit(dd.from_pandas(df[["v0"]].dropna(), npartitions=2))
     est = BayesianNetwork(truth.dag_.edges, missing="available").fit(ddf)
     ref = BayesianNetwork(truth.dag_.edges, missing="available").fit(df)
     for v in ref.variables_:
