@@ -84,8 +84,13 @@ def latent_states(est) -> dict:
 def start_tables(est, structure: BayesNet, stats: NetworkStats, prior) -> dict:
     """EM's start: the available-case m-estimate, a random table (every row
     drawn from the flat Dirichlet, seeded by ``random_state``) for a latent
-    variable and its children, and the tables of ``cpds_init`` as given."""
-    start = structure.map_params(stats, prior)
+    variable and its children, and the tables of ``cpds_init`` as given.
+
+    A variable with ``m = 0`` starts from ``m = 1``: EM never turns a zero of
+    its start into a positive probability, and an unseen combination of the
+    available-case counts may be what an incomplete row needs."""
+    positive = type(prior)({v: m or 1.0 for v, m in prior.m.items()}, prior.p)
+    start = structure.map_params(stats, positive)
     latent = set(est.latent_)
     touched = [
         v

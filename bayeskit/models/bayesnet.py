@@ -106,9 +106,10 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
     missing : {'em', 'available'}, default='em'
         How :meth:`fit` treats missing cells (NaN, None, pd.NA). ``'em'``:
         as latent, the MAP estimate of the m-estimate's prior under missing
-        at random, by EM started from the available-case estimate (complete
-        data need no iteration). ``'available'``: available-case counts in
-        one pass (a row counts in every CPT whose family it observes whole).
+        at random, by EM started from the available-case estimate (``m=1``
+        there for a variable of ``m=0``; complete data need no iteration).
+        ``'available'``: available-case counts in one pass (a row counts in
+        every CPT whose family it observes whole).
     max_iter : int, default=100
         The most EM iterations.
     tol : float, default=1e-3
