@@ -12,6 +12,7 @@ from .._logmath import safe_log
 from ..graph import DAG
 from ..graph.network import BayesNet
 from ._network_data import checked_table, declared_states
+from ._network_em import latent_states
 from ._network_pgmpy import network_from_pgmpy, network_to_pgmpy
 from ._network_queries import labelled_cpd
 
@@ -85,7 +86,7 @@ class NetworkTables:
         """
         if not hasattr(self, "variables_"):
             self._validate_params()
-            declared = declared_states(self.states)
+            declared = declared_states(latent_states(self))  # "H": 2 -> [0, 1]
             self._set_structure(list(declared), by_hand=True)
             for v, s in declared.items():
                 self._set_states(v, s)

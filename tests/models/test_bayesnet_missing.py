@@ -340,6 +340,23 @@ def test_latent_model_recovers_the_observed_distribution():
     np.testing.assert_allclose(table[order], truth.cpds_["a"], atol=0.06)
 
 
+def test_latent_states_as_labels_or_a_number(rng):
+    X = pd.DataFrame(rng.integers(0, 2, (100, 3)), columns=list("abc"))
+    edges = [("H", "a"), ("H", "b"), ("H", "c")]
+    kw = {"latent": ["H"], "random_state": 0}
+    labelled = BayesianNetwork(edges, states={"H": ["lo", "hi"]}, **kw).fit(X)
+    numbered = BayesianNetwork(edges, states={"H": 2}, **kw).fit(X)
+    assert labelled.states_["H"].tolist() == ["lo", "hi"]
+    assert numbered.states_["H"].tolist() == [0, 1]
+    for v in labelled.variables_:  # the same EM, the labels aside
+        np.testing.assert_array_equal(labelled.cpds_[v], numbered.cpds_[v])
+    assert list(labelled.sample(3, random_state=0).columns) == [*"abc", "H"]
+    # A network built by hand takes the number of states too.
+    by_hand = BayesianNetwork([("H", "a")], latent=["H"], states={"H": 3})
+    by_hand.set_cpd("H", [0.2, 0.3, 0.5])
+    assert by_hand.states_["H"].tolist() == [0, 1, 2]
+
+
 def test_uniform_start_is_a_fixed_point_and_random_state_breaks_it():
     truth = latent_truth()
     X = truth.sample(500, random_state=8).drop(columns="H")
