@@ -240,6 +240,16 @@ class MultinomialNB(_TextNB):
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict`: a vector (the cost of
         misclassifying each true class) or a matrix ``C[true, predicted]``.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -321,6 +331,8 @@ class MultinomialNB(_TextNB):
         p=None,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -329,6 +341,8 @@ class MultinomialNB(_TextNB):
         self.m = m
         self.p = p
         self.prior_m = prior_m
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
         self.costs = costs
 
     def _emission(self):
@@ -342,6 +356,15 @@ class MultinomialNB(_TextNB):
 
     def _set_scoring(self, stats, triple) -> None:
         self.feature_log_prob_ = self._params.log_emissionprob()
+
+    def _emission_log_prior(self) -> float:
+        # ``sum_cj m p_j log theta_cj``: the Dirichlet whose mode is the
+        # m-estimate.
+        prior = self._triple.prior
+        weight = np.broadcast_to(prior.m * prior.p, (self.n_features_in_,))
+        with np.errstate(invalid="ignore"):
+            terms = np.where(weight > 0, weight * self.feature_log_prob_, 0.0)
+        return float(terms.sum())
 
 
 class ComplementNB(_TextNB):
@@ -378,6 +401,16 @@ class ComplementNB(_TextNB):
         m-estimate of the class prior (see :class:`MultinomialNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`MultinomialNB`).
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -442,6 +475,8 @@ class ComplementNB(_TextNB):
         p=None,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -452,6 +487,8 @@ class ComplementNB(_TextNB):
         self.p = p
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _emission(self):
         return Multinomial(self.n_features_in_)
@@ -528,6 +565,16 @@ class BernoulliNB(_TextNB):
         m-estimate of the class prior (see :class:`MultinomialNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`MultinomialNB`).
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -601,6 +648,8 @@ class BernoulliNB(_TextNB):
         p=None,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -611,6 +660,8 @@ class BernoulliNB(_TextNB):
         self.p = p
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _emission(self):
         return Bernoulli(self.n_features_in_, self.binarize)
@@ -648,6 +699,18 @@ class BernoulliNB(_TextNB):
 
     def _set_scoring(self, stats, triple) -> None:
         self.feature_log_prob_ = self._params.log_prob
+
+    def _emission_log_prior(self) -> float:
+        # The Beta of ``m p`` and ``m (1 - p)`` pseudo-counts, whose mode is
+        # the m-estimate.
+        prior, params = self._triple.prior, self._params
+        d = self.n_features_in_
+        present = np.broadcast_to(prior.m * prior.p, (d,))
+        absent = np.broadcast_to(prior.m * (1.0 - np.asarray(prior.p)), (d,))
+        with np.errstate(invalid="ignore"):
+            terms = np.where(present > 0, present * params.log_prob, 0.0)
+            terms += np.where(absent > 0, absent * params.log_neg, 0.0)
+        return float(terms.sum())
 
     def _log_likelihood(self, Xt):
         return self._triple.emission.log_likelihood(Xt, self._params)

@@ -88,6 +88,16 @@ class LinearDiscriminantAnalysis(
         m-estimate of the class prior (see :class:`~bayeskit.CategoricalNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict`.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -172,6 +182,8 @@ class LinearDiscriminantAnalysis(
         *,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.solver = solver
         self.shrinkage = shrinkage
@@ -182,6 +194,8 @@ class LinearDiscriminantAnalysis(
         self.covariance_estimator = covariance_estimator
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _needs_total_covariance(self) -> bool:
         return self.solver == "eigen"
@@ -436,6 +450,16 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         m-estimate of the class prior.
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict`.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -517,6 +541,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         covariance_prior_weight=0.0,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.solver = solver
         self.shrinkage = shrinkage
@@ -529,6 +555,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         self.covariance_prior_weight = covariance_prior_weight
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _check_solver(self):
         super()._check_solver()
