@@ -149,9 +149,18 @@ def _split(est, X, y, sample_weight, mask):
         )
     sw = check_sample_weight(sample_weight, np.empty((n, 0)), allow_all_zero=True)
     lab, unl = np.flatnonzero(~mask), np.flatnonzero(mask)
+    yl = y[lab]
+    if yl.dtype == object and pd.api.types.infer_dtype(yl) in (
+        "integer",
+        "floating",
+        "mixed-integer-float",
+    ):
+        # Numbers that shared an object array with a string marker ("?"):
+        # the labels are the numbers.
+        yl = np.asarray(yl.tolist())
     return (
         _safe_indexing(X, lab) if lab.size else None,
-        y[lab],
+        yl,
         sw[lab],
         _safe_indexing(X, unl),
         sw[unl],
@@ -243,7 +252,7 @@ def fit_semi_supervised(est, X, y, sample_weight, mask):
                 + est._log_prior_density()
             )
             bounds.append(bound)
-            if lam == 0 or (it and bound - bounds[-2] < EM_TOL * total):
+            if lam == 0 or (it and abs(bound - bounds[-2]) < EM_TOL * total):
                 converged = True
                 break
             if it == EM_MAX_ITER:
