@@ -307,7 +307,7 @@ def test_two_percent_labels_on_topics_documents_improve_accuracy():
     base, with_em, n_labels = _accuracy_gain(
         MultinomialNB, X, y, np.random.default_rng(0), n_test=1000
     )
-    # 2000 training documents, 42 of them labelled: 0.820 -> 0.950.
+    # 2000 training documents, 55 of them labelled: 0.842 -> 0.948.
     assert n_labels < 0.03 * 2000
     assert with_em > base + 0.05, (base, with_em)
 
@@ -319,6 +319,7 @@ def test_two_percent_labels_on_tabular_data_improve_accuracy():
     y = rng.integers(3, size=3000)
     X = rng.normal(size=(3, 5))[y] * 1.2 + rng.normal(size=(3000, 5))
     base, with_em, _ = _accuracy_gain(GaussianNB, X, y, rng, n_test=1000)
+    # 33 labelled rows: 0.884 -> 0.921.
     assert with_em > base + 0.02, (base, with_em)
 
 
