@@ -79,6 +79,15 @@ covariance_prior, covariance_prior_weight, random_state
         EM iterations of each class's mixture in its fit (the steps of
         :meth:`partial_fit` and :meth:`from_stats` are not counted).
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------

@@ -266,6 +266,15 @@ class MultinomialNB(_TextNB):
         Defined when X is a DataFrame with string column names.
     stats_ : ClassifierStats
         The merged sufficient statistics.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -358,13 +367,8 @@ class MultinomialNB(_TextNB):
         self.feature_log_prob_ = self._params.log_emissionprob()
 
     def _emission_log_prior(self) -> float:
-        # ``sum_cj m p_j log theta_cj``: the Dirichlet whose mode is the
-        # m-estimate.
-        prior = self._triple.prior
-        weight = np.broadcast_to(prior.m * prior.p, (self.n_features_in_,))
-        with np.errstate(invalid="ignore"):
-            terms = np.where(weight > 0, weight * self.feature_log_prob_, 0.0)
-        return float(terms.sum())
+        # The Dirichlet whose mode is the m-estimate: sum_cj m p_j log theta_cj.
+        return self._triple.prior.log_density(np.exp(self.feature_log_prob_))
 
 
 class ComplementNB(_TextNB):
@@ -401,16 +405,9 @@ class ComplementNB(_TextNB):
         m-estimate of the class prior (see :class:`MultinomialNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`MultinomialNB`).
-    unlabeled : object, default=None
-        The label that marks a row of ``y`` as unlabelled: -1 as in
-        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
-        for string labels, or ``np.nan`` for NaN and None. None (the default):
-        every label is a class. Unlabelled rows are fitted by semi-supervised
-        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
-    unlabeled_weight : float, default=1.0
-        The weight lambda of the unlabelled rows' statistics in that EM
-        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
-        leaves the unlabelled rows out.
+    unlabeled, unlabeled_weight
+        The marker of unlabelled rows in ``y`` and their weight in EM (see
+        :class:`MultinomialNB`).
 
     Attributes
     ----------
@@ -425,6 +422,8 @@ class ComplementNB(_TextNB):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
+    em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
+        After a fit with unlabelled rows (see :class:`MultinomialNB`).
 
     See Also
     --------
@@ -565,16 +564,9 @@ class BernoulliNB(_TextNB):
         m-estimate of the class prior (see :class:`MultinomialNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`MultinomialNB`).
-    unlabeled : object, default=None
-        The label that marks a row of ``y`` as unlabelled: -1 as in
-        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
-        for string labels, or ``np.nan`` for NaN and None. None (the default):
-        every label is a class. Unlabelled rows are fitted by semi-supervised
-        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
-    unlabeled_weight : float, default=1.0
-        The weight lambda of the unlabelled rows' statistics in that EM
-        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
-        leaves the unlabelled rows out.
+    unlabeled, unlabeled_weight
+        The marker of unlabelled rows in ``y`` and their weight in EM (see
+        :class:`MultinomialNB`).
 
     Attributes
     ----------
@@ -588,6 +580,8 @@ class BernoulliNB(_TextNB):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
+    em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
+        After a fit with unlabelled rows (see :class:`MultinomialNB`).
 
     See Also
     --------
@@ -701,16 +695,13 @@ class BernoulliNB(_TextNB):
         self.feature_log_prob_ = self._params.log_prob
 
     def _emission_log_prior(self) -> float:
-        # The Beta of ``m p`` and ``m (1 - p)`` pseudo-counts, whose mode is
-        # the m-estimate.
+        # The Beta of m p and m (1 - p) pseudo-counts, whose mode is the
+        # m-estimate.
         prior, params = self._triple.prior, self._params
-        d = self.n_features_in_
-        present = np.broadcast_to(prior.m * prior.p, (d,))
-        absent = np.broadcast_to(prior.m * (1.0 - np.asarray(prior.p)), (d,))
-        with np.errstate(invalid="ignore"):
-            terms = np.where(present > 0, present * params.log_prob, 0.0)
-            terms += np.where(absent > 0, absent * params.log_neg, 0.0)
-        return float(terms.sum())
+        absent = MEstimate(prior.m, 1.0 - np.asarray(prior.p))
+        return prior.log_density(np.exp(params.log_prob)) + absent.log_density(
+            np.exp(params.log_neg)
+        )
 
     def _log_likelihood(self, Xt):
         return self._triple.emission.log_likelihood(Xt, self._params)

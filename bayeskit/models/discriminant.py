@@ -119,6 +119,15 @@ class LinearDiscriminantAnalysis(
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of the between-class variance along each direction.
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -450,16 +459,9 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         m-estimate of the class prior.
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict`.
-    unlabeled : object, default=None
-        The label that marks a row of ``y`` as unlabelled: -1 as in
-        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
-        for string labels, or ``np.nan`` for NaN and None. None (the default):
-        every label is a class. Unlabelled rows are fitted by semi-supervised
-        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
-    unlabeled_weight : float, default=1.0
-        The weight lambda of the unlabelled rows' statistics in that EM
-        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
-        leaves the unlabelled rows out.
+    unlabeled, unlabeled_weight
+        The marker of unlabelled rows in ``y`` and their weight in EM (see
+        :class:`LinearDiscriminantAnalysis`).
 
     Attributes
     ----------
@@ -476,6 +478,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
     precisions_cholesky_ : ndarray of shape (n_classes, n_features, n_features)
         Factors ``P_c`` with ``P_c P_c^T = Sigma_c^{-1}``.
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
+        After a fit with unlabelled rows (see :class:`LinearDiscriminantAnalysis`).
 
     See Also
     --------

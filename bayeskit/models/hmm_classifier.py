@@ -57,6 +57,15 @@ class HMMClassifier(PerClassClassifier):
         The fitted model of each class.
     stats_
         The class weights and every class's HMM statistics.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     Notes
     -----

@@ -220,6 +220,15 @@ class CategoricalNB(TripleClassifier):
         Defined when X is a DataFrame with string column names.
     stats_ : ClassifierStats
         The merged sufficient statistics.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -402,6 +411,15 @@ class GaussianNB(TripleClassifier):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -560,6 +578,15 @@ class MixedNB(TripleClassifier):
     theta_, var_ : ndarray of shape (n_classes, n_numeric)
         Means and variances of the numeric columns.
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     Examples
     --------

@@ -437,6 +437,15 @@ class TreeAugmentedNB(TripleClassifier):
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
         Class weights and the pairwise counts (``TreeStats``), which add.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
