@@ -216,7 +216,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             Dask or in-memory arrays): the statistics of each chunk are
             computed where it lives and summed.
         y : array-like of shape (n_samples,)
-            Class labels of any type (ints, strings, -1/+1).
+            Class labels of any type (ints, strings, -1/+1). Rows labelled
+            with the estimator's ``unlabeled`` marker are unlabelled: the fit
+            starts from the labelled rows and runs semi-supervised EM over
+            the unlabelled rows' classes (see :ref:`semi_supervised`).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; a weight of 2 is the row counted twice.
 
@@ -250,6 +253,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         """Add a chunk of data to the fitted statistics and update the parameters.
 
         Statistics add, so any chunking gives the same model as one ``fit``.
+        Rows of ``y`` labelled with the ``unlabeled`` marker make the call one
+        incremental EM step: the chunk's labelled rows are added first, then
+        its unlabelled rows' statistics under the class posterior of the model
+        so far, weighted by ``unlabeled_weight``.
 
         Parameters
         ----------
@@ -319,6 +326,11 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         classes and the encoding from all the data at once, ``fit`` or
         ``partial_fit`` a first chunk that shows them all (or declare them in
         the estimator's parameters) and summarize every chunk after it.
+
+        Rows of ``y`` labelled with the ``unlabeled`` marker add their
+        statistics under the fitted model's class posterior (weighted by
+        ``unlabeled_weight``): ``from_stats`` of the sum over chunks is then
+        one iteration of semi-supervised EM.
 
         Parameters
         ----------
