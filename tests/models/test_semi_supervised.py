@@ -409,3 +409,34 @@ def test_tan_keeps_the_tree_of_the_labelled_rows():
     assert_array_equal(
         refit.feature_parents_, TreeAugmentedNB().fit(X, y).feature_parents_
     )
+
+
+def test_recovery_with_30_percent_labels_hidden_beats_dropping_them():
+    """Data drawn from a known Gaussian naive Bayes model, 30% of the labels
+    hidden at random: the parameters EM recovers are closer to the generating
+    ones than those of the labelled rows alone (root mean square error over
+    means, standard deviations and class prior, mean of 20 draws: 0.133 with
+    EM, 0.143 dropping the unlabelled rows)."""
+    mu = np.array([[0.0, 0.0, 0.0], [3.0, 1.5, -1.5]])
+    sd = np.array([[1.0, 2.0, 0.5], [1.5, 1.0, 1.0]])
+    prior = np.array([0.3, 0.7])
+
+    def error(est):
+        return np.sqrt(
+            np.mean((est.theta_ - mu) ** 2)
+            + np.mean((np.sqrt(est.var_) - sd) ** 2)
+            + np.mean((est.class_prior_ - prior) ** 2)
+        )
+
+    with_em, dropped = [], []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        y = (rng.random(400) < prior[1]).astype(int)
+        X = mu[y] + sd[y] * rng.normal(size=(400, 3))
+        hidden = rng.random(400) < 0.3
+        with_em.append(error(GaussianNB(unlabeled=-1).fit(X, np.where(hidden, -1, y))))
+        dropped.append(error(GaussianNB().fit(X[~hidden], y[~hidden])))
+    assert np.mean(with_em) < 0.95 * np.mean(dropped), (
+        np.mean(with_em),
+        np.mean(dropped),
+    )
