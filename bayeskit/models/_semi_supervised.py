@@ -226,6 +226,12 @@ def fit_semi_supervised(est, X, y, sample_weight, mask):
     Xl, yl, wl, Xu, wu, sw = _split(est, X, y, sample_weight, mask)
     if Xl is None or not (wl > 0).any():
         raise _no_labels_error(est)
+    if not est._has_additive_stats():
+        raise ValueError(
+            f"unlabeled={est.unlabeled!r}: EM over unlabelled rows needs class "
+            "models with summarize and from_stats (every bayeskit model has "
+            "them); this template has not"
+        )
     saved = dict(vars(est))
     for attr in [a for a in saved if a.endswith("_") and a[0] != "_"]:
         delattr(est, attr)

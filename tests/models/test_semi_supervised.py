@@ -399,6 +399,22 @@ def test_validation():
         )
 
 
+def test_hmm_template_without_statistics_is_a_clear_error():
+    class Scorer:  # fit and score only: no summarize / from_stats
+        def fit(self, X, lengths=None):
+            return self
+
+        def score_sequences(self, X, lengths=None):
+            return np.zeros(len(lengths))
+
+        def get_params(self, deep=True):
+            return {}
+
+    seqs = [np.zeros((3, 1), int)] * 6
+    with pytest.raises(ValueError, match="summarize and from_stats"):
+        HMMClassifier(Scorer(), unlabeled=-1).fit(seqs, [0, 1, 0, -1, -1, -1])
+
+
 def test_tan_keeps_the_tree_of_the_labelled_rows():
     rng = np.random.default_rng(11)
     X, y = categorical_data(rng, n=300)
