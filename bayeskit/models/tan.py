@@ -466,7 +466,9 @@ class TreeAugmentedNB(TripleClassifier):
     are observed, and the tables m-estimates from the same pairwise counts.
     The structure and the tables are derived from counts that add, so
     ``partial_fit`` may change the tree. A missing feature is summed out by
-    belief propagation on the tree, per class.
+    belief propagation on the tree, per class. With unlabelled rows
+    (``unlabeled``), the tree is learnt from the labelled rows and kept: EM
+    fits its tables, and a later ``partial_fit`` keeps it too.
 
     References
     ----------
