@@ -206,22 +206,36 @@ def test_categorical_objective_equals_the_formula_by_enumeration():
     y = np.array([0, 1, 0, 1, 0, 1] + [-1] * 8)
     lam, alpha = 0.5, 0.7
     est = CategoricalNB(alpha=alpha, unlabeled=-1, unlabeled_weight=lam).fit(X, y)
-    prior = est.class_log_prior_
-    tables = est.feature_log_prob_
 
-    def log_joint(x, c):  # log P(x, c), one probability at a time
-        return prior[c] + sum(tables[j][c, x[j]] for j in range(len(x)))
+    def objective(prior, tables):
+        def log_joint(x, c):  # log P(x, c), one probability at a time
+            return prior[c] + sum(tables[j][c, x[j]] for j in range(len(x)))
 
-    total = 0.0
-    for x, label in zip(X, y):
-        if label >= 0:
-            total += log_joint(x, label)
-        else:
-            total += lam * np.log(sum(np.exp(log_joint(x, c)) for c in range(2)))
-    total += alpha * sum(t.sum() for t in tables)  # Dirichlet(alpha + 1)
-    assert_allclose(est.em_lower_bound_, total, rtol=1e-12)
-    # ... and it is the maximum over a step in any direction of the tables.
+        total = 0.0
+        for x, label in zip(X, y):
+            if label >= 0:
+                total += log_joint(x, label)
+            else:
+                total += lam * np.log(sum(np.exp(log_joint(x, c)) for c in range(2)))
+        return total + alpha * sum(t.sum() for t in tables)  # Dirichlet(alpha + 1)
+
+    fitted = objective(est.class_log_prior_, est.feature_log_prob_)
+    assert_allclose(est.em_lower_bound_, fitted, rtol=1e-12)
     assert est.em_converged_
+
+    # At convergence no nearby parameters do better: mix every distribution
+    # with a random one, 2% of the way.
+    def moved(logp):
+        other = rng.dirichlet(np.ones(logp.shape[-1]), size=logp.shape[:-1])
+        return np.log(0.98 * np.exp(logp) + 0.02 * other)
+
+    for _ in range(20):
+        assert (
+            objective(
+                moved(est.class_log_prior_), [moved(t) for t in est.feature_log_prob_]
+            )
+            < fitted + 1e-9
+        )
 
 
 def _numpy_em_step(X, y, lam, theta, var, prior):
