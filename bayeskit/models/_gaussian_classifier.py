@@ -213,6 +213,15 @@ class _GaussianClassifier(BaseGenerativeClassifier):
 
     def _emission_stats(self, X, weights, labels):
         self._check_solver()
+        if labels is None:  # soft weights: unlabelled rows' class posterior
+            if self.covariance_estimator is not None or self.shrinkage == "auto":
+                raise ValueError(
+                    "unlabelled rows need a covariance from statistics that "
+                    "add: use shrinkage=None or a number, and no "
+                    "covariance_estimator"
+                )
+            gstats = self._make_components().emission.stats(X, weights)
+            return _DAStats(gstats, (weights > 0).sum(axis=0).astype(float))
         k = weights.shape[1]
         w = weights[np.arange(len(labels)), labels]
         gstats = self._make_components().emission.stats(X, weights, labels)

@@ -58,6 +58,16 @@ covariance_prior, covariance_prior_weight, random_state
         As :class:`GaussianMixture`, for every class's mixture.
     priors, prior_m, costs
         As every bayeskit classifier (see :class:`~bayeskit.CategoricalNB`).
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -69,6 +79,15 @@ covariance_prior, covariance_prior_weight, random_state
         EM iterations of each class's mixture in its fit (the steps of
         :meth:`partial_fit` and :meth:`from_stats` are not counted).
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -139,6 +158,8 @@ covariance_prior, covariance_prior_weight, random_state
         priors=None,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -153,6 +174,8 @@ covariance_prior, covariance_prior_weight, random_state
         self.priors = priors
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     _models_attr = "mixtures_"
     _stats_type = _ClassMixtureStats

@@ -124,16 +124,26 @@ class PerClassClassifier(BaseGenerativeClassifier):
     def _models(self):
         return getattr(self, self._models_attr, None)
 
+    # The statistics of labelled rows are an E-step of each class's model.
+    _labelled_stats_fixed = False
+
     def _emission_stats(self, Xt, weights, labels):
         """Every class's model fitted on its rows, or, once fitted, the E-step
-        of its rows; their statistics."""
+        of its rows; their statistics. Soft ``weights`` (``labels`` None: the
+        class posterior of unlabelled rows) give every class's model the
+        E-step of the rows of positive weight for it."""
         models = self._models()
         fitting = models is None
         if fitting:
+            if labels is None:
+                raise ValueError(
+                    "unlabelled rows are weighted by the posterior of a fitted "
+                    "model: fit labelled rows first"
+                )
             models = self._new_models()
         stats = []
         for c, model in enumerate(models):
-            in_class = labels == c
+            in_class = True if labels is None else labels == c
             rows = np.flatnonzero(in_class & (weights[:, c] > 0))
             if not fitting:
                 stats.append(
@@ -178,6 +188,18 @@ class PerClassClassifier(BaseGenerativeClassifier):
             # those its model's parameters came from.
             if class_stats is not None and class_stats is not model.stats_:
                 model.from_stats(class_stats)
+
+    def _emission_log_prior(self) -> float:
+        """The log prior density of every class's model at its parameters
+        (that of a model without one: 0)."""
+        total = 0.0
+        for model in self._models():
+            if hasattr(model, "_log_prior"):  # the mixtures
+                total += float(model._log_prior())
+            elif hasattr(model, "_log_prior_of"):  # the hidden Markov models
+                components = model._make_components()
+                total += float(model._log_prior_of(model._current_params(), components))
+        return total
 
     # -- prediction ---------------------------------------------------------------
     def _log_likelihood(self, Xt) -> np.ndarray:

@@ -240,6 +240,16 @@ class MultinomialNB(_TextNB):
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict`: a vector (the cost of
         misclassifying each true class) or a matrix ``C[true, predicted]``.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -256,6 +266,15 @@ class MultinomialNB(_TextNB):
         Defined when X is a DataFrame with string column names.
     stats_ : ClassifierStats
         The merged sufficient statistics.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -321,6 +340,8 @@ class MultinomialNB(_TextNB):
         p=None,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -329,6 +350,8 @@ class MultinomialNB(_TextNB):
         self.m = m
         self.p = p
         self.prior_m = prior_m
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
         self.costs = costs
 
     def _emission(self):
@@ -342,6 +365,10 @@ class MultinomialNB(_TextNB):
 
     def _set_scoring(self, stats, triple) -> None:
         self.feature_log_prob_ = self._params.log_emissionprob()
+
+    def _emission_log_prior(self) -> float:
+        # The Dirichlet whose mode is the m-estimate: sum_cj m p_j log theta_cj.
+        return self._triple.prior.log_density(np.exp(self.feature_log_prob_))
 
 
 class ComplementNB(_TextNB):
@@ -378,6 +405,9 @@ class ComplementNB(_TextNB):
         m-estimate of the class prior (see :class:`MultinomialNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`MultinomialNB`).
+    unlabeled, unlabeled_weight
+        The marker of unlabelled rows in ``y`` and their weight in EM (see
+        :class:`MultinomialNB`).
 
     Attributes
     ----------
@@ -392,6 +422,8 @@ class ComplementNB(_TextNB):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
+    em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
+        After a fit with unlabelled rows (see :class:`MultinomialNB`).
 
     See Also
     --------
@@ -442,6 +474,8 @@ class ComplementNB(_TextNB):
         p=None,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -452,6 +486,8 @@ class ComplementNB(_TextNB):
         self.p = p
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _emission(self):
         return Multinomial(self.n_features_in_)
@@ -528,6 +564,9 @@ class BernoulliNB(_TextNB):
         m-estimate of the class prior (see :class:`MultinomialNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`MultinomialNB`).
+    unlabeled, unlabeled_weight
+        The marker of unlabelled rows in ``y`` and their weight in EM (see
+        :class:`MultinomialNB`).
 
     Attributes
     ----------
@@ -541,6 +580,8 @@ class BernoulliNB(_TextNB):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
+    em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
+        After a fit with unlabelled rows (see :class:`MultinomialNB`).
 
     See Also
     --------
@@ -601,6 +642,8 @@ class BernoulliNB(_TextNB):
         p=None,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -611,6 +654,8 @@ class BernoulliNB(_TextNB):
         self.p = p
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _emission(self):
         return Bernoulli(self.n_features_in_, self.binarize)
@@ -648,6 +693,15 @@ class BernoulliNB(_TextNB):
 
     def _set_scoring(self, stats, triple) -> None:
         self.feature_log_prob_ = self._params.log_prob
+
+    def _emission_log_prior(self) -> float:
+        # The Beta of m p and m (1 - p) pseudo-counts, whose mode is the
+        # m-estimate.
+        prior, params = self._triple.prior, self._params
+        absent = MEstimate(prior.m, 1.0 - np.asarray(prior.p))
+        return prior.log_density(np.exp(params.log_prob)) + absent.log_density(
+            np.exp(params.log_neg)
+        )
 
     def _log_likelihood(self, Xt):
         return self._triple.emission.log_likelihood(Xt, self._params)

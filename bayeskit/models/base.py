@@ -34,6 +34,14 @@ from .._validation import (
 from .._warnings import warn
 from ..graph import LatentNode
 from ..priors import Fixed, MEstimate
+from ._semi_supervised import (
+    check_in_memory,
+    check_marker_not_a_class,
+    fit_semi_supervised,
+    partial_fit_semi_supervised,
+    summarize_semi_supervised,
+    unlabeled_rows,
+)
 
 __all__ = [
     "BaseGenerativeClassifier",
@@ -163,6 +171,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         "priors": ["array-like", None],
         "prior_m": [Interval(Real, 0, None, closed="left")],
         "costs": ["array-like", None],
+        "unlabeled": "no_validation",
+        "unlabeled_weight": [Interval(Real, 0, None, closed="left")],
     }
 
     # -- hooks ----------------------------------------------------------------
@@ -206,7 +216,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             Dask or in-memory arrays): the statistics of each chunk are
             computed where it lives and summed.
         y : array-like of shape (n_samples,)
-            Class labels of any type (ints, strings, -1/+1).
+            Class labels of any type (ints, strings, -1/+1). Rows labelled
+            with the estimator's ``unlabeled`` marker are unlabelled: the fit
+            starts from the labelled rows and runs semi-supervised EM over
+            the unlabelled rows' classes (see :ref:`semi_supervised`).
         sample_weight : array-like of shape (n_samples,), default=None
             Non-negative weights; a weight of 2 is the row counted twice.
 
@@ -215,7 +228,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         self : object
         """
         if (handler := handler_for(X)) is not None:
+            check_in_memory(self)
             return handler.fit_classifier(self, X, y, sample_weight)
+        if (unlabeled := unlabeled_rows(self, y)) is not None:
+            return fit_semi_supervised(self, X, y, sample_weight, unlabeled)
         return self._partial_fit(X, y, None, sample_weight, reset=True, refit=True)
 
     _additive_stats = True  # False for models fitted by EM per class
@@ -237,6 +253,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         """Add a chunk of data to the fitted statistics and update the parameters.
 
         Statistics add, so any chunking gives the same model as one ``fit``.
+        Rows of ``y`` labelled with the ``unlabeled`` marker make the call one
+        incremental EM step: the chunk's labelled rows are added first, then
+        its unlabelled rows' statistics under the class posterior of the model
+        so far, weighted by ``unlabeled_weight``.
 
         Parameters
         ----------
@@ -262,8 +282,14 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                     f"`classes={classes!r}` is not the same as on last call to "
                     f"partial_fit, was: {self.classes_!r}"
                 )
+        check_marker_not_a_class(self, classes)
         if (handler := handler_for(X)) is not None:
+            check_in_memory(self)
             return handler.fit_classifier(self, X, y, sample_weight, classes, True)
+        if (unlabeled := unlabeled_rows(self, y)) is not None:
+            return partial_fit_semi_supervised(
+                self, X, y, classes, sample_weight, unlabeled
+            )
         return self._partial_fit(X, y, classes, sample_weight, reset=first)
 
     def _partial_fit(self, X, y, classes, sample_weight, reset: bool, refit=False):
@@ -301,6 +327,11 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         ``partial_fit`` a first chunk that shows them all (or declare them in
         the estimator's parameters) and summarize every chunk after it.
 
+        Rows of ``y`` labelled with the ``unlabeled`` marker add their
+        statistics under the fitted model's class posterior (weighted by
+        ``unlabeled_weight``): ``from_stats`` of the sum over chunks is then
+        one iteration of semi-supervised EM.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -315,6 +346,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         reset = not hasattr(self, "classes_")
         if reset:
             self._validate_params()
+        if (unlabeled := unlabeled_rows(self, y)) is not None:
+            return summarize_semi_supervised(self, X, y, sample_weight, unlabeled)
         return self._summarize(X, y, None, sample_weight, reset, chunk=not reset)
 
     @available_if(_has_additive_stats)
@@ -383,6 +416,22 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         encoding of ``X`` are fixed from it first (``refit``: a failed
         preparation leaves the fitted model as it was; ``chunk``: weights
         that are all zero are a valid chunk)."""
+        return self._read_labelled(X, y, classes, sample_weight, reset, refit, chunk)[0]
+
+    def _read_labelled(
+        self,
+        X,
+        y,
+        classes,
+        sample_weight,
+        reset: bool,
+        refit=False,
+        chunk=False,
+        keep_encoding=False,
+    ):
+        """:meth:`_summarize`, and the chunk as read: ``(stats, Xt, idx, sw)``
+        (``keep_encoding``: the classes are fixed from ``y`` but ``X`` is read
+        with the encoding already fixed)."""
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, "
@@ -425,7 +474,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 vars(self).update(saved)
                 raise
         else:
-            Xt = self._prepare_X(X, reset=reset, sample_weight=sw)
+            Xt = self._prepare_X(X, reset=reset and not keep_encoding, sample_weight=sw)
         if reset:
             if not fresh:
                 labels = np.unique(np.asarray(classes))
@@ -458,9 +507,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{'two classes' if self._min_classes > 1 else 'one row'} with "
                 "positive sample_weight"
             )
-        return ClassifierStats(
+        stats = ClassifierStats(
             class_weight.astype(float), self._emission_stats(Xt, weights, idx)
         )
+        return stats, Xt, idx, sw
 
     def _check_params_vs_data(self) -> None:
         """Checks that need the number of classes: priors and costs."""
@@ -504,6 +554,30 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         if self._priors is not None:
             return Fixed(self._priors)
         return MEstimate(np.float64(self.prior_m), np.full(k, 1.0 / k))
+
+    def _log_prior_density(self) -> float:
+        """Log density of the prior at the current parameters, up to its
+        constant: the class node's (the m-estimate's Dirichlet; 0 for given
+        ``priors``) plus the emission's (:meth:`_emission_log_prior`)."""
+        prior = self._class_prior(len(self.classes_))
+        with np.errstate(under="ignore"):
+            class_part = prior.log_density(np.exp(self.class_log_prior_))
+        return float(class_part) + float(self._emission_log_prior())
+
+    def _emission_log_prior(self) -> float:
+        """Log density of the emission's prior at its parameters, up to its
+        constant; 0 where the regularisation is not a prior density (a
+        variance floor, shrinkage)."""
+        return 0.0
+
+    # Whether the statistics of labelled rows stay the same while the
+    # parameters change (False for models whose class models have latent
+    # parts of their own: their statistics are an E-step).
+    _labelled_stats_fixed = True
+
+    def _freeze_structure(self) -> None:
+        """Keep the structure learnt so far while EM fits the parameters (the
+        tree of TAN); nothing for the others."""
 
     def __sklearn_is_fitted__(self) -> bool:
         # ``summarize`` fixes the classes without fitting: fitted means

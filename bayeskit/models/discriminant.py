@@ -88,6 +88,16 @@ class LinearDiscriminantAnalysis(
         m-estimate of the class prior (see :class:`~bayeskit.CategoricalNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict`.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -109,6 +119,15 @@ class LinearDiscriminantAnalysis(
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of the between-class variance along each direction.
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -172,6 +191,8 @@ class LinearDiscriminantAnalysis(
         *,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.solver = solver
         self.shrinkage = shrinkage
@@ -182,6 +203,8 @@ class LinearDiscriminantAnalysis(
         self.covariance_estimator = covariance_estimator
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _needs_total_covariance(self) -> bool:
         return self.solver == "eigen"
@@ -436,6 +459,9 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         m-estimate of the class prior.
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict`.
+    unlabeled, unlabeled_weight
+        The marker of unlabelled rows in ``y`` and their weight in EM (see
+        :class:`LinearDiscriminantAnalysis`).
 
     Attributes
     ----------
@@ -452,6 +478,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
     precisions_cholesky_ : ndarray of shape (n_classes, n_features, n_features)
         Factors ``P_c`` with ``P_c P_c^T = Sigma_c^{-1}``.
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
+        After a fit with unlabelled rows (see :class:`LinearDiscriminantAnalysis`).
 
     See Also
     --------
@@ -517,6 +545,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         covariance_prior_weight=0.0,
         prior_m=0.0,
         costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.solver = solver
         self.shrinkage = shrinkage
@@ -529,6 +559,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         self.covariance_prior_weight = covariance_prior_weight
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _check_solver(self):
         super()._check_solver()

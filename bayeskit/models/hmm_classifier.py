@@ -39,6 +39,16 @@ class HMMClassifier(PerClassClassifier):
         other than 1. The template receives each class's sequences as rows
         plus lengths, ``fit(X, lengths=...)`` and ``score_sequences(X,
         lengths=...)``, so that no list of sequences is misread as rows.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -47,6 +57,15 @@ class HMMClassifier(PerClassClassifier):
         The fitted model of each class.
     stats_
         The class weights and every class's HMM statistics.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     Notes
     -----
@@ -78,10 +97,21 @@ class HMMClassifier(PerClassClassifier):
         "hmm": [None, HasMethods(["fit", "score_sequences"])],
     }
 
-    def __init__(self, hmm=None, *, priors=None, prior_m=0.0, costs=None):
+    def __init__(
+        self,
+        hmm=None,
+        *,
+        priors=None,
+        prior_m=0.0,
+        costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
+    ):
         self.hmm = hmm
         self.priors = priors
         self.prior_m = prior_m
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
         self.costs = costs
 
     def _template(self):

@@ -188,6 +188,16 @@ class CategoricalNB(TripleClassifier):
     handle_unknown : {'ignore', 'error'}, default='ignore'
         A value never seen in fit at predict time: leave the feature out of
         that row's product, or raise a ValueError.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -210,6 +220,15 @@ class CategoricalNB(TripleClassifier):
         Defined when X is a DataFrame with string column names.
     stats_ : ClassifierStats
         The merged sufficient statistics.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -295,6 +314,8 @@ class CategoricalNB(TripleClassifier):
         costs=None,
         categories="auto",
         handle_unknown="ignore",
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -307,6 +328,8 @@ class CategoricalNB(TripleClassifier):
         self.costs = costs
         self.categories = categories
         self.handle_unknown = handle_unknown
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _make_components(self) -> Triple:
         categories = self._encoder.categories
@@ -315,6 +338,10 @@ class CategoricalNB(TripleClassifier):
             CategoricalTables([len(c) for c in categories]),
             _sklearn_smoothing(self, categories),
         )
+
+    def _emission_log_prior(self) -> float:
+        # The Dirichlet under which the m-estimated tables are the MAP.
+        return self._triple.prior.log_density(self._params)
 
     @property
     def categories_(self) -> list:
@@ -358,6 +385,16 @@ class GaussianNB(TripleClassifier):
         m-estimate of the class prior (see :class:`CategoricalNB`).
     costs : array-like of shape (n_classes,) or (n_classes, n_classes), default=None
         Misclassification costs for :meth:`predict` (see :class:`CategoricalNB`).
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -374,6 +411,15 @@ class GaussianNB(TripleClassifier):
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -421,13 +467,23 @@ class GaussianNB(TripleClassifier):
     _checked_priors = _gaussian_class_prior
 
     def __init__(
-        self, *, var_smoothing=1e-9, m=0.0, priors=None, prior_m=0.0, costs=None
+        self,
+        *,
+        var_smoothing=1e-9,
+        m=0.0,
+        priors=None,
+        prior_m=0.0,
+        costs=None,
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.var_smoothing = var_smoothing
         self.m = m
         self.priors = priors
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
 
     def _make_components(self) -> Triple:
         return Triple(
@@ -498,6 +554,16 @@ class MixedNB(TripleClassifier):
         As :class:`CategoricalNB`.
     handle_unknown : {'ignore', 'error'}, default='ignore'
         As :class:`CategoricalNB`.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -512,6 +578,15 @@ class MixedNB(TripleClassifier):
     theta_, var_ : ndarray of shape (n_classes, n_numeric)
         Means and variances of the numeric columns.
     n_features_in_, feature_names_in_, stats_
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     Examples
     --------
@@ -550,6 +625,8 @@ class MixedNB(TripleClassifier):
         prior_m=0.0,
         costs=None,
         handle_unknown="ignore",
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.categorical_features = categorical_features
         self.m = m
@@ -560,6 +637,8 @@ class MixedNB(TripleClassifier):
         self.priors = priors
         self.prior_m = prior_m
         self.costs = costs
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
         self.handle_unknown = handle_unknown
 
     def _make_components(self) -> Triple:
@@ -578,6 +657,11 @@ class MixedNB(TripleClassifier):
             Product((categorical, numeric)),
             (cat_prior, num_prior),
         )
+
+    def _emission_log_prior(self) -> float:
+        # The categorical tables' Dirichlet; the variance floor is no prior.
+        prior, params = self._triple.prior[0], self._params[0]
+        return 0.0 if prior is None else prior.log_density(params)
 
     @property
     def categories_(self) -> list:

@@ -279,19 +279,27 @@ class TreeTables:
         return TreeStats(np.zeros((n_states, total, total)))
 
     def map_params(
-        self, stats: TreeStats, prior: MEstimate | None = None, previous=None
+        self,
+        stats: TreeStats,
+        prior: MEstimate | None = None,
+        previous=None,
+        parents=None,
     ):
-        """The tree of the conditional mutual information and its m-estimates."""
+        """The tree of the conditional mutual information and its m-estimates
+        (``parents``: this tree instead, its tables estimated)."""
         if prior is None:
             prior = MEstimate.maximum_likelihood(self.n_categories)
         off = self.offsets
         d = len(off) - 1
         pair = stats.pair_counts
         cmi = _mutual_information(pair, off)
-        edges = maximum_spanning_tree(
-            d, [(i, j, cmi[i, j]) for i, j in itertools.combinations(range(d), 2)]
-        )
-        parent = _orient(d, edges, 0)
+        if parents is None:
+            edges = maximum_spanning_tree(
+                d, [(i, j, cmi[i, j]) for i, j in itertools.combinations(range(d), 2)]
+            )
+            parent = _orient(d, edges, 0)
+        else:
+            parent = np.asarray(parents)
         tables = []
         for j in range(d):
             own = slice(off[j], off[j + 1])
@@ -398,6 +406,16 @@ class TreeAugmentedNB(TripleClassifier):
     handle_unknown : {'ignore', 'error'}, default='ignore'
         A value never seen in fit at predict time: treat it as missing, or
         raise a ValueError.
+    unlabeled : object, default=None
+        The label that marks a row of ``y`` as unlabelled: -1 as in
+        scikit-learn's ``sklearn.semi_supervised``, a string such as ``"?"``
+        for string labels, or ``np.nan`` for NaN and None. None (the default):
+        every label is a class. Unlabelled rows are fitted by semi-supervised
+        EM (see :ref:`semi_supervised`); ``classes_`` never holds the marker.
+    unlabeled_weight : float, default=1.0
+        The weight lambda of the unlabelled rows' statistics in that EM
+        (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
+        leaves the unlabelled rows out.
 
     Attributes
     ----------
@@ -419,6 +437,15 @@ class TreeAugmentedNB(TripleClassifier):
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
     stats_ : ClassifierStats
         Class weights and the pairwise counts (``TreeStats``), which add.
+    em_n_iter_ : int
+        Iterations of semi-supervised EM, after a fit with unlabelled rows (see
+        :ref:`semi_supervised`).
+    em_lower_bound_ : float
+        Its objective at the fitted parameters.
+    em_lower_bounds_ : list of float
+        The objective of the labelled start and after every iteration.
+    em_converged_ : bool
+        Whether EM stopped at its tolerance rather than its iteration limit.
 
     See Also
     --------
@@ -439,7 +466,9 @@ class TreeAugmentedNB(TripleClassifier):
     are observed, and the tables m-estimates from the same pairwise counts.
     The structure and the tables are derived from counts that add, so
     ``partial_fit`` may change the tree. A missing feature is summed out by
-    belief propagation on the tree, per class.
+    belief propagation on the tree, per class. With unlabelled rows
+    (``unlabeled``), the tree is learnt from the labelled rows and kept: EM
+    fits its tables, and a later ``partial_fit`` keeps it too.
 
     References
     ----------
@@ -478,6 +507,8 @@ class TreeAugmentedNB(TripleClassifier):
         categories="auto",
         min_categories=None,
         handle_unknown="ignore",
+        unlabeled=None,
+        unlabeled_weight=1.0,
     ):
         self.m = m
         self.p = p
@@ -486,6 +517,8 @@ class TreeAugmentedNB(TripleClassifier):
         self.costs = costs
         self.categories = categories
         self.min_categories = min_categories
+        self.unlabeled = unlabeled
+        self.unlabeled_weight = unlabeled_weight
         self.handle_unknown = handle_unknown
 
     def _make_components(self) -> Triple:
@@ -495,6 +528,33 @@ class TreeAugmentedNB(TripleClassifier):
             TreeTables([len(c) for c in categories]),
             MEstimate.of(self.m, self.p, categories),
         )
+
+    def _prepare_X(self, X, reset, sample_weight=None):
+        if reset:
+            self._fixed_parents = None
+        return super()._prepare_X(X, reset, sample_weight)
+
+    def _freeze_structure(self) -> None:
+        # With unlabelled rows, the tree is the labelled rows' and EM fits
+        # the tables.
+        self._fixed_parents = self._params.parents
+
+    def _set_emission_params(self, stats) -> None:
+        triple = self._triple = self._make_components()
+        self._params = triple.emission.map_params(
+            stats, triple.prior, parents=getattr(self, "_fixed_parents", None)
+        )
+
+    def _emission_log_prior(self) -> float:
+        # ``sum m_j p_ja log theta``: the Dirichlet of every table whose mode
+        # is its m-estimate.
+        prior, off = self._triple.prior, self._triple.emission.offsets
+        total = 0.0
+        for j, table in enumerate(self._params.log_tables):
+            weight = prior.m[j] * prior.p[off[j] : off[j + 1]]
+            with np.errstate(invalid="ignore"):
+                total += float(np.where(weight > 0, weight * table, 0.0).sum())
+        return total
 
     @property
     def categories_(self) -> list:
