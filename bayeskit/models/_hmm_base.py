@@ -655,11 +655,6 @@ class BaseHMM(BaseLatentModel):
         """The family's samples as the model gives them out."""
         return X
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True  # NaN steps are gaps
-        return tags
-
     def _n_parameters(self, components=None):
         """Free scalars of the parameters in ``params``."""
         structure, emission, _ = components or self._make_components()
