@@ -162,8 +162,9 @@ def _observed_steps(X: np.ndarray):
     A step whose every value is NaN is a gap: its emission message is 1
     (log-likelihood 0 under every state), so the chain moves through it, its
     state's posterior comes from its neighbours, and it adds nothing to the
-    family's statistics (Rabiner 1989, section III; Koller and Friedman 2009,
-    section 19.1: what is missing is marginalised). Families that send a
+    family's statistics: the observed-data likelihood marginalises what is
+    missing (Koller and Friedman 2009, section 19.1), and the recursions of
+    Rabiner (1989, section III) run unchanged. Families that send a
     table of codes (the categorical family) mark missing values in their
     codes themselves.
     """
