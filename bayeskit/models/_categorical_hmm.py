@@ -108,6 +108,12 @@ default=1.0
     keyword only and ignored; ``Pipeline``, ``cross_val_score`` and
     ``GridSearchCV`` pass no target (or ``None``) for a model without one.
 
+    A missing symbol (NaN, or None) is a gap in the sequence: its emission
+    message is 1, so the chain passes through it, its state's posterior comes
+    from its neighbours, and it adds nothing to the symbol counts (bayeskit's
+    addition: hmmlearn rejects NaN). Integer symbols with gaps come as floats
+    whose other values are integers.
+
     How a list ``X`` is read: a list that ``np.asarray`` turns into one column
     of symbols, such as ``[[0], [1], [2]]``, is hmmlearn's rows form, one
     sequence (give one-step sequences with ``lengths``). Any other list of

@@ -18,6 +18,10 @@ attribute names and its family's parameters (``_emission_params`` and
   parameters by the priors (:meth:`~BaseHMM.from_stats`), in the loop of
   :class:`~bayeskit.models._em.BaseLatentModel`; :meth:`~BaseHMM.partial_fit`
   is one incremental EM step on a chunk;
+- gaps: a step whose every value is NaN has emission message 1 (its
+  observation marginalised) and adds nothing to the family's statistics; a
+  step with some values NaN goes to a family whose ``missing_coordinates``
+  is true, and is an error otherwise;
 - hmmlearn's conventions: ``lengths`` second and positional, ``params`` and
   ``init_params`` as letters, the ``monitor_``, the hooks ``_init``,
   ``_check`` and ``_check_and_set_n_features``.
@@ -448,6 +452,8 @@ class BaseHMM(BaseLatentModel):
         X : array-like of shape (n_steps, n_features) or list of array-like
             The steps of all sequences concatenated (with ``lengths``), or one
             array per sequence (see the class docstring for how a list is read).
+            A step whose every value is NaN is a gap: its observation is
+            marginalised (emission message 1), here and in every method.
         lengths : array-like of int of shape (n_sequences,), default=None
             Steps of each sequence when X is concatenated; None is one sequence.
             As in hmmlearn it is the second positional argument: something
