@@ -267,7 +267,7 @@ def test_whole_sequence_missing(make):
     _stats_close(both.emission, alone.emission)
     # And fit takes it.
     model.set_params(init_params="", n_iter=3).fit([obs, gap, obs[::-1]])
-    assert np.all(np.diff(model.lower_bounds_) >= -1e-9)
+    assert _nondecreasing(model.lower_bounds_)
 
 
 def test_all_missing_needs_an_alphabet_or_parameters():
@@ -281,6 +281,11 @@ def test_all_missing_needs_an_alphabet_or_parameters():
 
 
 # -- EM: the objective never decreases ----------------------------------------------
+def _nondecreasing(bounds):
+    bounds = np.asarray(bounds)
+    return np.all(np.diff(bounds) >= -1e-9 * (1.0 + np.abs(bounds[1:])))
+
+
 def _with_gaps(X, rng, fraction=0.3):
     X = np.array(X, dtype=float)
     X[rng.random(len(X)) < fraction] = np.nan
@@ -306,7 +311,7 @@ def test_objective_never_decreases(family):
         model.set_params(n_iter=15, tol=0.0).fit(X, lengths)
         bounds = np.array(model.lower_bounds_)
         assert np.isfinite(bounds).all()
-        assert np.all(np.diff(bounds) >= -1e-9 * np.abs(bounds[1:])), seed
+        assert _nondecreasing(bounds), seed
         assert list(model.monitor_.history) == list(
             bounds[-len(model.monitor_.history) :]
         )
@@ -337,7 +342,7 @@ def test_other_families_take_gaps(make):
     X = _with_gaps(X, rng)
     model.fit(X, [30, 30])
     bounds = np.array(model.lower_bounds_)
-    assert np.all(np.diff(bounds) >= -1e-9 * np.abs(bounds[1:]))
+    assert _nondecreasing(bounds)
     # A gap in the middle equals marginalising it: the score of the two
     # halves around a gap at the end equals the score without it.
     row = X[~np.isnan(X).any(axis=1)][:3]
@@ -608,7 +613,7 @@ def test_gaussian_partial_steps_equal_enumeration():
     data[rng.random(data.shape) < 0.2] = np.nan
     fitted = GaussianHMM(2, random_state=0, n_iter=20, tol=0.0).fit(data)
     bounds = np.array(fitted.lower_bounds_)
-    assert np.all(np.diff(bounds) >= -1e-9 * np.abs(bounds[1:]))
+    assert _nondecreasing(bounds)
 
 
 # -- any pattern of gaps ---------------------------------------------------------------
@@ -627,3 +632,43 @@ def test_no_nan_in_posteriors_for_any_gaps(seqs):
         score = model.score(data, lengths)
         assert np.isfinite(score)
         assert np.isfinite(model.decode(data, lengths)[0])
+
+
+@pytest.mark.parametrize("family", ["categorical", "poisson"])
+def test_objective_with_priors_never_decreases(family):
+    """MAP-EM: the observed-data log-likelihood plus the log prior densities."""
+    for seed in range(20):
+        rng = np.random.default_rng(100 + seed)
+        if family == "categorical":
+            X = rng.integers(0, 3, size=(40, 1))
+            model = CategoricalHMM(
+                3, startprob_prior=2.0, transmat_prior=1.5, emissionprob_prior=3.0,
+                n_features=3, random_state=seed,
+            )  # fmt: skip
+        else:
+            X = rng.poisson(rng.choice([1.0, 6.0], size=(40, 1)), size=(40, 2))
+            model = PoissonHMM(
+                2, transmat_prior=2.0, lambdas_prior=2.0, lambdas_weight=0.5,
+                per_state_prior=True, random_state=seed,
+            )  # fmt: skip
+        X = _with_gaps(X, rng, 0.4)
+        model.set_params(n_iter=15, tol=0.0).fit(X, [20, 20])
+        bounds = np.array(model.lower_bounds_)
+        assert _nondecreasing(bounds), seed
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.lists(_steps, min_size=1, max_size=10), min_size=1, max_size=4),
+    st.integers(0, 2**16),
+)
+def test_fit_with_any_gaps_keeps_valid_parameters(seqs, seed):
+    arrays = [np.array(s)[:, None] for s in seqs]
+    model = CategoricalHMM(2, n_features=3, random_state=seed, n_iter=8, tol=0.0)
+    model.fit(arrays)
+    for name in ("startprob_", "transmat_", "emissionprob_"):
+        value = getattr(model, name)
+        assert np.isfinite(value).all()
+        np.testing.assert_allclose(value.sum(axis=-1), 1.0)
+    bounds = np.array(model.lower_bounds_)
+    assert _nondecreasing(bounds)
