@@ -64,6 +64,7 @@ from ._sequences import (
     _as_rows,
     _check_sequence_weight,
     _complete_steps,
+    _n_observed_steps,
     _observed_steps,
     _split,
 )
@@ -671,10 +672,16 @@ class BaseHMM(BaseLatentModel):
 
     def bic(self, X, lengths=None):
         """Bayesian information criterion (lower is better); n is the number of
-        steps of all sequences."""
-        (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
+        observed steps of all sequences (gaps, steps with every value
+        missing, are not observations)."""
+        check_is_fitted(self)
+        params = self._current_params()
+        Xt, lengths, _ = self._sequences(X, lengths, reset=False)
+        structure, emission, _ = self._make_components()
+        messages = self._messages(emission, Xt, params.emission)
         log_lik = structure.filter(messages, params.structure, lengths).log_evidence
-        return -2 * log_lik.sum() + self._n_parameters() * np.log(lengths.sum())
+        n = _n_observed_steps(Xt)
+        return -2 * log_lik.sum() + self._n_parameters() * np.log(max(n, 1))
 
     def aic(self, X, lengths=None):
         """Akaike information criterion (lower is better)."""

@@ -179,3 +179,11 @@ def _complete_steps(X: np.ndarray):
     if X.dtype.kind != "f" or not np.isnan(X).any():
         return None
     return ~np.isnan(X).any(axis=tuple(range(1, X.ndim)))
+
+
+def _n_observed_steps(X: np.ndarray) -> int:
+    """The number of steps that are not gaps (codes of symbols: not ``-1``)."""
+    if X.dtype.kind in "iu":
+        return int(np.count_nonzero(X.reshape(len(X), -1)[:, 0] >= 0))
+    observed = _observed_steps(X)
+    return len(X) if observed is None else int(np.count_nonzero(observed))

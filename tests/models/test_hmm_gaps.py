@@ -672,3 +672,18 @@ def test_fit_with_any_gaps_keeps_valid_parameters(seqs, seed):
         np.testing.assert_allclose(value.sum(axis=-1), 1.0)
     bounds = np.array(model.lower_bounds_)
     assert _nondecreasing(bounds)
+
+
+def test_bic_counts_the_observed_steps():
+    model = _categorical(3)
+    X = np.array([[0.0], [np.nan], [2.0], [1.0], [np.nan]])
+    n_free = 2 + 6 + 6  # start, transitions, emissions
+    expected = -2 * model.score(X) + n_free * np.log(3)
+    assert model.bic(X) == pytest.approx(expected, rel=1e-12)
+    gauss = _gaussian()
+    G = np.array([[0.3], [np.nan], [1.0], [2.0]])
+    n_free = 1 + 2 + 2 + 2  # start, transitions, means, variances
+    assert gauss.bic(G) == pytest.approx(-2 * gauss.score(G) + n_free * np.log(3))
+    # Without gaps, n is every step, as hmmlearn's len(X).
+    full = np.array([[0], [2], [1]])
+    assert model.bic(full) == pytest.approx(-2 * model.score(full) + 14 * np.log(3))
