@@ -132,8 +132,9 @@ class BaseHMM(BaseLatentModel):
     def _encode(self, X, reset, as_list=False):
         """The rows of all sequences as the family reads them (validated).
 
-        NaN marks a missing value (a gap, see :meth:`_observed_steps`); an
-        infinite value is an error naming X.
+        NaN marks a missing value (a step of NaN is a gap, see
+        :func:`~bayeskit.models._sequences._observed_steps`); an infinite
+        value is an error naming X.
         """
         if as_list and np.ndim(X) == 1:
             X = np.asarray(X)[:, None]  # univariate sequences given as 1-d arrays
