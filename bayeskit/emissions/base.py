@@ -53,6 +53,13 @@ __all__ = ["Emission", "ProductStats"]
 class Emission(ABC):
     """Base of the emission families (see the module for the protocol)."""
 
+    #: Whether the family marginalises missing coordinates (NaN) of a row: its
+    #: ``log_likelihood`` is then the density of the observed coordinates and
+    #: its ``expected_stats`` take the missing ones' expectation. A model of
+    #: sequences passes rows with some coordinates missing only to a family
+    #: that does; a row with every coordinate missing never reaches the family.
+    missing_coordinates = False
+
     @abstractmethod
     def log_likelihood(self, X, params) -> np.ndarray:
         """``log p(x_i | z = k)`` for every row and state, ``(n, n_states)``."""

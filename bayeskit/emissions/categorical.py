@@ -211,16 +211,29 @@ class Categorical(Emission):
     def messages(self, codes: np.ndarray, params: CategoricalParams):
         """With one feature, the table (one row per category) and the codes
         that index it, ``(log_prob, codes[:, 0])``; otherwise the dense
-        log-likelihood. Missing codes (``-1``) take the dense form too."""
+        log-likelihood.
+
+        A missing value (code ``-1``) indexes one more row of the table, of
+        zeros: its message is 1 under every state, so a chain passes through
+        the step and its posterior comes from its neighbours; the weight that
+        row receives is left out of :meth:`table_stats`.
+        """
         codes = _as_codes(codes)
-        if codes.shape[1] == 1 and (codes.size == 0 or codes.min() >= 0):
-            return np.ascontiguousarray(params.log_prob, dtype=float), codes[:, 0]
+        if codes.shape[1] == 1:
+            table = np.ascontiguousarray(params.log_prob, dtype=float)
+            index = codes[:, 0]
+            if index.size and index.min() < 0:
+                table = np.concatenate([table, np.zeros((1, table.shape[1]))])
+                index = np.where(index < 0, self.n_total, index)
+            return table, index
         return self.log_likelihood(codes, params), None
 
     def table_stats(self, row_weights: np.ndarray) -> CategoricalStats:
         """The counts of a one-feature family from the posterior weight of every
-        row of its table (the counts themselves)."""
-        return CategoricalStats(np.asarray(row_weights, dtype=float).copy())
+        row of its table (the counts themselves; the row of missing values that
+        :meth:`messages` may add counts nothing)."""
+        row_weights = np.asarray(row_weights, dtype=float)
+        return CategoricalStats(row_weights[: self.n_total].copy())
 
     def _blocks(self):
         """The rows of every feature in the stacked layout, as slices."""

@@ -108,6 +108,12 @@ default=1.0
     keyword only and ignored; ``Pipeline``, ``cross_val_score`` and
     ``GridSearchCV`` pass no target (or ``None``) for a model without one.
 
+    A missing symbol (NaN, or None) is a gap in the sequence: its emission
+    message is 1, so the chain passes through it, its state's posterior comes
+    from its neighbours, and it adds nothing to the symbol counts (bayeskit's
+    addition: hmmlearn rejects NaN). Integer symbols with gaps come as floats
+    whose other values are integers.
+
     How a list ``X`` is read: a list that ``np.asarray`` turns into one column
     of symbols, such as ``[[0], [1], [2]]``, is hmmlearn's rows form, one
     sequence (give one-step sequences with ``lengths``). Any other list of
@@ -244,31 +250,47 @@ default=1.0
                 "CategoricalHMM takes one symbol per step: X must be a column "
                 f"(n_steps, 1) or a list of 1-d sequences, got shape {X.shape}"
             )
+        # A missing symbol (NaN or None) is a gap: code -1, whose message is 1.
         missing = is_missing(X)
-        if missing.any():
-            raise ValueError("X has missing symbols (NaN or None)")
-        integer = X.dtype.kind in "iu" or (
-            X.dtype.kind == "f" and np.all(X == np.round(X))
-        )
-        if integer and X.size and X.max() >= MAX_CATEGORIES:
+        gaps = missing.any()
+        seen = X[~missing] if gaps else X
+        if seen.dtype.kind == "f" and np.isinf(seen).any():
             raise ValueError(
-                f"symbol {X.max():.6g} is too large: integer symbols are the "
+                "X has an infinite symbol; symbols are integers or labels, and "
+                "a missing symbol is NaN"
+            )
+        if gaps and seen.dtype.kind == "O":
+            try:  # numbers with None for the missing ones: as floats
+                seen = seen.astype(np.float64)
+            except (TypeError, ValueError):
+                pass
+        integer = seen.dtype.kind in "iu" or (
+            seen.dtype.kind == "f" and np.all(seen == np.round(seen))
+        )
+        if integer and seen.size and seen.max() >= MAX_CATEGORIES:
+            raise ValueError(
+                f"symbol {seen.max():.6g} is too large: integer symbols are the "
                 "alphabet 0 .. max, so it would need more than "
                 f"{MAX_CATEGORIES:,} symbols; give symbols as labels (strings) "
                 "to use only those observed"
             )
         if reset:
             given = self.__dict__.get("_n_features_given")
+            if given is None and not seen.size:
+                raise ValueError(
+                    "X has no observed symbol (every step is missing): give "
+                    "the alphabet with n_features, or observed steps"
+                )
             if given is not None or integer:
                 if not integer:
                     raise ValueError(
                         "with n_features given, symbols must be the integers "
                         "0 .. n_features - 1"
                     )
-                X = X.astype(np.intp)
-                if (X < 0).any():
+                seen = seen.astype(np.intp)
+                if (seen < 0).any():
                     raise ValueError("symbols must be non-negative integers")
-                top = int(X.max()) + 1
+                top = int(seen.max()) + 1 if seen.size else 0
                 if given is not None and top > given:
                     raise ValueError(
                         f"symbol {top - 1} is out of range for n_features={given}"
@@ -280,15 +302,20 @@ default=1.0
         if self.symbols_.dtype.kind in "iu":
             if not integer:
                 raise ValueError("this model's symbols are integers")
-            X = X.astype(np.intp, copy=False)
-        codes = encode_column(X, self.symbols_, missing)
+            seen = seen.astype(np.intp, copy=False)
+        elif gaps:
+            seen = X[~missing]
+        codes = encode_column(seen, self.symbols_, np.zeros(len(seen), dtype=bool))
         if (codes < 0).any():
-            bad = X[np.argmax(codes < 0)].tolist()
+            bad = seen[np.argmax(codes < 0)].tolist()
             raise ValueError(
                 f"symbol {bad!r} was not seen in fit (symbols are "
                 f"{self.symbols_.tolist()[:10]}); declare the alphabet with "
                 "n_features to give unseen integer symbols a probability"
             )
+        if gaps:
+            codes, observed = np.full(len(X), -1, dtype=np.intp), codes
+            codes[~missing] = observed
         return codes[:, None]
 
     def _samples(self, codes):

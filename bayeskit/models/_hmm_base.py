@@ -18,6 +18,10 @@ attribute names and its family's parameters (``_emission_params`` and
   parameters by the priors (:meth:`~BaseHMM.from_stats`), in the loop of
   :class:`~bayeskit.models._em.BaseLatentModel`; :meth:`~BaseHMM.partial_fit`
   is one incremental EM step on a chunk;
+- gaps: a step whose every value is NaN has emission message 1 (its
+  observation marginalised) and adds nothing to the family's statistics; a
+  step with some values NaN goes to a family whose ``missing_coordinates``
+  is true, and is an error otherwise;
 - hmmlearn's conventions: ``lengths`` second and positional, ``params`` and
   ``init_params`` as letters, the ``monitor_``, the hooks ``_init``,
   ``_check`` and ``_check_and_set_n_features``.
@@ -56,7 +60,14 @@ from ..graph import ChainParams, ChainPrior, LatentChain
 from ..priors import Dirichlet
 from ._em import BaseLatentModel, LatentParams, LatentStats
 from ._monitor import ConvergenceMonitor
-from ._sequences import _as_rows, _check_sequence_weight, _split
+from ._sequences import (
+    _as_rows,
+    _check_sequence_weight,
+    _complete_steps,
+    _n_observed_steps,
+    _observed_steps,
+    _split,
+)
 from .base import float_input
 
 __all__ = ["BaseHMM"]
@@ -119,19 +130,66 @@ class BaseHMM(BaseLatentModel):
         return True  # any rectangular numeric table: steps by features
 
     def _encode(self, X, reset, as_list=False):
-        """The rows of all sequences as the family reads them (validated)."""
+        """The rows of all sequences as the family reads them (validated).
+
+        NaN marks a missing value (a step of NaN is a gap, see
+        :func:`~bayeskit.models._sequences._observed_steps`); an infinite
+        value is an error naming X.
+        """
         if as_list and np.ndim(X) == 1:
             X = np.asarray(X)[:, None]  # univariate sequences given as 1-d arrays
-        X = validate_data(self, X, reset=reset, dtype=np.float64)
+        X = validate_data(
+            self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
+        )
+        self._check_missing(X)
         self._check_values(X)
         return X
 
     def _check_values(self, X) -> None:
-        """Raise ValueError if ``X`` holds values the family cannot emit."""
-        if self._counts and not np.all((X >= 0) & (X == np.floor(X))):
-            raise ValueError("X must hold counts: non-negative integers")
+        """Raise ValueError if ``X`` holds values the family cannot emit
+        (NaN, a missing value, is left to :meth:`_check_missing`)."""
+        if self._counts:
+            values = X[~np.isnan(X)] if np.isnan(X).any() else X
+            if not np.all((values >= 0) & (values == np.floor(values))):
+                raise ValueError("X must hold counts: non-negative integers")
         if self._gaussian:
             float_input(X)
+
+    # -- gaps: steps with missing values (what is missing is latent) -------------
+    def _takes_missing_coordinates(self) -> bool:
+        """Whether the family marginalises missing coordinates of a step."""
+        emission = self._make_components()[1]
+        return bool(getattr(emission, "missing_coordinates", False))
+
+    def _check_missing(self, X) -> None:
+        """ValueError naming X for a step with some but not all coordinates
+        missing, unless the family marginalises missing coordinates."""
+        if X.ndim != 2 or X.shape[1] < 2 or not np.isnan(X).any():
+            return
+        missing = np.isnan(X)
+        partial = missing.any(axis=1) & ~missing.all(axis=1)
+        if partial.any() and not self._takes_missing_coordinates():
+            t = int(np.argmax(partial))
+            raise ValueError(
+                f"X has steps with some but not all values missing (NaN), the "
+                f"first at step {t}; the emission family of "
+                f"{type(self).__name__} does not marginalise missing values, "
+                "so it takes only whole missing steps (every value NaN: a gap "
+                "in the sequence). Partially missing steps are taken by a "
+                "model whose family does (the Gaussian family of GaussianHMM); "
+                "mark the whole step missing, or impute the missing values"
+            )
+
+    def _messages(self, emission, X, params):
+        """The family's messages for X, with message 1 for every gap (see
+        :func:`~bayeskit.models._sequences._observed_steps`)."""
+        observed = _observed_steps(X)
+        if observed is None:
+            return emission.messages(X, params)
+        log_lik = np.zeros((len(X), self.n_components))
+        if observed.any():
+            log_lik[observed] = emission.log_likelihood(X[observed], params)
+        return log_lik, None
 
     def _sequences(self, X, lengths, reset):
         """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
@@ -294,6 +352,15 @@ class BaseHMM(BaseLatentModel):
             self.transmat_ = chain.transmat
         letters = self._emission_letters & self._to_init
         if letters:
+            complete = _complete_steps(X)
+            if complete is not None:  # the family starts from complete steps
+                if not complete.any():
+                    raise ValueError(
+                        "X has no step without missing values (NaN), from "
+                        "which to start the emission parameters: set them and "
+                        "leave their letters out of init_params"
+                    )
+                X, row_weight = X[complete], row_weight[complete]
             first = self._emission_start(X, row_weight, random_state, emission)
             new = self._emission_attributes(first)
             for letter in letters:
@@ -338,7 +405,7 @@ class BaseHMM(BaseLatentModel):
         family's messages, and both parts' statistics under it."""
         X, lengths, weights = data
         structure, emission, _ = components
-        messages = emission.messages(X, params.emission)
+        messages = self._messages(emission, X, params.emission)
         post = structure.posterior(messages, params.structure, lengths, weights)
         chain_stats = structure.stats(post, lengths, weights)
         if not self._updates_emission():
@@ -349,6 +416,9 @@ class BaseHMM(BaseLatentModel):
             resp = post.posterior
             if weights is not None:
                 resp = resp * np.repeat(weights, lengths)[:, None]
+            observed = _observed_steps(X)
+            if observed is not None:  # gaps add nothing to the family's stats
+                X, resp = X[observed], resp[observed]
             emission_stats = emission.expected_stats(X, resp, params.emission)
         evidence = post.log_evidence
         total = evidence.sum() if weights is None else weights @ evidence
@@ -384,6 +454,8 @@ class BaseHMM(BaseLatentModel):
         X : array-like of shape (n_steps, n_features) or list of array-like
             The steps of all sequences concatenated (with ``lengths``), or one
             array per sequence (see the class docstring for how a list is read).
+            A step whose every value is NaN is a gap: its observation is
+            marginalised (emission message 1), here and in every method.
         lengths : array-like of int of shape (n_sequences,), default=None
             Steps of each sequence when X is concatenated; None is one sequence.
             As in hmmlearn it is the second positional argument: something
@@ -521,7 +593,7 @@ class BaseHMM(BaseLatentModel):
         params = self._current_params()
         Xt, lengths, as_list = self._sequences(X, lengths, reset=False)
         components = self._make_components()
-        messages = components[1].messages(Xt, params.emission)
+        messages = self._messages(components[1], Xt, params.emission)
         return components, params, messages, lengths, as_list
 
     def score_sequences(self, X, lengths=None):
@@ -601,10 +673,16 @@ class BaseHMM(BaseLatentModel):
 
     def bic(self, X, lengths=None):
         """Bayesian information criterion (lower is better); n is the number of
-        steps of all sequences."""
-        (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
+        observed steps of all sequences (gaps, steps with every value
+        missing, are not observations)."""
+        check_is_fitted(self)
+        params = self._current_params()
+        Xt, lengths, _ = self._sequences(X, lengths, reset=False)
+        structure, emission, _ = self._make_components()
+        messages = self._messages(emission, Xt, params.emission)
         log_lik = structure.filter(messages, params.structure, lengths).log_evidence
-        return -2 * log_lik.sum() + self._n_parameters() * np.log(lengths.sum())
+        n = _n_observed_steps(Xt)
+        return -2 * log_lik.sum() + self._n_parameters() * np.log(max(n, 1))
 
     def aic(self, X, lengths=None):
         """Akaike information criterion (lower is better)."""

@@ -109,8 +109,21 @@ class MultinomialHMM(BaseHMM):
 
     def _check_values(self, X):
         super()._check_values(X)
-        if self.n_trials is not None and np.any(X.sum(axis=1) != self.n_trials):
-            raise ValueError("every row of X must sum to n_trials")
+        if self.n_trials is None:
+            return
+        gaps = np.isnan(X).all(axis=1) if np.isnan(X).any() else None
+        if gaps is None:
+            if np.any(X.sum(axis=1) != self.n_trials):
+                raise ValueError("every row of X must sum to n_trials")
+        else:  # a gap (every count NaN) has no total to check
+            trials = np.asarray(self.n_trials)
+            if trials.ndim:
+                trials = trials[~gaps] if trials.shape == gaps.shape else None
+            if trials is None or np.any(X[~gaps].sum(axis=1) != trials):
+                raise ValueError(
+                    "every row of X must sum to n_trials (n_trials of every row, "
+                    "gaps included, or one number)"
+                )
 
     def _check_and_set_n_features(self, X):
         """hmmlearn's hook: also checks X holds integer counts summing to

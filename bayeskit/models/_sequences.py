@@ -1,5 +1,6 @@
 """Sequences in, the two forms of DESIGN.md: hmmlearn's rows plus ``lengths``,
-and a list with one array per sequence.
+and a list with one array per sequence; and the gaps in them (steps with
+missing values, NaN).
 
 The rules that tell the two apart live here, once, for every model of
 sequences: :func:`_as_rows` turns either form into the rows of all sequences
@@ -152,3 +153,37 @@ def _as_rows(X, lengths, is_rows):
             np.array([n_rows]) if lengths is None else _check_lengths(lengths, n_rows)
         )
     return X, lengths, as_list
+
+
+def _observed_steps(X: np.ndarray):
+    """The steps an emission family sees, as a boolean mask, or None when it
+    sees them all (no NaN: the path of data without gaps, unchanged).
+
+    A step whose every value is NaN is a gap: its emission message is 1
+    (log-likelihood 0 under every state), so the chain moves through it, its
+    state's posterior comes from its neighbours, and it adds nothing to the
+    family's statistics: the observed-data likelihood marginalises what is
+    missing (Koller and Friedman 2009, section 19.1), and the recursions of
+    Rabiner (1989, section III) run unchanged. Families that send a
+    table of codes (the categorical family) mark missing values in their
+    codes themselves.
+    """
+    if X.dtype.kind != "f" or not np.isnan(X).any():
+        return None
+    return ~np.isnan(X).all(axis=tuple(range(1, X.ndim)))
+
+
+def _complete_steps(X: np.ndarray):
+    """The steps with no missing value (None: all of them), from which a
+    family's parameters start."""
+    if X.dtype.kind != "f" or not np.isnan(X).any():
+        return None
+    return ~np.isnan(X).any(axis=tuple(range(1, X.ndim)))
+
+
+def _n_observed_steps(X: np.ndarray) -> int:
+    """The number of steps that are not gaps (codes of symbols: not ``-1``)."""
+    if X.dtype.kind in "iu":
+        return int(np.count_nonzero(X.reshape(len(X), -1)[:, 0] >= 0))
+    observed = _observed_steps(X)
+    return len(X) if observed is None else int(np.count_nonzero(observed))

@@ -135,8 +135,18 @@ class HMMClassifier(PerClassClassifier):
                 # too (smoothed by their emission priors): integer symbols
                 # are 0 .. max as in hmmlearn, other symbols are encoded.
                 steps = np.concatenate([s.reshape(-1) for s in seqs])
-                if steps.dtype.kind in "iu" and steps.size and steps.min() >= 0:
-                    self._n_symbols = int(steps.max()) + 1
+                seen, missing = steps, is_missing(steps)
+                if missing.any():  # a missing symbol is a gap
+                    seen = steps[~missing]
+                    if seen.dtype.kind == "O":  # numbers with None gaps
+                        try:
+                            seen = seen.astype(np.float64)
+                        except (TypeError, ValueError):
+                            pass
+                    if seen.dtype.kind == "f" and np.all(seen == np.round(seen)):
+                        seen = seen.astype(np.intp)  # integers, with NaN gaps
+                if seen.dtype.kind in "iu" and seen.size and seen.min() >= 0:
+                    self._n_symbols = int(seen.max()) + 1
                 else:
                     self._symbols = fit_categories(steps, is_missing(steps))
                     self._n_symbols = len(self._symbols)
@@ -145,15 +155,19 @@ class HMMClassifier(PerClassClassifier):
         return seqs
 
     def _codes(self, seq):
-        """A sequence of symbols as codes of the common alphabet."""
+        """A sequence of symbols as codes of the common alphabet (a missing
+        symbol, a gap, as NaN)."""
         flat = seq.reshape(-1)
-        codes = encode_column(flat, self._symbols, is_missing(flat))
-        if (codes < 0).any():
-            bad = flat[np.argmax(codes < 0)].item()
+        missing = is_missing(flat)
+        codes = encode_column(flat, self._symbols, missing)
+        if (codes == -2).any():
+            bad = flat[np.argmax(codes == -2)].item()
             raise ValueError(
                 f"symbol {bad!r} was not seen in fit (symbols are "
                 f"{self._symbols.tolist()[:10]})"
             )
+        if missing.any():
+            codes = np.where(missing, np.nan, codes)
         return codes.reshape(seq.shape)
 
     @property
