@@ -18,6 +18,7 @@ from .models import (
     GaussianMixture,
     GaussianMixtureClassifier,
     GaussianNB,
+    HillClimbSearch,
     HMMClassifier,
     LinearDiscriminantAnalysis,
     MixedNB,
@@ -27,6 +28,7 @@ from .models import (
     QuadraticDiscriminantAnalysis,
     TreeAugmentedNB,
     chow_liu_tree,
+    score_structure,
     select_mixture,
 )
 
@@ -49,6 +51,7 @@ __all__ = [
     "GaussianMixtureClassifier",
     "GaussianNB",
     "HMMClassifier",
+    "HillClimbSearch",
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "MultinomialHMM",
@@ -58,5 +61,6 @@ __all__ = [
     "TreeAugmentedNB",
     "__version__",
     "chow_liu_tree",
+    "score_structure",
     "select_mixture",
 ]
