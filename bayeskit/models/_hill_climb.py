@@ -100,12 +100,17 @@ def hill_climb(
     tabu_length: int = 100,
     epsilon: float = 1e-4,
     max_iter: int = 1_000_000,
+    max_tabu: int = 0,
 ) -> SearchResult:
     """Greedy search from ``start`` (an acyclic adjacency matrix holding every
     required edge and no disallowed one).
 
     Stops when the best legal move improves the score by less than
-    ``epsilon`` (or there is none), or after ``max_iter`` moves.
+    ``epsilon`` (or there is none), or after ``max_iter`` moves. With
+    ``max_tabu > 0`` it goes on from there as tabu search (Glover 1989): it
+    takes the best legal move even when it does not improve the score, for
+    up to ``max_tabu`` moves in a row that do not beat the best graph seen
+    by ``epsilon``, and returns the best graph seen.
     """
     adjacency = start.copy()
     d = adjacency.shape[0]
@@ -125,6 +130,8 @@ def hill_climb(
     )
     tabu: deque = deque(maxlen=tabu_length)
     n_iter = 0
+    current = scores.score({y: parents[y] for y in range(d)})
+    best, best_adjacency, worse = current, adjacency.copy(), 0
     while n_iter < max_iter:
         add, remove, reverse = legal_moves(
             adjacency, allowed, required, max_indegree, tabu
@@ -137,7 +144,7 @@ def hill_climb(
             gain, (x, y), op = gain_toggle, divmod(int(best_toggle), d), "toggle"
         else:
             gain, (x, y), op = gain_flip, divmod(int(best_flip), d), "flip"
-        if not np.isfinite(gain) or gain < epsilon:
+        if not np.isfinite(gain) or (gain < epsilon and worse >= max_tabu):
             break
         if op == "flip":
             adjacency[x, y], adjacency[y, x] = False, True
@@ -158,5 +165,14 @@ def hill_climb(
         for v in changed:
             delta[:, v] = _column(scores, v, parents[v], candidates(v))
         n_iter += 1
+        current += gain
+        if current >= best + epsilon or (max_tabu == 0 and current > best):
+            best, worse = current, 0
+            best_adjacency[:] = adjacency
+        else:
+            worse += 1
+    if max_tabu == 0:
+        best_adjacency = adjacency
+    parents = [list(np.flatnonzero(best_adjacency[:, y])) for y in range(d)]
     total = scores.score({y: parents[y] for y in range(d)})
-    return SearchResult(adjacency, total, n_iter)
+    return SearchResult(best_adjacency, total, n_iter)
