@@ -128,12 +128,10 @@ def main(argv=None) -> int:
     print(f"score ours - theirs: {ours_score - theirs_score:+.3f}\n")
     print_table([result], "pgmpy")
     if args.json:
-        write_json(
-            args.json,
-            [result],
-            f"ALARM, {n:,} rows, BIC (ours {ours_score:.1f}, pgmpy {theirs_score:.1f})",
-            "pgmpy",
+        sizes = (
+            f"ALARM, {n:,} rows, BIC (ours {ours_score:.1f}, pgmpy {theirs_score:.1f})"
         )
+        write_json(args.json, [result], sizes, "pgmpy")
     if args.check and (not result.met or not better):
         return 1
     return 0

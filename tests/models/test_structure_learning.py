@@ -497,3 +497,24 @@ def test_alarm_skeleton_is_recovered_and_score_at_least_pgmpys(n):
     # rows).
     theirs = score_structure(df, _pgmpy_hill_climb(df, "bic"), "bic")
     assert hc.score_ >= theirs - 1e-2 * abs(theirs)
+
+
+# -- scikit-learn -------------------------------------------------------------
+def test_clone_pickle_and_grid_search():
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    df = _asia(2000)
+    hc = HillClimbSearch("bdeu", equivalent_sample_size=5.0, max_indegree=2)
+    assert clone(hc).get_params() == hc.get_params()
+    hc.fit(df)
+    again = pickle.loads(pickle.dumps(hc))
+    assert again.edges_ == hc.edges_
+    np.testing.assert_array_equal(again.score_samples(df), hc.score_samples(df))
+    # score is the held-out mean log-likelihood, so cross-validation picks a
+    # score or a constraint as for any density model.
+    search = GridSearchCV(HillClimbSearch(), {"max_indegree": [0, 2]}, cv=3)
+    search.fit(df)
+    assert search.best_params_ == {"max_indegree": 2}
