@@ -17,6 +17,7 @@ from bayeskit import (
     GaussianMixture,
     GaussianMixtureClassifier,
     GaussianNB,
+    HillClimbSearch,
     HMMClassifier,
     LinearDiscriminantAnalysis,
     MixedNB,
@@ -56,6 +57,7 @@ ESTIMATORS = [
     HMMClassifier(),
     BayesianNetwork(),
     TreeAugmentedNB(),
+    HillClimbSearch(),
 ]
 
 _QDA_TINY = (
@@ -136,7 +138,7 @@ _ONE_SAMPLE = {
 
 def expected_failed_checks(estimator):
     """Checks an estimator fails on purpose, each with its reason."""
-    if isinstance(estimator, BayesianNetwork):
+    if isinstance(estimator, (BayesianNetwork, HillClimbSearch)):
         return {"check_sample_weight_equivalence_on_dense_data": _FIRST_SEEN}
     if isinstance(estimator, (GaussianHMM, GMMHMM, PoissonHMM, MultinomialHMM)):
         expected = {

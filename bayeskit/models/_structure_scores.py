@@ -34,7 +34,7 @@ from scipy.special import gammaln
 
 from ._encoding import CategoryEncoder, split_columns
 
-__all__ = ["SCORES", "FamilyScores", "encode_frame"]
+__all__ = ["SCORES", "FamilyScores", "encode_frame", "split_frame"]
 
 # Our names and pgmpy's for the same score.
 SCORES = {"bic": "bic", "bic-d": "bic", "bdeu": "bdeu", "k2": "k2"}
@@ -44,13 +44,29 @@ SCORES = {"bic": "bic", "bic-d": "bic", "bdeu": "bdeu", "k2": "k2"}
 _DENSE_CELLS = 1 << 22
 
 
-def encode_frame(X, name: str = "X") -> tuple[list, np.ndarray, np.ndarray]:
-    """The variables (columns) of ``X``, its codes ``(n_variables, n)`` (``-1``
-    missing) and every variable's number of states.
+def encode_frame(
+    cols: list, dtypes: list, names: list, keep: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The codes ``(n_variables, n_kept)`` of the rows ``keep`` of the columns
+    (``-1`` missing) and every variable's number of states.
 
-    The states are a pandas categorical's categories, or the values seen (as
-    :class:`~bayeskit.BayesianNetwork` takes them).
+    The states are a pandas categorical's categories, or the values seen in
+    those rows (as :class:`~bayeskit.BayesianNetwork` takes them).
     """
+    if keep is not None:
+        cols = [c[keep] for c in cols]
+    encoder = CategoryEncoder.fit(
+        cols, [repr(v) for v in names], dtypes=dtypes, allow_empty=True
+    )
+    codes = np.asarray(encoder.encode(cols), dtype=np.int64)
+    cards = np.maximum(encoder.n_categories, 1).astype(np.int64)
+    return np.ascontiguousarray(codes.T), cards
+
+
+def split_frame(X, name: str = "X") -> tuple[list, list, list]:
+    """The columns of ``X`` (a DataFrame or a 2-d array-like), their pandas
+    categorical dtypes (or None) and their names (``0 .. d - 1`` for an
+    array)."""
     if hasattr(X, "columns"):
         names = list(X.columns)
         cols, dtypes = split_columns(X)
@@ -64,13 +80,7 @@ def encode_frame(X, name: str = "X") -> tuple[list, np.ndarray, np.ndarray]:
         raise ValueError(f"{name} needs at least one row and one column")
     if len(set(names)) != len(names):
         raise ValueError(f"{name} has repeated column names: {names!r}")
-    encoder = CategoryEncoder.fit(
-        cols, [repr(v) for v in names], dtypes=dtypes, allow_empty=True
-    )
-    codes = np.asarray(encoder.encode(cols), dtype=np.int64)
-    codes = np.ascontiguousarray(codes.T)
-    cards = np.maximum(encoder.n_categories, 1).astype(np.int64)
-    return names, codes, cards
+    return cols, dtypes, names
 
 
 class FamilyScores:

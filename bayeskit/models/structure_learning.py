@@ -20,12 +20,13 @@ from .._validation import (
     _fit_context,
     check_is_fitted,
     check_sample_weight,
+    validate_data,
 )
 from ..graph import DAG
 from ..graph.dag import CycleError
 from ._encoding import categorical_input_tags
 from ._hill_climb import hill_climb
-from ._structure_scores import SCORES, FamilyScores, encode_frame
+from ._structure_scores import SCORES, FamilyScores, encode_frame, split_frame
 from .bayesnet import BayesianNetwork
 
 __all__ = ["HillClimbSearch", "score_structure"]
@@ -64,10 +65,24 @@ def _matrix(pairs, d: int) -> np.ndarray:
     return out
 
 
-def _check_sample_weight(sample_weight, n: int):
-    if sample_weight is None:
-        return None
-    return check_sample_weight(sample_weight, np.empty((n, 0)))
+def _family_scores(frame: tuple, method: str, ess: float, sample_weight):
+    """The :class:`FamilyScores` of the columns ``frame`` (of
+    :func:`split_frame`) and the checked weights; rows of zero weight are left
+    out, their values included (integer weights are repeated rows)."""
+    cols, dtypes, names = frame
+    n = len(cols[0])
+    keep = sw = None
+    if sample_weight is not None:
+        sw = check_sample_weight(sample_weight, np.empty((n, 0)))
+        if not (sw > 0).any():
+            raise ValueError(
+                "sample_weight is zero for every row: at least one row of non-zero "
+                "weight is required"
+            )
+        keep = None if (sw > 0).all() else sw > 0
+    codes, cards = encode_frame(cols, dtypes, names, keep)
+    kept = sw if keep is None else sw[keep]
+    return FamilyScores(codes, cards, SCORES[method], ess, kept), sw
 
 
 def score_structure(
@@ -125,19 +140,16 @@ def score_structure(
             "equivalent_sample_size must be a positive number, got "
             f"{equivalent_sample_size!r}"
         )
-    names, codes, cards = encode_frame(X)
+    frame = split_frame(X)
+    names = frame[2]
     index = {v: i for i, v in enumerate(names)}
     pairs = _edge_pairs(edges, "edges", index)
     try:
         DAG(pairs, nodes=range(len(names)))
     except CycleError as exc:
         raise ValueError(f"edges form a cycle: {exc}") from None
-    scores = FamilyScores(
-        codes,
-        cards,
-        SCORES[scoring_method],
-        equivalent_sample_size,
-        _check_sample_weight(sample_weight, codes.shape[1]),
+    scores, _ = _family_scores(
+        frame, scoring_method, equivalent_sample_size, sample_weight
     )
     parents = {y: [x for x, c in pairs if c == y] for y in range(len(names))}
     return scores.score(parents)
@@ -408,15 +420,15 @@ class HillClimbSearch(DensityMixin, BaseEstimator):
         -------
         self : object
         """
-        names, codes, cards = encode_frame(X)
+        if hasattr(X, "iloc"):
+            validate_data(self, X, reset=True, skip_check_array=True)
+        else:
+            X = validate_data(self, X, reset=True, dtype=None, ensure_all_finite=False)
+        frame = split_frame(X)
+        names = frame[2]
         allowed, required, start = self._constraints(names)
-        sw = _check_sample_weight(sample_weight, codes.shape[1])
-        scores = FamilyScores(
-            codes,
-            cards,
-            SCORES[self.scoring_method],
-            self.equivalent_sample_size,
-            sw,
+        scores, sw = _family_scores(
+            frame, self.scoring_method, self.equivalent_sample_size, sample_weight
         )
         result = hill_climb(
             scores,
@@ -436,9 +448,6 @@ class HillClimbSearch(DensityMixin, BaseEstimator):
         self.n_iter_ = result.n_iter
         self.network_ = BayesianNetwork(self.edges_, m=self.m).fit(X, sample_weight=sw)
         self.variables_ = list(names)
-        for attr in ("n_features_in_", "feature_names_in_"):
-            if hasattr(self.network_, attr):
-                setattr(self, attr, getattr(self.network_, attr))
         return self
 
     # -- the fitted network's methods --------------------------------------------

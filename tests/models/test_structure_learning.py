@@ -15,7 +15,7 @@ from bayeskit.datasets import load_network
 from bayeskit.graph import DAG
 from bayeskit.graph.dag import CycleError
 from bayeskit.models._hill_climb import legal_moves
-from bayeskit.models._structure_scores import FamilyScores, encode_frame
+from bayeskit.models._structure_scores import FamilyScores, encode_frame, split_frame
 
 ASIA = load_network("asia")
 
@@ -175,7 +175,7 @@ def test_dense_and_sparse_counting_agree(monkeypatch):
     import bayeskit.models._structure_scores as scores_module
 
     df = _asia(300)
-    _, codes, cards = encode_frame(df)
+    codes, cards = encode_frame(*split_frame(df))
     dense = FamilyScores(codes, cards, "bdeu").local_score(7, [0, 1, 2, 3, 4])
     monkeypatch.setattr(scores_module, "_DENSE_CELLS", 1)
     sparse = FamilyScores(codes, cards, "bdeu").counts(7, [0, 1, 2, 3, 4])
@@ -242,7 +242,7 @@ def test_hill_climbing_against_every_dag_of_a_tiny_network(method):
     c = np.where(gen.random(n) < 0.8, b, gen.integers(0, 3, n))
     d = np.where(gen.random(n) < 0.9, c % 2, 1 - c % 2)
     df = pd.DataFrame({"a": a, "b": b, "c": c, "d": d}).astype(str)
-    _, codes, cards = encode_frame(df)
+    codes, cards = encode_frame(*split_frame(df))
     scores = FamilyScores(codes, cards, method)
     best = max(scores.score(_parents(edges, range(4))) for edges in _all_dags(range(4)))
     hc = HillClimbSearch(method).fit(df)
@@ -252,7 +252,7 @@ def test_hill_climbing_against_every_dag_of_a_tiny_network(method):
     # Noise: three independent variables; the optimum is the empty graph.
     noise = pd.DataFrame(gen.integers(0, 3, (500, 3))).astype(str)
     hc = HillClimbSearch(method).fit(noise)
-    _, codes, cards = encode_frame(noise)
+    codes, cards = encode_frame(*split_frame(noise))
     scores = FamilyScores(codes, cards, method)
     best = max(scores.score(_parents(e, range(3))) for e in _all_dags(range(3)))
     assert hc.score_ <= best + 1e-9
