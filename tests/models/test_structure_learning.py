@@ -518,3 +518,21 @@ def test_clone_pickle_and_grid_search():
     search = GridSearchCV(HillClimbSearch(), {"max_indegree": [0, 2]}, cv=3)
     search.fit(df)
     assert search.best_params_ == {"max_indegree": 2}
+
+
+def test_each_family_is_counted_once_and_a_move_rescores_one_or_two(monkeypatch):
+    calls = []
+    counts = FamilyScores.counts
+
+    def counting(self, node, parents):
+        calls.append((node, frozenset(parents)))
+        return counts(self, node, parents)
+
+    monkeypatch.setattr(FamilyScores, "counts", counting)
+    df = _asia(2000)
+    d = df.shape[1]
+    hc = HillClimbSearch(tabu_length=0).fit(df)
+    assert len(calls) == len(set(calls))  # never the same family twice
+    # The first sweep scores every family of one parent or none; each move
+    # then rescores the toggles of one child (add, remove) or two (reverse).
+    assert d + d * (d - 1) <= len(calls) <= d + d * (d - 1) + 2 * d * hc.n_iter_
