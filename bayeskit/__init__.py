@@ -9,6 +9,7 @@ from . import _dask
 from ._collections import register as _register
 from .models import (
     GMMHMM,
+    PC,
     BayesianNetwork,
     BernoulliNB,
     CategoricalHMM,
@@ -41,6 +42,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GMMHMM",
+    "PC",
     "BayesianNetwork",
     "BernoulliNB",
     "CategoricalHMM",

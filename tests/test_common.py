@@ -8,6 +8,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayeskit import (
     GMMHMM,
+    PC,
     BayesianNetwork,
     BernoulliNB,
     CategoricalHMM,
@@ -58,6 +59,7 @@ ESTIMATORS = [
     BayesianNetwork(),
     TreeAugmentedNB(),
     HillClimbSearch(),
+    PC(),
 ]
 
 _QDA_TINY = (

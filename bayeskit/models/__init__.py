@@ -7,11 +7,12 @@ from .hmm import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
 from .hmm_classifier import HMMClassifier
 from .mixture import GaussianMixture, GaussianMixtureClassifier, select_mixture
 from .naive_bayes import CategoricalNB, GaussianNB, MixedNB
-from .structure_learning import HillClimbSearch, score_structure
+from .structure_learning import PC, HillClimbSearch, score_structure
 from .tan import TreeAugmentedNB, chow_liu_tree
 
 __all__ = [
     "GMMHMM",
+    "PC",
     "BayesianNetwork",
     "BernoulliNB",
     "CategoricalHMM",

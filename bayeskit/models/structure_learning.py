@@ -26,10 +26,11 @@ from ..graph import DAG
 from ..graph.dag import CycleError
 from ._encoding import categorical_input_tags
 from ._hill_climb import hill_climb
+from ._pc import extend_to_dag, orient, skeleton
 from ._structure_scores import SCORES, FamilyScores, encode_frame, split_frame
 from .bayesnet import BayesianNetwork
 
-__all__ = ["HillClimbSearch", "score_structure"]
+__all__ = ["PC", "HillClimbSearch", "score_structure"]
 
 
 def _edge_pairs(value, name: str, index: dict) -> list[tuple[int, int]]:
@@ -155,7 +156,56 @@ def score_structure(
     return scores.score(parents)
 
 
-class HillClimbSearch(DensityMixin, BaseEstimator):
+def _validated(est, X) -> tuple:
+    """``X`` checked as scikit-learn checks it at fit (``n_features_in_`` and
+    ``feature_names_in_`` set), and its columns (:func:`split_frame`)."""
+    if hasattr(X, "iloc"):
+        validate_data(est, X, reset=True, skip_check_array=True)
+    else:
+        X = validate_data(est, X, reset=True, dtype=None, ensure_all_finite=False)
+    return X, split_frame(X)
+
+
+class _LearntNetwork(DensityMixin, BaseEstimator):
+    """What a structure learner passes on to the network it fits (``network_``)."""
+
+    # -- the fitted network's methods --------------------------------------------
+    def predict(self, X):
+        """Fill the missing cells of every row (:meth:`BayesianNetwork.predict`)."""
+        check_is_fitted(self)
+        return self.network_.predict(X)
+
+    def predict_proba(self, X, variable=None):
+        """Posterior of a variable given each row
+        (:meth:`BayesianNetwork.predict_proba`)."""
+        check_is_fitted(self)
+        return self.network_.predict_proba(X, variable)
+
+    def score_samples(self, X):
+        """Log-likelihood of every row (:meth:`BayesianNetwork.score_samples`)."""
+        check_is_fitted(self)
+        return self.network_.score_samples(X)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Mean log-likelihood per row (:meth:`BayesianNetwork.score`)."""
+        check_is_fitted(self)
+        return self.network_.score(X, sample_weight=sample_weight)
+
+    def query(self, variables, evidence=None):
+        """Posterior of variables given evidence (:meth:`BayesianNetwork.query`)."""
+        check_is_fitted(self)
+        return self.network_.query(variables, evidence)
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draw rows from the fitted network (:meth:`BayesianNetwork.sample`)."""
+        check_is_fitted(self)
+        return self.network_.sample(n_samples, random_state)
+
+    def __sklearn_tags__(self):
+        return categorical_input_tags(super().__sklearn_tags__())
+
+
+class HillClimbSearch(_LearntNetwork):
     """Learn the structure of a discrete Bayesian network by hill climbing.
 
     Starting from ``start_dag`` (the empty graph by default), every step
@@ -420,11 +470,7 @@ class HillClimbSearch(DensityMixin, BaseEstimator):
         -------
         self : object
         """
-        if hasattr(X, "iloc"):
-            validate_data(self, X, reset=True, skip_check_array=True)
-        else:
-            X = validate_data(self, X, reset=True, dtype=None, ensure_all_finite=False)
-        frame = split_frame(X)
+        X, frame = _validated(self, X)
         names = frame[2]
         allowed, required, start = self._constraints(names)
         scores, sw = _family_scores(
@@ -450,37 +496,141 @@ class HillClimbSearch(DensityMixin, BaseEstimator):
         self.variables_ = list(names)
         return self
 
-    # -- the fitted network's methods --------------------------------------------
-    def predict(self, X):
-        """Fill the missing cells of every row (:meth:`BayesianNetwork.predict`)."""
-        check_is_fitted(self)
-        return self.network_.predict(X)
 
-    def predict_proba(self, X, variable=None):
-        """Posterior of a variable given each row
-        (:meth:`BayesianNetwork.predict_proba`)."""
-        check_is_fitted(self)
-        return self.network_.predict_proba(X, variable)
+class PC(_LearntNetwork):
+    """Learn the structure of a discrete Bayesian network by the PC algorithm.
 
-    def score_samples(self, X):
-        """Log-likelihood of every row (:meth:`BayesianNetwork.score_samples`)."""
-        check_is_fitted(self)
-        return self.network_.score_samples(X)
+    The PC algorithm (Spirtes, Glymour and Scheines 2000) removes the edge
+    between two variables as soon as a conditional independence test accepts
+    their independence given some of their neighbours, trying ever larger
+    conditioning sets, then orients the edges that the separating sets imply:
+    the colliders ``x -> z <- y`` where ``z`` did not separate ``x`` and
+    ``y``, then Meek's rules 1-3 (Meek 1995). This is the stable variant
+    (Colombo and Maathuis 2014; pgmpy's default): within one size of
+    conditioning set, the neighbours are those at its start, so the skeleton
+    does not depend on the order of the columns. A DAG of the equivalence
+    class found (Dor and Tarsi 1992) is fitted with the m-estimate
+    (``network_``), whose prediction methods are passed on.
 
-    def score(self, X, y=None, sample_weight=None) -> float:
-        """Mean log-likelihood per row (:meth:`BayesianNetwork.score`)."""
-        check_is_fitted(self)
-        return self.network_.score(X, sample_weight=sample_weight)
+    Parameters
+    ----------
+    ci_test : {'chi_square', 'g_sq'}, default='chi_square'
+        The test (pgmpy's names): Pearson's chi-square or the G-test
+        (log-likelihood ratio). Given conditioning variables, one contingency
+        table per joint state of them seen in the data, over the states of
+        the two variables seen there, their statistics and degrees of freedom
+        summed; a table with one degree of freedom gets Yates's continuity
+        correction (as ``scipy.stats.chi2_contingency`` and pgmpy).
+    significance_level : float, default=0.01
+        Two variables are taken as independent when the p-value is at least
+        this.
+    max_cond_vars : int, default=5
+        The largest conditioning set tried.
+    m : float, default=1.0
+        The m-estimate's equivalent sample size for the CPTs of ``network_``.
 
-    def query(self, variables, evidence=None):
-        """Posterior of variables given evidence (:meth:`BayesianNetwork.query`)."""
-        check_is_fitted(self)
-        return self.network_.query(variables, evidence)
+    Attributes
+    ----------
+    edges_ : list of (parent, child)
+        A DAG of the equivalence class found (the one ``network_`` has).
+    directed_edges_ : list of (parent, child)
+        The edges the algorithm oriented.
+    undirected_edges_ : list of (u, v)
+        The edges it left unoriented (``u`` before ``v`` among the columns).
+    separating_sets_ : dict
+        For every pair of variables found independent, as a frozenset, the
+        tuple of variables given which they were.
+    network_ : BayesianNetwork
+        The network with ``edges_``, its CPTs fitted to the training data.
+    variables_ : list
+        The variables (the columns of ``X``).
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the columns seen in fit, when they are all strings.
 
-    def sample(self, n_samples=1, random_state=None):
-        """Draw rows from the fitted network (:meth:`BayesianNetwork.sample`)."""
-        check_is_fitted(self)
-        return self.network_.sample(n_samples, random_state)
+    See Also
+    --------
+    HillClimbSearch : Score-based structure learning.
 
-    def __sklearn_tags__(self):
-        return categorical_input_tags(super().__sklearn_tags__())
+    References
+    ----------
+    .. [1] P. Spirtes, C. Glymour and R. Scheines, "Causation, Prediction,
+       and Search", 2nd edition, MIT Press, 2000.
+    .. [2] D. Colombo and M. H. Maathuis, "Order-independent constraint-based
+       causal structure learning", Journal of Machine Learning Research, 15,
+       2014.
+    .. [3] C. Meek, "Causal inference and causal explanation with background
+       knowledge", Proceedings of the 11th Conference on Uncertainty in
+       Artificial Intelligence, 1995.
+    .. [4] D. Dor and M. Tarsi, "A simple algorithm to construct a consistent
+       extension of a partially oriented graph", Technical Report R-185,
+       UCLA, 1992.
+
+    Examples
+    --------
+    >>> from bayeskit import PC
+    >>> from bayeskit.datasets import load_network
+    >>> df = load_network("asia").sample(10000, random_state=0)
+    >>> pc = PC().fit(df)
+    >>> ("lung", "either") in pc.directed_edges_  # a collider: lung -> either <- tub
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "ci_test": [StrOptions({"chi_square", "g_sq"})],
+        "significance_level": [Interval(Real, 0, 1, closed="neither")],
+        "max_cond_vars": [Interval(Integral, 0, None, closed="left")],
+        "m": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self, ci_test="chi_square", *, significance_level=0.01, max_cond_vars=5, m=1.0
+    ):
+        self.ci_test = ci_test
+        self.significance_level = significance_level
+        self.max_cond_vars = max_cond_vars
+        self.m = m
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the structure from data, then fit its CPTs.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+            Categorical data (any labels), one column per variable; a row
+            with a missing value is left out of the tests that involve it.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+        """
+        X, (cols, dtypes, names) = _validated(self, X)
+        codes, cards = encode_frame(cols, dtypes, names)
+        adjacent, sepsets = skeleton(
+            codes,
+            cards,
+            self.significance_level,
+            self.max_cond_vars,
+            self.ci_test == "g_sq",
+        )
+        graph = orient(adjacent, sepsets)
+        dag = extend_to_dag(graph)
+        pairs = list(zip(*np.nonzero(graph)))
+        self.directed_edges_ = [
+            (names[a], names[b]) for a, b in pairs if not graph[b, a]
+        ]
+        self.undirected_edges_ = [
+            (names[a], names[b]) for a, b in pairs if a < b and graph[b, a]
+        ]
+        self.edges_ = [(names[x], names[y]) for y, x in zip(*np.nonzero(dag.T))]
+        self.separating_sets_ = {
+            frozenset(names[i] for i in pair): tuple(names[i] for i in given)
+            for pair, given in sepsets.items()
+        }
+        self.network_ = BayesianNetwork(self.edges_, m=self.m).fit(X)
+        self.variables_ = list(names)
+        return self

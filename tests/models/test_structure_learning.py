@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayeskit import BayesianNetwork, HillClimbSearch, score_structure
+from bayeskit import PC, BayesianNetwork, HillClimbSearch, score_structure
 from bayeskit.datasets import load_network
 from bayeskit.graph import DAG
 from bayeskit.graph.dag import CycleError
 from bayeskit.models._hill_climb import legal_moves
+from bayeskit.models._pc import ci_test
 from bayeskit.models._structure_scores import FamilyScores, encode_frame, split_frame
 
 ASIA = load_network("asia")
@@ -536,3 +537,121 @@ def test_each_family_is_counted_once_and_a_move_rescores_one_or_two(monkeypatch)
     # The first sweep scores every family of one parent or none; each move
     # then rescores the toggles of one child (add, remove) or two (reverse).
     assert d + d * (d - 1) <= len(calls) <= d + d * (d - 1) + 2 * d * hc.n_iter_
+
+
+# -- the PC algorithm -----------------------------------------------------------
+@pytest.mark.parity
+@pytest.mark.parametrize("g", [False, True])
+def test_ci_tests_equal_pgmpys(rng, g):
+    pytest.importorskip("pgmpy")
+    from pgmpy.estimators.CITests import chi_square, g_sq
+
+    df = _asia(2000)
+    names = list(df.columns)
+    codes, cards = encode_frame(*split_frame(df))
+    for _ in range(25):
+        x, y, *z = (int(v) for v in rng.choice(8, 2 + rng.integers(0, 3), False))
+        stat, dof, p = ci_test(codes, cards, x, y, z, g)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = (g_sq if g else chi_square)(
+                names[x], names[y], [names[i] for i in z], df, boolean=False
+            )
+        assert dof == theirs[2]
+        assert stat == pytest.approx(theirs[0], rel=1e-10, abs=1e-12)
+        assert p == pytest.approx(theirs[1], rel=1e-8, abs=1e-12)
+
+
+def _oracle(dag, names):
+    """A test that answers by d-separation in ``dag``."""
+
+    def test(codes, cards, x, y, given, g):
+        independent = dag.is_dseparated(names[x], names[y], [names[i] for i in given])
+        return 0.0, 1, 1.0 if independent else 0.0
+
+    return test
+
+
+def _v_structures(edges):
+    edges = set(edges)
+    parents = {}
+    for a, b in edges:
+        parents.setdefault(b, set()).add(a)
+    return {
+        (frozenset((a, c)), b)
+        for b, ps in parents.items()
+        for a, c in itertools.combinations(sorted(ps), 2)
+        if (a, c) not in edges and (c, a) not in edges
+    }
+
+
+@pytest.mark.parametrize("name", ["asia", "alarm"])
+def test_pc_with_a_d_separation_oracle_finds_the_equivalence_class(monkeypatch, name):
+    import bayeskit.models._pc as pc_module
+
+    network = load_network(name)
+    df = network.sample(200, random_state=0)
+    monkeypatch.setattr(pc_module, "ci_test", _oracle(network.dag_, list(df.columns)))
+    pc = PC(max_cond_vars=len(df.columns)).fit(df)
+    true = list(network.dag_.edges)
+    assert _skeleton(pc.edges_) == _skeleton(true)
+    assert _v_structures(pc.edges_) == _v_structures(true)
+    assert _is_dag(pc.edges_, list(df.columns))
+    assert set(pc.directed_edges_) <= set(pc.edges_)
+    if name == "asia":
+        assert set(pc.directed_edges_) == {
+            ("tub", "either"),
+            ("lung", "either"),
+            ("either", "xray"),
+            ("either", "dysp"),
+            ("bronc", "dysp"),
+        }
+        assert _skeleton(pc.undirected_edges_) == _skeleton(
+            [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc")]
+        )
+
+
+@pytest.mark.parity
+@pytest.mark.slow
+def test_pc_skeleton_equals_pgmpys():
+    pytest.importorskip("pgmpy")
+    from pgmpy.estimators import PC as PgmpyPC
+
+    df = _asia(2000)
+    pc = PC(max_cond_vars=3).fit(df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        skeleton, _ = PgmpyPC(df).estimate(
+            variant="parallel",
+            ci_test="chi_square",
+            max_cond_vars=3,
+            return_type="skeleton",
+            show_progress=False,
+            n_jobs=1,
+        )
+    assert _skeleton(pc.edges_) == _skeleton(skeleton.edges())
+
+
+def test_pc_on_asia_recovers_its_colliders():
+    df = _asia(10000)
+    pc = PC().fit(df)
+    (precision, recall), _ = _recovery(pc, ASIA.dag_.edges)
+    assert precision == 1.0 and recall >= 0.85  # asia - tub is weak
+    assert {("tub", "either"), ("lung", "either")} <= set(pc.directed_edges_)
+    ref = BayesianNetwork(pc.edges_).fit(df)
+    np.testing.assert_allclose(pc.score_samples(df), ref.score_samples(df))
+    g = PC("g_sq", significance_level=0.05).fit(df)
+    assert _skeleton(g.edges_) >= _skeleton(pc.edges_) - {frozenset(("asia", "tub"))}
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"ci_test": "fisher"}, "ci_test"),
+        ({"significance_level": 1.5}, "significance_level"),
+        ({"max_cond_vars": -1}, "max_cond_vars"),
+    ],
+)
+def test_pc_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        PC(**params).fit(_asia(50))
