@@ -332,6 +332,23 @@ def test_max_tabu_goes_past_the_first_local_optimum():
     assert tabu.score_ == pytest.approx(score_structure(df, tabu.edges_), rel=1e-12)
 
 
+def test_tabu_length_changes_the_path_of_tabu_search():
+    df = load_network("alarm").sample(1000, random_state=0)
+    greedy = HillClimbSearch().fit(df).score_
+    short = HillClimbSearch(tabu_length=0, max_tabu=20).fit(df)
+    long = HillClimbSearch(tabu_length=100, max_tabu=20).fit(df)
+    assert short.score_ != pytest.approx(long.score_, rel=1e-9)
+    assert min(short.score_, long.score_) >= greedy  # -11888.6, -11900.7, -11900.7
+
+
+def test_pc_parameters_have_their_effect():
+    df = _asia(10000)
+    assert len(PC(max_cond_vars=0).fit(df).edges_) > len(PC().fit(df).edges_)
+    strict = PC(significance_level=1e-6).fit(df)
+    loose = PC(significance_level=0.2).fit(df)
+    assert len(strict.edges_) < len(loose.edges_)  # 7 against 9
+
+
 def test_bdeu_equivalent_sample_size_has_its_effect():
     df = _asia(200, seed=2)
     small = HillClimbSearch("bdeu", equivalent_sample_size=0.1).fit(df)
