@@ -9,6 +9,7 @@ from . import _dask
 from ._collections import register as _register
 from .models import (
     GMMHMM,
+    PC,
     BayesianNetwork,
     BernoulliNB,
     CategoricalHMM,
@@ -18,6 +19,7 @@ from .models import (
     GaussianMixture,
     GaussianMixtureClassifier,
     GaussianNB,
+    HillClimbSearch,
     HMMClassifier,
     LinearDiscriminantAnalysis,
     MixedNB,
@@ -27,6 +29,7 @@ from .models import (
     QuadraticDiscriminantAnalysis,
     TreeAugmentedNB,
     chow_liu_tree,
+    score_structure,
     select_mixture,
 )
 
@@ -39,6 +42,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GMMHMM",
+    "PC",
     "BayesianNetwork",
     "BernoulliNB",
     "CategoricalHMM",
@@ -49,6 +53,7 @@ __all__ = [
     "GaussianMixtureClassifier",
     "GaussianNB",
     "HMMClassifier",
+    "HillClimbSearch",
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "MultinomialHMM",
@@ -58,5 +63,6 @@ __all__ = [
     "TreeAugmentedNB",
     "__version__",
     "chow_liu_tree",
+    "score_structure",
     "select_mixture",
 ]

@@ -8,6 +8,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from bayeskit import (
     GMMHMM,
+    PC,
     BayesianNetwork,
     BernoulliNB,
     CategoricalHMM,
@@ -17,6 +18,7 @@ from bayeskit import (
     GaussianMixture,
     GaussianMixtureClassifier,
     GaussianNB,
+    HillClimbSearch,
     HMMClassifier,
     LinearDiscriminantAnalysis,
     MixedNB,
@@ -56,6 +58,8 @@ ESTIMATORS = [
     HMMClassifier(),
     BayesianNetwork(),
     TreeAugmentedNB(),
+    HillClimbSearch(),
+    PC(),
 ]
 
 _QDA_TINY = (
@@ -136,7 +140,7 @@ _ONE_SAMPLE = {
 
 def expected_failed_checks(estimator):
     """Checks an estimator fails on purpose, each with its reason."""
-    if isinstance(estimator, BayesianNetwork):
+    if isinstance(estimator, (BayesianNetwork, HillClimbSearch)):
         return {"check_sample_weight_equivalence_on_dense_data": _FIRST_SEEN}
     if isinstance(estimator, (GaussianHMM, GMMHMM, PoissonHMM, MultinomialHMM)):
         expected = {

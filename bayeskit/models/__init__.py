@@ -7,10 +7,12 @@ from .hmm import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
 from .hmm_classifier import HMMClassifier
 from .mixture import GaussianMixture, GaussianMixtureClassifier, select_mixture
 from .naive_bayes import CategoricalNB, GaussianNB, MixedNB
+from .structure_learning import PC, HillClimbSearch, score_structure
 from .tan import TreeAugmentedNB, chow_liu_tree
 
 __all__ = [
     "GMMHMM",
+    "PC",
     "BayesianNetwork",
     "BernoulliNB",
     "CategoricalHMM",
@@ -21,6 +23,7 @@ __all__ = [
     "GaussianMixtureClassifier",
     "GaussianNB",
     "HMMClassifier",
+    "HillClimbSearch",
     "LinearDiscriminantAnalysis",
     "MixedNB",
     "MultinomialHMM",
@@ -29,5 +32,6 @@ __all__ = [
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",
     "chow_liu_tree",
+    "score_structure",
     "select_mixture",
 ]

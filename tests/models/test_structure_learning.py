@@ -1,0 +1,674 @@
+"""Structure learning: scores against pgmpy and the published formulas, hill
+climbing against brute force (every DAG of a tiny network, every move from
+the result) and against pgmpy's HillClimbSearch, and its constraints."""
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayeskit import PC, BayesianNetwork, HillClimbSearch, score_structure
+from bayeskit.datasets import load_network
+from bayeskit.graph import DAG
+from bayeskit.graph.dag import CycleError
+from bayeskit.models._hill_climb import legal_moves
+from bayeskit.models._pc import ci_test
+from bayeskit.models._structure_scores import FamilyScores, encode_frame, split_frame
+
+ASIA = load_network("asia")
+
+
+def _asia(n, seed=0):
+    return ASIA.sample(n, random_state=seed)
+
+
+def _parents(edges, nodes):
+    return {v: [p for p, c in edges if c == v] for v in nodes}
+
+
+def _direct_score(df, edges, method, ess=10.0):
+    """The published formulas, cell by cell over the full tables (zero cells
+    and unseen parent states included)."""
+    n = len(df)
+    states = {v: sorted(df[v].unique()) for v in df.columns}
+    total = 0.0
+    for v, pa in _parents(edges, df.columns).items():
+        r = len(states[v])
+        configs = list(itertools.product(*[states[p] for p in pa]))
+        q = len(configs)
+        if pa:
+            counts = df.groupby([*pa, v]).size()
+        else:
+            counts = df.groupby(v).size()
+        for config in configs:
+            n_jk = [
+                float(counts.get((*config, s) if pa else s, 0.0)) for s in states[v]
+            ]
+            n_j = sum(n_jk)
+            if method == "bic":
+                total += sum(c * math.log(c / n_j) for c in n_jk if c > 0)
+            elif method == "bdeu":
+                a, b = ess / q, ess / (q * r)
+                total += math.lgamma(a) - math.lgamma(n_j + a)
+                total += sum(math.lgamma(c + b) - math.lgamma(b) for c in n_jk)
+            else:  # k2
+                total += math.lgamma(r) - math.lgamma(n_j + r)
+                total += sum(math.lgamma(c + 1) for c in n_jk)
+        if method == "bic":
+            total -= 0.5 * math.log(n) * q * (r - 1)
+    return total
+
+
+def _random_dag(rng, nodes, p=0.3):
+    order = list(rng.permutation(nodes))
+    return [
+        (order[i], order[j])
+        for i in range(len(order))
+        for j in range(i + 1, len(order))
+        if rng.random() < p
+    ]
+
+
+def _skeleton(edges):
+    return {frozenset(e) for e in edges}
+
+
+def _precision_recall(found, true):
+    hit = len(found & true)
+    return hit / max(len(found), 1), hit / len(true)
+
+
+# -- scores -------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["bic", "bdeu", "k2"])
+def test_score_is_the_published_formula(rng, method):
+    df = _asia(300)
+    for edges in [list(ASIA.dag_.edges), [], _random_dag(rng, list(df.columns))]:
+        ours = score_structure(df, edges, method, equivalent_sample_size=7.0)
+        direct = _direct_score(df, edges, method, ess=7.0)
+        assert ours == pytest.approx(direct, rel=1e-10)
+
+
+def _pgmpy_score(df, edges, method, ess=10.0):
+    pytest.importorskip("pgmpy")
+    from pgmpy.estimators import BIC, K2, BDeu
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    model = DiscreteBayesianNetwork(edges)
+    model.add_nodes_from(df.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if method == "bdeu":
+            return BDeu(df, equivalent_sample_size=ess).score(model)
+        return {"bic": BIC, "k2": K2}[method](df).score(model)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("method", ["bic", "bdeu", "k2"])
+def test_score_equals_pgmpys(rng, method):
+    df = _asia(5000)
+    graphs = [list(ASIA.dag_.edges), []]
+    graphs += [_random_dag(rng, list(df.columns), 0.15) for _ in range(3)]
+    for edges in graphs:
+        for ess in (1.0, 10.0):
+            ours = score_structure(df, edges, method, equivalent_sample_size=ess)
+            theirs = _pgmpy_score(df, edges, method, ess)
+            if method == "k2":
+                # pgmpy adds log Gamma(r) for every parent state never seen.
+                theirs -= _unseen_parent_states_term(df, edges)
+            assert ours == pytest.approx(theirs, rel=1e-8)
+
+
+def _unseen_parent_states_term(df, edges):
+    total = 0.0
+    for v, pa in _parents(edges, df.columns).items():
+        if pa:
+            q = np.prod([df[p].nunique() for p in pa])
+            seen = len(df.groupby(pa).size())
+            total += (q - seen) * math.lgamma(df[v].nunique())
+    return total
+
+
+@pytest.mark.parity
+def test_k2_differs_from_pgmpys_by_its_unseen_parent_states_only():
+    # x and y are both 'a' or 'b', never both 'b': one parent state unseen.
+    gen = np.random.default_rng(0)
+    xy = gen.choice(["aa", "ab", "ba"], 200)
+    z = np.where(gen.random(200) < 0.7, [s[0] for s in xy], "c")
+    df = pd.DataFrame({"x": [s[0] for s in xy], "y": [s[1] for s in xy], "z": z})
+    edges = [("x", "z"), ("y", "z")]
+    offset = _unseen_parent_states_term(df, edges)
+    assert offset > 0
+    ours = score_structure(df, edges, "k2")
+    assert ours == pytest.approx(_direct_score(df, edges, "k2"), rel=1e-12)
+    assert ours + offset == pytest.approx(_pgmpy_score(df, edges, "k2"), rel=1e-8)
+
+
+def test_integer_weights_are_repeated_rows(rng):
+    df = _asia(200)
+    w = rng.integers(0, 4, size=len(df))
+    repeated = df.loc[df.index.repeat(w)]
+    edges = list(ASIA.dag_.edges)
+    for method in ("bic", "bdeu", "k2"):
+        assert score_structure(df, edges, method, sample_weight=w) == pytest.approx(
+            score_structure(repeated, edges, method), rel=1e-10
+        )
+
+
+def test_a_row_with_a_missing_value_leaves_only_its_families():
+    df = _asia(500).astype(object)
+    df.iloc[:50, 0] = None  # 'asia' missing in 50 rows
+    edges = [("asia", "tub"), ("smoke", "lung")]
+    ours = score_structure(df, edges, "bdeu")
+    complete = df.iloc[50:]
+    assert complete["asia"].nunique() == 2
+    # tub | asia and asia on the complete rows; lung | smoke and the rest on all.
+    rest = df.drop(columns=["asia", "tub"])
+    expected = _direct_score(
+        complete[["asia", "tub"]], [("asia", "tub")], "bdeu"
+    ) + _direct_score(rest, [("smoke", "lung")], "bdeu")
+    assert ours == pytest.approx(expected, rel=1e-10)
+
+
+def test_dense_and_sparse_counting_agree(monkeypatch):
+    import bayeskit.models._structure_scores as scores_module
+
+    df = _asia(300)
+    codes, cards = encode_frame(*split_frame(df))
+    dense = FamilyScores(codes, cards, "bdeu").local_score(7, [0, 1, 2, 3, 4])
+    monkeypatch.setattr(scores_module, "_DENSE_CELLS", 1)
+    sparse = FamilyScores(codes, cards, "bdeu").counts(7, [0, 1, 2, 3, 4])
+    assert sparse[2] == 32
+    assert FamilyScores(codes, cards, "bdeu").local_score(
+        7, [0, 1, 2, 3, 4]
+    ) == pytest.approx(dense, rel=1e-12)
+
+
+# -- hill climbing ----------------------------------------------------------
+def _moves(edges, nodes):
+    """Every graph one add, remove or reverse away that is still a DAG."""
+    edges = set(edges)
+    for x, y in itertools.permutations(nodes, 2):
+        if (x, y) in edges:
+            yield "-", (x, y), edges - {(x, y)}
+            yield "flip", (x, y), (edges - {(x, y)}) | {(y, x)}
+        elif (y, x) not in edges:
+            yield "+", (x, y), edges | {(x, y)}
+
+
+def _is_dag(edges, nodes):
+    try:
+        DAG(list(edges), nodes=nodes)
+    except CycleError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("method", ["bic", "bdeu", "k2"])
+def test_the_result_is_a_local_optimum(method):
+    df = _asia(2000, seed=1)
+    nodes = list(df.columns)
+    hc = HillClimbSearch(method, tabu_length=0).fit(df)
+    assert _is_dag(hc.edges_, nodes)
+    assert hc.score_ == pytest.approx(score_structure(df, hc.edges_, method), rel=1e-12)
+    assert hc.score_ == pytest.approx(_direct_score(df, hc.edges_, method), rel=1e-10)
+    for _, _, graph in _moves(hc.edges_, nodes):
+        if _is_dag(graph, nodes):
+            assert score_structure(df, list(graph), method) < hc.score_ + hc.epsilon
+
+
+def _all_dags(nodes):
+    pairs = list(itertools.permutations(nodes, 2))
+    for mask in range(1 << len(pairs)):
+        edges = [pairs[i] for i in range(len(pairs)) if mask >> i & 1]
+        if _is_dag(edges, nodes):
+            yield edges
+
+
+def test_dag_enumeration_counts():
+    assert sum(1 for _ in _all_dags(range(3))) == 25
+    assert sum(1 for _ in _all_dags(range(4))) == 543  # Robinson (1973)
+
+
+@pytest.mark.parametrize("method", ["bic", "bdeu", "k2"])
+def test_hill_climbing_against_every_dag_of_a_tiny_network(method):
+    # A chain a -> b -> c -> d with strong dependences: the greedy search
+    # finds the optimum; on any data it never beats it.
+    gen = np.random.default_rng(5)
+    n = 3000
+    a = gen.integers(0, 2, n)
+    b = np.where(gen.random(n) < 0.85, a, 1 - a)
+    c = np.where(gen.random(n) < 0.8, b, gen.integers(0, 3, n))
+    d = np.where(gen.random(n) < 0.9, c % 2, 1 - c % 2)
+    df = pd.DataFrame({"a": a, "b": b, "c": c, "d": d}).astype(str)
+    codes, cards = encode_frame(*split_frame(df))
+    scores = FamilyScores(codes, cards, method)
+    best = max(scores.score(_parents(edges, range(4))) for edges in _all_dags(range(4)))
+    hc = HillClimbSearch(method).fit(df)
+    assert hc.score_ <= best + 1e-9
+    assert hc.score_ == pytest.approx(best, rel=1e-12)
+    assert _skeleton(hc.edges_) == _skeleton([("a", "b"), ("b", "c"), ("c", "d")])
+    # Noise: three independent variables; the optimum is the empty graph.
+    noise = pd.DataFrame(gen.integers(0, 3, (500, 3))).astype(str)
+    hc = HillClimbSearch(method).fit(noise)
+    codes, cards = encode_frame(*split_frame(noise))
+    scores = FamilyScores(codes, cards, method)
+    best = max(scores.score(_parents(e, range(3))) for e in _all_dags(range(3)))
+    assert hc.score_ <= best + 1e-9
+
+
+def test_max_indegree_black_white_and_fixed_edges():
+    df = _asia(3000)
+    nodes = list(df.columns)
+    free = HillClimbSearch().fit(df)
+    assert max(sum(1 for _, c in free.edges_ if c == v) for v in nodes) == 2
+    hc = HillClimbSearch(max_indegree=1).fit(df)
+    assert max(sum(1 for _, c in hc.edges_ if c == v) for v in nodes) == 1
+    assert hc.score_ < free.score_
+
+    black = [free.edges_[0], free.edges_[1][::-1]]
+    hc = HillClimbSearch(black_list=black).fit(df)
+    assert not set(black) & set(hc.edges_)
+
+    white = [("smoke", "lung"), ("lung", "smoke"), ("either", "xray"), ("tub", "xray")]
+    hc = HillClimbSearch(white_list=white).fit(df)
+    assert set(hc.edges_) <= set(white) and hc.edges_
+
+    fixed = [("xray", "asia"), ("dysp", "smoke")]  # against the data
+    hc = HillClimbSearch(fixed_edges=fixed).fit(df)
+    assert set(fixed) <= set(hc.edges_)
+    assert _is_dag(hc.edges_, nodes)
+    for e in (free, hc):
+        assert e.score_ == pytest.approx(score_structure(df, e.edges_), rel=1e-12)
+
+
+def test_tabu_moves_are_not_legal():
+    adjacency = np.zeros((3, 3), dtype=bool)
+    adjacency[0, 1] = True
+    allowed = ~np.eye(3, dtype=bool)
+    required = np.zeros((3, 3), dtype=bool)
+    add, remove, reverse = legal_moves(adjacency, allowed, required, np.inf)
+    assert add[1, 2] and add[0, 2] and not add[1, 0] and not add[0, 1]
+    assert remove[0, 1] and reverse[0, 1]
+    tabu = [("-", 0, 1), ("+", 1, 2), ("flip", 1, 0)]
+    add, remove, reverse = legal_moves(adjacency, allowed, required, np.inf, tabu)
+    assert not remove[0, 1] and not add[1, 2] and not reverse[0, 1]
+    # A reversal that would close a cycle through another path is not legal.
+    adjacency[1, 2] = adjacency[0, 2] = True
+    add, remove, reverse = legal_moves(adjacency, allowed, required, np.inf)
+    assert not reverse[0, 2] and reverse[0, 1] and reverse[1, 2]
+    assert not add.any()
+
+
+def test_epsilon_max_iter_and_start_dag_have_their_effect():
+    df = _asia(3000)
+    full = HillClimbSearch().fit(df)
+    assert full.n_iter_ > 2
+    two = HillClimbSearch(max_iter=2).fit(df)
+    assert two.n_iter_ == 2 and len(two.edges_) == 2 and two.score_ < full.score_
+    none = HillClimbSearch(epsilon=1e9).fit(df)
+    assert none.n_iter_ == 0 and none.edges_ == []
+    # From the true graph, few moves are needed, and none makes it worse.
+    start = HillClimbSearch(start_dag=list(ASIA.dag_.edges)).fit(df)
+    assert start.n_iter_ < full.n_iter_
+    assert start.score_ >= score_structure(df, ASIA.dag_) + start.n_iter_ * 1e-4
+    start = HillClimbSearch(start_dag=ASIA.dag_, max_iter=0).fit(df)
+    assert set(start.edges_) == set(ASIA.dag_.edges)
+    start = HillClimbSearch(
+        start_dag=ASIA.dag_, black_list=[("asia", "tub")], max_iter=0
+    ).fit(df)
+    assert set(start.edges_) == set(ASIA.dag_.edges) - {("asia", "tub")}
+
+
+def test_max_tabu_goes_past_the_first_local_optimum():
+    alarm = load_network("alarm")
+    df = alarm.sample(1000, random_state=2)
+    greedy = HillClimbSearch().fit(df)
+    tabu = HillClimbSearch(max_tabu=10).fit(df)
+    assert tabu.n_iter_ > greedy.n_iter_
+    assert tabu.score_ > greedy.score_ + 1.0  # -11889.9 against -11901.3
+    assert tabu.score_ == pytest.approx(score_structure(df, tabu.edges_), rel=1e-12)
+
+
+def test_tabu_length_changes_the_path_of_tabu_search():
+    df = load_network("alarm").sample(1000, random_state=0)
+    greedy = HillClimbSearch().fit(df).score_
+    short = HillClimbSearch(tabu_length=0, max_tabu=20).fit(df)
+    long = HillClimbSearch(tabu_length=100, max_tabu=20).fit(df)
+    assert short.score_ != pytest.approx(long.score_, rel=1e-9)
+    assert min(short.score_, long.score_) >= greedy  # -11888.6, -11900.7, -11900.7
+
+
+def test_pc_parameters_have_their_effect():
+    df = _asia(10000)
+    assert len(PC(max_cond_vars=0).fit(df).edges_) > len(PC().fit(df).edges_)
+    strict = PC(significance_level=1e-6).fit(df)
+    loose = PC(significance_level=0.2).fit(df)
+    assert len(strict.edges_) < len(loose.edges_)  # 7 against 9
+
+
+def test_bdeu_equivalent_sample_size_has_its_effect():
+    df = _asia(200, seed=2)
+    small = HillClimbSearch("bdeu", equivalent_sample_size=0.1).fit(df)
+    large = HillClimbSearch("bdeu", equivalent_sample_size=100.0).fit(df)
+    assert len(small.edges_) < len(large.edges_)
+
+
+def test_network_is_fitted_with_the_m_estimate():
+    df = _asia(1000)
+    hc = HillClimbSearch(m=3.0).fit(df)
+    ref = BayesianNetwork(hc.edges_, m=3.0).fit(df)
+    for v in ref.variables_:
+        np.testing.assert_array_equal(hc.network_.cpds_[v], ref.cpds_[v])
+    X = df.head(5).astype(object)
+    X["lung"] = None
+    pd.testing.assert_frame_equal(hc.predict(X), ref.predict(X))
+    pd.testing.assert_frame_equal(
+        hc.predict_proba(X, "lung"), ref.predict_proba(X, "lung")
+    )
+    np.testing.assert_allclose(hc.score_samples(df), ref.score_samples(df))
+    assert hc.score(df) == pytest.approx(ref.score(df))
+    pd.testing.assert_series_equal(
+        hc.query("lung", {"smoke": "yes"}), ref.query("lung", {"smoke": "yes"})
+    )
+    assert hc.sample(3, random_state=0).shape == (3, 8)
+    assert hc.variables_ == list(df.columns)
+
+
+def test_fit_does_not_mutate_the_data():
+    df = _asia(300)
+    copy = df.copy()
+    HillClimbSearch(fixed_edges=[("asia", "tub")]).fit(df)
+    pd.testing.assert_frame_equal(df, copy)
+
+
+def test_pgmpys_score_name_is_accepted():
+    df = _asia(1000)
+    assert HillClimbSearch("bic-d").fit(df).edges_ == HillClimbSearch().fit(df).edges_
+
+
+# -- bad input ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"scoring_method": "bdeus"}, "scoring_method"),
+        ({"equivalent_sample_size": -1.0}, "equivalent_sample_size"),
+        ({"equivalent_sample_size": 0.0}, "equivalent_sample_size"),
+        ({"tabu_length": -1}, "tabu_length"),
+        ({"max_indegree": -1}, "max_indegree"),
+        ({"black_list": [("asia", "nope")]}, "black_list names"),
+        ({"white_list": [("nope", "asia")]}, "white_list names"),
+        ({"fixed_edges": [("asia", "nope")]}, "fixed_edges names"),
+        ({"start_dag": [("nope", "asia")]}, "start_dag names"),
+        ({"fixed_edges": [("asia", "asia")]}, "fixed_edges holds a self-loop"),
+        (
+            {"fixed_edges": [("asia", "tub"), ("tub", "lung"), ("lung", "asia")]},
+            "fixed_edges form a cycle",
+        ),
+        (
+            {"fixed_edges": [("asia", "tub")], "black_list": [("asia", "tub")]},
+            "fixed_edges holds .* black_list",
+        ),
+        (
+            {"fixed_edges": [("asia", "tub")], "white_list": [("tub", "asia")]},
+            "fixed_edges holds .* white_list",
+        ),
+        (
+            {"fixed_edges": [("asia", "tub"), ("lung", "tub")], "max_indegree": 1},
+            "max_indegree",
+        ),
+        (
+            {"fixed_edges": [("asia", "tub")], "start_dag": [("tub", "asia")]},
+            "fixed_edges and start_dag",
+        ),
+        ({"fixed_edges": ["ab"]}, "fixed_edges must hold"),
+    ],
+)
+def test_bad_parameters_raise_value_errors_naming_them(params, match):
+    df = _asia(50)
+    with pytest.raises(ValueError, match=match):
+        HillClimbSearch(**params).fit(df)
+
+
+def test_score_structure_rejects_bad_input():
+    df = _asia(50)
+    with pytest.raises(ValueError, match="scoring_method"):
+        score_structure(df, [], "aic")
+    with pytest.raises(ValueError, match="equivalent_sample_size"):
+        score_structure(df, [], "bdeu", equivalent_sample_size=-1)
+    with pytest.raises(ValueError, match="edges names"):
+        score_structure(df, [("asia", "nope")])
+    with pytest.raises(ValueError, match="edges form a cycle"):
+        score_structure(df, [("asia", "tub"), ("tub", "asia")])
+
+
+# -- against pgmpy's HillClimbSearch on sampled data ----------------------------
+def _pgmpy_hill_climb(df, method):
+    pytest.importorskip("pgmpy")
+    from pgmpy.estimators import HillClimbSearch as PgmpyHillClimb
+
+    method = {"bic": "bic-d"}.get(method, method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dag = PgmpyHillClimb(df).estimate(scoring_method=method, show_progress=False)
+    return [tuple(e) for e in dag.edges()]
+
+
+def _recovery(hc, true_edges):
+    skeleton = _precision_recall(_skeleton(hc.edges_), _skeleton(true_edges))
+    directed = _precision_recall(set(hc.edges_), set(true_edges))
+    return skeleton, directed
+
+
+# Skeleton (precision, recall) at least these on asia sampled with seed 11; the
+# measured values are in the comments.
+ASIA_RECOVERY = {
+    ("bic", 1000): (0.85, 0.75),  # 0.86 / 0.75
+    ("bic", 10000): (1.0, 1.0),  # 1.00 / 1.00
+    ("bdeu", 1000): (0.6, 1.0),  # 0.62 / 1.00
+    ("bdeu", 10000): (0.7, 1.0),  # 0.73 / 1.00
+    ("k2", 1000): (0.55, 0.6),  # 0.56 / 0.62
+    ("k2", 10000): (0.75, 0.85),  # 0.78 / 0.88
+}
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("n", [1000, 10000])
+@pytest.mark.parametrize("method", ["bic", "bdeu", "k2"])
+def test_asia_skeleton_is_recovered_and_score_at_least_pgmpys(n, method):
+    df = _asia(n, seed=11)
+    hc = HillClimbSearch(method).fit(df)
+    (sk_prec, sk_rec), _ = _recovery(hc, ASIA.dag_.edges)
+    min_prec, min_rec = ASIA_RECOVERY[method, n]
+    assert sk_prec >= min_prec and sk_rec >= min_rec
+    theirs = score_structure(df, _pgmpy_hill_climb(df, method), method)
+    if method == "bic":
+        assert hc.score_ >= theirs - 1e-8 * abs(theirs)
+    else:
+        # Both searches are greedy; BDeu is score equivalent, so the two
+        # break exact ties between an edge and its reversal differently and
+        # may stop at different local optima, and pgmpy's K2 is another
+        # objective where parent states go unseen. Close, not always above.
+        assert hc.score_ >= theirs - 1e-3 * abs(theirs)
+
+
+@pytest.mark.parity
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1000, 10000])
+def test_alarm_skeleton_is_recovered_and_score_at_least_pgmpys(n):
+    alarm = load_network("alarm")
+    df = alarm.sample(n, random_state=0)
+    hc = HillClimbSearch("bic").fit(df)
+    (sk_prec, sk_rec), (dir_prec, dir_rec) = _recovery(hc, alarm.dag_.edges)
+    print(
+        f"alarm bic n={n}: skeleton P/R {sk_prec:.2f}/{sk_rec:.2f}, "
+        f"directed P/R {dir_prec:.2f}/{dir_rec:.2f}"
+    )
+    assert sk_rec >= (0.8 if n == 1000 else 0.9)
+    assert sk_prec >= 0.8
+    assert hc.score_ == pytest.approx(score_structure(df, hc.edges_), rel=1e-12)
+    # pgmpy breaks exact ties (an edge or its reversal) by the order of a set,
+    # which changes from process to process: its local optimum varies, ours
+    # is usually better, not always (it was 0.4% lower in one run of 1,000
+    # rows).
+    theirs = score_structure(df, _pgmpy_hill_climb(df, "bic"), "bic")
+    assert hc.score_ >= theirs - 1e-2 * abs(theirs)
+
+
+# -- scikit-learn -------------------------------------------------------------
+def test_clone_pickle_and_grid_search():
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.model_selection import GridSearchCV
+
+    df = _asia(2000)
+    hc = HillClimbSearch("bdeu", equivalent_sample_size=5.0, max_indegree=2)
+    assert clone(hc).get_params() == hc.get_params()
+    hc.fit(df)
+    again = pickle.loads(pickle.dumps(hc))
+    assert again.edges_ == hc.edges_
+    np.testing.assert_array_equal(again.score_samples(df), hc.score_samples(df))
+    # score is the held-out mean log-likelihood, so cross-validation picks a
+    # score or a constraint as for any density model.
+    search = GridSearchCV(HillClimbSearch(), {"max_indegree": [0, 2]}, cv=3)
+    search.fit(df)
+    assert search.best_params_ == {"max_indegree": 2}
+
+
+def test_each_family_is_counted_once_and_a_move_rescores_one_or_two(monkeypatch):
+    calls = []
+    counts = FamilyScores.counts
+
+    def counting(self, node, parents):
+        calls.append((node, frozenset(parents)))
+        return counts(self, node, parents)
+
+    monkeypatch.setattr(FamilyScores, "counts", counting)
+    df = _asia(2000)
+    d = df.shape[1]
+    hc = HillClimbSearch(tabu_length=0).fit(df)
+    assert len(calls) == len(set(calls))  # never the same family twice
+    # The first sweep scores every family of one parent or none; each move
+    # then rescores the toggles of one child (add, remove) or two (reverse).
+    assert d + d * (d - 1) <= len(calls) <= d + d * (d - 1) + 2 * d * hc.n_iter_
+
+
+# -- the PC algorithm -----------------------------------------------------------
+@pytest.mark.parity
+@pytest.mark.parametrize("g", [False, True])
+def test_ci_tests_equal_pgmpys(rng, g):
+    pytest.importorskip("pgmpy")
+    from pgmpy.estimators.CITests import chi_square, g_sq
+
+    df = _asia(2000)
+    names = list(df.columns)
+    codes, cards = encode_frame(*split_frame(df))
+    for _ in range(25):
+        x, y, *z = (int(v) for v in rng.choice(8, 2 + rng.integers(0, 3), False))
+        stat, dof, p = ci_test(codes, cards, x, y, z, g)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = (g_sq if g else chi_square)(
+                names[x], names[y], [names[i] for i in z], df, boolean=False
+            )
+        assert dof == theirs[2]
+        assert stat == pytest.approx(theirs[0], rel=1e-10, abs=1e-12)
+        assert p == pytest.approx(theirs[1], rel=1e-8, abs=1e-12)
+
+
+def _oracle(dag, names):
+    """A test that answers by d-separation in ``dag``."""
+
+    def test(codes, cards, x, y, given, g):
+        independent = dag.is_dseparated(names[x], names[y], [names[i] for i in given])
+        return 0.0, 1, 1.0 if independent else 0.0
+
+    return test
+
+
+def _v_structures(edges):
+    edges = set(edges)
+    parents = {}
+    for a, b in edges:
+        parents.setdefault(b, set()).add(a)
+    return {
+        (frozenset((a, c)), b)
+        for b, ps in parents.items()
+        for a, c in itertools.combinations(sorted(ps), 2)
+        if (a, c) not in edges and (c, a) not in edges
+    }
+
+
+@pytest.mark.parametrize("name", ["asia", "alarm"])
+def test_pc_with_a_d_separation_oracle_finds_the_equivalence_class(monkeypatch, name):
+    import bayeskit.models._pc as pc_module
+
+    network = load_network(name)
+    df = network.sample(200, random_state=0)
+    monkeypatch.setattr(pc_module, "ci_test", _oracle(network.dag_, list(df.columns)))
+    pc = PC(max_cond_vars=len(df.columns)).fit(df)
+    true = list(network.dag_.edges)
+    assert _skeleton(pc.edges_) == _skeleton(true)
+    assert _v_structures(pc.edges_) == _v_structures(true)
+    assert _is_dag(pc.edges_, list(df.columns))
+    assert set(pc.directed_edges_) <= set(pc.edges_)
+    if name == "asia":
+        assert set(pc.directed_edges_) == {
+            ("tub", "either"),
+            ("lung", "either"),
+            ("either", "xray"),
+            ("either", "dysp"),
+            ("bronc", "dysp"),
+        }
+        assert _skeleton(pc.undirected_edges_) == _skeleton(
+            [("asia", "tub"), ("smoke", "lung"), ("smoke", "bronc")]
+        )
+
+
+@pytest.mark.parity
+@pytest.mark.slow
+def test_pc_skeleton_equals_pgmpys():
+    pytest.importorskip("pgmpy")
+    from pgmpy.estimators import PC as PgmpyPC
+
+    df = _asia(2000)
+    pc = PC(max_cond_vars=3).fit(df)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        skeleton, _ = PgmpyPC(df).estimate(
+            variant="parallel",
+            ci_test="chi_square",
+            max_cond_vars=3,
+            return_type="skeleton",
+            show_progress=False,
+            n_jobs=1,
+        )
+    assert _skeleton(pc.edges_) == _skeleton(skeleton.edges())
+
+
+def test_pc_on_asia_recovers_its_colliders():
+    df = _asia(10000)
+    pc = PC().fit(df)
+    (precision, recall), _ = _recovery(pc, ASIA.dag_.edges)
+    assert precision == 1.0 and recall >= 0.85  # asia - tub is weak
+    assert {("tub", "either"), ("lung", "either")} <= set(pc.directed_edges_)
+    ref = BayesianNetwork(pc.edges_).fit(df)
+    np.testing.assert_allclose(pc.score_samples(df), ref.score_samples(df))
+    g = PC("g_sq", significance_level=0.05).fit(df)
+    assert _skeleton(g.edges_) >= _skeleton(pc.edges_) - {frozenset(("asia", "tub"))}
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"ci_test": "fisher"}, "ci_test"),
+        ({"significance_level": 1.5}, "significance_level"),
+        ({"max_cond_vars": -1}, "max_cond_vars"),
+    ],
+)
+def test_pc_bad_parameters(params, match):
+    with pytest.raises(ValueError, match=match):
+        PC(**params).fit(_asia(50))
