@@ -50,11 +50,13 @@ import pandas as pd
 
 __all__ = [
     "fit_classifier",
+    "fit_hmm",
     "fit_mixture",
     "fit_network",
     "is_dask",
     "partial_fit_mixture",
     "predict",
+    "predict_hmm",
 ]
 
 # Children per node of the summing tree (Dask's own default fan-in for
@@ -498,5 +500,6 @@ from ._dask_em import (  # noqa: E402
     fit_mixture,
     partial_fit_mixture,
 )
+from ._dask_hmm import fit_hmm, predict_hmm  # noqa: E402
 
 accepts = is_dask  # the handler's test (bayeskit._collections)

@@ -212,7 +212,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             emission.log_prior(params.emission, prior.emission)
         )
 
-    def _fit_components(self, data, initial_params, random_state):
+    def _fit_components(self, data, initial_params, random_state, expected_stats=None):
         """EM on the components, ``n_init`` starts, the best kept.
 
         ``initial_params(random_state)`` gives a start. Every iteration computes
@@ -228,7 +228,12 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         iteration budget emits no warning: the monitor records every
         iteration (printing it when ``verbose``) and logs a decrease of the
         objective, and ``converged_`` says whether the gain fell below ``tol``.
+
+        ``expected_stats(data, params, components)``, if given, replaces
+        ``_expected_stats`` as the E-step (the Dask integration's reduction
+        over the partitions of data that lives elsewhere).
         """
+        e_step = expected_stats or self._expected_stats
         components = self._make_components()
         monitor = self._new_monitor()
         best = None
@@ -237,7 +242,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             stats = None
             monitor._reset()
             for _ in range(self.n_iter):
-                stats = self._expected_stats(data, params, components)
+                stats = e_step(data, params, components)
                 bound = stats.log_evidence + self._log_prior_of(params, components)
                 params = self._params_from_stats(stats, params, components)
                 monitor.report(bound)

@@ -148,6 +148,30 @@ def test_select_mixture_runs_its_candidates_on_the_workers(client):
     assert any("_fit_and_score" in p for p in prefixes), prefixes
 
 
+def test_baum_welch_on_the_cluster_equals_in_memory(client):
+    """A bag of sequences partitioned over the two workers: every iteration
+    is one reduction there, and the fit is the in-memory one."""
+    import dask.bag as db
+
+    from bayeskit import GaussianHMM
+
+    rng = np.random.default_rng(9)
+    seqs = [
+        rng.normal(size=(int(rng.integers(20, 80)), 2)) + 3.0 * (i % 2)
+        for i in range(40)
+    ]
+    params = dict(n_components=2, n_iter=5, tol=0.0, random_state=0)
+    ref = GaussianHMM(**params).fit(seqs)
+    est = GaussianHMM(**params).fit(db.from_sequence(seqs, npartitions=8))
+    np.testing.assert_allclose(est.lower_bounds_, ref.lower_bounds_, rtol=1e-8)
+    for name in ["startprob_", "transmat_", "means_", "covars_"]:
+        np.testing.assert_allclose(getattr(est, name), getattr(ref, name), rtol=1e-8)
+    prefixes = client.run_on_scheduler(
+        lambda dask_scheduler: [str(k) for k in dask_scheduler.task_prefixes]
+    )
+    assert any("partition_stats" in p for p in prefixes), prefixes
+
+
 def test_prediction_runs_on_the_workers(client):
     Xd, yd, _ = lazy_data(4000, 8)
     est = GaussianNB().fit(Xd, yd)
