@@ -80,6 +80,7 @@ class BaseHMM(BaseLatentModel):
         "params": [str],
         "init_params": [str],
         "n_init": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
         "implementation": [StrOptions({"log", "scaling"})],
     }
     # hmmlearn's letter of every parameter -> its attribute.

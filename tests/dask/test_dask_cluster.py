@@ -172,6 +172,36 @@ def test_baum_welch_on_the_cluster_equals_in_memory(client):
     assert any("partition_stats" in p for p in prefixes), prefixes
 
 
+def test_restarts_run_on_the_workers(client):
+    """Under joblib's Dask backend the ``n_init`` restarts of a mixture and of
+    an HMM run on the cluster's workers, and the fits are the sequential ones
+    of this process."""
+    import joblib
+
+    from bayeskit import GaussianHMM
+
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(c, 1.0, size=(100, 2)) for c in (0, 3, 6)])
+    params = dict(n_init=3, init_params="random", random_state=0, max_iter=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ref = GaussianMixture(3, **params).fit(X)
+        with joblib.parallel_config(backend="dask"):
+            got = GaussianMixture(3, n_jobs=-1, **params).fit(X)
+    np.testing.assert_allclose(got.means_, ref.means_, rtol=1e-12)
+    assert got.lower_bounds_ == pytest.approx(ref.lower_bounds_, rel=1e-12)
+    hmm = dict(n_components=3, n_init=3, n_iter=5, random_state=0)
+    ref = GaussianHMM(**hmm).fit(X, [100] * 3)
+    with joblib.parallel_config(backend="dask"):
+        got = GaussianHMM(n_jobs=-1, **hmm).fit(X, [100] * 3)
+    np.testing.assert_allclose(got.transmat_, ref.transmat_, rtol=1e-12)
+    prefixes = client.run_on_scheduler(
+        lambda dask_scheduler: [str(k) for k in dask_scheduler.task_prefixes]
+    )
+    assert any("em_from_start" in p and "chain" not in p for p in prefixes), prefixes
+    assert any("chain_em_from_start" in p for p in prefixes), prefixes
+
+
 def test_prediction_runs_on_the_workers(client):
     Xd, yd, _ = lazy_data(4000, 8)
     est = GaussianNB().fit(Xd, yd)
