@@ -30,6 +30,35 @@ from ._dask import (
 # a Gaussian mixture's EM in memory.
 INIT_SAMPLE_SIZE = 10_000
 
+# EM on a Dask array keeps its chunks in the memory of a dask.distributed
+# cluster's workers for the fit (``persist``) when the array takes at most
+# this fraction of the workers' summed ``memory_limit``: every iteration then
+# reads them there instead of computing them again (reading files,
+# generating rows). Larger data are computed again in every iteration.
+PERSIST_FRACTION = 0.25
+
+
+def _persisted_if_it_fits(X):
+    """``X`` persisted on the workers of the active dask.distributed client
+    for as long as the caller holds the result, if it fits (see
+    :data:`PERSIST_FRACTION`); ``X`` itself otherwise (no client, another
+    scheduler configured, no memory limit known, or too large). Chunks the
+    caller persisted already are reused as they are."""
+    from dask.base import get_scheduler
+
+    try:
+        from distributed import Client
+    except ImportError:
+        return X
+    client = getattr(get_scheduler(collections=[X]), "__self__", None)
+    if not isinstance(client, Client):
+        return X
+    workers = client.scheduler_info().get("workers", {}).values()
+    limits = [w.get("memory_limit") or 0 for w in workers]
+    if not limits or min(limits) <= 0 or X.nbytes > PERSIST_FRACTION * sum(limits):
+        return X
+    return client.persist(X)
+
 
 def _fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
     """A :class:`~bayeskit.GaussianMixtureClassifier` on Dask: every class's
@@ -152,6 +181,8 @@ def _mixture_input(X, sample_weight):
         names = np.asarray(X.columns, dtype=object)
         X = X.to_dask_array(lengths=True)
     X = _row_chunked(X)
+    if names is None:
+        X = _persisted_if_it_fits(X)
     sw_da = None
     if sample_weight is not None:
         sw_da = _as_row_array(sample_weight, X.chunks[0], "sample_weight")

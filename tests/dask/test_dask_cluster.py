@@ -202,6 +202,34 @@ def test_restarts_run_on_the_workers(client):
     assert any("chain_em_from_start" in p for p in prefixes), prefixes
 
 
+def test_em_keeps_lazily_generated_rows_on_the_workers_when_they_fit(
+    client, monkeypatch
+):
+    """Rows generated lazily are persisted on the workers for the fit when
+    they fit in a fraction of the workers' memory (every iteration then
+    reads them there), and computed again in each iteration otherwise; the
+    fit is the same either way."""
+    import bayeskit._dask_em as dask_em
+
+    Xd, _, _ = lazy_data(6000, 6, seed=4)
+    kept = dask_em._persisted_if_it_fits(Xd)
+    assert kept is not Xd
+    # Persisted: the graph holds the chunks' futures, nothing left to compute.
+    assert len(kept.__dask_graph__()) == kept.npartitions
+    np.testing.assert_array_equal(kept.compute(), Xd.compute())
+    params = initial_mixture(Xd.compute())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        persisted = GaussianMixture(**params).fit(Xd)
+        monkeypatch.setattr(dask_em, "PERSIST_FRACTION", 0.0)
+        assert dask_em._persisted_if_it_fits(Xd) is Xd
+        recomputed = GaussianMixture(**params).fit(Xd)
+    np.testing.assert_allclose(persisted.means_, recomputed.means_, rtol=1e-12)
+    np.testing.assert_allclose(
+        persisted.lower_bounds_, recomputed.lower_bounds_, rtol=1e-12
+    )
+
+
 def test_prediction_runs_on_the_workers(client):
     Xd, yd, _ = lazy_data(4000, 8)
     est = GaussianNB().fit(Xd, yd)

@@ -457,3 +457,10 @@ def test_plain_input_never_imports_dask():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_em_persists_nothing_without_a_distributed_client(rng):
+    from bayeskit._dask_em import _persisted_if_it_fits
+
+    Xd = da.from_array(rng.normal(size=(100, 2)), chunks=50)
+    assert _persisted_if_it_fits(Xd) is Xd
