@@ -22,9 +22,14 @@ iterations, ``lower_bound_`` and the parameters are those of the in-memory fit.
 The start (``init_params``) runs in memory on a sample of whole sequences:
 all of them if they have at most :data:`INIT_SAMPLE_STEPS` steps in all (then
 the start is the in-memory start), else sequences drawn uniformly without
-replacement (with ``random_state``) until they have that many steps. A
+replacement (with ``random_state``) until they have that many steps. Every
+one of the ``n_init`` restarts starts from that sample (with its own draws),
+one after the other (each iteration is already spread over the cluster). A
 :class:`~bayeskit.CategoricalHMM` finds its alphabet among all the sequences in
-the first pass (or takes ``n_features``).
+the first pass (or takes ``n_features``). A Dask array is kept on the workers
+for the fit when it fits (as in :mod:`bayeskit._dask_em`); persist a bag
+yourself (``bag.persist()``) when it fits, or every iteration reads or
+generates its sequences again.
 
 Prediction is lazy: a bag in gives a bag out (one item per sequence), an
 array in gives a Dask array out; ``score`` is the computed sum.
@@ -103,10 +108,12 @@ def _cut_at_sequences(X, lengths):
 
 def _partitions(X, lengths, sequence_weight):
     """The partitions of ``X`` (``Delayed``), the ``Delayed`` weights of their
-    sequences (None where all weigh 1) and the sequences' weights in memory
-    (None for all 1), validated."""
+    sequences (None where all weigh 1), the sequences' weights in memory
+    (None for all 1), validated, and the collection the partitions come from
+    (persisted on the workers, held as long as the caller holds it)."""
     from dask import compute, delayed
 
+    from ._dask_em import _persisted_if_it_fits
     from .models._sequences import _check_sequence_weight
 
     if _is_bag(X):
@@ -117,6 +124,7 @@ def _partitions(X, lengths, sequence_weight):
             )
         parts = list(X.to_delayed())
         counts = None
+        source = X
     else:
         if _is_frame_like(X):
             raise TypeError(
@@ -125,19 +133,21 @@ def _partitions(X, lengths, sequence_weight):
                 "X.to_dask_array(lengths=True)"
             )
         Xc, per_block = _cut_at_sequences(X, lengths)
-        blocks = list(Xc.to_delayed().ravel())
+        # Kept on the workers for the fit when it fits (as the mixtures' EM).
+        source = _persisted_if_it_fits(Xc)
+        blocks = list(source.to_delayed().ravel())
         task = delayed(_with_lengths, pure=True)
         parts = [task(b, lens) for b, lens in zip(blocks, per_block)]
         counts = [len(lens) for lens in per_block]
     if sequence_weight is None:
-        return parts, [None] * len(parts), None
+        return parts, [None] * len(parts), None, source
     if is_dask(sequence_weight):
         sequence_weight = sequence_weight.compute()
     if counts is None:
         counts = list(compute(*[delayed(len)(p) for p in parts]))
     weights = _check_sequence_weight(np.asarray(sequence_weight), int(sum(counts)))
     split = np.split(weights, np.cumsum(counts)[:-1])
-    return parts, split, weights
+    return parts, split, weights, source
 
 
 def _is_frame_like(X) -> bool:
@@ -224,7 +234,8 @@ def _fit_hmm(est, X, lengths, sequence_weight):
     from .models import CategoricalHMM
     from .models._sequences import _concatenate
 
-    parts, part_weights, weights = _partitions(X, lengths, sequence_weight)
+    # ``source`` holds the persisted chunks until the fit returns.
+    parts, part_weights, weights, source = _partitions(X, lengths, sequence_weight)
     symbols = isinstance(est, CategoricalHMM)
     task = delayed(_describe_partition, pure=True)
     described = compute(*[task(p, symbols) for p in parts])
@@ -264,7 +275,7 @@ def _fit_hmm(est, X, lengths, sequence_weight):
             raise ValueError("sequence_weight must not be all zero")
         return total
 
-    est._fit_components(None, start, rng, expected_stats=e_step)
+    est._fit_components(source, start, rng, expected_stats=e_step)
     if est.n_iter_:
         est._warn_unvisited(est.stats_)
     return est

@@ -166,6 +166,11 @@ def test_baum_welch_on_the_cluster_equals_in_memory(client):
     np.testing.assert_allclose(est.lower_bounds_, ref.lower_bounds_, rtol=1e-8)
     for name in ["startprob_", "transmat_", "means_", "covars_"]:
         np.testing.assert_allclose(getattr(est, name), getattr(ref, name), rtol=1e-8)
+    # The rows with lengths: cut at sequence ends, kept on the workers.
+    rows = da.from_array(np.concatenate(seqs), chunks=(300, 2))
+    est = GaussianHMM(**params).fit(rows, [len(s) for s in seqs])
+    np.testing.assert_allclose(est.lower_bounds_, ref.lower_bounds_, rtol=1e-8)
+    np.testing.assert_allclose(est.means_, ref.means_, rtol=1e-8)
     prefixes = client.run_on_scheduler(
         lambda dask_scheduler: [str(k) for k in dask_scheduler.task_prefixes]
     )
