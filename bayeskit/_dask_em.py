@@ -4,7 +4,8 @@ Each iteration sums the statistics of every chunk under the current
 parameters (the E-step, :meth:`~bayeskit.GaussianMixture.summarize`) by the
 tree of :mod:`bayeskit._dask`, then sets the parameters from the sum (the
 M-step, ``from_stats``). The start (k-means++ or random, as in memory) runs in
-memory on a uniform sample of at most ``INIT_SAMPLE_SIZE`` rows. The mixture
+memory on a uniform sample of at most ``INIT_SAMPLE_SIZE`` rows (the first
+rows, for validation only, when the initial parameters are all given). The mixture
 classifier fits every class's mixture this way, one class after the other.
 """
 
@@ -197,7 +198,17 @@ def _start_mixture(est, X, sw_da, names, rng, reset):
     """Validation and the components from a sample of the rows (the
     data's covariance of ``covariance_prior='empirical'`` from all of them);
     the sample, validated."""
-    Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
+    given = ("weights_init", "means_init", "precisions_init")
+    all_given = all(getattr(est, name, None) is not None for name in given)
+    sws = None
+    if all_given:
+        # Nothing is drawn from the rows: the first ones validate the input
+        # (and centre the numerics) without a pass over all the chunks.
+        size = min(X.shape[0], INIT_SAMPLE_SIZE)
+        Xs = np.asarray(X[:size].compute())
+        sws = None if sw_da is None else np.asarray(sw_da[:size].compute())
+    if not all_given or (sws is not None and not sws.any()):
+        Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
     if names is not None:
         Xs = pd.DataFrame(Xs, columns=names)
     Xv, swv = est._prepare(Xs, sws, reset=reset)
