@@ -22,6 +22,7 @@ GALLERY = {
     "plot_flu_network.py": "flu_network",
     "plot_earthquakes_poisson_hmm.py": "load_earthquakes",
     "plot_wine_mixture.py": "select_mixture",
+    "plot_dask_mixture.py": "GaussianMixture",
 }
 
 
