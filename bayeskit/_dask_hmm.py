@@ -22,7 +22,8 @@ iterations, ``lower_bound_`` and the parameters are those of the in-memory fit.
 The start (``init_params``) runs in memory on a sample of whole sequences:
 all of them if they have at most :data:`INIT_SAMPLE_STEPS` steps in all (then
 the start is the in-memory start), else sequences drawn uniformly without
-replacement (with ``random_state``) until they have that many steps. Every
+replacement (with ``random_state``, among those of positive
+``sequence_weight``) until they have that many steps. Every
 one of the ``n_init`` restarts starts from that sample (with its own draws),
 one after the other (each iteration is already spread over the cluster). A
 :class:`~bayeskit.CategoricalHMM` finds its alphabet among all the sequences in
@@ -189,7 +190,10 @@ def _sample(parts, described, weights, rng):
     if every.sum() <= INIT_SAMPLE_STEPS:
         chosen = np.arange(every.size)
     else:
+        # Drawn among the sequences that weigh something.
         order = rng.permutation(every.size)
+        if weights is not None:
+            order = order[weights[order] > 0]
         take = np.searchsorted(np.cumsum(every[order]), INIT_SAMPLE_STEPS) + 1
         chosen = np.sort(order[:take])
     starts = np.r_[0, np.cumsum(counts)]

@@ -238,3 +238,30 @@ def test_failed_refit_leaves_the_model_as_it_was(rng):
         est.fit(bad)
     for name, value in before.items():
         np.testing.assert_array_equal(getattr(est, name), value)
+
+
+def test_the_start_sample_skips_sequences_of_zero_weight(monkeypatch, rng):
+    import bayeskit._dask_hmm as dask_hmm
+
+    monkeypatch.setattr(dask_hmm, "INIT_SAMPLE_STEPS", 30)
+    seqs = _gaussian(rng)
+    w = np.zeros(len(seqs))
+    w[-3:] = 1.0  # only the last three sequences weigh something
+    seen = []
+    original = GaussianHMM._initialize
+
+    def spy(self, X, row_weight, random_state, components):
+        seen.append(X.copy())
+        return original(self, X, row_weight, random_state, components)
+
+    monkeypatch.setattr(GaussianHMM, "_initialize", spy)
+    bag = db.from_sequence(seqs, npartitions=4)
+    GaussianHMM(2, n_iter=1, random_state=0).fit(bag, sequence_weight=w)
+    (X,) = seen
+    weighed = {s[0].tobytes(): s for s in seqs[-3:]}
+    i = 0
+    while i < len(X):
+        s = weighed[X[i].tobytes()]  # a KeyError: a sequence of zero weight
+        np.testing.assert_array_equal(X[i : i + len(s)], s)
+        i += len(s)
+    assert len(X) >= 30
