@@ -265,3 +265,13 @@ def test_the_start_sample_skips_sequences_of_zero_weight(monkeypatch, rng):
         np.testing.assert_array_equal(X[i : i + len(s)], s)
         i += len(s)
     assert len(X) >= 30
+
+
+def test_restarts_on_a_bag_equal_the_in_memory_restarts(rng):
+    # All the sequences are the start's sample: every restart draws what the
+    # in-memory restart draws, and the best one is the same.
+    seqs = _gaussian(rng)
+    params = dict(n_init=3, n_iter=5, tol=0.0, random_state=0)
+    ref = GaussianHMM(3, **params).fit(seqs)
+    got = GaussianHMM(3, **params).fit(db.from_sequence(seqs, npartitions=3))
+    _assert_same_fit(ref, got, "means_")
