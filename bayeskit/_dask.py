@@ -50,11 +50,13 @@ import pandas as pd
 
 __all__ = [
     "fit_classifier",
+    "fit_hmm",
     "fit_mixture",
     "fit_network",
     "is_dask",
     "partial_fit_mixture",
     "predict",
+    "predict_hmm",
 ]
 
 # Children per node of the summing tree (Dask's own default fan-in for
@@ -489,7 +491,31 @@ def predict(est, method: str, X):
     )
 
 
-__all__ += ["SPLIT_EVERY"]
+def _call_with(part, est, method, kwargs):
+    return getattr(est, method)(part, **kwargs)
+
+
+def predict_frame(est, method: str, X, **kwargs):
+    """``est.<method>(X, **kwargs)`` of a method that returns a pandas
+    DataFrame (a :class:`~bayeskit.BayesianNetwork`'s ``predict`` and
+    ``predict_proba``) on a Dask DataFrame, lazily: the in-memory method
+    mapped over the partitions (``map_partitions``), a Dask DataFrame with the
+    index of ``X``. Its columns come from one row with every cell missing, so
+    nothing is computed until the result is."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est)
+    if not (_is_frame_like(X) and hasattr(X, "columns")):
+        raise TypeError(f"X must be a Dask DataFrame for {method}, got {type(X)}")
+    blank = pd.DataFrame({c: [None] for c in X.columns}, columns=X.columns)
+    if method == "predict":
+        meta = X._meta
+    else:
+        meta = getattr(est, method)(blank, **kwargs).iloc[:0]
+    return X.map_partitions(_call_with, est, method, kwargs, meta=meta)
+
+
+__all__ += ["SPLIT_EVERY", "predict_frame"]
 
 
 # The Gaussian mixtures' EM on Dask, which uses the pieces above.
@@ -498,5 +524,6 @@ from ._dask_em import (  # noqa: E402
     fit_mixture,
     partial_fit_mixture,
 )
+from ._dask_hmm import fit_hmm, predict_hmm  # noqa: E402
 
 accepts = is_dask  # the handler's test (bayeskit._collections)

@@ -4,7 +4,8 @@ Each iteration sums the statistics of every chunk under the current
 parameters (the E-step, :meth:`~bayeskit.GaussianMixture.summarize`) by the
 tree of :mod:`bayeskit._dask`, then sets the parameters from the sum (the
 M-step, ``from_stats``). The start (k-means++ or random, as in memory) runs in
-memory on a uniform sample of at most ``INIT_SAMPLE_SIZE`` rows. The mixture
+memory on a uniform sample of at most ``INIT_SAMPLE_SIZE`` rows (the first
+rows, for validation only, when the initial parameters are all given). The mixture
 classifier fits every class's mixture this way, one class after the other.
 """
 
@@ -29,6 +30,35 @@ from ._dask import (
 # Rows drawn (uniformly, without replacement) from a Dask collection to start
 # a Gaussian mixture's EM in memory.
 INIT_SAMPLE_SIZE = 10_000
+
+# EM on a Dask array keeps its chunks in the memory of a dask.distributed
+# cluster's workers for the fit (``persist``) when the array takes at most
+# this fraction of the workers' summed ``memory_limit``: every iteration then
+# reads them there instead of computing them again (reading files,
+# generating rows). Larger data are computed again in every iteration.
+PERSIST_FRACTION = 0.25
+
+
+def _persisted_if_it_fits(X):
+    """``X`` persisted on the workers of the active dask.distributed client
+    for as long as the caller holds the result, if it fits (see
+    :data:`PERSIST_FRACTION`); ``X`` itself otherwise (no client, another
+    scheduler configured, no memory limit known, or too large). Chunks the
+    caller persisted already are reused as they are."""
+    from dask.base import get_scheduler
+
+    try:
+        from distributed import Client
+    except ImportError:
+        return X
+    client = getattr(get_scheduler(collections=[X]), "__self__", None)
+    if not isinstance(client, Client):
+        return X
+    workers = client.scheduler_info().get("workers", {}).values()
+    limits = [w.get("memory_limit") or 0 for w in workers]
+    if not limits or min(limits) <= 0 or X.nbytes > PERSIST_FRACTION * sum(limits):
+        return X
+    return client.persist(X)
 
 
 def _fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
@@ -152,6 +182,8 @@ def _mixture_input(X, sample_weight):
         names = np.asarray(X.columns, dtype=object)
         X = X.to_dask_array(lengths=True)
     X = _row_chunked(X)
+    if names is None:
+        X = _persisted_if_it_fits(X)
     sw_da = None
     if sample_weight is not None:
         sw_da = _as_row_array(sample_weight, X.chunks[0], "sample_weight")
@@ -166,7 +198,17 @@ def _start_mixture(est, X, sw_da, names, rng, reset):
     """Validation and the components from a sample of the rows (the
     data's covariance of ``covariance_prior='empirical'`` from all of them);
     the sample, validated."""
-    Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
+    given = ("weights_init", "means_init", "precisions_init")
+    all_given = all(getattr(est, name, None) is not None for name in given)
+    sws = None
+    if all_given:
+        # Nothing is drawn from the rows: the first ones validate the input
+        # (and centre the numerics) without a pass over all the chunks.
+        size = min(X.shape[0], INIT_SAMPLE_SIZE)
+        Xs = np.asarray(X[:size].compute())
+        sws = None if sw_da is None else np.asarray(sw_da[:size].compute())
+    if not all_given or (sws is not None and not sws.any()):
+        Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
     if names is not None:
         Xs = pd.DataFrame(Xs, columns=names)
     Xv, swv = est._prepare(Xs, sws, reset=reset)

@@ -23,6 +23,7 @@ GALLERY = {
     "plot_earthquakes_poisson_hmm.py": "load_earthquakes",
     "plot_wine_mixture.py": "select_mixture",
     "plot_semi_supervised_nb.py": "MultinomialNB",
+    "plot_dask_mixture.py": "GaussianMixture",
 }
 
 

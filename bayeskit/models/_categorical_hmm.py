@@ -60,6 +60,13 @@ default=1.0
         where hmmlearn's scaled recursion underflows.
     n_init : int, default=1
         Random starts; the one with the best log posterior is kept.
+    n_jobs : int, default=None
+        Number of jobs running the ``n_init`` starts' Baum-Welch in parallel
+        through joblib (the starts are drawn one after the other from
+        ``random_state``, so the result does not depend on it). None means 1
+        unless in a :func:`joblib.parallel_config` context (under
+        ``backend="dask"`` the starts run on a Dask cluster's workers); -1
+        means all processors.
 
     Attributes
     ----------
@@ -163,6 +170,7 @@ default=1.0
         init_params="ste",
         implementation="log",
         n_init=1,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.startprob_prior = startprob_prior
@@ -178,6 +186,7 @@ default=1.0
         self.init_params = init_params
         self.implementation = implementation
         self.n_init = n_init
+        self.n_jobs = n_jobs
 
     def _make_components(self):
         n_symbols = self.__dict__.get("n_features_") or self._alphabet_by_hand()

@@ -31,6 +31,7 @@ References
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from time import time
 
@@ -135,47 +136,35 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
     def _run_em(self, X, sample_weight, random_state, max_iter):
         """Fit by EM with ``n_init`` starts, keep the best; return the last posterior.
 
-        Sets ``converged_``, ``n_iter_``, ``lower_bound_`` and ``lower_bounds_``.
+        The starts are drawn here, one after the other from ``random_state``
+        (the draws a sequential loop makes); the iterations from every start
+        run through joblib with ``n_jobs`` (:func:`_restarts`), so the result
+        does not depend on where they ran. Sets ``converged_``, ``n_iter_``,
+        ``lower_bound_`` and ``lower_bounds_``.
         """
         do_init = not (self.warm_start and hasattr(self, "converged_"))
         n_init = self.n_init if do_init else 1
-        interval = getattr(self, "verbose_interval", 1)
-        best, best_bound = None, -np.inf
-        self.converged_ = False
-        for init in range(n_init):
-            if self.verbose:
-                print(f"Initialization {init}")
-                start = time()
+        starts = []
+        for _ in range(n_init):
             if do_init:
                 self._initialize(X, sample_weight, random_state)
-            bound = -np.inf if do_init else self.lower_bound_
-            bounds = []
-            converged, n_iter = False, 0
-            for n_iter in range(1, max_iter + 1):
-                previous = bound
-                posterior, log_prob = self._e_step(X)
-                bound = self._objective(log_prob, sample_weight)
-                self._m_step(X, posterior, sample_weight)
-                bounds.append(bound)
-                change = bound - previous
-                if self.verbose >= 2 and n_iter % interval == 0:
-                    print(
-                        f"  Iteration {n_iter}\t time lapse {time() - start:.5f}s\t "
-                        f"lower bound change {change:.5f}"
-                    )
-                if abs(change) < self.tol:
-                    converged = True
-                    break
-            if self.verbose:
-                state = "converged" if converged else "did not converge"
-                print(
-                    f"Initialization {state}. time lapse {time() - start:.5f}s\t "
-                    f"lower bound {bound:.5f}"
-                )
+            starts.append(self._get_parameters())
+        bound = -np.inf if do_init else self.lower_bound_
+        runs = _restarts(
+            _em_from_start,
+            [
+                (self, start, bound, X, sample_weight, max_iter, i)
+                for i, start in enumerate(starts)
+            ],
+            getattr(self, "n_jobs", None),
+        )
+        best, best_bound = None, -np.inf
+        self.converged_ = False
+        for params, bound, bounds, n_iter, converged in runs:
             # As scikit-learn: the best bound, or the last start when no bound
             # was computed (max_iter=0).
             if best is None or bound > best_bound or best_bound == -np.inf:
-                best, best_bound = self._get_parameters(), bound
+                best, best_bound = params, bound
                 best_iter, best_bounds = n_iter, bounds
                 self.converged_ = converged
         if not self.converged_ and max_iter > 0:
@@ -212,7 +201,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             emission.log_prior(params.emission, prior.emission)
         )
 
-    def _fit_components(self, data, initial_params, random_state):
+    def _fit_components(self, data, initial_params, random_state, expected_stats=None):
         """EM on the components, ``n_init`` starts, the best kept.
 
         ``initial_params(random_state)`` gives a start. Every iteration computes
@@ -228,27 +217,27 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         iteration budget emits no warning: the monitor records every
         iteration (printing it when ``verbose``) and logs a decrease of the
         objective, and ``converged_`` says whether the gain fell below ``tol``.
+
+        ``expected_stats(data, params, components)``, if given, replaces
+        ``_expected_stats`` as the E-step (the Dask integration's reduction
+        over the partitions of data that lives elsewhere).
         """
+        e_step = expected_stats or self._expected_stats
         components = self._make_components()
         monitor = self._new_monitor()
+        # The starts one after the other from random_state (the draws of a
+        # sequential loop), then the iterations from every start through
+        # joblib (n_jobs); an E-step of its own (Dask) runs them here.
+        starts = [initial_params(random_state) for _ in range(self.n_init)]
+        jobs = [(self, e_step, data, p, components, monitor) for p in starts]
+        n_jobs = 1 if expected_stats is not None else getattr(self, "n_jobs", None)
         best = None
-        for _ in range(self.n_init):
-            params = initial_params(random_state)
-            stats = None
-            monitor._reset()
-            for _ in range(self.n_iter):
-                stats = self._expected_stats(data, params, components)
-                bound = stats.log_evidence + self._log_prior_of(params, components)
-                params = self._params_from_stats(stats, params, components)
-                monitor.report(bound)
-                if monitor.converged:
-                    break
-            bounds = list(monitor.history)
-            bound = bounds[-1] if bounds else -np.inf
+        for run in _restarts(_chain_em_from_start, jobs, n_jobs):
+            bound = run[0]
             # As scikit-learn: the best bound, or the last start when no bound
             # was computed (n_iter=0).
             if best is None or bound > best[0] or best[0] == -np.inf:
-                best = (bound, params, stats, bounds, monitor.iter)
+                best = run
         bound, params, stats, bounds, n_iter = best
         monitor._reset()
         monitor.history.extend(bounds)
@@ -294,3 +283,68 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         self._set_params(self._params_from_stats(stats, previous, components))
         self.stats_ = stats
         return self
+
+
+# -- restarts through joblib ----------------------------------------------------------
+def _restarts(run, jobs: list, n_jobs):
+    """``[run(*job) for job in jobs]``, through joblib with ``n_jobs`` (in
+    this process, in order, when there is one job or ``n_jobs=None`` outside a
+    ``joblib.parallel_config``); under ``joblib.parallel_config(backend=
+    "dask")`` the jobs run on a Dask cluster's workers."""
+    if len(jobs) == 1 or n_jobs == 1:
+        return [run(*job) for job in jobs]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(run)(*job) for job in jobs)
+
+
+def _em_from_start(model, start, bound, X, sample_weight, max_iter, init):
+    """EM of the hooks path from the parameters ``start`` (on a copy of
+    ``model``): ``(parameters, bound, bounds, n_iter, converged)``."""
+    model = copy.deepcopy(model)
+    model._set_parameters(start)
+    interval = getattr(model, "verbose_interval", 1)
+    if model.verbose:
+        print(f"Initialization {init}")
+        begin = time()
+    bounds, converged, n_iter = [], False, 0
+    for n_iter in range(1, max_iter + 1):
+        previous = bound
+        posterior, log_prob = model._e_step(X)
+        bound = model._objective(log_prob, sample_weight)
+        model._m_step(X, posterior, sample_weight)
+        bounds.append(bound)
+        change = bound - previous
+        if model.verbose >= 2 and n_iter % interval == 0:
+            print(
+                f"  Iteration {n_iter}\t time lapse {time() - begin:.5f}s\t "
+                f"lower bound change {change:.5f}"
+            )
+        if abs(change) < model.tol:
+            converged = True
+            break
+    if model.verbose:
+        state = "converged" if converged else "did not converge"
+        print(
+            f"Initialization {state}. time lapse {time() - begin:.5f}s\t "
+            f"lower bound {bound:.5f}"
+        )
+    return model._get_parameters(), bound, bounds, n_iter, converged
+
+
+def _chain_em_from_start(model, e_step, data, params, components, monitor):
+    """EM of the components path from ``params``, watched by a copy of
+    ``monitor``: ``(bound, params, stats, bounds, n_iter)``."""
+    monitor = copy.deepcopy(monitor)
+    monitor._reset()
+    stats = None
+    for _ in range(model.n_iter):
+        stats = e_step(data, params, components)
+        bound = stats.log_evidence + model._log_prior_of(params, components)
+        params = model._params_from_stats(stats, params, components)
+        monitor.report(bound)
+        if monitor.converged:
+            break
+    bounds = list(monitor.history)
+    bound = bounds[-1] if bounds else -np.inf
+    return bound, params, stats, bounds, monitor.iter

@@ -97,6 +97,13 @@ class GaussianHMM(BaseHMM):
         0 is hmmlearn's update).
     n_init : int, default=1
         Random starts; the one with the best log posterior is kept.
+    n_jobs : int, default=None
+        Number of jobs running the ``n_init`` starts' Baum-Welch in parallel
+        through joblib (the starts are drawn one after the other from
+        ``random_state``, so the result does not depend on it). None means 1
+        unless in a :func:`joblib.parallel_config` context (under
+        ``backend="dask"`` the starts run on a Dask cluster's workers); -1
+        means all processors.
 
     Attributes
     ----------
@@ -206,6 +213,7 @@ class GaussianHMM(BaseHMM):
         covariance_prior_weight=0.0,
         reg_covar=0.0,
         n_init=1,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -228,6 +236,7 @@ class GaussianHMM(BaseHMM):
         self.covariance_prior_weight = covariance_prior_weight
         self.reg_covar = reg_covar
         self.n_init = n_init
+        self.n_jobs = n_jobs
 
     def _structure(self):
         """The covariance structure named by ``covariance_type``."""

@@ -44,7 +44,7 @@ class GMMHMM(BaseHMM):
         (``broadcast``).
     covariance_type : {'spherical', 'diag', 'full', 'tied'}, default='diag'
         The components' covariances; 'tied': one full matrix per state.
-    algorithm, random_state, n_iter, tol, verbose, implementation, n_init
+    algorithm, random_state, n_iter, tol, verbose, implementation, n_init, n_jobs
         As :class:`CategoricalHMM`.
     params, init_params : str, default='stmcw'
         s, t as :class:`CategoricalHMM`; m: means, c: covariances, w: weights.
@@ -109,11 +109,12 @@ class GMMHMM(BaseHMM):
         covars_prior=None, covars_weight=None, algorithm="viterbi",
         covariance_type="diag", random_state=None, n_iter=10, tol=1e-2,
         verbose=False, params="stmcw", init_params="stmcw", implementation="log",
-        *, n_init=1,
+        *, n_init=1, n_jobs=None,
     ):  # fmt: skip
         self.n_components, self.n_mix, self.min_covar = n_components, n_mix, min_covar
         self.startprob_prior, self.transmat_prior = startprob_prior, transmat_prior
         self.weights_prior, self.n_init = weights_prior, n_init
+        self.n_jobs = n_jobs
         self.means_prior, self.means_weight = means_prior, means_weight
         self.covars_prior, self.covars_weight = covars_prior, covars_weight
         self.algorithm, self.covariance_type = algorithm, covariance_type

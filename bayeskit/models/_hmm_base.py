@@ -47,6 +47,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
+from .._collections import handler_for
 from .._validation import (
     ElementwiseInterval,
     Interval,
@@ -90,6 +91,7 @@ class BaseHMM(BaseLatentModel):
         "params": [str],
         "init_params": [str],
         "n_init": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
         "implementation": [StrOptions({"log", "scaling"})],
     }
     # hmmlearn's letter of every parameter -> its attribute.
@@ -474,6 +476,8 @@ class BaseHMM(BaseLatentModel):
         -------
         self : object
         """
+        if (handler := handler_for(X)) is not None:  # a Dask bag or array
+            return handler.fit_hmm(self, X, lengths, sequence_weight)
         data = self._data(X, lengths, sequence_weight, reset=True)
         Xt, lengths, weights = data
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
@@ -598,6 +602,8 @@ class BaseHMM(BaseLatentModel):
 
     def score_sequences(self, X, lengths=None):
         """Log-likelihood of every sequence, shape ``(n_sequences,)``."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "score_sequences", X, lengths)
         (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
         return structure.filter(messages, params.structure, lengths).log_evidence
 
@@ -607,10 +613,14 @@ class BaseHMM(BaseLatentModel):
         ``lengths`` is the second positional argument, as in hmmlearn (see
         :meth:`fit`); ``y`` is ignored and accepted by keyword only.
         """
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "score", X, lengths)
         return float(self.score_sequences(X, lengths).sum())
 
     def score_samples(self, X, lengths=None):
         """``(log-likelihood, posteriors)``: the total and every step's posterior."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "score_samples", X, lengths)
         (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
         post = structure.posterior(messages, params.structure, lengths)
         proba = post.posterior
@@ -626,6 +636,8 @@ class BaseHMM(BaseLatentModel):
         'viterbi' gives the most probable joint path and its log probability;
         'map' the most probable state of each step and the log-likelihood.
         """
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "decode", X, lengths, algorithm)
         algorithm = algorithm or self.algorithm
         if algorithm not in ("viterbi", "map"):
             raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")

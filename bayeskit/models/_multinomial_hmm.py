@@ -31,7 +31,7 @@ class MultinomialHMM(BaseHMM):
         read each row's own total; ``sample`` needs one number.
     startprob_prior, transmat_prior : float or array-like, default=1.0
         Dirichlet concentrations, as :class:`CategoricalHMM`.
-    algorithm, random_state, n_iter, tol, verbose, implementation, n_init
+    algorithm, random_state, n_iter, tol, verbose, implementation, n_init, n_jobs
         As :class:`CategoricalHMM`.
     params, init_params : str, default='ste'
         s: start, t: transitions, e: emissions; as :class:`CategoricalHMM`.
@@ -85,9 +85,10 @@ class MultinomialHMM(BaseHMM):
         self, n_components=1, n_trials=None, startprob_prior=1.0,
         transmat_prior=1.0, algorithm="viterbi", random_state=None, n_iter=10,
         tol=1e-2, verbose=False, params="ste", init_params="ste",
-        implementation="log", *, emissionprob_prior=1.0, n_init=1,
+        implementation="log", *, emissionprob_prior=1.0, n_init=1, n_jobs=None,
     ):  # fmt: skip
         self.n_components, self.n_trials, self.n_init = n_components, n_trials, n_init
+        self.n_jobs = n_jobs
         self.startprob_prior, self.transmat_prior = startprob_prior, transmat_prior
         self.algorithm, self.random_state = algorithm, random_state
         self.n_iter, self.tol, self.verbose = n_iter, tol, verbose

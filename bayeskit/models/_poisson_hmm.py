@@ -33,7 +33,7 @@ class PoissonHMM(BaseHMM):
         (broadcast against ``lambdas_``); 0 and 0 is maximum likelihood.
         With more than one state, a prior needs ``per_state_prior=True``
         (see Notes).
-    algorithm, random_state, n_iter, tol, verbose, implementation, n_init
+    algorithm, random_state, n_iter, tol, verbose, implementation, n_init, n_jobs
         As :class:`CategoricalHMM`.
     per_state_prior : bool, default=False
         Apply the Gamma prior to each state's data (the MAP update of the
@@ -98,8 +98,10 @@ class PoissonHMM(BaseHMM):
         lambdas_prior=0.0, lambdas_weight=0.0, algorithm="viterbi",
         random_state=None, n_iter=10, tol=1e-2, verbose=False, params="stl",
         init_params="stl", implementation="log", *, n_init=1, per_state_prior=False,
+        n_jobs=None,
     ):  # fmt: skip
         self.n_components, self.n_init = n_components, n_init
+        self.n_jobs = n_jobs
         self.startprob_prior, self.transmat_prior = startprob_prior, transmat_prior
         self.lambdas_prior, self.lambdas_weight = lambdas_prior, lambdas_weight
         self.algorithm, self.random_state = algorithm, random_state

@@ -373,6 +373,8 @@ class LinearDiscriminantAnalysis(
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             For two classes, the log odds of the second class.
         """
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "decision_function", X)
         check_is_fitted(self)
         X = self._prepare_X(X, reset=False)
         scores = X @ self.coef_.T.astype(np.float64) + self.intercept_

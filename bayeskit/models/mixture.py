@@ -94,6 +94,13 @@ class GaussianMixture(BaseLatentModel):
         Maximum number of EM iterations per initialisation.
     n_init : int, default=1
         Number of initialisations; the one with the best lower bound is kept.
+    n_jobs : int, default=None
+        Number of jobs running the ``n_init`` initialisations' EM in parallel
+        through joblib (the starts are drawn one after the other from
+        ``random_state``, so the result does not depend on it). None means 1
+        unless in a :func:`joblib.parallel_config` context (under
+        ``backend="dask"`` the initialisations run on a Dask cluster's
+        workers); -1 means all processors.
     init_params : {'kmeans', 'k-means++', 'random', 'random_from_data'}, \
 default='kmeans'
         How the first responsibilities are drawn.
@@ -210,6 +217,7 @@ default='kmeans'
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "verbose_interval": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
     }
 
     _convergence_advice = (
@@ -236,6 +244,7 @@ default='kmeans'
         warm_start=False,
         verbose=0,
         verbose_interval=10,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -253,6 +262,7 @@ default='kmeans'
         self.warm_start = warm_start
         self.verbose = verbose
         self.verbose_interval = verbose_interval
+        self.n_jobs = n_jobs
 
     # -- components -----------------------------------------------------------------
     def _make_components(self, X=None, sample_weight=None) -> Triple:

@@ -99,3 +99,42 @@ def test_integer_weights_are_repeated_rows_across_chunks(model, seed, data_):
         da.from_array(yr, chunks=23),
     )
     assert_same(repeated, weighted, names)
+
+
+@PROPERTY
+@given(
+    seed=st.integers(0, 2**16),
+    n_partitions=st.integers(1, 8),
+    data_=st.data(),
+)
+def test_baum_welch_on_any_partitioning_and_order_of_sequences(
+    seed, n_partitions, data_
+):
+    """A bag of the sequences in any order and any number of partitions
+    gives the in-memory Baum-Welch from the same parameters (the expected
+    counts of the partitions add in any order)."""
+    db = pytest.importorskip("dask.bag")
+    from bayeskit import GaussianHMM
+
+    rng = np.random.default_rng(seed)
+    seqs = [
+        rng.normal(size=(int(rng.integers(1, 12)), 2)) + 2.0 * (i % 2)
+        for i in range(10)
+    ]
+    order = data_.draw(st.permutations(range(len(seqs))))
+    start = GaussianHMM(2, "full", n_iter=1, random_state=0).fit(seqs)
+
+    def make():
+        est = GaussianHMM(2, "full", n_iter=4, tol=0.0, init_params="")
+        est.startprob_, est.transmat_ = start.startprob_, start.transmat_
+        est.means_, est.covars_ = start.means_, start.covars_
+        return est
+
+    ref = make().fit(seqs)
+    bag = db.from_sequence([seqs[i] for i in order], npartitions=n_partitions)
+    got = make().fit(bag)
+    for name in ["startprob_", "transmat_", "means_", "covars_"]:
+        np.testing.assert_allclose(
+            getattr(got, name), getattr(ref, name), rtol=1e-8, atol=1e-12
+        )
+    np.testing.assert_allclose(got.lower_bounds_, ref.lower_bounds_, rtol=1e-10)

@@ -148,6 +148,93 @@ def test_select_mixture_runs_its_candidates_on_the_workers(client):
     assert any("_fit_and_score" in p for p in prefixes), prefixes
 
 
+def test_baum_welch_on_the_cluster_equals_in_memory(client):
+    """A bag of sequences partitioned over the two workers: every iteration
+    is one reduction there, and the fit is the in-memory one."""
+    import dask.bag as db
+
+    from bayeskit import GaussianHMM
+
+    rng = np.random.default_rng(9)
+    seqs = [
+        rng.normal(size=(int(rng.integers(20, 80)), 2)) + 3.0 * (i % 2)
+        for i in range(40)
+    ]
+    params = dict(n_components=2, n_iter=5, tol=0.0, random_state=0)
+    ref = GaussianHMM(**params).fit(seqs)
+    est = GaussianHMM(**params).fit(db.from_sequence(seqs, npartitions=8))
+    np.testing.assert_allclose(est.lower_bounds_, ref.lower_bounds_, rtol=1e-8)
+    for name in ["startprob_", "transmat_", "means_", "covars_"]:
+        np.testing.assert_allclose(getattr(est, name), getattr(ref, name), rtol=1e-8)
+    # The rows with lengths: cut at sequence ends, kept on the workers.
+    rows = da.from_array(np.concatenate(seqs), chunks=(300, 2))
+    est = GaussianHMM(**params).fit(rows, [len(s) for s in seqs])
+    np.testing.assert_allclose(est.lower_bounds_, ref.lower_bounds_, rtol=1e-8)
+    np.testing.assert_allclose(est.means_, ref.means_, rtol=1e-8)
+    prefixes = client.run_on_scheduler(
+        lambda dask_scheduler: [str(k) for k in dask_scheduler.task_prefixes]
+    )
+    assert any("partition_stats" in p for p in prefixes), prefixes
+
+
+def test_restarts_run_on_the_workers(client):
+    """Under joblib's Dask backend the ``n_init`` restarts of a mixture and of
+    an HMM run on the cluster's workers, and the fits are the sequential ones
+    of this process."""
+    import joblib
+
+    from bayeskit import GaussianHMM
+
+    rng = np.random.default_rng(7)
+    X = np.vstack([rng.normal(c, 1.0, size=(100, 2)) for c in (0, 3, 6)])
+    params = dict(n_init=3, init_params="random", random_state=0, max_iter=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ref = GaussianMixture(3, **params).fit(X)
+        with joblib.parallel_config(backend="dask"):
+            got = GaussianMixture(3, n_jobs=-1, **params).fit(X)
+    np.testing.assert_allclose(got.means_, ref.means_, rtol=1e-12)
+    assert got.lower_bounds_ == pytest.approx(ref.lower_bounds_, rel=1e-12)
+    hmm = dict(n_components=3, n_init=3, n_iter=5, random_state=0)
+    ref = GaussianHMM(**hmm).fit(X, [100] * 3)
+    with joblib.parallel_config(backend="dask"):
+        got = GaussianHMM(n_jobs=-1, **hmm).fit(X, [100] * 3)
+    np.testing.assert_allclose(got.transmat_, ref.transmat_, rtol=1e-12)
+    prefixes = client.run_on_scheduler(
+        lambda dask_scheduler: [str(k) for k in dask_scheduler.task_prefixes]
+    )
+    assert any("em_from_start" in p and "chain" not in p for p in prefixes), prefixes
+    assert any("chain_em_from_start" in p for p in prefixes), prefixes
+
+
+def test_em_keeps_lazily_generated_rows_on_the_workers_when_they_fit(
+    client, monkeypatch
+):
+    """Rows generated lazily are persisted on the workers for the fit when
+    they fit in a fraction of the workers' memory (every iteration then
+    reads them there), and computed again in each iteration otherwise; the
+    fit is the same either way."""
+    import bayeskit._dask_em as dask_em
+
+    Xd, _, _ = lazy_data(6000, 6, seed=4)
+    kept = dask_em._persisted_if_it_fits(Xd)
+    assert kept is not Xd
+    # Persisted: the graph holds the chunks' futures, nothing left to compute.
+    assert len(kept.__dask_graph__()) == kept.npartitions
+    np.testing.assert_array_equal(kept.compute(), Xd.compute())
+    params = initial_mixture(Xd.compute())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        persisted = GaussianMixture(**params).fit(Xd)
+        monkeypatch.setattr(dask_em, "PERSIST_FRACTION", 0.0)
+        assert dask_em._persisted_if_it_fits(Xd) is Xd
+        recomputed = GaussianMixture(**params).fit(Xd)
+    np.testing.assert_allclose(persisted.means_, recomputed.means_, rtol=1e-12)
+    np.testing.assert_allclose(
+        persisted.lower_bounds_, recomputed.lower_bounds_, rtol=1e-12
+    )
+
+
 def test_prediction_runs_on_the_workers(client):
     Xd, yd, _ = lazy_data(4000, 8)
     est = GaussianNB().fit(Xd, yd)

@@ -457,3 +457,33 @@ def test_plain_input_never_imports_dask():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_em_persists_nothing_without_a_distributed_client(rng):
+    from bayeskit._dask_em import _persisted_if_it_fits
+
+    Xd = da.from_array(rng.normal(size=(100, 2)), chunks=50)
+    assert _persisted_if_it_fits(Xd) is Xd
+
+
+def test_em_from_given_parameters_draws_no_sample(monkeypatch, rng):
+    import bayeskit._dask_em as dask_em
+
+    def no_sample(*args):
+        raise AssertionError("a sample was drawn")
+
+    monkeypatch.setattr(dask_em, "_sample_rows", no_sample)
+    monkeypatch.setattr(dask_em, "INIT_SAMPLE_SIZE", 50)
+    X, _, _ = gaussian_data(rng)
+    start = GaussianMixture(3, max_iter=2, random_state=0).fit(X)
+    params = dict(
+        weights_init=start.weights_,
+        means_init=start.means_,
+        precisions_init=start.precisions_,
+        tol=1e-8,
+    )
+    ref = GaussianMixture(3, **params).fit(X)
+    got = GaussianMixture(3, **params).fit(da.from_array(X, chunks=(90, 3)))
+    assert got.n_iter_ == ref.n_iter_
+    np.testing.assert_allclose(got.means_, ref.means_, rtol=1e-8)
+    np.testing.assert_allclose(got.lower_bounds_, ref.lower_bounds_, rtol=1e-8)

@@ -1,0 +1,104 @@
+"""Every prediction method of every tabular estimator on Dask input.
+
+The loop finds the methods an estimator has and checks each one on a Dask
+array: the result is a lazy Dask array (nothing computed when the method
+returns) equal to the method on the same rows in memory (the reference).
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayeskit
+
+da = pytest.importorskip("dask.array")
+dd = pytest.importorskip("dask.dataframe")
+pytestmark = pytest.mark.usefixtures("sync")
+
+METHODS = [
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "predict_joint_log_proba",
+    "decision_function",
+    "transform",
+    "score_samples",
+]
+
+ESTIMATORS = {
+    "GaussianNB": "gaussian",
+    "LinearDiscriminantAnalysis": "gaussian",
+    "QuadraticDiscriminantAnalysis": "gaussian",
+    "MixedNB": "gaussian",
+    "GaussianMixtureClassifier": "gaussian",
+    "GaussianMixture": "gaussian",
+    "CategoricalNB": "codes",
+    "MultinomialNB": "codes",
+    "BernoulliNB": "codes",
+    "ComplementNB": "codes",
+    "TreeAugmentedNB": "codes",
+}
+
+
+def _data(kind, rng, n=300):
+    y = rng.integers(0, 3, n)
+    if kind == "gaussian":
+        return rng.normal(size=(n, 3)) + 0.7 * y[:, None], y
+    return (rng.integers(0, 3, (n, 3)) + y[:, None]) % 5, y
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_every_method_on_a_dask_array_is_lazy_and_equals_in_memory(name, rng):
+    from dask.callbacks import Callback
+
+    X, y = _data(ESTIMATORS[name], rng)
+    est = getattr(bayeskit, name)()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X) if name == "GaussianMixture" else est.fit(X, y)
+    Xd = da.from_array(X, chunks=(70, 2))
+    checked = []
+    for method in METHODS:
+        if not hasattr(est, method):
+            continue
+        expected = getattr(est, method)(X)
+        ran = []
+        with Callback(pretask=lambda *a, ran=ran: ran.append(a)):
+            out = getattr(est, method)(Xd)
+        assert isinstance(out, da.Array), (name, method, type(out))
+        assert not ran, f"{name}.{method} computed {len(ran)} tasks"
+        assert out.shape == expected.shape, (name, method)
+        got = out.compute()
+        if got.dtype.kind == "f":
+            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+        else:
+            np.testing.assert_array_equal(got, expected)
+        checked.append(method)
+    assert "predict" in checked or "score_samples" in checked
+
+
+def test_bayesian_network_prediction_on_a_dask_dataframe(rng):
+    from bayeskit import BayesianNetwork
+    from bayeskit._dask import predict_frame
+
+    frame = pd.DataFrame(rng.integers(0, 3, (200, 3)), columns=list("abc"))
+    bn = BayesianNetwork([("a", "b"), ("b", "c")]).fit(frame)
+    holes = frame.astype(float)
+    holes.iloc[::3, 1] = np.nan
+    holes.iloc[1::5, 0] = np.nan
+    lazy = dd.from_pandas(holes, npartitions=4)
+    scores = bn.score_samples(lazy)
+    assert isinstance(scores, da.Array)
+    np.testing.assert_allclose(scores.compute(), bn.score_samples(holes), rtol=1e-12)
+    for method, kwargs in [
+        ("predict", {}),
+        ("predict_proba", {}),
+        ("predict_proba", {"variable": "b"}),
+    ]:
+        out = predict_frame(bn, method, lazy, **kwargs)
+        assert isinstance(out, dd.DataFrame)
+        expected = getattr(bn, method)(holes, **kwargs)
+        assert list(out.columns) == list(expected.columns)
+        pd.testing.assert_frame_equal(out.compute(), expected, check_dtype=False)
