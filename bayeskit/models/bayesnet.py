@@ -648,6 +648,8 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         DataFrame or ndarray
             ``X`` with its missing cells filled, of the same type.
         """
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_frame(self, "predict", X)
         codes, cols = self._codes(X)
         filled = most_probable(self, codes)
         d = len(cols) - len(getattr(self, "latent_", ()))  # the columns of X
@@ -678,6 +680,20 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
             probability one. A row of probability zero (possible with ``m=0``)
             is uniform, with a warning.
         """
+        if (handler := handler_for(X)) is not None:
+            if soft_evidence and any(np.ndim(v) > 1 for v in soft_evidence.values()):
+                raise ValueError(
+                    "soft_evidence: one vector per row cannot follow the "
+                    "partitions of a Dask DataFrame; give one vector per "
+                    "variable, or add the evidence as a child node's column"
+                )
+            return handler.predict_frame(
+                self,
+                "predict_proba",
+                X,
+                variable=variable,
+                soft_evidence=soft_evidence,
+            )
         codes, _ = self._codes(X)
         if variable is not None:
             self._check_variable(variable)

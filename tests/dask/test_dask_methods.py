@@ -81,7 +81,6 @@ def test_every_method_on_a_dask_array_is_lazy_and_equals_in_memory(name, rng):
 
 def test_bayesian_network_prediction_on_a_dask_dataframe(rng):
     from bayeskit import BayesianNetwork
-    from bayeskit._dask import predict_frame
 
     frame = pd.DataFrame(rng.integers(0, 3, (200, 3)), columns=list("abc"))
     bn = BayesianNetwork([("a", "b"), ("b", "c")]).fit(frame)
@@ -96,9 +95,13 @@ def test_bayesian_network_prediction_on_a_dask_dataframe(rng):
         ("predict", {}),
         ("predict_proba", {}),
         ("predict_proba", {"variable": "b"}),
+        ("predict_proba", {"soft_evidence": {"b": [0.2, 0.3, 0.5]}}),
     ]:
-        out = predict_frame(bn, method, lazy, **kwargs)
+        out = getattr(bn, method)(lazy, **kwargs)
         assert isinstance(out, dd.DataFrame)
         expected = getattr(bn, method)(holes, **kwargs)
         assert list(out.columns) == list(expected.columns)
         pd.testing.assert_frame_equal(out.compute(), expected, check_dtype=False)
+    per_row = {"b": np.full((len(holes), 3), 1 / 3)}
+    with pytest.raises(ValueError, match="soft_evidence"):
+        bn.predict_proba(lazy, soft_evidence=per_row)
