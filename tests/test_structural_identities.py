@@ -484,6 +484,7 @@ def test_categorical_nb_equals_bayesian_network_fitted_on_the_same_rows(rng, smo
             "class": list(nb.classes_),
             **{f: [float(c) for c in range(t)] for f, t in zip(features, cards)},
         },
+        missing="available",  # as CategoricalNB, which leaves missing cells out
     )
     df = pd.DataFrame(X, columns=features)
     df.insert(0, "class", y)

@@ -29,6 +29,7 @@ from .._validation import (
     check_sample_weight,
 )
 from ..graph import DAG
+from ..graph._network_em import expected_stats
 from ..graph.network import BayesNet, NetworkStats
 from ._encoding import categorical_input_tags
 from ._network_by_hand import NetworkTables
@@ -400,9 +401,10 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         The first call (or any call on a network without counts, such as one
         built by :meth:`set_cpd`) is :meth:`fit`; later ones keep the
         variables and their states (a new state is an error: declare it in
-        ``states``) and re-derive every CPT from the summed counts. After an
-        EM fit the counts are the expected counts; a later chunk with missing
-        cells needs ``missing='available'`` (EM needs all the rows at once).
+        ``states``) and re-derive every CPT from the summed counts. With
+        ``missing='em'`` the counts of a chunk's missing cells (and latent
+        variables) are their expected counts under the current tables: one
+        step of incremental EM (Neal and Hinton 1998) per chunk.
 
         Parameters
         ----------
@@ -418,7 +420,13 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         if not hasattr(self, "stats_"):
             self._reset()
             return self.from_stats(self._summarize(X, sample_weight, reset=True))
-        return self.from_stats(self.stats_ + self._summarize(X, sample_weight, False))
+        if self.missing == "available":
+            chunk = self._summarize(X, sample_weight, False)
+        else:
+            codes, sw = self._encode(X, sample_weight, False)
+            keep = sw > 0
+            chunk, _ = expected_stats(self._engine_, codes[keep], sw[keep])
+        return self.from_stats(self.stats_ + chunk)
 
     def summarize(self, X, sample_weight=None) -> NetworkStats:
         """The counts of a chunk of data, without fitting.

@@ -3,6 +3,7 @@ declared latent variables, against enumeration of the joint, against pgmpy's
 ``ExpectationMaximization`` from the same start, and on data sampled from
 known networks."""
 
+import copy
 import itertools
 import warnings
 
@@ -472,12 +473,39 @@ def test_from_stats_of_incomplete_rows_asks_for_available_case_counts(rng):
     with pytest.raises(ValueError, match="missing='available'"):
         est.from_stats(stats)
     est.set_params(missing="available").from_stats(stats)  # available-case counts
-    # partial_fit after an EM fit adds complete rows to the expected counts.
-    fitted = BayesianNetwork(truth.dag_.edges).fit(df)
+
+
+def test_partial_fit_of_an_incomplete_chunk_is_one_incremental_em_step(rng):
+    # After an EM fit, a chunk's counts are its expected counts under the
+    # current tables (enumeration), added to the kept counts; complete rows
+    # add their counts.
+    truth = random_truth(rng, 4)
+    states = {v: s.tolist() for v, s in truth.states_.items()}
+    df = hide(rng, truth.sample(100, random_state=10), 0.3)
+    fitted = quiet_fit(BayesianNetwork(truth.dag_.edges, states=states), df)
     complete = truth.sample(50, random_state=11)
+    before = fitted.stats_.counts
     fitted.partial_fit(complete)
-    with pytest.raises(ValueError, match="missing='available'"):
-        fitted.partial_fit(df)
+    counts, _ = brute_force_e_step(
+        fitted, codes_of(complete, fitted), np.ones(len(complete))
+    )
+    for i, v in enumerate(fitted.variables_):
+        np.testing.assert_allclose(
+            fitted.stats_.counts[i], before[i] + counts[v], atol=1e-10
+        )
+    chunk = hide(rng, truth.sample(40, random_state=12), 0.3)
+    before = fitted.stats_.counts
+    reference = copy.deepcopy(fitted)
+    fitted.partial_fit(chunk)
+    counts, _ = brute_force_e_step(reference, codes_of(chunk, fitted), np.ones(40))
+    for i, v in enumerate(fitted.variables_):
+        np.testing.assert_allclose(
+            fitted.stats_.counts[i], before[i] + counts[v], atol=1e-10
+        )
+        k = len(states[v])
+        total = before[i] + counts[v]
+        expected = (total + 1.0 / k) / (total.sum(-1, keepdims=True) + 1.0)
+        np.testing.assert_allclose(fitted.cpds_[v], expected, atol=1e-12)
 
 
 def test_dask_input_with_missing_cells_asks_for_available_case_counts(rng):
