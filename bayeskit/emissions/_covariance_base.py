@@ -34,6 +34,10 @@ class Covariance(ABC):
     name: str = ""
     #: Whether one covariance is shared by all states.
     shared: bool = False
+    #: Whether :meth:`log_likelihood` leaves missing (NaN) coordinates out
+    #: itself (the diagonal structure); the Gaussian family marginalises
+    #: them for the others.
+    marginalises_missing: bool = False
 
     # -- shapes and counts ---------------------------------------------------------
     @abstractmethod

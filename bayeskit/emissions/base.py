@@ -53,6 +53,9 @@ __all__ = ["Emission", "ProductStats"]
 class Emission(ABC):
     """Base of the emission families (see the module for the protocol)."""
 
+    #: Whether the family marginalises rows with some missing (NaN) coordinates.
+    missing_coordinates = False
+
     @abstractmethod
     def log_likelihood(self, X, params) -> np.ndarray:
         """``log p(x_i | z = k)`` for every row and state, ``(n, n_states)``."""

@@ -333,6 +333,7 @@ class Diag(Covariance):
     """
 
     name = "diag"
+    marginalises_missing = True
 
     def shape(self, n_states, n_features):
         return (n_states, n_features)
