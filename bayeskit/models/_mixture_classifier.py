@@ -162,7 +162,15 @@ covariance_prior, covariance_prior_weight, random_state
     _fit_zero_weight_rows = True
 
     def _prepare_X(self, X, reset, sample_weight=None):
-        return validate_data(self, X, reset=reset, dtype=np.float64)
+        # Missing cells (NaN) are left to every class's mixture.
+        return validate_data(
+            self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # missing values are latent
+        return tags
 
     def _make_components(self) -> Triple:
         """The class node, the (unfitted) mixture of every class, and no

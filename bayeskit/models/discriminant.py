@@ -186,6 +186,27 @@ class LinearDiscriminantAnalysis(
     def _needs_total_covariance(self) -> bool:
         return self.solver == "eigen"
 
+    _ties_covariance = True
+    _missing_advice = "set a shrinkage with solver='lsqr' or 'eigen'"
+
+    def _missing_m_step(self, stats, class_weight):
+        gstats = stats.gaussian
+        k = gstats.mean.shape[0]
+        tied = TIED
+        if self.solver == "svd":
+            cov = NormalInverseWishart().map(tied, gstats)[1]
+        else:
+            # The class priors the fit will use (given, or the m-estimate).
+            if self.priors is not None:
+                priors = np.asarray(self.priors, dtype=float)
+            else:
+                priors = class_weight + self.prior_m / k
+            cov = tied.pool(
+                self._shrunk_covariances(stats, self._ml_covariances(gstats)),
+                priors / priors.sum(),
+            )
+        return gstats.mean, np.broadcast_to(cov, (k, *cov.shape))
+
     def _make_components(self) -> Triple:
         """The class node, the Gaussian family with a covariance tied across
         the classes, and the flat prior (the solvers' shrinkage acts on the
@@ -353,6 +374,14 @@ class LinearDiscriminantAnalysis(
         check_is_fitted(self)
         X = self._prepare_X(X, reset=False)
         scores = X @ self.coef_.T.astype(np.float64) + self.intercept_
+        incomplete = np.isnan(X).any(axis=1)
+        if incomplete.any():
+            # Rows with missing values: the marginal joint log-likelihood.
+            joint = self._family.log_likelihood(X[incomplete], self._params)
+            joint += self.class_log_prior_
+            if len(self.classes_) == 2:
+                joint = joint[:, 1:] - joint[:, :1]
+            scores[incomplete] = joint
         return scores[:, 0] if len(self.classes_) == 2 else scores
 
     def transform(self, X):
@@ -375,6 +404,11 @@ class LinearDiscriminantAnalysis(
                 "discriminant directions; use solver='svd' or solver='eigen'"
             )
         X = self._prepare_X(X, reset=False)
+        if np.isnan(X).any():
+            raise ValueError(
+                "transform projects complete rows: X has missing values (NaN); "
+                "impute them first (predict and predict_proba marginalise them)"
+            )
         if self.solver == "svd":
             out = (X - self.xbar_) @ self.scalings_
         else:
@@ -625,6 +659,16 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
             "scalings_",
             "precisions_cholesky_",
         )
+
+    def _missing_m_step(self, stats, class_weight):
+        means, cov = self._make_components().prior.map(FULL, stats.gaussian)
+        if self.solver == "eigen":
+            cov = self._shrunk_covariances(stats, cov)
+        return means, cov
+
+    def _missing_log_prior(self, params) -> float:
+        prior = self._make_components().prior
+        return prior.log_density(FULL, params.means, params.precisions_cholesky)
 
     def _check_rank(self, label, rows, d, eta, full=True):
         """Raise scikit-learn's rank errors (``full=False``: the covariance is
