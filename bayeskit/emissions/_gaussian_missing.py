@@ -142,6 +142,30 @@ def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
     return out
 
 
+def completed_rows(structure, X, params, missing) -> np.ndarray:
+    """Every row completed by the conditional means of its missing
+    coordinates under every state, ``(n, K, d)`` (a row with every
+    coordinate missing: the state's mean)."""
+    k = params.means.shape[0]
+    out = np.repeat(X[:, None, :], k, axis=1)
+    empty = missing.all(axis=1)
+    out[empty] = params.means
+    patterns = missing_patterns(missing)
+    if not patterns:
+        return out
+    dense = dense_covariances(structure, params)
+    for pattern, rows in patterns:
+        block = _Pattern(pattern, params.means, dense)
+        Xo = X[np.ix_(rows, block.obs)]
+        for j in range(k):
+            A, _ = block.conditional(j)
+            z = block.whitened(Xo, j)
+            out[np.ix_(rows, [j], block.mis)] = (params.means[j, block.mis] + z.T @ A)[
+                :, None, :
+            ]
+    return out
+
+
 def expected_dense_stats(X, weights, params, structure, missing):
     """Weight ``(K,)``, mean ``(K, d)`` and scatter ``(K, d, d)`` of the
     incomplete rows (some coordinates missing, not all) under ``weights``:

@@ -27,6 +27,7 @@ from .._validation import (
 )
 from .._warnings import warn
 from ..emissions import FULL, TIED, Gaussian, GaussianParams
+from ..emissions._gaussian_missing import completed_rows
 from ..graph import LatentNode
 from ..priors.niw import NormalInverseWishart
 from ._gaussian_classifier import (
@@ -387,6 +388,10 @@ class LinearDiscriminantAnalysis(
     def transform(self, X):
         """Project onto the Fisher discriminant directions.
 
+        A row with missing values (NaN) is projected at its expected value
+        given its observed values: every class's conditional mean of the
+        missing values, weighted by the class posterior.
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
@@ -404,11 +409,14 @@ class LinearDiscriminantAnalysis(
                 "discriminant directions; use solver='svd' or solver='eigen'"
             )
         X = self._prepare_X(X, reset=False)
-        if np.isnan(X).any():
-            raise ValueError(
-                "transform projects complete rows: X has missing values (NaN); "
-                "impute them first (predict and predict_proba marginalise them)"
-            )
+        missing = np.isnan(X)
+        if missing.any():
+            # A row with missing values is projected at its expected value
+            # given its observed ones: the classes' conditional means,
+            # weighted by the class posterior.
+            post = np.exp(self._log_posterior(X))
+            filled = completed_rows(self._family.covariance, X, self._params, missing)
+            X = np.einsum("nk,nkd->nd", post, filled)
         if self.solver == "svd":
             out = (X - self.xbar_) @ self.scalings_
         else:
