@@ -41,7 +41,6 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import solve_triangular
 
 from ._covariance_factors import _LOG_2PI
 
@@ -79,41 +78,61 @@ def missing_patterns(missing: np.ndarray):
 
 
 class _Pattern:
-    """The observed block's factor of every state for one pattern."""
+    """One pattern's observed blocks, factored for every state at once.
 
-    def __init__(self, pattern, means, dense):
-        self.obs = np.flatnonzero(~pattern)
+    ``U_k`` is the inverse of the lower Cholesky factor ``L_k`` of
+    ``Sigma_oo`` (the precision factor of the observed block: ``U_k^T U_k =
+    Sigma_oo^{-1}``), from a batched solve against the identity; the
+    whitened deviations are ``z = U_k (x_o - mu_o)``, computed for all states
+    with one matrix product in coordinates centred at ``center``.
+    """
+
+    def __init__(self, pattern, means, dense, center):
+        self.obs = o = np.flatnonzero(~pattern)
         self.mis = np.flatnonzero(pattern)
-        o = self.obs
         self.means = means
-        self.chol = np.linalg.cholesky(dense[:, o][:, :, o])  # (K, p, p)
+        self.center = center
         self.dense = dense
+        chol = np.linalg.cholesky(dense[:, o][:, :, o])  # (K, p, p)
+        eye = np.broadcast_to(np.eye(o.size), chol.shape)
+        self.inv_chol = np.linalg.solve(chol, eye)  # (K, p, p), lower
+        self.log_det = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
 
-    def whitened(self, Xo, k):
-        """``L_k^{-1} (x_o - mu_o)`` of the rows, ``(p, n)``."""
-        return solve_triangular(
-            self.chol[k], (Xo - self.means[k, self.obs]).T, lower=True
-        )
+    def whitened(self, Xo):
+        """``z[i, k] = U_k (x_o - mu_ko)``, ``(n, K, p)``."""
+        k, p, _ = self.inv_chol.shape
+        c = self.center[self.obs]
+        stacked = self.inv_chol.transpose(2, 0, 1).reshape(p, k * p)
+        z = ((Xo - c) @ stacked).reshape(len(Xo), k, p)
+        z -= np.einsum("kqp,kp->kq", self.inv_chol, self.means[:, self.obs] - c)
+        return z
 
     def log_norm(self):
         """``-|o| log(2 pi) / 2 - log det L_k`` of every state."""
-        p = self.obs.size
-        log_det = np.log(np.diagonal(self.chol, axis1=1, axis2=2)).sum(axis=1)
-        return -0.5 * p * _LOG_2PI - log_det
+        return -0.5 * self.obs.size * _LOG_2PI - self.log_det
 
-    def conditional(self, k):
-        """``(A_k, C_k)``: ``A = L^{-1} Sigma_om`` and the conditional
-        covariance ``Sigma_mm - A^T A`` of the missing coordinates."""
+    def conditional(self):
+        """``(A, C)``: ``A_k = U_k Sigma_om`` ``(K, p, q)`` and the conditional
+        covariances ``Sigma_mm - A_k^T A_k`` ``(K, q, q)``."""
         o, m = self.obs, self.mis
-        S = self.dense[k]
-        A = solve_triangular(self.chol[k], S[np.ix_(o, m)], lower=True)
-        return A, S[np.ix_(m, m)] - A.T @ A
+        A = self.inv_chol @ self.dense[:, o][:, :, m]
+        C = self.dense[:, m][:, :, m] - np.swapaxes(A, 1, 2) @ A
+        return A, C
+
+    def completed(self, Xo, z, A):
+        """The missing coordinates' conditional means, ``(n, K, q)``."""
+        return self.means[:, self.mis] + np.einsum("nkp,kpq->nkq", z, A)
 
 
 def dense_covariances(structure, params) -> np.ndarray:
     """Every state's full covariance matrix, ``(K, d, d)``."""
     k, d = params.means.shape
     return structure.dense_all(params.covariances, k, d)
+
+
+def _center(params):
+    center = getattr(params, "center", None)
+    return params.means.mean(axis=0) if center is None else np.asarray(center)
 
 
 def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
@@ -132,13 +151,11 @@ def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
     if not patterns:
         return out
     dense = dense_covariances(structure, params)
+    center = _center(params)
     for pattern, rows in patterns:
-        block = _Pattern(pattern, params.means, dense)
-        Xo = X[np.ix_(rows, block.obs)]
-        norm = block.log_norm()
-        for j in range(k):
-            z = block.whitened(Xo, j)
-            out[rows, j] = norm[j] - 0.5 * np.einsum("ij,ij->j", z, z)
+        block = _Pattern(pattern, params.means, dense, center)
+        z = block.whitened(X[np.ix_(rows, block.obs)])
+        out[rows] = block.log_norm() - 0.5 * np.einsum("nkp,nkp->nk", z, z)
     return out
 
 
@@ -148,21 +165,19 @@ def completed_rows(structure, X, params, missing) -> np.ndarray:
     coordinate missing: the state's mean)."""
     k = params.means.shape[0]
     out = np.repeat(X[:, None, :], k, axis=1)
-    empty = missing.all(axis=1)
-    out[empty] = params.means
+    out[missing.all(axis=1)] = params.means
     patterns = missing_patterns(missing)
     if not patterns:
         return out
     dense = dense_covariances(structure, params)
+    center = _center(params)
     for pattern, rows in patterns:
-        block = _Pattern(pattern, params.means, dense)
+        block = _Pattern(pattern, params.means, dense, center)
         Xo = X[np.ix_(rows, block.obs)]
-        for j in range(k):
-            A, _ = block.conditional(j)
-            z = block.whitened(Xo, j)
-            out[np.ix_(rows, [j], block.mis)] = (params.means[j, block.mis] + z.T @ A)[
-                :, None, :
-            ]
+        A, _ = block.conditional()
+        filled = out[rows]
+        filled[:, :, block.mis] = block.completed(Xo, block.whitened(Xo), A)
+        out[rows] = filled
     return out
 
 
@@ -183,34 +198,32 @@ def expected_dense_stats(X, weights, params, structure, missing):
     if not patterns:
         return weight, mean, scatter
     dense = dense_covariances(structure, params)
-    filled = np.empty((0, d))
+    center = _center(params)
     for pattern, rows in patterns:
-        block = _Pattern(pattern, params.means, dense)
+        block = _Pattern(pattern, params.means, dense, center)
         o, m = block.obs, block.mis
         Xo = X[np.ix_(rows, o)]
-        W = weights[rows]
+        W = weights[rows]  # (n, K)
         w = W.sum(axis=0)
-        if filled.shape[0] < rows.size:
-            filled = np.empty((rows.size, d))
-        xf = filled[: rows.size]
-        xf[:, o] = Xo
-        for j in range(k):
-            if w[j] <= 0:
-                continue
-            A, C = block.conditional(j)
-            z = block.whitened(Xo, j)
-            xf[:, m] = params.means[j, m] + z.T @ A
-            mu = (W[:, j] @ xf) / w[j]
-            r = xf - mu
-            s = (r * W[:, j, None]).T @ r
-            s[np.ix_(m, m)] += w[j] * C
-            # Merge with what came before (pairwise, centred).
-            total = weight[j] + w[j]
-            frac = w[j] / total
-            delta = mu - mean[j]
-            scatter[j] += s + (weight[j] * frac) * np.outer(delta, delta)
-            mean[j] += frac * delta
-            weight[j] = total
+        A, C = block.conditional()
+        xf = np.empty((rows.size, k, d))
+        xf[:, :, o] = Xo[:, None, :]
+        xf[:, :, m] = block.completed(Xo, block.whitened(Xo), A)
+        safe = np.where(w > 0, w, 1.0)
+        mu = np.einsum("nk,nkd->kd", W, xf) / safe[:, None]
+        r = xf - mu
+        rt = r.transpose(1, 2, 0)  # (K, d, n)
+        s = (rt * W.T[:, None, :]) @ r.transpose(1, 0, 2)
+        s[:, m[:, None], m] += w[:, None, None] * C
+        # Merge with the patterns before (pairwise, centred).
+        total = weight + w
+        frac = np.where(total > 0, w / np.where(total > 0, total, 1.0), 0.0)
+        delta = mu - mean
+        scatter += s + (weight * frac)[:, None, None] * (
+            delta[:, :, None] * delta[:, None, :]
+        )
+        mean += frac[:, None] * delta
+        weight = total
     return weight, mean, scatter
 
 
