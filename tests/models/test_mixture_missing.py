@@ -110,7 +110,8 @@ def test_recovery_beats_dropping_incomplete_rows():
         errors_all.append(_error(every, weights, covs))
     em, drop, every = np.mean(errors_em), np.mean(errors_drop), np.mean(errors_all)
     print(
-        f"parameter error: EM {em:.3f}, dropped rows {drop:.3f}, no cell hidden {every:.3f}"
+        f"parameter error: EM {em:.3f}, dropped rows {drop:.3f}, "
+        f"no cell hidden {every:.3f}"
     )
     assert em < drop
     assert em < 2.5 * every
