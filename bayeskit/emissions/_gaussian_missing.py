@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._covariance_factors import _LOG_2PI
+from ._missing_kernels import missing_log_likelihood, missing_moments
 
 __all__: list[str] = []
 
@@ -135,7 +136,141 @@ def _center(params):
     return params.means.mean(axis=0) if center is None else np.asarray(center)
 
 
+class _Tables:
+    """Every pattern's factors, padded to ``d`` and computed for the patterns
+    with the same number of observed coordinates at once, and the rows in
+    order of their pattern (what the compiled kernels read)."""
+
+    def __init__(self, patterns, means, dense, center, conditional=False):
+        k, d = means.shape
+        n_pat = len(patterns)
+        sizes = np.array([rows.size for _, rows in patterns])
+        self.order = np.concatenate([rows for _, rows in patterns])
+        self.starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+        masks = np.array([pattern for pattern, _ in patterns])
+        self.n_obs = (~masks).sum(axis=1).astype(np.intp)
+        self.n_mis = d - self.n_obs
+        # Observed coordinates first, then the missing ones, each in order.
+        ranked = np.argsort(masks, axis=1, kind="stable").astype(np.intp)
+        self.obs = ranked
+        self.mis = np.zeros_like(ranked)
+        self.U = np.zeros((n_pat, k, d, d))
+        self.const = np.zeros((n_pat, k))
+        if conditional:
+            self.G = np.zeros((n_pat, k, d, d))
+            self.C = np.zeros((n_pat, k, d, d))
+        states = np.arange(k)[None, :, None, None]
+        for p in np.unique(self.n_obs):
+            group = np.flatnonzero(self.n_obs == p)
+            o = ranked[group, :p]  # (g, p)
+            m = ranked[group, p:]  # (g, q)
+            self.mis[group, : d - p] = m
+            Soo = dense[states, o[:, None, :, None], o[:, None, None, :]]
+            L = np.linalg.cholesky(Soo)  # (g, K, p, p)
+            U = np.linalg.solve(L, np.broadcast_to(np.eye(p), L.shape))
+            self.U[group[:, None], np.arange(k)[None, :], :p, :p] = U
+            log_det = np.log(np.diagonal(L, axis1=2, axis2=3)).sum(axis=2)
+            self.const[group] = -0.5 * p * _LOG_2PI - log_det
+            if conditional:
+                Som = dense[states, o[:, None, :, None], m[:, None, None, :]]
+                Smm = dense[states, m[:, None, :, None], m[:, None, None, :]]
+                A = U @ Som  # (g, K, p, q)
+                q = d - p
+                self.G[group[:, None], np.arange(k)[None, :], :q, :p] = np.swapaxes(
+                    A, 2, 3
+                )
+                self.C[group[:, None], np.arange(k)[None, :], :q, :q] = (
+                    Smm - np.swapaxes(A, 2, 3) @ A
+                )
+        self.mu_c = np.ascontiguousarray(means - center)
+        self.center = np.ascontiguousarray(center, dtype=float)
+
+
 def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
+    """``log N(x_o; mu_o, Sigma_oo)`` for every row and state, ``(n, K)``.
+
+    Complete rows take the structure's own density; a row with every
+    coordinate missing has 0. The incomplete rows take one compiled pass
+    (:func:`~bayeskit.emissions._missing_kernels.missing_log_likelihood`).
+    """
+    n = X.shape[0]
+    k = params.means.shape[0]
+    out = np.zeros((n, k))
+    complete = ~missing.any(axis=1)
+    if complete.any():
+        out[complete] = structure.log_likelihood(X[complete], params)
+    patterns = missing_patterns(missing)
+    if not patterns:
+        return out
+    t = _Tables(
+        patterns, params.means, dense_covariances(structure, params), _center(params)
+    )
+    missing_log_likelihood(
+        np.ascontiguousarray(X, dtype=float),
+        t.order,
+        t.starts,
+        t.n_obs,
+        t.obs,
+        t.U,
+        t.mu_c,
+        t.center,
+        t.const,
+        out,
+    )
+    return out
+
+
+def expected_dense_stats(X, weights, params, structure, missing):
+    """Weight ``(K,)``, mean ``(K, d)`` and scatter ``(K, d, d)`` of the
+    incomplete rows (some coordinates missing, not all) under ``weights``:
+    the statistics of the completed rows plus the conditional covariances.
+
+    One compiled pass gathers the moments of the completed rows in
+    coordinates centred at the parameters' centre (a point among the data,
+    so that the moments of data far from the origin keep their precision),
+    and the scatter is taken around each state's mean from them.
+    """
+    d = X.shape[1]
+    k = params.means.shape[0]
+    patterns = missing_patterns(missing)
+    if not patterns:
+        return np.zeros(k), np.zeros((k, d)), np.zeros((k, d, d))
+    center = _center(params)
+    t = _Tables(
+        patterns,
+        params.means,
+        dense_covariances(structure, params),
+        center,
+        conditional=True,
+    )
+    S0, S1, S2 = np.zeros(k), np.zeros((k, d)), np.zeros((k, d, d))
+    missing_moments(
+        np.ascontiguousarray(X, dtype=float),
+        np.ascontiguousarray(weights, dtype=float),
+        t.order,
+        t.starts,
+        t.n_obs,
+        t.obs,
+        t.n_mis,
+        t.mis,
+        t.U,
+        t.G,
+        t.C,
+        t.mu_c,
+        t.center,
+        S0,
+        S1,
+        S2,
+    )
+    upper = np.triu(S2)
+    S2 = upper + np.swapaxes(np.triu(S2, 1), 1, 2)
+    safe = np.where(S0 > 0, S0, 1.0)
+    mean_c = S1 / safe[:, None]
+    scatter = S2 - S0[:, None, None] * (mean_c[:, :, None] * mean_c[:, None, :])
+    return S0, np.where(S0[:, None] > 0, mean_c + center, 0.0), scatter
+
+
+def _marginal_log_likelihood_numpy(structure, X, params, missing) -> np.ndarray:
     """``log N(x_o; mu_o, Sigma_oo)`` for every row and state, ``(n, K)``.
 
     Complete rows take the structure's own density; a row with every
@@ -181,10 +316,9 @@ def completed_rows(structure, X, params, missing) -> np.ndarray:
     return out
 
 
-def expected_dense_stats(X, weights, params, structure, missing):
-    """Weight ``(K,)``, mean ``(K, d)`` and scatter ``(K, d, d)`` of the
-    incomplete rows (some coordinates missing, not all) under ``weights``:
-    the statistics of the completed rows plus the conditional covariances.
+def _expected_dense_stats_numpy(X, weights, params, structure, missing):
+    """:func:`expected_dense_stats` by numpy, pattern by pattern (a
+    reference for the compiled pass).
 
     Each pattern's statistics are centred on their own means and merged
     pairwise (Chan, Golub and LeVeque 1983).
