@@ -40,6 +40,10 @@ References
 
 from __future__ import annotations
 
+import itertools
+import threading
+
+import numba
 import numpy as np
 
 from ._covariance_factors import _LOG_2PI
@@ -53,29 +57,30 @@ def missing_patterns(missing: np.ndarray):
 
     Returns a list of ``(pattern, rows)``: ``pattern`` a boolean vector of
     the missing coordinates (at least one, not all), ``rows`` the indices of
-    the rows with that pattern. Complete rows and rows with every coordinate
-    missing are left out.
+    the rows with that pattern, in order. Complete rows and rows with every
+    coordinate missing are left out.
     """
     d = missing.shape[1]
     count = missing.sum(axis=1)
     keep = np.flatnonzero((count > 0) & (count < d))
     if keep.size == 0:
         return []
-    packed = np.packbits(missing[keep], axis=1)
-    if packed.shape[1] <= 8:
-        wide = np.zeros((keep.size, 8), dtype=np.uint8)
-        wide[:, : packed.shape[1]] = packed
-        codes = wide.view(np.uint64).ravel()
-        _, first, inverse = np.unique(codes, return_index=True, return_inverse=True)
+    sub = missing[keep]
+    if d <= 16:
+        # A pattern as a 16-bit code: numpy's stable sort of such codes is a
+        # radix sort, one pass.
+        codes = sub @ (np.uint16(1) << np.arange(d, dtype=np.uint16))
+        order = np.argsort(codes.astype(np.uint16), kind="stable")
+        ranked = codes[order]
+        cut = np.flatnonzero(ranked[1:] != ranked[:-1]) + 1
     else:
-        _, first, inverse = np.unique(
-            packed, axis=0, return_index=True, return_inverse=True
-        )
-    inverse = inverse.ravel()
-    order = np.argsort(inverse, kind="stable")
-    bounds = np.cumsum(np.bincount(inverse))
-    groups = np.split(keep[order], bounds[:-1])
-    return [(missing[keep[f]], rows) for f, rows in zip(first, groups)]
+        _, inverse = np.unique(sub, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        order = np.argsort(inverse, kind="stable")
+        ranked = inverse[order]
+        cut = np.flatnonzero(ranked[1:] != ranked[:-1]) + 1
+    groups = np.split(keep[order], cut)
+    return [(missing[rows[0]], rows) for rows in groups]
 
 
 class _Pattern:
@@ -186,6 +191,50 @@ class _Tables:
         self.center = np.ascontiguousarray(center, dtype=float)
 
 
+# Below this many rows x states x features^2 the compiled passes run on the
+# calling thread only; above, on blocks of patterns in parallel threads (the
+# kernels release the GIL), as the full structure's density does.
+_THREAD_WORK = 1 << 22
+
+
+def _in_threads(kernel, t, work, per_pattern, make_out):
+    """Run ``kernel(starts, *per_pattern, out)`` over blocks of patterns
+    (balanced by rows) in parallel threads; returns the outputs of the
+    blocks (``make_out()`` gives each block its own)."""
+    n_pat = t.starts.size - 1
+    n_threads = min(numba.config.NUMBA_NUM_THREADS, n_pat)
+    if work < _THREAD_WORK or n_threads < 2:
+        out = make_out()
+        kernel(t.starts, *per_pattern, *out)
+        return [out]
+    cuts = np.searchsorted(
+        t.starts, np.linspace(0, t.starts[-1], n_threads + 1), side="left"
+    )
+    cuts[0], cuts[-1] = 0, n_pat
+    bounds = [(a, b) for a, b in itertools.pairwise(np.unique(cuts)) if b > a]
+    outs = [make_out() for _ in bounds]
+    errors = []
+
+    def run(j):
+        a, b = bounds[j]
+        try:
+            kernel(t.starts[a : b + 1], *(x[a:b] for x in per_pattern), *outs[j])
+        except BaseException as error:  # pragma: no cover - re-raised below
+            errors.append(error)
+
+    # Compiled (or loaded) once, on this thread, before the threads start.
+    kernel(t.starts[:1], *(x[:0] for x in per_pattern), *make_out())
+    threads = [threading.Thread(target=run, args=(j,)) for j in range(1, len(bounds))]
+    for thread in threads:
+        thread.start()
+    run(0)
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return outs
+
+
 def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
     """``log N(x_o; mu_o, Sigma_oo)`` for every row and state, ``(n, K)``.
 
@@ -205,18 +254,15 @@ def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
     t = _Tables(
         patterns, params.means, dense_covariances(structure, params), _center(params)
     )
-    missing_log_likelihood(
-        np.ascontiguousarray(X, dtype=float),
-        t.order,
-        t.starts,
-        t.n_obs,
-        t.obs,
-        t.U,
-        t.mu_c,
-        t.center,
-        t.const,
-        out,
-    )
+    Xc = np.ascontiguousarray(X, dtype=float)
+
+    def kernel(starts, n_obs, obs, U, const, out):
+        missing_log_likelihood(
+            Xc, t.order, starts, n_obs, obs, U, t.mu_c, t.center, const, out
+        )
+
+    work = n * k * X.shape[1] ** 2
+    _in_threads(kernel, t, work, (t.n_obs, t.obs, t.U, t.const), lambda: (out,))
     return out
 
 
@@ -243,25 +289,23 @@ def expected_dense_stats(X, weights, params, structure, missing):
         center,
         conditional=True,
     )
-    S0, S1, S2 = np.zeros(k), np.zeros((k, d)), np.zeros((k, d, d))
-    missing_moments(
-        np.ascontiguousarray(X, dtype=float),
-        np.ascontiguousarray(weights, dtype=float),
-        t.order,
-        t.starts,
-        t.n_obs,
-        t.obs,
-        t.n_mis,
-        t.mis,
-        t.U,
-        t.G,
-        t.C,
-        t.mu_c,
-        t.center,
-        S0,
-        S1,
-        S2,
+    Xc = np.ascontiguousarray(X, dtype=float)
+    Wc = np.ascontiguousarray(weights, dtype=float)
+
+    def kernel(starts, n_obs, obs, n_mis, mis, U, G, C, S0, S1, S2):
+        missing_moments(
+            Xc, Wc, t.order, starts, n_obs, obs, n_mis, mis, U, G, C, t.mu_c,
+            t.center, S0, S1, S2,
+        )  # fmt: skip
+
+    outs = _in_threads(
+        kernel,
+        t,
+        X.shape[0] * k * d * d,
+        (t.n_obs, t.obs, t.n_mis, t.mis, t.U, t.G, t.C),
+        lambda: (np.zeros(k), np.zeros((k, d)), np.zeros((k, d, d))),
     )
+    S0, S1, S2 = (sum(parts) for parts in zip(*outs))
     upper = np.triu(S2)
     S2 = upper + np.swapaxes(np.triu(S2, 1), 1, 2)
     safe = np.where(S0 > 0, S0, 1.0)

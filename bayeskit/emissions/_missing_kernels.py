@@ -18,7 +18,7 @@ from .._jit import njit
 
 __all__ = ["missing_log_likelihood", "missing_moments"]
 
-_JIT = {"nogil": True, "error_model": "numpy"}
+_JIT = {"nogil": True, "error_model": "numpy", "fastmath": {"reassoc", "contract"}}
 
 
 @njit(**_JIT)
@@ -30,6 +30,7 @@ def missing_log_likelihood(
     d = X.shape[1]
     n_states = mu_c.shape[0]
     dev = np.empty(d)
+    e = np.empty(d)
     for p in range(starts.shape[0] - 1):
         no = n_obs[p]
         for r in range(starts[p], starts[p + 1]):
@@ -38,11 +39,14 @@ def missing_log_likelihood(
                 j = obs[p, t]
                 dev[t] = X[i, j] - center[j]
             for k in range(n_states):
+                for b in range(no):
+                    e[b] = dev[b] - mu_c[k, obs[p, b]]
+                Upk = U[p, k]
                 maha = 0.0
                 for a in range(no):
                     s = 0.0
                     for b in range(a + 1):
-                        s += U[p, k, a, b] * (dev[b] - mu_c[k, obs[p, b]])
+                        s += Upk[a, b] * e[b]
                     maha += s * s
                 out[i, k] = const[p, k] - 0.5 * maha
 
@@ -57,6 +61,7 @@ def missing_moments(
     d = X.shape[1]
     n_states = mu_c.shape[0]
     dev = np.empty(d)
+    e = np.empty(d)
     z = np.empty(d)
     y = np.empty(d)
     for p in range(starts.shape[0] - 1):
@@ -72,22 +77,28 @@ def missing_moments(
                 w = W[i, k]
                 if w == 0.0:
                     continue
+                for b in range(no):
+                    e[b] = dev[b] - mu_c[k, obs[p, b]]
+                Upk = U[p, k]
+                Gpk = G[p, k]
                 for a in range(no):
                     s = 0.0
                     for b in range(a + 1):
-                        s += U[p, k, a, b] * (dev[b] - mu_c[k, obs[p, b]])
+                        s += Upk[a, b] * e[b]
                     z[a] = s
                 for q in range(nm):
                     s = mu_c[k, mis[p, q]]
                     for a in range(no):
-                        s += G[p, k, q, a] * z[a]
+                        s += Gpk[q, a] * z[a]
                     y[mis[p, q]] = s
                 S0[k] += w
+                S1k = S1[k]
+                S2k = S2[k]
                 for a in range(d):
                     wy = w * y[a]
-                    S1[k, a] += wy
+                    S1k[a] += wy
                     for b in range(a, d):
-                        S2[k, a, b] += wy * y[b]
+                        S2k[a, b] += wy * y[b]
                 for q in range(nm):
                     a = mis[p, q]
                     for t in range(nm):
