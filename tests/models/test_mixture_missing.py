@@ -212,3 +212,52 @@ def test_predictions_never_nan(covariance_type, mask, scale):
     np.testing.assert_allclose(
         proba[empty], np.broadcast_to(gm.weights_, proba[empty].shape)
     )
+
+
+def _hmm_base_takes_nan():
+    """Whether the hidden Markov models' input validation lets NaN through
+    (the chain models' own change; the Gaussian family is ready for it)."""
+    from bayeskit import GaussianHMM
+
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    X[3, 1] = np.nan
+    try:
+        GaussianHMM(2, n_iter=1, random_state=0).fit(X)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(
+    not _hmm_base_takes_nan(), reason="the HMM base still rejects NaN in X"
+)
+@pytest.mark.parametrize("covariance_type", TYPES)
+def test_gaussian_hmm_marginalises_missing_coordinates(covariance_type):
+    """score is the forward algorithm over the marginal densities of the
+    observed coordinates (scipy), and Baum-Welch never decreases it."""
+    from bayeskit import GaussianHMM
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 3)) + 3 * (np.arange(120) // 30 % 2)[:, None]
+    X[rng.random(X.shape) < 0.3] = np.nan
+    hmm = GaussianHMM(
+        2, covariance_type=covariance_type, n_iter=30, tol=0, random_state=0
+    ).fit(X)
+    history = np.array(hmm.monitor_.history)
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
+    k, d = hmm.means_.shape
+    covs = hmm._make_components().emission.covariance.dense_all(
+        np.asarray(hmm._emission_params().covariances), k, d
+    )
+    log_b = np.zeros((len(X), k))
+    for i, row in enumerate(X):
+        o = ~np.isnan(row)
+        for j in range(k):
+            if o.any():
+                log_b[i, j] = multivariate_normal(
+                    hmm.means_[j, o], covs[j][np.ix_(o, o)]
+                ).logpdf(row[o])
+    alpha = np.log(hmm.startprob_) + log_b[0]
+    for t in range(1, len(X)):
+        alpha = logsumexp(alpha[:, None] + np.log(hmm.transmat_), axis=0) + log_b[t]
+    np.testing.assert_allclose(hmm.score(X), logsumexp(alpha), rtol=1e-9)
