@@ -77,7 +77,10 @@ covariance_prior, covariance_prior_weight, random_state
     Notes
     -----
     With one component per class and 'full' covariances this is QDA (up to
-    ``reg_covar``).
+    ``reg_covar``). Missing values (NaN) in ``X`` are latent variables of
+    every class's EM and are marginalised in prediction (see
+    :class:`GaussianMixture`); with one 'diag' component per class the fit
+    reaches GaussianNB's.
 
     :meth:`fit` fits each class's mixture by EM on the class's rows. The
     statistics (``stats_``, :meth:`summarize`) are then each class's mixture

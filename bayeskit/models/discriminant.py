@@ -109,6 +109,11 @@ class LinearDiscriminantAnalysis(
         Overall mean, weighted by the priors ('svd').
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of the between-class variance along each direction.
+    n_iter_ : int
+        With missing values (NaN) in the fit's ``X``: the EM iterations over them.
+    lower_bounds_ : list of float
+        With missing values: the objective of every EM iteration (the
+        observed-data log-likelihood per sample).
     n_features_in_, feature_names_in_, stats_
 
     See Also
@@ -131,6 +136,11 @@ class LinearDiscriminantAnalysis(
     \\mu_2)` (Fisher's linear discriminant). As in scikit-learn, 'lsqr' and
     'eigen' weight the class covariances by ``priors_``, and 'svd' pools the
     within-class scatter by the class counts.
+
+    Missing values (NaN) in ``X`` are latent: the fit is EM over them with
+    the class known (Ghahramani and Jordan 1994), and prediction
+    marginalises them; ``shrinkage='auto'`` and a ``covariance_estimator``
+    need complete rows (a ValueError). scikit-learn rejects NaN.
 
     Differences from scikit-learn, all on inputs scikit-learn does not take:
     the statistics are gathered in float64 whatever the input dtype (float32
@@ -493,6 +503,12 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         Its eigenvalues, in decreasing order.
     precisions_cholesky_ : ndarray of shape (n_classes, n_features, n_features)
         Factors ``P_c`` with ``P_c P_c^T = Sigma_c^{-1}``.
+    n_iter_ : int
+        With missing values (NaN) in the fit's ``X``: the EM iterations over them.
+    lower_bounds_ : list of float
+        With missing values: the objective of every EM iteration (the
+        observed-data log-likelihood plus the log prior, per sample); it
+        never decreases.
     n_features_in_, feature_names_in_, stats_
 
     See Also
@@ -512,6 +528,11 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         \\Sigma_c = (1 - r) \\frac{S_c + \\eta S}{n_c + \\eta} + r I,
 
     the maximum-likelihood estimate for ``eta = r = 0`` (scikit-learn's).
+
+    Missing values (NaN) in ``X`` are latent: the fit is EM over them with
+    the class known (Ghahramani and Jordan 1994), and prediction
+    marginalises them; ``shrinkage='auto'`` and a ``covariance_estimator``
+    need complete rows (a ValueError). scikit-learn rejects NaN.
 
     Differences from scikit-learn: priors that do not sum to one are
     renormalised with a warning (scikit-learn's QDA takes their logarithm as
