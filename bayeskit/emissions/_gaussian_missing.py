@@ -195,6 +195,9 @@ class _Tables:
 # calling thread only; above, on blocks of patterns in parallel threads (the
 # kernels release the GIL), as the full structure's density does.
 _THREAD_WORK = 1 << 22
+# Below this much work (incomplete rows x states x features^2) the numpy pass
+# pattern by pattern runs instead: a first small fit compiles no kernel.
+_COMPILED_WORK = 1 << 18
 
 
 def _in_threads(kernel, t, work, per_pattern, make_out):
@@ -251,6 +254,8 @@ def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
     patterns = missing_patterns(missing)
     if not patterns:
         return out
+    if sum(rows.size for _, rows in patterns) * k * X.shape[1] ** 2 < _COMPILED_WORK:
+        return _marginal_log_likelihood_numpy(structure, X, params, missing)
     t = _Tables(
         patterns, params.means, dense_covariances(structure, params), _center(params)
     )
@@ -281,6 +286,8 @@ def expected_dense_stats(X, weights, params, structure, missing):
     patterns = missing_patterns(missing)
     if not patterns:
         return np.zeros(k), np.zeros((k, d)), np.zeros((k, d, d))
+    if sum(rows.size for _, rows in patterns) * k * d * d < _COMPILED_WORK:
+        return _expected_dense_stats_numpy(X, weights, params, structure, missing)
     center = _center(params)
     t = _Tables(
         patterns,

@@ -209,8 +209,16 @@ class Gaussian(Emission):
         supervised fit, ``weights[i, labels[i]]`` the row's weight): the
         deviations then take one pass over ``X`` (with the diagonal structure,
         two compiled passes in all). NaN in ``X`` (missing values) is only
-        allowed with the diagonal structure.
+        allowed with the diagonal structure, which leaves it out of the
+        feature's statistics; the expected statistics of rows with missing
+        coordinates under given parameters are :meth:`expected_stats`'s.
         """
+        if not self.covariance.marginalises_missing and np.isnan(X).any():
+            raise ValueError(
+                f"X has missing values (NaN): the statistics of a "
+                f"{self.covariance.name!r} Gaussian need the parameters to take "
+                "their expectation; use expected_stats(X, weights, params)"
+            )
         weight, mean, scatter = self.covariance.stats(X, weights, labels)
         return GaussianStats(weight, mean, scatter, self.covariance)
 

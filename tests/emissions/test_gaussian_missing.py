@@ -198,8 +198,15 @@ def test_input_not_mutated():
 
 
 @pytest.mark.parametrize("structure", STRUCTURES, ids=lambda s: s.name)
-def test_compiled_pass_equals_numpy_by_pattern(structure):
+def test_compiled_pass_equals_numpy_by_pattern(structure, monkeypatch):
     from bayeskit.emissions import _gaussian_missing as gm
+
+    calls = []
+    kernel = gm.missing_log_likelihood
+    monkeypatch.setattr(gm, "_COMPILED_WORK", 0)
+    monkeypatch.setattr(
+        gm, "missing_log_likelihood", lambda *a: calls.append(1) or kernel(*a)
+    )
 
     rng = np.random.default_rng(9)
     k, d, n = 3, 5, 300
@@ -223,3 +230,13 @@ def test_compiled_pass_equals_numpy_by_pattern(structure):
     b = gm._expected_dense_stats_numpy(X, W, params, structure, missing)
     for x, y in zip(a, b):
         np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-9)
+    assert calls  # the compiled pass ran
+
+
+def test_stats_without_parameters_name_expected_stats():
+    X = np.array([[1.0, np.nan], [2.0, 3.0]])
+    with pytest.raises(ValueError, match="expected_stats"):
+        Gaussian(FULL, 2).stats(X, np.ones((2, 1)))
+    # The diagonal structure leaves missing cells out of each feature.
+    st = Gaussian(DIAG, 2).stats(X, np.ones((2, 1)))
+    np.testing.assert_allclose(st.weight, [[2.0, 1.0]])
