@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 from sklearn.covariance import OAS
@@ -214,3 +216,36 @@ def test_input_is_not_mutated_and_complete_rows_unchanged(make):
         warnings.simplefilter("error")
         ref = make().fit(full, y)
     assert not hasattr(ref, "lower_bounds_")
+
+
+_CLASSIFIERS = {}
+
+
+def _fitted_classifier(index):
+    if index not in _CLASSIFIERS:
+        _, X, y = _simulate(300, 8)
+        makers = [*MODELS, lambda: GaussianMixtureClassifier(2, random_state=0)]
+        _CLASSIFIERS[index] = makers[index]().fit(X, y)
+    return _CLASSIFIERS[index]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    index=st.integers(0, len(MODELS)),
+    mask=st.lists(
+        st.lists(st.booleans(), min_size=3, max_size=3), min_size=1, max_size=12
+    ),
+    scale=st.sampled_from([1.0, 10.0, 1e3]),
+)
+def test_predictions_never_nan(index, mask, scale):
+    est = _fitted_classifier(index)
+    mask = np.array(mask)
+    X = np.random.default_rng(len(mask)).normal(size=mask.shape) * scale
+    X[mask] = np.nan
+    proba = est.predict_proba(X)
+    assert not np.isnan(proba).any()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(est.predict(X)) <= set(est.classes_)
+    empty = mask.all(axis=1)
+    prior = np.exp(est.class_log_prior_)
+    np.testing.assert_allclose(proba[empty], np.broadcast_to(prior, proba[empty].shape))
