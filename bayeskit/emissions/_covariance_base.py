@@ -73,6 +73,12 @@ class Covariance(ABC):
         mean = (weights.T @ X) / safe[:, None]
         return weight, mean, self.scatter(X, weights, mean, labels)
 
+    def from_dense(self, weight, mean, scatter):
+        """Statistics gathered densely, weight ``(K,)``, mean ``(K, d)`` and
+        scatter ``(K, d, d)`` (those of rows with missing coordinates), in
+        this structure's shapes (by default, as they are)."""
+        return weight, mean, scatter
+
     @abstractmethod
     def scatter(self, X, weights, means, labels=None) -> np.ndarray:
         """Centred weighted scatter of ``X`` (NaN-free) around every state mean."""

@@ -410,19 +410,3 @@ def _expected_dense_stats_numpy(X, weights, params, structure, missing):
         mean += frac[:, None] * delta
         weight = total
     return weight, mean, scatter
-
-
-def to_structure(structure, weight, mean, scatter):
-    """Dense statistics in ``structure``'s shapes: the weight ``(K, d)`` for
-    the diagonal structure, the scatter's diagonal (diag) or trace
-    (spherical)."""
-    d = mean.shape[1]
-    if structure.name == "diag":
-        return (
-            np.repeat(weight[:, None], d, axis=1),
-            mean,
-            np.diagonal(scatter, axis1=1, axis2=2).copy(),
-        )
-    if structure.name == "spherical":
-        return weight, mean, np.trace(scatter, axis1=1, axis2=2)
-    return weight, mean, scatter

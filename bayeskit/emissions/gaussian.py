@@ -44,11 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.niw import NormalInverseWishart
-from ._gaussian_missing import (
-    expected_dense_stats,
-    marginal_log_likelihood,
-    to_structure,
-)
+from ._gaussian_missing import expected_dense_stats, marginal_log_likelihood
 from .base import Emission
 from .covariance import Covariance
 
@@ -412,7 +408,7 @@ class Gaussian(Emission):
         else:
             part = self.zeros(k, d)
         dense = expected_dense_stats(X, weights, params, cov, missing)
-        return part + GaussianStats(*to_structure(cov, *dense), cov)
+        return part + GaussianStats(*cov.from_dense(*dense), cov)
 
     def sample(self, params: GaussianParams, states, random_state) -> np.ndarray:
         """One row from the emission of every state in ``states``.
