@@ -35,7 +35,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import validate_data
 from .._warnings import warn
-from ..emissions import DIAG, FULL, Gaussian, GaussianStats
+from ..emissions import DIAG, FULL, TIED, Gaussian, GaussianStats
+from ..priors.niw import NormalInverseWishart
 from .base import BaseGenerativeClassifier, float_input
 
 __all__: list[str] = []
@@ -343,12 +344,34 @@ class _GaussianClassifier(BaseGenerativeClassifier):
 
     def _missing_log_prior(self, params) -> float:
         """The log prior of the EM objective at ``params`` (0: flat)."""
-        return 0.0
+        prior = self._make_components().prior
+        return prior.log_density(FULL, params.means, params.precisions_cholesky)
 
     def _missing_m_step(self, stats, class_weight):
         """``(means, covariances (K, d, d))`` from expected statistics, as the
-        fit sets them."""
-        raise NotImplementedError
+        fit sets them: QDA's (MAP, or shrunk with 'eigen'); LDA's pooled
+        covariance ('svd': the maximum-likelihood one; 'lsqr' and 'eigen':
+        the classes' shrunk covariances pooled by the class priors)."""
+        gstats = stats.gaussian
+        if not self._ties_covariance:
+            means, cov = self._make_components().prior.map(FULL, gstats)
+            if self.solver == "eigen":
+                cov = self._shrunk_covariances(stats, cov)
+            return means, cov
+        k = gstats.mean.shape[0]
+        if self.solver == "svd":
+            cov = NormalInverseWishart().map(TIED, gstats)[1]
+        else:
+            # The class priors the fit will use (given, or the m-estimate).
+            if self.priors is not None:
+                priors = np.asarray(self.priors, dtype=float)
+            else:
+                priors = class_weight + self.prior_m / k
+            cov = TIED.pool(
+                self._shrunk_covariances(stats, self._ml_covariances(gstats)),
+                priors / priors.sum(),
+            )
+        return gstats.mean, np.broadcast_to(cov, (k, *cov.shape))
 
     def _estimated_covariances(self, X, w, labels, k):
         """Fit a clone of ``covariance_estimator`` on each class's rows."""

@@ -200,24 +200,6 @@ class LinearDiscriminantAnalysis(
     _ties_covariance = True
     _missing_advice = "set a shrinkage with solver='lsqr' or 'eigen'"
 
-    def _missing_m_step(self, stats, class_weight):
-        gstats = stats.gaussian
-        k = gstats.mean.shape[0]
-        tied = TIED
-        if self.solver == "svd":
-            cov = NormalInverseWishart().map(tied, gstats)[1]
-        else:
-            # The class priors the fit will use (given, or the m-estimate).
-            if self.priors is not None:
-                priors = np.asarray(self.priors, dtype=float)
-            else:
-                priors = class_weight + self.prior_m / k
-            cov = tied.pool(
-                self._shrunk_covariances(stats, self._ml_covariances(gstats)),
-                priors / priors.sum(),
-            )
-        return gstats.mean, np.broadcast_to(cov, (k, *cov.shape))
-
     def _make_components(self) -> Triple:
         """The class node, the Gaussian family with a covariance tied across
         the classes, and the flat prior (the solvers' shrinkage acts on the
@@ -688,16 +670,6 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
             "scalings_",
             "precisions_cholesky_",
         )
-
-    def _missing_m_step(self, stats, class_weight):
-        means, cov = self._make_components().prior.map(FULL, stats.gaussian)
-        if self.solver == "eigen":
-            cov = self._shrunk_covariances(stats, cov)
-        return means, cov
-
-    def _missing_log_prior(self, params) -> float:
-        prior = self._make_components().prior
-        return prior.log_density(FULL, params.means, params.precisions_cholesky)
 
     def _check_rank(self, label, rows, d, eta, full=True):
         """Raise scikit-learn's rank errors (``full=False``: the covariance is
