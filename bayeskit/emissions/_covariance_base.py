@@ -34,6 +34,10 @@ class Covariance(ABC):
     name: str = ""
     #: Whether one covariance is shared by all states.
     shared: bool = False
+    #: Whether :meth:`log_likelihood` leaves missing (NaN) coordinates out
+    #: itself (the diagonal structure); the Gaussian family marginalises
+    #: them for the others.
+    marginalises_missing: bool = False
 
     # -- shapes and counts ---------------------------------------------------------
     @abstractmethod
@@ -68,6 +72,12 @@ class Covariance(ABC):
         safe = np.where(weight > 0, weight, 1.0)
         mean = (weights.T @ X) / safe[:, None]
         return weight, mean, self.scatter(X, weights, mean, labels)
+
+    def from_dense(self, weight, mean, scatter):
+        """Statistics gathered densely, weight ``(K,)``, mean ``(K, d)`` and
+        scatter ``(K, d, d)`` (those of rows with missing coordinates), in
+        this structure's shapes (by default, as they are)."""
+        return weight, mean, scatter
 
     @abstractmethod
     def scatter(self, X, weights, means, labels=None) -> np.ndarray:

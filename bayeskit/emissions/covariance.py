@@ -323,9 +323,11 @@ class Tied(Covariance):
 class Diag(Covariance):
     """One variance per state and feature: scatter ``(n_states, d)``.
 
-    The only structure that marginalises missing values (NaN): a missing
-    feature is left out of its row's statistics, distance and normaliser, so
-    its weights are per state and feature, ``(n_states, d)``. Its density
+    The only structure whose own density and statistics marginalise missing
+    values (NaN): a missing feature is left out of its row's statistics,
+    distance and normaliser, so its weights are per state and feature,
+    ``(n_states, d)`` (the others' missing coordinates are marginalised by
+    the Gaussian family, :mod:`bayeskit.emissions._gaussian_missing`). Its density
     (one compiled pass over the rows) and its statistics in a supervised fit
     (two) take deviations from the means themselves
     (:mod:`bayeskit.emissions._kernels`), which keeps data far from the origin
@@ -333,6 +335,7 @@ class Diag(Covariance):
     """
 
     name = "diag"
+    marginalises_missing = True
 
     def shape(self, n_states, n_features):
         return (n_states, n_features)
@@ -379,6 +382,11 @@ class Diag(Covariance):
             return weight, mean, scatter
         weight, mean, scatter = super().stats(X, weights, labels)
         return np.broadcast_to(weight[:, None], shape).copy(), mean, scatter
+
+    def from_dense(self, weight, mean, scatter):
+        d = mean.shape[1]
+        diagonal = np.diagonal(scatter, axis1=1, axis2=2).copy()
+        return np.repeat(weight[:, None], d, axis=1), mean, diagonal
 
     def scatter(self, X, weights, means, labels=None):
         if labels is not None:
@@ -494,6 +502,9 @@ class Spherical(Covariance):
 
     def scatter(self, X, weights, means, labels=None):
         return DIAG.scatter(X, weights, means, labels).sum(axis=1)
+
+    def from_dense(self, weight, mean, scatter):
+        return weight, mean, np.trace(scatter, axis1=1, axis2=2)
 
     def outer(self, delta, coef):
         coef = np.asarray(coef, dtype=float)

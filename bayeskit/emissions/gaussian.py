@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..priors.niw import NormalInverseWishart
+from ._gaussian_missing import expected_dense_stats, marginal_log_likelihood
 from .base import Emission
 from .covariance import Covariance
 
@@ -153,7 +154,22 @@ class Gaussian(Emission):
         A full or tied covariance that is singular is factored with this
         added to its diagonal, for its densities (hmmlearn's densities do
         so); 0 makes it an error.
+
+    Notes
+    -----
+    Missing coordinates (NaN) are latent (Ghahramani and Jordan 1994): the
+    log-likelihood of a row is the marginal density of its observed
+    coordinates, and :meth:`expected_stats` gives the statistics of the
+    rows completed by the conditional means of their missing coordinates,
+    with the conditional covariances added to the scatter (Little and Rubin
+    2002, section 11.2). Rows are grouped by their pattern of missing
+    coordinates; a row with every coordinate missing has log-likelihood 0
+    and adds no statistics. Complete rows take the same path as without
+    missing values.
     """
+
+    #: Rows with some missing (NaN) coordinates are marginalised.
+    missing_coordinates = True
 
     def __init__(
         self,
@@ -189,8 +205,16 @@ class Gaussian(Emission):
         supervised fit, ``weights[i, labels[i]]`` the row's weight): the
         deviations then take one pass over ``X`` (with the diagonal structure,
         two compiled passes in all). NaN in ``X`` (missing values) is only
-        allowed with the diagonal structure.
+        allowed with the diagonal structure, which leaves it out of the
+        feature's statistics; the expected statistics of rows with missing
+        coordinates under given parameters are :meth:`expected_stats`'s.
         """
+        if not self.covariance.marginalises_missing and np.isnan(X).any():
+            raise ValueError(
+                f"X has missing values (NaN): the statistics of a "
+                f"{self.covariance.name!r} Gaussian need the parameters to take "
+                "their expectation; use expected_stats(X, weights, params)"
+            )
         weight, mean, scatter = self.covariance.stats(X, weights, labels)
         return GaussianStats(weight, mean, scatter, self.covariance)
 
@@ -331,13 +355,60 @@ class Gaussian(Emission):
 
     # -- densities and draws -------------------------------------------------------
     def log_likelihood(self, X: np.ndarray, params: GaussianParams) -> np.ndarray:
-        """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``."""
-        return self.covariance.log_likelihood(X, params)
+        """``log N(x_i; mu_k, Sigma_k)`` for every row and state, ``(n, K)``.
+
+        A row with missing coordinates (NaN) has the marginal density of its
+        observed ones (0 when every coordinate is missing).
+        """
+        missing = self._missing(X)
+        if missing is None:
+            return self.covariance.log_likelihood(X, params)
+        return marginal_log_likelihood(self.covariance, X, params, missing)
 
     def relative_log_likelihood(self, X: np.ndarray, params: GaussianParams):
         """:meth:`log_likelihood` up to a constant per row: what a posterior
         over the states needs (for a tied covariance, a linear function)."""
-        return self.covariance.relative_log_likelihood(X, params)
+        if self._missing(X) is None:
+            return self.covariance.relative_log_likelihood(X, params)
+        return self.log_likelihood(X, params)
+
+    def _missing(self, X):
+        """The mask of missing coordinates when the structure's own density
+        does not marginalise them (None: nothing to do)."""
+        if self.covariance.marginalises_missing:
+            return None
+        missing = np.isnan(X)
+        return missing if missing.any() else None
+
+    def expected_stats(
+        self, X: np.ndarray, weights: np.ndarray, params: GaussianParams
+    ) -> GaussianStats:
+        """Statistics for one EM step under ``params``: those of :meth:`stats`
+        when no coordinate is missing; otherwise the complete rows'
+        statistics plus the expected statistics of the incomplete rows (the
+        conditional means filled in, the conditional covariances added to
+        the scatter; Ghahramani and Jordan 1994). The weights of a state are
+        then per state, whatever the structure.
+        """
+        missing = np.isnan(X)
+        if not missing.any():
+            return self.stats(X, weights)
+        cov = self.covariance
+        complete = ~missing.any(axis=1)
+        k, d = weights.shape[1], X.shape[1]
+        if complete.any():
+            part = self.stats(X[complete], weights[complete])
+            if part.weight.ndim == 2:  # the diagonal structure: one per state
+                part = GaussianStats(
+                    np.repeat(part.weight.max(axis=1)[:, None], d, axis=1),
+                    part.mean,
+                    part.scatter,
+                    cov,
+                )
+        else:
+            part = self.zeros(k, d)
+        dense = expected_dense_stats(X, weights, params, cov, missing)
+        return part + GaussianStats(*cov.from_dense(*dense), cov)
 
     def sample(self, params: GaussianParams, states, random_state) -> np.ndarray:
         """One row from the emission of every state in ``states``.

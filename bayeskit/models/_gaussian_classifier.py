@@ -6,29 +6,47 @@ the number of rows of positive weight of every class, and, for the covariance
 estimates that need all the data at once (Ledoit-Wolf shrinkage, a
 ``covariance_estimator``), a part that does not merge.
 
+Missing cells (NaN) are latent: the fit is EM over them with the class
+known (Ghahramani and Jordan 1994), from the available-case means and
+variances of every class; the statistics are the expected ones under the
+fitted parameters, and prediction marginalises the missing cells.
+
 References
 ----------
 .. [1] O. Ledoit and M. Wolf, "A well-conditioned estimator for
    large-dimensional covariance matrices", *Journal of Multivariate
    Analysis* 88(2), 2004, pp. 365-411.
+.. [2] Z. Ghahramani and M. I. Jordan, "Supervised learning from incomplete
+   data via an EM approach", *Advances in Neural Information Processing
+   Systems* 6, 1994, pp. 120-127.
+.. [3] R. J. A. Little and D. B. Rubin, *Statistical Analysis with Missing
+   Data*, 2nd ed., Wiley, 2002.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import linalg
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import validate_data
 from .._warnings import warn
-from ..emissions import FULL, GaussianStats
+from ..emissions import DIAG, FULL, TIED, Gaussian, GaussianStats
+from ..priors.niw import NormalInverseWishart
 from .base import BaseGenerativeClassifier, float_input
 
 __all__: list[str] = []
 
 _EPS = np.finfo(np.float64).eps
+
+# EM over missing cells: at most this many iterations, until the per-row
+# objective (observed-data log-likelihood plus log prior) gains less than this.
+_MISSING_MAX_ITER = 500
+_MISSING_TOL = 1e-10
 
 
 # -- statistics -----------------------------------------------------------------
@@ -183,7 +201,13 @@ class _GaussianClassifier(BaseGenerativeClassifier):
     _solvers_with_shrinkage = ("lsqr", "eigen")
 
     def _prepare_X(self, X, reset, sample_weight=None):
-        X = validate_data(self, X, reset=reset, dtype=[np.float64, np.float32])
+        X = validate_data(
+            self,
+            X,
+            reset=reset,
+            dtype=[np.float64, np.float32],
+            ensure_all_finite="allow-nan",
+        )
         if reset:
             self._dtype = X.dtype
         return float_input(X)
@@ -220,8 +244,16 @@ class _GaussianClassifier(BaseGenerativeClassifier):
                     "add: use shrinkage=None or a number, and no "
                     "covariance_estimator"
                 )
+            if np.isnan(X).any():
+                raise ValueError(
+                    "unlabelled rows (unlabeled=) and missing values (NaN in X) "
+                    "together are not supported by discriminant analysis yet: "
+                    "drop the incomplete unlabelled rows, or fit the labelled rows"
+                )
             gstats = self._make_components().emission.stats(X, weights)
             return _DAStats(gstats, (weights > 0).sum(axis=0).astype(float))
+        if np.isnan(X).any():
+            return self._missing_emission_stats(X, weights, labels)
         k = weights.shape[1]
         w = weights[np.arange(len(labels)), labels]
         gstats = self._make_components().emission.stats(X, weights, labels)
@@ -241,6 +273,120 @@ class _GaussianClassifier(BaseGenerativeClassifier):
                 q_total = _fourth_moment(X - mean, _std(var), w, 0 * labels, 1)[0]
             whole = _LedoitWolfStats(q_class, q_total)
         return _DAStats(gstats, rows, whole)
+
+    # -- missing cells -------------------------------------------------------------
+    def _missing_emission_stats(self, X, weights, labels):
+        """EM over the missing cells with the class known: the expected
+        statistics under the fitted parameters (sets ``n_iter_`` and
+        ``lower_bounds_``, the objective of every iteration)."""
+        if self.covariance_estimator is not None:
+            raise ValueError(
+                "covariance_estimator is fitted on complete rows: with missing "
+                "values (NaN in X) set covariance_estimator=None (a float "
+                "shrinkage is supported)"
+            )
+        if self.shrinkage == "auto":
+            raise ValueError(
+                "shrinkage='auto' (Ledoit-Wolf) needs the fourth moments of "
+                "complete rows: with missing values (NaN in X) use a float "
+                "shrinkage or None"
+            )
+        n, d = X.shape
+        k = weights.shape[1]
+        w = weights[np.arange(n), labels]
+        rows = np.bincount(labels[w > 0], minlength=k).astype(float)
+        structure = self._make_components().emission.covariance
+        family = Gaussian(FULL, d)
+        means, covs = self._available_case_start(X, weights)
+        total = w.sum()
+        history, bound = [], -np.inf
+        for _ in range(_MISSING_MAX_ITER):
+            try:
+                params = family.params_from(means, covs)
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    "a class covariance became singular in EM over the missing "
+                    "values of X (too few observed values of some features): "
+                    f"{self._missing_advice}"
+                ) from None
+            ll = family.log_likelihood(X, params)[np.arange(n), labels]
+            previous, bound = bound, (w @ ll + self._missing_log_prior(params)) / total
+            history.append(bound)
+            gstats = family.expected_stats(X, weights, params)
+            gstats = dataclasses.replace(gstats, covariance=structure)
+            if abs(bound - previous) < _MISSING_TOL:
+                break
+            means, covs = self._missing_m_step(
+                _DAStats(gstats, rows), weights.sum(axis=0)
+            )
+        else:
+            warn(
+                f"EM over the missing values of X did not converge in "
+                f"{_MISSING_MAX_ITER} iterations",
+                ConvergenceWarning,
+            )
+        self.n_iter_ = len(history)
+        self.lower_bounds_ = history
+        return _DAStats(gstats, rows)
+
+    def _available_case_start(self, X, weights):
+        """Every class's means and variances over its observed cells, as
+        means ``(K, d)`` and diagonal covariances ``(K, d, d)`` (pooled over
+        the classes when the model ties them); a class without two observed
+        values of a feature takes the pooled variance (1 if none)."""
+        wt, mean, scatter = DIAG.stats(X, weights)
+        tot = wt.sum(axis=0)
+        grand = (wt * mean).sum(axis=0) / np.where(tot > 0, tot, 1.0)
+        pooled = scatter.sum(axis=0) / np.where(tot > 0, tot, 1.0)
+        pooled = np.where(pooled > 0, pooled, 1.0)
+        mean = np.where(wt > 0, mean, grand)
+        var = scatter / np.where(wt > 0, wt, 1.0)
+        var = np.where((wt > 1) & (var > 0), var, pooled)
+        if self._ties_covariance:
+            var = np.broadcast_to(pooled, var.shape)
+        covs = np.zeros((len(mean), X.shape[1], X.shape[1]))
+        idx = np.arange(X.shape[1])
+        covs[:, idx, idx] = var
+        return mean, covs
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # missing values are latent
+        return tags
+
+    _ties_covariance = False
+    _missing_advice = "set a covariance prior or a shrinkage"
+
+    def _missing_log_prior(self, params) -> float:
+        """The log prior of the EM objective at ``params`` (0: flat)."""
+        prior = self._make_components().prior
+        return prior.log_density(FULL, params.means, params.precisions_cholesky)
+
+    def _missing_m_step(self, stats, class_weight):
+        """``(means, covariances (K, d, d))`` from expected statistics, as the
+        fit sets them: QDA's (MAP, or shrunk with 'eigen'); LDA's pooled
+        covariance ('svd': the maximum-likelihood one; 'lsqr' and 'eigen':
+        the classes' shrunk covariances pooled by the class priors)."""
+        gstats = stats.gaussian
+        if not self._ties_covariance:
+            means, cov = self._make_components().prior.map(FULL, gstats)
+            if self.solver == "eigen":
+                cov = self._shrunk_covariances(stats, cov)
+            return means, cov
+        k = gstats.mean.shape[0]
+        if self.solver == "svd":
+            cov = NormalInverseWishart().map(TIED, gstats)[1]
+        else:
+            # The class priors the fit will use (given, or the m-estimate).
+            if self.priors is not None:
+                priors = np.asarray(self.priors, dtype=float)
+            else:
+                priors = class_weight + self.prior_m / k
+            cov = TIED.pool(
+                self._shrunk_covariances(stats, self._ml_covariances(gstats)),
+                priors / priors.sum(),
+            )
+        return gstats.mean, np.broadcast_to(cov, (k, *cov.shape))
 
     def _estimated_covariances(self, X, w, labels, k):
         """Fit a clone of ``covariance_estimator`` on each class's rows."""

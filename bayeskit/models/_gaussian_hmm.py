@@ -21,6 +21,7 @@ from ..emissions import FULL, Gaussian, GaussianParams, covariance_from_name
 from ..priors import NormalInverseWishart
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
+from ._mixture_missing import mean_imputed
 from .base import Triple
 
 __all__ = ["GaussianHMM"]
@@ -311,6 +312,12 @@ class GaussianHMM(BaseHMM):
                 f"{np.count_nonzero(row_weight)}; give more steps, fewer "
                 "n_components, or set means_ and leave 'm' out of init_params"
             )
+        if np.isnan(X).any():
+            # Missing coordinates: the start is that of the steps with every
+            # missing coordinate replaced by its mean (steps with nothing
+            # observed left out); EM then treats them as latent.
+            row_weight = row_weight * ~np.isnan(X).all(axis=1)
+            X = mean_imputed(X, row_weight)
         km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
         means = km.fit(X, sample_weight=row_weight).cluster_centers_
         stats = Gaussian(FULL).stats(X, row_weight[:, None])

@@ -96,7 +96,10 @@ covariance_prior, covariance_prior_weight, random_state
     Notes
     -----
     With one component per class and 'full' covariances this is QDA (up to
-    ``reg_covar``).
+    ``reg_covar``). Missing values (NaN) in ``X`` are latent variables of
+    every class's EM and are marginalised in prediction (see
+    :class:`GaussianMixture`); with one 'diag' component per class the fit
+    reaches GaussianNB's.
 
     :meth:`fit` fits each class's mixture by EM on the class's rows. The
     statistics (``stats_``, :meth:`summarize`) are then each class's mixture
@@ -185,7 +188,15 @@ covariance_prior, covariance_prior_weight, random_state
     _fit_zero_weight_rows = True
 
     def _prepare_X(self, X, reset, sample_weight=None):
-        return validate_data(self, X, reset=reset, dtype=np.float64)
+        # Missing cells (NaN) are left to every class's mixture.
+        return validate_data(
+            self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # missing values are latent
+        return tags
 
     def _make_components(self) -> Triple:
         """The class node, the (unfitted) mixture of every class, and no

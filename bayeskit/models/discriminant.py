@@ -27,6 +27,7 @@ from .._validation import (
 )
 from .._warnings import warn
 from ..emissions import FULL, TIED, Gaussian, GaussianParams
+from ..emissions._gaussian_missing import completed_rows
 from ..graph import LatentNode
 from ..priors.niw import NormalInverseWishart
 from ._gaussian_classifier import (
@@ -118,6 +119,11 @@ class LinearDiscriminantAnalysis(
         Overall mean, weighted by the priors ('svd').
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of the between-class variance along each direction.
+    n_iter_ : int
+        With missing values (NaN) in the fit's ``X``: the EM iterations over them.
+    lower_bounds_ : list of float
+        With missing values: the objective of every EM iteration (the
+        observed-data log-likelihood per sample).
     n_features_in_, feature_names_in_, stats_
     em_n_iter_ : int
         Iterations of semi-supervised EM, after a fit with unlabelled rows (see
@@ -149,6 +155,11 @@ class LinearDiscriminantAnalysis(
     \\mu_2)` (Fisher's linear discriminant). As in scikit-learn, 'lsqr' and
     'eigen' weight the class covariances by ``priors_``, and 'svd' pools the
     within-class scatter by the class counts.
+
+    Missing values (NaN) in ``X`` are latent: the fit is EM over them with
+    the class known (Ghahramani and Jordan 1994), and prediction
+    marginalises them; ``shrinkage='auto'`` and a ``covariance_estimator``
+    need complete rows (a ValueError). scikit-learn rejects NaN.
 
     Differences from scikit-learn, all on inputs scikit-learn does not take:
     the statistics are gathered in float64 whatever the input dtype (float32
@@ -208,6 +219,9 @@ class LinearDiscriminantAnalysis(
 
     def _needs_total_covariance(self) -> bool:
         return self.solver == "eigen"
+
+    _ties_covariance = True
+    _missing_advice = "set a shrinkage with solver='lsqr' or 'eigen'"
 
     def _make_components(self) -> Triple:
         """The class node, the Gaussian family with a covariance tied across
@@ -378,10 +392,22 @@ class LinearDiscriminantAnalysis(
         check_is_fitted(self)
         X = self._prepare_X(X, reset=False)
         scores = X @ self.coef_.T.astype(np.float64) + self.intercept_
+        incomplete = np.isnan(X).any(axis=1)
+        if incomplete.any():
+            # Rows with missing values: the marginal joint log-likelihood.
+            joint = self._family.log_likelihood(X[incomplete], self._params)
+            joint += self.class_log_prior_
+            if len(self.classes_) == 2:
+                joint = joint[:, 1:] - joint[:, :1]
+            scores[incomplete] = joint
         return scores[:, 0] if len(self.classes_) == 2 else scores
 
     def transform(self, X):
         """Project onto the Fisher discriminant directions.
+
+        A row with missing values (NaN) is projected at its expected value
+        given its observed values: every class's conditional mean of the
+        missing values, weighted by the class posterior.
 
         Parameters
         ----------
@@ -400,6 +426,14 @@ class LinearDiscriminantAnalysis(
                 "discriminant directions; use solver='svd' or solver='eigen'"
             )
         X = self._prepare_X(X, reset=False)
+        missing = np.isnan(X)
+        if missing.any():
+            # A row with missing values is projected at its expected value
+            # given its observed ones: the classes' conditional means,
+            # weighted by the class posterior.
+            post = np.exp(self._log_posterior(X))
+            filled = completed_rows(self._family.covariance, X, self._params, missing)
+            X = np.einsum("nk,nkd->nd", post, filled)
         if self.solver == "svd":
             out = (X - self.xbar_) @ self.scalings_
         else:
@@ -479,6 +513,12 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         Its eigenvalues, in decreasing order.
     precisions_cholesky_ : ndarray of shape (n_classes, n_features, n_features)
         Factors ``P_c`` with ``P_c P_c^T = Sigma_c^{-1}``.
+    n_iter_ : int
+        With missing values (NaN) in the fit's ``X``: the EM iterations over them.
+    lower_bounds_ : list of float
+        With missing values: the objective of every EM iteration (the
+        observed-data log-likelihood plus the log prior, per sample); it
+        never decreases.
     n_features_in_, feature_names_in_, stats_
     em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
         After a fit with unlabelled rows (see :class:`LinearDiscriminantAnalysis`).
@@ -500,6 +540,11 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         \\Sigma_c = (1 - r) \\frac{S_c + \\eta S}{n_c + \\eta} + r I,
 
     the maximum-likelihood estimate for ``eta = r = 0`` (scikit-learn's).
+
+    Missing values (NaN) in ``X`` are latent: the fit is EM over them with
+    the class known (Ghahramani and Jordan 1994), and prediction
+    marginalises them; ``shrinkage='auto'`` and a ``covariance_estimator``
+    need complete rows (a ValueError). scikit-learn rejects NaN.
 
     Differences from scikit-learn: priors that do not sum to one are
     renormalised with a warning (scikit-learn's QDA takes their logarithm as

@@ -34,14 +34,12 @@ References
 
 from __future__ import annotations
 
-import dataclasses
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._collections import handler_for
-from .._logmath import logsumexp
 from .._validation import (
     Interval,
     StrOptions,
@@ -56,6 +54,7 @@ from ..emissions import Gaussian, GaussianParams, covariance_from_name
 from ..graph import LatentNode
 from ..priors.niw import NormalInverseWishart
 from ._em import BaseLatentModel
+from ._mixture_missing import MixturePrediction, mean_imputed, shifted_stats
 from ._mixture_start import check_initial_parameters, initial_responsibilities
 from ._mixture_stats import MixtureStats, _guard_empty
 from ._rounding import singular_at_rounding
@@ -69,7 +68,7 @@ __all__ = [
 ]
 
 
-class GaussianMixture(BaseLatentModel):
+class GaussianMixture(MixturePrediction, BaseLatentModel):
     """Gaussian mixture fitted by EM, with a MAP prior on the covariances.
 
     A drop-in for scikit-learn's ``GaussianMixture`` (same parameters,
@@ -77,7 +76,9 @@ class GaussianMixture(BaseLatentModel):
     ``covariance_prior_weight`` (a MAP prior on the covariances, after Fraley
     and Raftery 2007), ``sample_weight`` in :meth:`fit`, ``lower_bounds_``,
     and EM on statistics: :meth:`summarize` / :meth:`from_stats` (chunks
-    whose statistics add) and :meth:`partial_fit` (stepwise EM).
+    whose statistics add) and :meth:`partial_fit` (stepwise EM). Missing
+    cells (NaN) are latent: fitted by EM, marginalised in prediction (see
+    Notes); infinity is still an error.
 
     Parameters
     ----------
@@ -177,6 +178,20 @@ default='kmeans'
     component collapses on one point or there are fewer points than
     dimensions.
 
+    Missing cells (NaN, missing at random) are latent variables of EM
+    (Ghahramani and Jordan 1994; Little and Rubin 2002): the E-step's
+    log-likelihood of a row is the marginal density of its observed cells,
+    and its statistics are those of the row completed by the conditional
+    means of its missing cells given the observed ones and the component,
+    with the conditional covariance added to the scatter. ``lower_bounds_``
+    is then the observed-data log posterior, which never decreases.
+    :meth:`predict`, :meth:`predict_proba` and :meth:`score_samples`
+    marginalise the missing cells; a row with every cell missing has
+    ``log p(x) = 0`` and the mixture weights as its posterior. EM starts from
+    the rows with every missing cell replaced by its column's mean (the
+    initialiser of ``init_params`` runs on those rows, and so does
+    ``covariance_prior='empirical'``).
+
     Without the prior (``covariance_prior_weight=0``) the answer is
     scikit-learn's: every component's weight gets ``10 eps`` more (an empty
     component has mean 0 and covariance ``reg_covar``), and a covariance is
@@ -273,6 +288,7 @@ default='kmeans'
         d = self.n_features_in_
         if isinstance(self.covariance_prior, str):  # 'empirical'
             sw = sample_weight
+            X = mean_imputed(X, sw)
             mean = sw @ X / sw.sum()
             r = X - mean
             scatter = (r * sw[:, None]).T @ r / sw.sum()
@@ -335,6 +351,7 @@ default='kmeans'
             dtype=[np.float64, np.float32],
             ensure_min_samples=2 if start else 1,
             reset=reset,
+            ensure_all_finite="allow-nan",
         )
         if reset:
             self._dtype = X.dtype
@@ -384,6 +401,8 @@ default='kmeans'
         )
 
     def _initialize(self, X, sample_weight, random_state):
+        # With missing cells, EM starts from the mean-imputed rows.
+        X = mean_imputed(X, sample_weight)
         weights, means, precisions = self._init_given
         self.stats_ = None
         if weights is None or means is None or precisions is None:
@@ -534,23 +553,11 @@ default='kmeans'
         )
 
     def _gaussian_stats(self, X, weights):
-        """The Gaussian family's statistics of ``X``, gathered in coordinates
-        shifted by the first row.
-
-        A weighted mean of a column of magnitude ``c`` carries rounding of
-        about ``n eps |c|``; a constant column at 1e12 then gets a spread of
-        means across the components that, divided by ``reg_covar``, would
-        decide the posteriors. Shifted, such a column is exactly zero, and its
-        means exactly its value once the shift is added back; the scatter
-        does not change (Chan, Golub and LeVeque 1983).
-        """
-        if X.shape[0] == 0:
-            return self._family.stats(X, weights)
-        shift = X[0].copy()
-        stats = self._family.stats(X - shift, weights)
-        weight = stats.weight if stats.weight.ndim == 2 else stats.weight[:, None]
-        mean = np.where(weight > 0, stats.mean + shift, stats.mean)
-        return dataclasses.replace(stats, mean=mean)
+        """The Gaussian family's statistics of ``X`` in shifted coordinates
+        (:func:`~bayeskit.models._mixture_missing.shifted_stats`); with
+        missing cells, the expected statistics under the current parameters."""
+        params = self._params() if np.isnan(X).any() else None
+        return shifted_stats(self._family, X, weights, params)
 
     def _zero_stats(self) -> MixtureStats:
         return MixtureStats(self._family.zeros(self.n_components), 0.0, 0.0)
@@ -667,43 +674,7 @@ default='kmeans'
         self._finish()
         return self
 
-    # -- prediction ------------------------------------------------------------------
-    def _validate(self, X):
-        check_is_fitted(self)
-        return float_input(
-            validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-        )
-
-    def _input_dtype(self, X):
-        """float32 for float32 input (results keep it, as scikit-learn's)."""
-        return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
-
-    def score_samples(self, X):
-        """``log p(x)`` of every row, shape ``(n_samples,)``."""
-        if (handler := handler_for(X)) is not None:
-            return handler.predict(self, "score_samples", X)
-        dtype, X = self._input_dtype(X), self._validate(X)
-        log_prob = logsumexp(self._log_likelihood(X) + np.log(self.weights_), axis=1)
-        return log_prob.astype(dtype, copy=False)
-
-    def score(self, X, y=None, sample_weight=None):
-        """Mean log-likelihood per sample (weighted by ``sample_weight``)."""
-        return float(np.average(self.score_samples(X), weights=sample_weight))
-
-    def predict_proba(self, X):
-        """Posterior over the components, shape ``(n_samples, n_components)``."""
-        if (handler := handler_for(X)) is not None:
-            return handler.predict(self, "predict_proba", X)
-        dtype, X = self._input_dtype(X), self._validate(X)
-        return np.exp(self._e_step(X)[0]).astype(dtype, copy=False)
-
-    def predict(self, X):
-        """The most probable component of every row."""
-        if (handler := handler_for(X)) is not None:
-            return handler.predict(self, "predict", X)
-        X = self._validate(X)
-        return np.argmax(self._log_likelihood(X) + np.log(self.weights_), axis=1)
-
+    # -- prediction: score_samples, score, predict_proba, predict (the mixin) --
     def sample(self, n_samples=1, random_state=None):
         """Draw samples: returns ``(X, y)`` with ``y`` the component of each row.
 
