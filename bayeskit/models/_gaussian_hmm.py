@@ -389,3 +389,8 @@ class GaussianHMM(BaseHMM):
     def covariances_(self):
         """The covariances in the covariance type's own shape."""
         return np.array(self._covars_, dtype=float, copy=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing coordinate is latent
+        return tags

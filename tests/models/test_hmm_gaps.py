@@ -584,11 +584,8 @@ def test_classifier_with_string_symbols_and_gaps():
 
 
 # -- partially missing steps (a family that marginalises them) -------------------------
-@pytest.mark.skipif(
-    not Gaussian.missing_coordinates,
-    reason="the Gaussian family does not marginalise missing coordinates yet",
-)
 def test_gaussian_partial_steps_equal_enumeration():
+    assert Gaussian.missing_coordinates
     model = GaussianHMM(2, covariance_type="full")
     model.startprob_ = np.array([0.6, 0.4])
     model.transmat_ = np.array([[0.7, 0.3], [0.2, 0.8]])

@@ -214,23 +214,6 @@ def test_predictions_never_nan(covariance_type, mask, scale):
     )
 
 
-def _hmm_base_takes_nan():
-    """Whether the hidden Markov models' input validation lets NaN through
-    (the chain models' own change; the Gaussian family is ready for it)."""
-    from bayeskit import GaussianHMM
-
-    X = np.random.default_rng(0).normal(size=(20, 2))
-    X[3, 1] = np.nan
-    try:
-        GaussianHMM(2, n_iter=1, random_state=0).fit(X)
-    except ValueError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(
-    not _hmm_base_takes_nan(), reason="the HMM base still rejects NaN in X"
-)
 @pytest.mark.parametrize("covariance_type", TYPES)
 def test_gaussian_hmm_marginalises_missing_coordinates(covariance_type):
     """score is the forward algorithm over the marginal densities of the
