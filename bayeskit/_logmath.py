@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
     from numpy.core.numeric import normalize_axis_tuple
 
 __all__ = [
+    "has_nan",
     "log_matmul",
     "log_normalize",
     "logdet_chol",
@@ -215,3 +216,19 @@ def logdet_chol(chol: np.ndarray) -> np.ndarray:
     """Log-determinant of ``L L^T`` from its (batched) triangular factor ``L``."""
     diag = np.diagonal(chol, axis1=-2, axis2=-1)
     return 2.0 * np.sum(np.log(diag), axis=-1)
+
+
+def has_nan(X: np.ndarray) -> bool:
+    """Whether the float array ``X`` holds a NaN, in one read and no mask.
+
+    A NaN makes the sum NaN; a sum of values without NaN is a number or, when
+    it overflows, an infinity, so only a sum that is not finite needs the
+    element-wise test (which also settles infinities in ``X`` itself).
+    """
+    X = np.asarray(X)
+    if X.dtype.kind not in "fc" or X.size == 0:
+        return False
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(X.sum()):
+            return False
+    return bool(np.isnan(X).any())

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp as scipy_logsumexp
 
-from bayeskit._logmath import log_normalize, logsumexp
+from bayeskit._logmath import has_nan, log_normalize, logsumexp
 
 INF = np.inf
 
@@ -127,3 +127,27 @@ def test_numpy_rows_match_the_compiled_passes(shape):
     _logmath._subtract_rows(a, out, log_total, lse)
     for x, y in zip(ours, (out, lse)):
         np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1.0, 2.0, 3.0],
+        [1.0, np.nan, 3.0],
+        [1e308, 1e308, -1e308, -1e308],  # the sum is inf - inf = NaN, no NaN in X
+        [1e308, 1e308, np.nan],
+        [np.inf, 1.0],
+        [np.inf, -np.inf],  # NaN sum from infinities alone
+        [],
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_has_nan_equals_the_elementwise_test(values, dtype):
+    with np.errstate(over="ignore"):
+        X = np.array(values, dtype=dtype).reshape(-1, 1)
+    assert has_nan(X) == bool(np.isnan(X).any())
+    assert has_nan(X.T) == bool(np.isnan(X).any())
+
+
+def test_has_nan_of_integers_is_false():
+    assert not has_nan(np.arange(6).reshape(2, 3))

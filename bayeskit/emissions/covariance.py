@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._logmath import has_nan
 from ._covariance_base import Covariance
 from ._covariance_factors import (
     _LOG_2PI,
@@ -364,8 +365,8 @@ class Diag(Covariance):
                 np.zeros(shape),
             )
             return weight, mean, scatter
-        missing = np.isnan(X)
-        if missing.any():
+        if has_nan(X):
+            missing = np.isnan(X)
             # Weights spread over the states: NaN cells drop out of each sum.
             observed = (~missing).astype(float)
             X = np.where(missing, 0.0, X)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._logmath import has_nan
 from ..priors.niw import NormalInverseWishart
 from ._gaussian_missing import expected_dense_stats, marginal_log_likelihood
 from .base import Emission
@@ -209,7 +210,7 @@ class Gaussian(Emission):
         feature's statistics; the expected statistics of rows with missing
         coordinates under given parameters are :meth:`expected_stats`'s.
         """
-        if not self.covariance.marginalises_missing and np.isnan(X).any():
+        if not self.covariance.marginalises_missing and has_nan(X):
             raise ValueError(
                 f"X has missing values (NaN): the statistics of a "
                 f"{self.covariance.name!r} Gaussian need the parameters to take "
@@ -377,8 +378,7 @@ class Gaussian(Emission):
         does not marginalise them (None: nothing to do)."""
         if self.covariance.marginalises_missing:
             return None
-        missing = np.isnan(X)
-        return missing if missing.any() else None
+        return np.isnan(X) if has_nan(X) else None
 
     def expected_stats(
         self, X: np.ndarray, weights: np.ndarray, params: GaussianParams
@@ -390,9 +390,9 @@ class Gaussian(Emission):
         the scatter; Ghahramani and Jordan 1994). The weights of a state are
         then per state, whatever the structure.
         """
-        missing = np.isnan(X)
-        if not missing.any():
+        if not has_nan(X):
             return self.stats(X, weights)
+        missing = np.isnan(X)
         cov = self.covariance
         complete = ~missing.any(axis=1)
         k, d = weights.shape[1], X.shape[1]

@@ -33,6 +33,7 @@ from scipy import linalg
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
+from .._logmath import has_nan
 from .._validation import validate_data
 from .._warnings import warn
 from ..emissions import DIAG, FULL, TIED, Gaussian, GaussianStats
@@ -244,7 +245,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
                     "add: use shrinkage=None or a number, and no "
                     "covariance_estimator"
                 )
-            if np.isnan(X).any():
+            if has_nan(X):
                 raise ValueError(
                     "unlabelled rows (unlabeled=) and missing values (NaN in X) "
                     "together are not supported by discriminant analysis yet: "
@@ -252,7 +253,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
                 )
             gstats = self._make_components().emission.stats(X, weights)
             return _DAStats(gstats, (weights > 0).sum(axis=0).astype(float))
-        if np.isnan(X).any():
+        if has_nan(X):
             return self._missing_emission_stats(X, weights, labels)
         k = weights.shape[1]
         w = weights[np.arange(len(labels)), labels]

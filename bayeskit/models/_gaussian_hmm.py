@@ -16,6 +16,7 @@ from numbers import Real
 import numpy as np
 from sklearn.cluster import KMeans
 
+from .._logmath import has_nan
 from .._validation import Interval, StrOptions, check_covariance_prior
 from ..emissions import FULL, Gaussian, GaussianParams, covariance_from_name
 from ..priors import NormalInverseWishart
@@ -312,7 +313,7 @@ class GaussianHMM(BaseHMM):
                 f"{np.count_nonzero(row_weight)}; give more steps, fewer "
                 "n_components, or set means_ and leave 'm' out of init_params"
             )
-        if np.isnan(X).any():
+        if has_nan(X):
             # Missing coordinates: the start is that of the steps with every
             # missing coordinate replaced by its mean (steps with nothing
             # observed left out); EM then treats them as latent.

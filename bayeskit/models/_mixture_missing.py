@@ -27,7 +27,7 @@ import dataclasses
 import numpy as np
 
 from .._collections import handler_for
-from .._logmath import logsumexp
+from .._logmath import has_nan, logsumexp
 from .._validation import check_is_fitted, validate_data
 from .base import float_input
 
@@ -74,7 +74,7 @@ def shifted_stats(family, X, weights, params=None):
     """
     if X.shape[0] == 0:
         return family.stats(X, weights)
-    missing = params is not None and np.isnan(X).any()
+    missing = params is not None and has_nan(X)
     if missing:
         shift = _shift_of(X)
         moved = dataclasses.replace(

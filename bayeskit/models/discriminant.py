@@ -18,6 +18,7 @@ from scipy import linalg
 from sklearn.base import ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from .._collections import handler_for
+from .._logmath import has_nan
 from .._validation import (
     HasMethods,
     Interval,
@@ -392,8 +393,8 @@ class LinearDiscriminantAnalysis(
         check_is_fitted(self)
         X = self._prepare_X(X, reset=False)
         scores = X @ self.coef_.T.astype(np.float64) + self.intercept_
-        incomplete = np.isnan(X).any(axis=1)
-        if incomplete.any():
+        incomplete = np.isnan(X).any(axis=1) if has_nan(X) else None
+        if incomplete is not None and incomplete.any():
             # Rows with missing values: the marginal joint log-likelihood.
             joint = self._family.log_likelihood(X[incomplete], self._params)
             joint += self.class_log_prior_

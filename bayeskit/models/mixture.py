@@ -40,6 +40,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._collections import handler_for
+from .._logmath import has_nan
 from .._validation import (
     Interval,
     StrOptions,
@@ -556,7 +557,7 @@ default='kmeans'
         """The Gaussian family's statistics of ``X`` in shifted coordinates
         (:func:`~bayeskit.models._mixture_missing.shifted_stats`); with
         missing cells, the expected statistics under the current parameters."""
-        params = self._params() if np.isnan(X).any() else None
+        params = self._params() if has_nan(X) else None
         return shifted_stats(self._family, X, weights, params)
 
     def _zero_stats(self) -> MixtureStats:
