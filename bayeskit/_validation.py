@@ -101,6 +101,12 @@ def validate_data(estimator, X="no_validation", y="no_validation", **check_param
         while tb.tb_next is not None:
             tb = tb.tb_next
         inside = tb.tb_frame.f_code.co_filename.replace("\\", "/")
+        if str(exc) == "Input contains NaN":
+            # scikit-learn's test of object arrays names no input
+            raise ValueError(
+                f"Input X contains NaN: {type(estimator).__name__} does not "
+                "accept missing values encoded as NaN"
+            ) from None
         if inside.endswith("/sklearn/utils/validation.py") and (
             "bytes/strings" not in str(exc)  # text where numbers are needed
         ):

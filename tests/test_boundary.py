@@ -353,3 +353,12 @@ def test_categorical_nb_object_array_of_numbers_at_prediction():
     np.testing.assert_allclose(ours, est.predict_proba(np.array([[0]])))
     with pytest.raises(ValueError, match="feature 0 of X"):
         est.predict_proba(np.array([["a"]], dtype=object))
+
+
+def test_object_array_with_nan_names_x():
+    # scikit-learn's test of object arrays says "Input contains NaN" and no more
+    from bayeskit._validation import validate_data
+
+    X = np.array([[0.0, "a"], [np.nan, "b"]], dtype=object)
+    with pytest.raises(ValueError, match="Input X contains NaN: MultinomialNB"):
+        validate_data(bk.MultinomialNB(), X, dtype=None)

@@ -38,6 +38,10 @@ class Covariance(ABC):
     #: itself (the diagonal structure); the Gaussian family marginalises
     #: them for the others.
     marginalises_missing: bool = False
+    #: Whether a NaN coordinate always makes its row's
+    #: ``relative_log_likelihood`` NaN (a matrix product propagates it), so
+    #: that the scores themselves tell which rows are incomplete.
+    scores_propagate_nan: bool = False
 
     # -- shapes and counts ---------------------------------------------------------
     @abstractmethod

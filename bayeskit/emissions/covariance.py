@@ -283,6 +283,8 @@ class Tied(Covariance):
         out += row[:, None]
         return out
 
+    scores_propagate_nan = True  # relative_log_likelihood: one matrix product
+
     def relative_log_likelihood(self, X, params):
         """The log-likelihood without ``-||(x - c) W||^2 / 2`` and the
         normaliser, shared by every state: a linear function of ``x``."""

@@ -369,6 +369,16 @@ class Gaussian(Emission):
     def relative_log_likelihood(self, X: np.ndarray, params: GaussianParams):
         """:meth:`log_likelihood` up to a constant per row: what a posterior
         over the states needs (for a tied covariance, a linear function)."""
+        if self.covariance.scores_propagate_nan:
+            # A NaN coordinate makes its row's scores NaN (X holds no
+            # infinity), so the scores name the incomplete rows without a
+            # pass over X; each of those gets its own marginal density (the
+            # constant may differ from row to row).
+            out = self.covariance.relative_log_likelihood(X, params)
+            incomplete = np.isnan(out).any(axis=1)
+            if incomplete.any():
+                out[incomplete] = self.log_likelihood(X[incomplete], params)
+            return out
         if self._missing(X) is None:
             return self.covariance.relative_log_likelihood(X, params)
         return self.log_likelihood(X, params)
