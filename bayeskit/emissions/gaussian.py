@@ -375,9 +375,10 @@ class Gaussian(Emission):
             # pass over X; each of those gets its own marginal density (the
             # constant may differ from row to row).
             out = self.covariance.relative_log_likelihood(X, params)
+            if not has_nan(out):
+                return out
             incomplete = np.isnan(out).any(axis=1)
-            if incomplete.any():
-                out[incomplete] = self.log_likelihood(X[incomplete], params)
+            out[incomplete] = self.log_likelihood(X[incomplete], params)
             return out
         if self._missing(X) is None:
             return self.covariance.relative_log_likelihood(X, params)
