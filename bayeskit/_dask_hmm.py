@@ -2,7 +2,7 @@
 
 Sequences come in two forms, as in memory:
 
-- a :class:`dask.bag.Bag` whose every item is one sequence (a 1-d array of
+- a ``dask.bag.Bag`` whose every item is one sequence (a 1-d array of
   one value per step, or a 2-d array of steps by features), partitioned across
   the workers (whole sequences per partition);
 - a 2-D :class:`dask.array.Array` of the rows of all sequences concatenated,

@@ -64,7 +64,7 @@ default=1.0
         Number of jobs running the ``n_init`` starts' Baum-Welch in parallel
         through joblib (the starts are drawn one after the other from
         ``random_state``, so the result does not depend on it). None means 1
-        unless in a :func:`joblib.parallel_config` context (under
+        unless in a ``joblib.parallel_config`` context (under
         ``backend="dask"`` the starts run on a Dask cluster's workers); -1
         means all processors.
 

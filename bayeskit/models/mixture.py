@@ -100,7 +100,7 @@ class GaussianMixture(MixturePrediction, BaseLatentModel):
         Number of jobs running the ``n_init`` initialisations' EM in parallel
         through joblib (the starts are drawn one after the other from
         ``random_state``, so the result does not depend on it). None means 1
-        unless in a :func:`joblib.parallel_config` context (under
+        unless in a ``joblib.parallel_config`` context (under
         ``backend="dask"`` the initialisations run on a Dask cluster's
         workers); -1 means all processors.
     init_params : {'kmeans', 'k-means++', 'random', 'random_from_data'}, \
