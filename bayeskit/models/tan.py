@@ -23,7 +23,8 @@ from ..graph import LatentNode, TreeBP
 from ..graph.spanning_tree import maximum_spanning_tree
 from ..priors import log_m_estimate
 from ._categorical import CATEGORICAL_CONSTRAINTS, MEstimate, read_categorical
-from ._encoding import CategoryEncoder, categorical_input_tags, split_columns
+from ._encoding import CategoryEncoder, categorical_input_tags
+from ._structure_scores import split_frame
 from ._triple import TripleClassifier
 from .base import Triple
 
@@ -171,17 +172,7 @@ def chow_liu_tree(X, *, root=None, sample_weight=None) -> list[tuple]:
     >>> chow_liu_tree(df)
     [('a', 'b'), ('a', 'c')]
     """
-    if hasattr(X, "columns"):
-        names = list(X.columns)
-        cols, dtypes = split_columns(X)
-    else:
-        arr = np.asarray(X, dtype=object)
-        if arr.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
-        names = list(range(arr.shape[1]))
-        cols, dtypes = split_columns(arr)
-    if not cols or len(cols[0]) == 0:
-        raise ValueError("X needs at least one row and one column")
+    cols, dtypes, names = split_frame(X)
     n = len(cols[0])
     sw = check_sample_weight(sample_weight, np.empty((n, 0)))
     if root is None:
