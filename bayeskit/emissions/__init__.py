@@ -14,6 +14,7 @@ covariance structure an object), Poisson counts, multinomial counts, and a
 Gaussian mixture per state.
 """
 
+from .base import Emission, family_from_spec, family_names
 from .bernoulli import Bernoulli, BernoulliParams, BernoulliStats
 from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
@@ -35,6 +36,7 @@ __all__ = [
     "CategoricalParams",
     "CategoricalStats",
     "Covariance",
+    "Emission",
     "Gaussian",
     "GaussianMixtureEmission",
     "GaussianParams",
@@ -49,4 +51,6 @@ __all__ = [
     "PoissonStats",
     "Product",
     "covariance_from_name",
+    "family_from_spec",
+    "family_names",
 ]

@@ -34,6 +34,13 @@ that index it, and then takes its statistics from the posterior weight each
 table row received (``table_stats(row_weights)``), which the chain kernels
 sum in the same pass.
 
+A family that a model's ``emission=`` parameter may name declares ``name``
+(it is then registered by that name when its class is defined: a new family
+is one module, exported from :mod:`bayeskit.emissions`, and nothing else),
+``support`` (what its rows may hold, which the estimators check at their
+boundary and declare in their tags), and builds itself for the data with
+``for_data(X)``.
+
 EM calls ``expected_stats(X, weights, params)``: the statistics under the
 current parameters. For most families they do not depend on ``params`` (the
 default is ``stats(X, weights)``); a family with latent variables of its own,
@@ -42,12 +49,24 @@ such as a mixture's components, takes their posterior under ``params`` there.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import ClassVar
 
 import numpy as np
 
-__all__ = ["Emission", "ProductStats"]
+__all__ = ["SUPPORTS", "Emission", "ProductStats", "family_from_spec", "family_names"]
+
+#: What a family's rows may hold, and how the estimators say it.
+SUPPORTS = {
+    "real": "finite real numbers",
+    "nonnegative": "non-negative finite numbers",
+    "positive": "positive finite numbers",
+    "counts": "counts (non-negative integers)",
+}
+
+_BY_NAME: dict = {}
 
 
 class Emission(ABC):
@@ -59,6 +78,72 @@ class Emission(ABC):
     #: sequences passes rows with some coordinates missing only to a family
     #: that does; a row with every coordinate missing never reaches the family.
     missing_coordinates = False
+    #: The name that a model's ``emission=`` parameter knows the family by
+    #: (None: not known by name). Defining it registers the family.
+    name: ClassVar[str | None] = None
+    #: What the family's rows may hold: a key of :data:`SUPPORTS`.
+    support: ClassVar[str] = "real"
+    #: The fields of the family's parameters that a model over any family
+    #: sets as fitted attributes (``field + "_"``); None: every field.
+    fitted_fields: ClassVar[tuple | None] = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("name"):
+            _BY_NAME[cls.name] = cls
+
+    @classmethod
+    def by_default(cls) -> Emission:
+        """The family with its default options, not yet sized to any data."""
+        return cls(None)
+
+    def for_data(self, X) -> Emission:
+        """The family sized to the columns of ``X`` (a copy; a family already
+        sized must match them: ValueError naming X otherwise)."""
+        d = np.shape(X)[1]
+        n = getattr(self, "n_features", None)
+        if n is not None and n != d:
+            raise ValueError(
+                f"X has {d} features, but the emission family {self!r} was "
+                f"built for {n}"
+            )
+        family = copy.copy(self)
+        family.n_features = d
+        return family
+
+    def default_prior(self):
+        """The prior a model uses when given none: None, maximum likelihood
+        (a family whose estimate needs a ridge says so here)."""
+        return None
+
+    def check_data(self, X: np.ndarray) -> None:
+        """ValueError naming X unless its cells (NaN aside) are in the
+        family's ``support``."""
+        values = X[~np.isnan(X)] if np.isnan(X).any() else X
+        ok = {
+            "real": lambda v: True,
+            "nonnegative": lambda v: np.all(v >= 0),
+            "positive": lambda v: np.all(v > 0),
+            "counts": lambda v: np.all((v >= 0) & (v == np.floor(v))),
+        }[self.support](values)
+        if ok and self.support == "counts" and values.size and values.max() > 2**53:
+            raise ValueError(
+                f"X holds counts above 2**53 (the largest {values.max():.3g}), "
+                "which float64 cannot hold exactly, for the emission family "
+                f"{type(self).__name__}"
+            )
+        if not ok:
+            # scikit-learn's words for negative input, then what X must hold.
+            negative = "Negative values in data: " if np.any(values < 0) else ""
+            raise ValueError(
+                f"{negative}X must hold {SUPPORTS[self.support]} for the emission "
+                f"family {type(self).__name__}"
+            )
+
+    def fitted_attributes(self, params) -> dict:
+        """The fitted attributes (``field + "_"``) of ``params``."""
+        names = self.fitted_fields or [f.name for f in fields(params)]
+        return {f"{name}_": getattr(params, name) for name in names}
 
     @abstractmethod
     def log_likelihood(self, X, params) -> np.ndarray:
@@ -102,8 +187,18 @@ class Emission(ABC):
     def init_params(self, X, weights: np.ndarray, n_states: int, random_state):
         """First parameters for EM: by default the MAP parameters of the
         statistics under ``weights`` (responsibilities of an initialiser,
-        ``(n, n_states)``); a family that draws its own start reads ``weights``
-        of shape ``(n, 1)`` as row weights."""
+        ``(n, n_states)``). ``weights`` of shape ``(n, 1)`` are row weights: a
+        family that draws its own start reads them so; by default the rows
+        are then split among the states by k-means (with ``random_state``),
+        as scikit-learn's mixtures start."""
+        weights = np.asarray(weights, dtype=float)
+        if weights.shape[1] != n_states:
+            from sklearn.cluster import KMeans
+
+            rows = weights[:, 0]
+            km = KMeans(n_clusters=n_states, n_init=1, random_state=random_state)
+            labels = km.fit(X, sample_weight=rows).labels_
+            weights = np.eye(n_states)[labels] * rows[:, None]
         return self.map_params(self.stats(X, weights))
 
     def sample(self, params, states: np.ndarray, random_state) -> np.ndarray:
@@ -132,3 +227,32 @@ class ProductStats:
         return ProductStats(
             tuple(None if a is None else a + b for a, b in zip(self.parts, other.parts))
         )
+
+
+def family_names() -> list[str]:
+    """The names of the registered emission families, sorted."""
+    return sorted(_BY_NAME)
+
+
+def family_from_spec(spec, name: str = "emission") -> Emission:
+    """The family that an ``emission=`` parameter gives, not yet sized to data.
+
+    ``spec`` is a registered name (see :func:`family_names`), an emission
+    family (used as given), or an emission family's class (its default).
+    TypeError or ValueError naming ``name`` otherwise.
+    """
+    if isinstance(spec, Emission):
+        return spec
+    if isinstance(spec, type) and issubclass(spec, Emission):
+        return spec.by_default()
+    if isinstance(spec, str):
+        if spec not in _BY_NAME:
+            raise ValueError(
+                f"{name} must be one of {family_names()} or an emission "
+                f"family of bayeskit.emissions, got {spec!r}"
+            )
+        return _BY_NAME[spec].by_default()
+    raise TypeError(
+        f"{name} must be the name of an emission family ({family_names()}) or "
+        f"an emission family of bayeskit.emissions, got {type(spec).__name__}"
+    )

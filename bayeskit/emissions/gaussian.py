@@ -47,7 +47,7 @@ from .._logmath import has_nan
 from ..priors.niw import NormalInverseWishart
 from ._gaussian_missing import expected_dense_stats, marginal_log_likelihood
 from .base import Emission
-from .covariance import Covariance
+from .covariance import FULL, Covariance
 
 __all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
 
@@ -171,6 +171,19 @@ class Gaussian(Emission):
 
     #: Rows with some missing (NaN) coordinates are marginalised.
     missing_coordinates = True
+    name = "gaussian"
+    fitted_fields = ("means", "covariances", "precisions_cholesky")
+
+    @classmethod
+    def by_default(cls) -> Gaussian:
+        """Full covariances (scikit-learn's mixtures' default)."""
+        return cls(FULL)
+
+    def default_prior(self) -> NormalInverseWishart:
+        """No prior but scikit-learn's ridge: ``1e-6`` added to the diagonal
+        of every covariance (``reg_covar``'s default), so that a component on
+        fewer distinct rows than dimensions still has a density."""
+        return NormalInverseWishart.from_covariance(1.0, 0.0, reg=1e-6)
 
     def __init__(
         self,

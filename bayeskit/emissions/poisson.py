@@ -61,11 +61,14 @@ class Poisson(Emission):
 
     Parameters
     ----------
-    n_features : int
-        Number of count features ``d``.
+    n_features : int, default=None
+        Number of count features ``d`` (None: set by :meth:`for_data`).
     """
 
-    def __init__(self, n_features: int) -> None:
+    name = "poisson"
+    support = "counts"
+
+    def __init__(self, n_features: int | None = None) -> None:
         self.n_features = n_features
 
     def log_likelihood(self, X: np.ndarray, params: PoissonParams) -> np.ndarray:

@@ -29,7 +29,9 @@ from .structure import (
     ChainStats,
     LatentChain,
     LatentNode,
+    NodeParams,
     NodePosterior,
+    NodeStats,
 )
 from .tree import Posterior, TreeBP, TreeMAP, TreeMarginals, node_belief  # noqa: F401  (TreeMarginals: the former name of Posterior, still importable)
 
@@ -49,7 +51,9 @@ __all__ = [
     "LatentNode",
     "LogFactor",
     "MaxProduct",
+    "NodeParams",
     "NodePosterior",
+    "NodeStats",
     "Posterior",
     "Semiring",
     "SumProduct",

@@ -29,7 +29,9 @@ __all__ = [
     "ChainStats",
     "LatentChain",
     "LatentNode",
+    "NodeParams",
     "NodePosterior",
+    "NodeStats",
 ]
 
 
@@ -54,30 +56,92 @@ class NodePosterior:
 
 
 @dataclass(frozen=True)
+class NodeParams:
+    """The distribution of one latent node: ``weights[k] = P(z = k)``."""
+
+    weights: np.ndarray
+
+    @functools.cached_property
+    def log_weights(self) -> np.ndarray:
+        return safe_log(self.weights)
+
+
+@dataclass(frozen=True)
+class NodeStats:
+    """The (expected) number of rows in every state of one latent node.
+
+    They add with ``+`` (statistics of disjoint rows); :meth:`LatentNode.zeros`
+    is their zero.
+    """
+
+    counts: np.ndarray
+
+    def __add__(self, other: NodeStats) -> NodeStats:
+        return NodeStats(self.counts + other.counts)
+
+    @property
+    def total_weight(self) -> np.ndarray:
+        """The weight of every state, ``(k,)``."""
+        return self.counts
+
+
+@dataclass(frozen=True)
 class LatentNode:
-    """One discrete latent node with ``n_states`` states and no parents."""
+    """One discrete latent node with ``n_states`` states and no parents.
+
+    The structure of the classifiers (the class node) and of the mixtures (the
+    component node). It speaks the protocol of every latent structure: the
+    posterior from the emission message, decoding, its statistics (a zero,
+    ``+``, the weight of every state), MAP parameters from statistics, a prior
+    and the previous parameters, the prior's log density, the count of free
+    parameters, a start and sampling.
+    """
 
     n_states: int
 
-    def posterior(self, log_lik: np.ndarray, log_prior: np.ndarray) -> NodePosterior:
+    # -- inference ---------------------------------------------------------------
+    def posterior(self, log_lik: np.ndarray, params) -> NodePosterior:
         """Sum-product on the one-node tree.
 
         Parameters
         ----------
         log_lik : ndarray of shape (n, n_states)
             The emission message: ``log p(x | z = k)`` for every row and state.
-        log_prior : ndarray of shape (n_states,)
-            ``log P(z = k)``.
+        params : NodeParams or ndarray of shape (n_states,)
+            The node's distribution, or ``log P(z = k)`` itself.
         """
-        log_joint = log_lik + log_prior
+        log_joint = log_lik + _log_weights(params)
         log_resp, log_evidence = node_belief(log_joint)
         return NodePosterior(log_resp, log_joint, log_evidence)
 
-    def decode(self, log_lik: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+    def decode(self, log_lik: np.ndarray, params) -> np.ndarray:
         """Max-product on the one-node tree: the most probable state per row."""
-        return np.argmax(log_lik + log_prior, axis=1)
+        return np.argmax(log_lik + _log_weights(params), axis=1)
 
-    def map_params(self, counts: np.ndarray, prior) -> np.ndarray:
+    # -- learning ----------------------------------------------------------------
+    def zeros(self) -> NodeStats:
+        """The statistics of no row: the zero of ``+``."""
+        return NodeStats(np.zeros(self.n_states))
+
+    def stats(self, weights: np.ndarray) -> NodeStats:
+        """The statistics of rows whose weight on every state is ``weights``,
+        ``(n, n_states)`` (posteriors times sample weights, or one-hot labels)."""
+        return NodeStats(np.asarray(weights, dtype=float).sum(axis=0))
+
+    def map_params(
+        self, stats: NodeStats, prior=None, previous: NodeParams | None = None
+    ) -> NodeParams:
+        """The MAP (no prior: maximum-likelihood) distribution of the node.
+
+        ``prior`` is ``bayeskit.priors.Dirichlet`` (read by its mode, as the
+        chain's tables) or None; the states' counts normalised otherwise. With
+        no weight at all, the previous distribution (uniform with none) stays.
+        """
+        k = self.n_states
+        old = np.full(k, 1.0 / k) if previous is None else previous.weights
+        return NodeParams(_table_map(prior, stats.counts, old))
+
+    def log_estimate(self, counts: np.ndarray, prior) -> np.ndarray:
         """``log P(z = k)`` from the (weighted) counts of each state and a prior
         with ``log_estimate(counts, total)``, such as
         ``bayeskit.priors.MEstimate`` (the m-estimate of the class prior) or
@@ -85,10 +149,33 @@ class LatentNode:
         counts = np.asarray(counts, dtype=float)
         return prior.log_estimate(counts, counts.sum())
 
-    @property
+    def log_prior(self, params: NodeParams, prior=None) -> float:
+        """Log density of ``prior`` at ``params``, up to its constant."""
+        return 0.0 if prior is None else float(prior.log_density(params.weights))
+
     def n_parameters(self) -> int:
         """Free parameters of the node's distribution: ``n_states - 1``."""
         return self.n_states - 1
+
+    def init_params(self, random_state=None) -> NodeParams:
+        """A first distribution for EM: uniform (a mixture's start comes from
+        its first responsibilities, through :meth:`map_params`)."""
+        return NodeParams(np.full(self.n_states, 1.0 / self.n_states))
+
+    # -- sampling ----------------------------------------------------------------
+    def sample(
+        self, params: NodeParams, n_samples: int, random_state: np.random.RandomState
+    ) -> np.ndarray:
+        """The states of ``n_samples`` independent rows, in scikit-learn's
+        order: the number of rows of every state from one multinomial draw,
+        then the states sorted (as ``sklearn.mixture.GaussianMixture.sample``)."""
+        counts = random_state.multinomial(n_samples, params.weights)
+        return np.repeat(np.arange(self.n_states), counts)
+
+
+def _log_weights(params) -> np.ndarray:
+    """``log P(z = k)`` of a :class:`NodeParams` or of a log-probability array."""
+    return params.log_weights if isinstance(params, NodeParams) else params
 
 
 # ---------------------------------------------------------------------------

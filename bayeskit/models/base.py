@@ -542,7 +542,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         stats = self.stats_
         k = len(self.classes_)
         self.class_count_ = stats.class_weight.copy()
-        self.class_log_prior_ = LatentNode(k).map_params(
+        self.class_log_prior_ = LatentNode(k).log_estimate(
             stats.class_weight, self._class_prior(k)
         )
         self._set_emission_params(stats.emission)

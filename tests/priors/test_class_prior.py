@@ -1,5 +1,5 @@
 """The class node's prior: the m-estimate of the class counts, or a fixed
-distribution given by the user, through ``LatentNode.map_params``."""
+distribution given by the user, through ``LatentNode.log_estimate``."""
 
 import numpy as np
 import pytest
@@ -13,15 +13,17 @@ from bayeskit.priors import Fixed, MEstimate
 def test_the_m_estimate_of_the_class_counts_is_mitchells_formula(m):
     """(n_c + m / k) / (N + m), Mitchell (1997), section 6.9.1.1."""
     counts = np.array([3.0, 0.0, 9.5])
-    got = LatentNode(3).map_params(counts, MEstimate(m, np.full(3, 1 / 3)))
+    got = LatentNode(3).log_estimate(counts, MEstimate(m, np.full(3, 1 / 3)))
     with np.errstate(divide="ignore"):
         want = np.log((counts + m / 3) / (counts.sum() + m))
     np.testing.assert_allclose(got, want, rtol=1e-15)
-    assert LatentNode(3).n_parameters == 2
+    assert LatentNode(3).n_parameters() == 2
 
 
 def test_a_fixed_prior_ignores_the_counts_and_keeps_zeros():
-    got = LatentNode(3).map_params([5.0, 1.0, 0.0], Fixed(np.array([0.0, 0.25, 0.75])))
+    got = LatentNode(3).log_estimate(
+        [5.0, 1.0, 0.0], Fixed(np.array([0.0, 0.25, 0.75]))
+    )
     np.testing.assert_array_equal(got, [-np.inf, np.log(0.25), np.log(0.75)])
     assert Fixed(np.array([0.5, 0.5])).log_density(np.array([0.1, 0.9])) == 0.0
 
