@@ -307,15 +307,43 @@ def test_classifiers_work_or_refuse_at_the_boundary(make, data):
         assert _same(original, now), "an input was modified"
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: bk.GaussianMixture(n_components=2, max_iter=5),
-        lambda: bk.GaussianMixture(covariance_type="diag", max_iter=5),
-        lambda: bk.GaussianHMM(n_components=2, n_iter=3),
-    ],
-    ids=["GaussianMixture", "GaussianMixture-diag", "GaussianHMM"],
-)
+def _density_models():
+    """Every public density model of numeric tables, from the package's
+    names (a new one is fuzzed without an edit here), two components and a
+    short EM; plus the options whose code paths differ."""
+    from sklearn.base import BaseEstimator
+    from sklearn.utils import get_tags
+
+    makers, ids = [], []
+    for name in bk.__all__:
+        cls = getattr(bk, name)
+        if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
+            continue
+        est = cls()
+        tags = get_tags(est)
+        # Models of categorical tables (networks, symbol sequences) have
+        # fuzzers of their own, below.
+        if tags.estimator_type != "density_estimator" or tags.input_tags.string:
+            continue
+        params = est.get_params()
+        quick = {"n_components": 2} if "n_components" in params else {}
+        quick.update({k: 3 for k in ("max_iter", "n_iter") if k in params})
+        makers.append(lambda cls=cls, quick=quick: cls(**quick))
+        ids.append(name)
+    makers.append(lambda: bk.GaussianMixture(covariance_type="diag", max_iter=5))
+    ids.append("GaussianMixture-diag")
+    return makers, ids
+
+
+DENSITY_MODELS, DENSITY_IDS = _density_models()
+
+
+def test_the_density_models_are_found_from_the_public_names():
+    for name in ("GaussianMixture", "GaussianHMM", "MixtureModel", "PoissonMixture"):
+        assert name in DENSITY_IDS
+
+
+@pytest.mark.parametrize("make", DENSITY_MODELS, ids=DENSITY_IDS)
 @given(data=st.data())
 def test_density_models_work_or_refuse_at_the_boundary(make, data):
     """fit / score_samples / predict_proba of the unsupervised models."""

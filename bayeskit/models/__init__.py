@@ -1,5 +1,9 @@
 """The estimators: thin scikit-learn classes over the graph core and the emissions."""
 
+from ._hmm_model import HiddenMarkovModel
+from ._mixture_model import MixtureModel
+from ._naive_bayes_model import NaiveBayes
+from ._poisson_mixture import PoissonMixture
 from ._text_nb import BernoulliNB, ComplementNB, MultinomialNB
 from .bayesnet import BayesianNetwork
 from .discriminant import LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis
@@ -23,12 +27,16 @@ __all__ = [
     "GaussianMixtureClassifier",
     "GaussianNB",
     "HMMClassifier",
+    "HiddenMarkovModel",
     "HillClimbSearch",
     "LinearDiscriminantAnalysis",
     "MixedNB",
+    "MixtureModel",
     "MultinomialHMM",
     "MultinomialNB",
+    "NaiveBayes",
     "PoissonHMM",
+    "PoissonMixture",
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",
     "chow_liu_tree",

@@ -41,7 +41,45 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._warnings import warn
 
-__all__ = ["BaseLatentModel", "LatentParams", "LatentPrior", "LatentStats"]
+__all__ = [
+    "HMMLEARN",
+    "SKLEARN",
+    "BaseLatentModel",
+    "Convention",
+    "LatentParams",
+    "LatentPrior",
+    "LatentStats",
+]
+
+
+@dataclass(frozen=True)
+class Convention:
+    """The peer's habits for one EM loop: where they differ, and nothing else.
+
+    Attributes
+    ----------
+    budget : str
+        The hyperparameter holding the iteration budget (``n_iter`` in
+        hmmlearn, ``max_iter`` in scikit-learn).
+    per_sample : bool
+        Whether ``lower_bound_`` and the monitored objective are divided by
+        the total weight of the data (scikit-learn's mixtures) or are the
+        total (hmmlearn).
+    warn : bool
+        Whether spending the budget without converging emits a
+        ``ConvergenceWarning`` (scikit-learn) or is only recorded in
+        ``converged_`` and ``monitor_`` (hmmlearn).
+    """
+
+    budget: str
+    per_sample: bool
+    warn: bool
+
+
+#: hmmlearn's habits: ``n_iter``, the total objective, no warning.
+HMMLEARN = Convention("n_iter", per_sample=False, warn=False)
+#: scikit-learn's mixtures: ``max_iter``, the objective per sample, a warning.
+SKLEARN = Convention("max_iter", per_sample=True, warn=True)
 
 
 @dataclass(frozen=True)
@@ -128,6 +166,8 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
     """
 
     _convergence_advice = "increase max_iter or tol"
+    #: The peer's habits of the components path's loop (see :class:`Convention`).
+    _convention = HMMLEARN
 
     def _objective(self, log_prob, sample_weight):
         """Per-sample log posterior of the current parameters."""
@@ -252,10 +292,16 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             structure, emission, _ = components
             stats = LatentStats(structure.zeros(), emission.zeros(self.n_components))
         self.stats_ = stats
-        # hmmlearn's convention, not scikit-learn's: reaching ``n_iter`` is no
-        # warning (``converged_`` and ``monitor_`` tell), and a decrease of the
-        # objective is logged by the monitor. The mixtures (``_run_em``) keep
-        # scikit-learn's ConvergenceWarning.
+        # hmmlearn's convention: reaching ``n_iter`` is no warning
+        # (``converged_`` and ``monitor_`` tell), and a decrease of the
+        # objective is logged by the monitor. scikit-learn's warns.
+        budget = getattr(self, self._convention.budget)
+        if self._convention.warn and not self.converged_ and budget > 0:
+            warn(
+                f"EM did not converge in {budget} iterations (tol={self.tol}): "
+                f"{self._convergence_advice}",
+                ConvergenceWarning,
+            )
         return components
 
     def from_stats(self, stats):
@@ -338,9 +384,12 @@ def _chain_em_from_start(model, e_step, data, params, components, monitor):
     monitor = copy.deepcopy(monitor)
     monitor._reset()
     stats = None
-    for _ in range(model.n_iter):
+    convention = model._convention
+    for _ in range(getattr(model, convention.budget)):
         stats = e_step(data, params, components)
         bound = stats.log_evidence + model._log_prior_of(params, components)
+        if convention.per_sample:
+            bound /= float(np.sum(stats.total_weight))
         params = model._params_from_stats(stats, params, components)
         monitor.report(bound)
         if monitor.converged:

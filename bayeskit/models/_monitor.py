@@ -86,3 +86,23 @@ class ConvergenceMonitor:
         return self.iter == self.n_iter or (
             len(self.history) >= 2 and self.history[-1] - self.history[-2] < self.tol
         )
+
+
+class ChangeMonitor(ConvergenceMonitor):
+    """scikit-learn's stopping rule for a mixture's EM: the objective (per
+    sample) changed by less than ``tol`` in absolute value, or the budget
+    (``max_iter``) is spent. A decrease is no log message here: scikit-learn's
+    mixtures do not log one."""
+
+    @property
+    def converged(self):
+        return self.iter == self.n_iter or (
+            len(self.history) >= 2
+            and abs(self.history[-1] - self.history[-2]) < self.tol
+        )
+
+    def report(self, log_prob):
+        if self.verbose:
+            print(f"  Iteration {self.iter + 1}\t lower bound {log_prob:.5f}")
+        self.history.append(log_prob)
+        self.iter += 1
