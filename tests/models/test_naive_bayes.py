@@ -832,3 +832,68 @@ def test_gaussian_nb_float32_input_gives_float32_attributes():
     chunked.partial_fit(X[30:].astype(np.float32), y[30:])
     assert chunked.theta_.dtype == np.float32
     np.testing.assert_allclose(chunked.var_, single.var_, rtol=1e-6)
+
+
+# -- the continuous-data warning: once per call, at the caller's line ------------
+def _record(method, *args):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = method(*args)
+    return result, record
+
+
+def _fractional_by_hand(X):
+    """The columns with a non-integer value (missing cells aside)."""
+    values = pd.DataFrame(X).to_numpy(dtype=float)
+    return [j for j in range(values.shape[1]) if (values[:, j] % 1 > 0).any()]
+
+
+def _nearly_unique_by_hand(X):
+    """The rule of docs/naive_bayes.rst over the truncated codes."""
+    codes = pd.DataFrame(np.trunc(pd.DataFrame(X).to_numpy(dtype=float)))
+    flags = []
+    for j in codes.columns:
+        col = codes[j].dropna()
+        flags.append(len(col) > 20 and 2 * col.nunique() > len(col))
+    return [j for j, flag in enumerate(flags) if flag]
+
+
+@pytest.mark.parametrize("frame", [False, True])
+def test_float_columns_warn_once_at_the_callers_line(frame, rng):
+    for _ in range(12):
+        n, d = int(rng.integers(5, 80)), int(rng.integers(1, 5))
+        scale = rng.choice([1.0, 10.0, 1000.0], size=d)
+        X = np.abs(rng.normal(size=(n, d))) * scale
+        integral = rng.random(d) < 0.3  # some columns of whole numbers
+        X[:, integral] = np.round(X[:, integral])
+        X[rng.random((n, d)) < 0.1] = np.nan
+        y = rng.integers(0, 2, size=n)
+        if frame:
+            X = pd.DataFrame(X, columns=[f"f{j}" for j in range(d)])
+        fractional = _fractional_by_hand(X)
+        unique = _nearly_unique_by_hand(X)
+        model, record = _record(CategoricalNB().fit, X, y)
+        if not fractional and not unique:
+            assert record == []
+            continue
+        assert len(record) == 1, [str(w.message) for w in record]
+        w = record[0]
+        assert w.category is UserWarning
+        assert w.filename == __file__
+        text = str(w.message)
+        assert text.startswith("CategoricalNB: ")
+        names = [repr(f"f{j}") if frame else str(j) for j in range(d)]
+        if fractional:
+            listed = ", ".join(names[j] for j in fractional)
+            assert f"feature(s) {listed} have fractional values" in text
+        else:
+            assert "fractional" not in text
+        for j in range(d):
+            assert (f"{names[j]} (" in text) == (j in unique)
+        # A later call warns once too: predict, and partial_fit's next chunk.
+        if fractional:
+            _, record = _record(model.predict, X)
+            assert len(record) == 1 and record[0].filename == __file__
+            _, record = _record(model.partial_fit, X, y)
+            assert len(record) == 1 and record[0].filename == __file__
+            assert "fractional values" in str(record[0].message)
