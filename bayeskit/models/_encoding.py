@@ -159,6 +159,11 @@ def code_values(
             check_code_range(int(col.max()), name)
         return col.astype(np.intp)
     if col.dtype.kind not in "fc":  # an object column of numbers, bools
+        # Missing as everywhere in the encoder (NaN, None, pd.NA, pd.NaT): a
+        # new array, never the caller's.
+        missing = is_missing(col)
+        if missing.any():
+            col = np.where(missing, np.nan, col)
         try:
             col = col.astype(np.float64)
         except (TypeError, ValueError):

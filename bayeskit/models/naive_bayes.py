@@ -249,7 +249,7 @@ class CategoricalNB(TripleClassifier):
     warning.
 
     Where scikit-learn's CategoricalNB rejects the input, bayeskit answers:
-    missing values (NaN, None) are left out of the product, a code beyond
+    missing values (NaN, None, pd.NA, pd.NaT) are left out of the product, a code beyond
     the fitted categories at predict time is ignored (``handle_unknown``),
     and ``partial_fit`` adds the new values of a later call as categories
     (labels after the existing ones). A ``class_prior`` that does not sum to
