@@ -44,6 +44,25 @@ _register(_dask)
 
 __version__ = "0.1.0.dev0"
 
+# The subpackages, reachable as attributes after ``import bayeskit`` (as
+# scikit-learn's are): those the estimators import are loaded already, the
+# others (datasets, io, the command-line tool) on first access (PEP 562), so
+# that ``import bayeskit`` costs no more than the estimators.
+_SUBPACKAGES = ("cli", "datasets", "emissions", "graph", "io", "models", "priors")
+
+
+def __getattr__(name):
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted({*globals(), *_SUBPACKAGES})
+
+
 __all__ = [
     "GMMHMM",
     "PC",

@@ -193,7 +193,7 @@ def test_error_through_a_subprocess(tmp_path):
 
 
 def test_plot_without_matplotlib_is_a_clear_error(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(lc.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib fails
     png = tmp_path / "curve.png"
     assert main(["compare", "--dataset", "iris", "--plot", str(png)]) == 2
     err = capsys.readouterr().err.splitlines()
@@ -315,3 +315,207 @@ def test_a_seed_numpy_cannot_take_is_a_usage_error(seed, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "--random-state" in err and "Traceback" not in err
+
+
+# -- the output streams: the header and each row as its model finishes -----------
+# A launcher that holds each model until the test writes a line to its stdin and
+# says on stderr when it waits: whatever compare printed before that moment is in
+# the pipe, whatever the machine's load.
+GATED = """
+import sys
+from bayeskit.cli import compare as cmp
+from bayeskit.cli.main import main
+
+original = cmp.time_candidate
+
+
+def gated(*args, **kwargs):
+    sys.stderr.write("waiting\\n")
+    sys.stderr.flush()
+    sys.stdin.readline()
+    return original(*args, **kwargs)
+
+
+cmp.time_candidate = gated
+sys.exit(main(["compare", "--dataset", "iris", "--no-progress"]))
+"""
+
+
+def _wait_for(stream, line: bytes) -> None:
+    """Read ``stream`` (stderr) up to ``line``, whatever comes before it."""
+    while True:
+        got = stream.readline()
+        assert got, "the process ended before it waited"
+        if got.strip() == line:
+            return
+
+
+def _available(fd: int) -> bytes:
+    """What the pipe holds now, without waiting for more (a second of grace
+    for the last write to land)."""
+    import select
+
+    out = b""
+    while select.select([fd], [], [], 1.0)[0]:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
+def test_header_and_rows_arrive_through_a_pipe_as_models_finish(tmp_path):
+    launcher = tmp_path / "gated.py"
+    launcher.write_text(GATED)
+    proc = subprocess.Popen(
+        [sys.executable, str(launcher)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        bufsize=0,
+    )
+    try:
+        _wait_for(proc.stderr, b"waiting")  # held before the first model
+        head = _available(proc.stdout.fileno()).decode()
+        assert proc.poll() is None
+        lines = head.splitlines()
+        assert lines[0].startswith("Data: iris")
+        assert lines[-2].split()[:3] == ["model", "library", "input"]
+        assert set(lines[-1].replace(" ", "")) == {"-"}
+        proc.stdin.write(b"\n")  # run the first model only
+        _wait_for(proc.stderr, b"waiting")
+        row = _available(proc.stdout.fileno()).decode()
+        assert proc.poll() is None
+        assert row.split()[:3] == ["GaussianNB", "bayeskit", "standardised"]
+        assert row.count("±") == 4 and row.count("\n") == 1
+        proc.stdin.close()  # every other model runs
+        rest = proc.stdout.read().decode()
+        assert proc.wait(timeout=600) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    table = cmp.results_table(cmp.compare(cd.load_dataset("iris"), progress=False))
+    printed = [line.split("  ")[0].strip() for line in (row + rest).splitlines()]
+    assert printed[: len(table)] == list(table.model)
+
+
+def test_version(capsys):
+    from bayeskit import __version__
+
+    for argv in (["--version"], ["compare", "--version"]):
+        with pytest.raises(SystemExit) as exit:
+            main(argv)
+        assert exit.value.code == 0
+        assert capsys.readouterr().out == f"bayeskit {__version__}\n"
+    proc = subprocess.run(
+        [sys.executable, "-m", "bayeskit", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert (proc.returncode, proc.stdout) == (0, f"bayeskit {__version__}\n")
+
+
+def _labelled_table(rng, n=40):
+    return pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "size": rng.normal(size=n).round(3),
+            "y": rng.choice(["a", "b"], n),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("sep", "written", "hint"),
+    [(";", None, "--sep ';'"), ("\t", None, "--sep '\\t'"), (",", ";", "--sep ','")],
+)
+def test_a_table_read_as_one_column_names_its_separator(
+    sep, written, hint, tmp_path, capsys, rng
+):
+    frame = _labelled_table(rng)
+    path = tmp_path / "table.csv"
+    frame.to_csv(path, sep=sep, index=False)
+    argv = ["compare", "--csv", str(path), "--target", "y"]
+    argv += [] if written is None else ["--sep", written]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and len(lines) == 1, captured.err
+    assert "as one column" in lines[0] and lines[0].endswith("pass " + hint)
+    # The separator it names reads the table (a tab also as '\t' and 'tab').
+    spellings = {"\t": ["\t", "\\t", "tab"]}.get(sep, [sep])
+    for spelling in spellings:
+        data = cd.read_csv(str(path), "y", spelling)
+        pd.testing.assert_frame_equal(data.X, frame.drop(columns="y"))
+        pd.testing.assert_series_equal(data.y, frame["y"])
+
+
+def test_sep_without_csv_is_a_usage_error(capsys):
+    assert main(["compare", "--dataset", "iris", "--sep", ";"]) == 2
+    assert "--sep goes with --csv" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        lambda rng, n: rng.normal(size=n) * 1000,  # prices
+        lambda rng, n: np.arange(n) * 1.0,  # whole numbers, every one distinct
+        lambda rng, n: rng.integers(0, 10_000, n),  # integer amounts
+    ],
+)
+def test_a_continuous_target_says_compare_is_for_classifiers(
+    target, tmp_path, capsys, rng
+):
+    n = 120
+    frame = _labelled_table(rng, n).assign(y=target(rng, n))
+    path = tmp_path / "regression.csv"
+    frame.to_csv(path, index=False)
+    assert main(["compare", "--csv", str(path), "--target", "y"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and len(lines) == 1, captured.err
+    assert "looks continuous" in lines[0] and "classifiers" in lines[0]
+    assert f"{frame['y'].nunique()} distinct numbers in {n} rows" in lines[0]
+
+
+def test_class_labels_that_are_numbers_are_not_continuous(rng):
+    n = 120
+    for y in (
+        rng.integers(0, 3, n),  # codes
+        rng.integers(0, 3, n) * 1.0,  # codes read as floats
+        rng.integers(0, 20, n),  # twenty classes
+    ):
+        X = _labelled_table(rng, n).drop(columns="y")
+        data = cd.Dataset("t", X, pd.Series(y), "CSV")
+        assert cd._checked(data, "target") is data
+
+
+PLOT_LAUNCHER = """
+import sys
+sys.modules["matplotlib"] = None  # matplotlib cannot be imported
+from bayeskit.cli.main import main
+sys.exit(main(["compare", "--dataset", "iris", "--plot", sys.argv[1]]))
+"""
+
+
+def test_plot_without_matplotlib_through_a_subprocess(tmp_path):
+    launcher = tmp_path / "no_matplotlib.py"
+    launcher.write_text(PLOT_LAUNCHER)
+    png = tmp_path / "curve.png"
+    proc = subprocess.run(
+        [sys.executable, str(launcher), str(png)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    (line,) = proc.stderr.splitlines()
+    assert "pip install matplotlib" in line
+    assert 'pip install ".[plot]"' in line
+    assert not png.exists()

@@ -40,7 +40,7 @@ from .data import (
     read_csv,
     read_text_csv,
 )
-from .report import Progress, _pm, _summary, format_table, write_json
+from .report import Progress, _pm, _summary, write_json
 
 SMALL_DATA = 30  # fewer rows than this: leave-one-out cross-validation
 
@@ -296,39 +296,60 @@ def time_candidate(candidate: Candidate, data: Dataset, splitter, scorers) -> Re
 
 
 def compare(
-    data: Dataset, cv="auto", random_state: int = 0, progress: bool | None = None
+    data: Dataset,
+    cv="auto",
+    random_state: int = 0,
+    progress: bool | None = None,
+    on_start=None,
+    on_result=None,
 ) -> Comparison:
-    """Cross-validate every candidate model on ``data`` with the same folds."""
+    """Cross-validate every candidate model on ``data`` with the same folds.
+
+    ``on_start(comparison, candidates)`` is called once the folds and the
+    models are known (``comparison.results`` still empty), and
+    ``on_result(result)`` as each model finishes, so that a caller can print
+    while the others run.
+    """
     splitter, description = make_cv(data, cv, random_state)
     run, skipped = candidates(data, random_state)
     scorers = scoring(data)
+    comparison = Comparison(data, splitter, description, [], skipped)
+    if on_start is not None:
+        on_start(comparison, run)
     bar = Progress(len(run), "compare", enabled=progress)
-    results = []
     for candidate in run:
         bar.show(f"{candidate.library} {candidate.name}")
-        results.append(time_candidate(candidate, data, splitter, scorers))
+        result = time_candidate(candidate, data, splitter, scorers)
+        comparison.results.append(result)
+        if on_result is not None:
+            bar.clear()
+            on_result(result)
         bar.advance()
     bar.close()
-    return Comparison(data, splitter, description, results, skipped)
+    return comparison
+
+
+COLUMNS = ("model", "library", "input", "accuracy", "log-loss", "fit ms", "predict ms")
+
+
+def result_row(r: Result) -> dict:
+    """One model's row: mean ± standard deviation over the folds, as text."""
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(model=r.name, library=r.library, input=r.input)
+    if r.error:
+        row["accuracy"] = "failed (below)"
+    else:
+        row["accuracy"] = _pm(r.mean("accuracy"), r.std("accuracy"), 3)
+        row["log-loss"] = _pm(r.mean("log_loss"), r.std("log_loss"), 3)
+        row["fit ms"] = _pm(r.mean("fit_time"), r.std("fit_time"), 1, 1e3)
+        row["predict ms"] = _pm(r.mean("predict_time"), r.std("predict_time"), 1, 1e3)
+    return row
 
 
 def results_table(comparison: Comparison) -> pd.DataFrame:
     """One row per model: mean ± standard deviation over the folds, as text."""
-    rows = []
-    for r in comparison.results:
-        row = {"model": r.name, "library": r.library, "input": r.input}
-        if r.error:
-            row["accuracy"] = "failed (below)"
-        else:
-            row["accuracy"] = _pm(r.mean("accuracy"), r.std("accuracy"), 3)
-            row["log-loss"] = _pm(r.mean("log_loss"), r.std("log_loss"), 3)
-            row["fit ms"] = _pm(r.mean("fit_time"), r.std("fit_time"), 1, 1e3)
-            row["predict ms"] = _pm(
-                r.mean("predict_time"), r.std("predict_time"), 1, 1e3
-            )
-        rows.append(row)
-    columns = ["model", "library", "input", "accuracy", "log-loss", "fit ms"]
-    return pd.DataFrame(rows, columns=[*columns, "predict ms"]).fillna("")
+    rows = [result_row(r) for r in comparison.results]
+    return pd.DataFrame(rows, columns=list(COLUMNS)).fillna("")
 
 
 def as_dict(comparison: Comparison, curve: LearningCurve | None = None) -> dict:
@@ -365,6 +386,51 @@ def as_dict(comparison: Comparison, curve: LearningCurve | None = None) -> dict:
     return out
 
 
+class StreamedTable:
+    """The results table, printed (and flushed) a row at a time as each model
+    finishes, so that ``compare | cat`` shows progress.
+
+    The text columns are as wide as the models' names and inputs, known before
+    any model runs; the numbers' columns as wide as a typical ``mean ± std``
+    (a wider value pushes the rest of its row, and only its row, to the right).
+    """
+
+    NUMBER_WIDTH = dict.fromkeys(("accuracy", "log-loss", "fit ms", "predict ms"), 13)
+
+    def __init__(self, out) -> None:
+        self.out = out
+        self.widths: dict = {}
+
+    def start(self, run: list) -> None:
+        texts = {
+            "model": [c.name for c in run],
+            "library": [c.library for c in run],
+            "input": [c.input for c in run],
+        }
+        self.widths = {
+            c: max(len(c), *(len(v) for v in texts[c])) if c in texts else 0
+            for c in COLUMNS
+        }
+        self.widths.update({c: max(w, len(c)) for c, w in self.NUMBER_WIDTH.items()})
+        self._print(self._line(dict(zip(COLUMNS, COLUMNS))))
+        self._print(self._line({c: "-" * self.widths[c] for c in COLUMNS}))
+
+    def row(self, result: Result) -> None:
+        self._print(self._line(result_row(result)))
+
+    def _line(self, row: dict) -> str:
+        cells = [
+            str(row[c]).ljust(self.widths[c])
+            if c in ("model", "library", "input")
+            else str(row[c]).rjust(self.widths[c])
+            for c in COLUMNS
+        ]
+        return "  ".join(cells).rstrip()
+
+    def _print(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+
 def run(args, out=None) -> int:
     """The ``compare`` subcommand; ``args`` from :mod:`bayeskit.cli.main`."""
     out = sys.stdout if out is None else out
@@ -383,27 +449,36 @@ def run(args, out=None) -> int:
             "--text COLUMN goes with --csv PATH --target COLUMN (the bundled "
             "text data set is --dataset topics)"
         )
+    sep = getattr(args, "sep", None)
+    if sep is not None and args.csv is None:
+        raise CompareError("--sep goes with --csv PATH (a bundled dataset has none)")
     if args.csv is not None:
         if text is not None:
-            data = read_text_csv(args.csv, args.target, text)
+            data = read_text_csv(args.csv, args.target, text, sep)
         else:
-            data = read_csv(args.csv, args.target)
+            data = read_csv(args.csv, args.target, sep)
     else:
         data = load_dataset(args.dataset or DEFAULT_DATASET)
     progress = False if args.no_progress else None
 
     start = time.perf_counter()
-    comparison = compare(data, cv, args.random_state, progress)
-    print(f"Data: {data.describe()}", file=out)
-    print(f"Cross-validation: {comparison.cv_description}", file=out)
-    print(
-        "Mean ± standard deviation over the folds. Fit and predict are wall times "
-        "per fold (predict: predict,\npredict_proba and scoring of the test fold), "
-        "after one untimed fit and scoring of each model\non the first fold "
-        "(numba compiles on first use).\n",
-        file=out,
+    table = StreamedTable(out)
+
+    def header(comparison: Comparison, run: list) -> None:
+        print(f"Data: {data.describe()}", file=out)
+        print(f"Cross-validation: {comparison.cv_description}", file=out)
+        print(
+            "Mean ± standard deviation over the folds. Fit and predict are wall "
+            "times per fold (predict: predict,\npredict_proba and scoring of the "
+            "test fold), after one untimed fit and scoring of each model\non the "
+            "first fold (numba compiles on first use).\n",
+            file=out,
+        )
+        table.start(run)
+
+    comparison = compare(
+        data, cv, args.random_state, progress, on_start=header, on_result=table.row
     )
-    print(format_table(results_table(comparison)), file=out)
     for r in comparison.results:
         if r.error:
             print(f"failed: {r.library} {r.name}: {r.error}", file=out)

@@ -5,7 +5,6 @@ test error against training-set size for naive Bayes and logistic regression
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import warnings
 from dataclasses import dataclass
@@ -144,13 +143,17 @@ def format_curve(curve: LearningCurve) -> str:
 
 PLOT_MISSING = (
     "--plot needs matplotlib, which is not installed: pip install matplotlib "
-    "(or pip install 'bayeskit[plot]')"
+    '(or, from a checkout of bayeskit, pip install ".[plot]")'
 )
 
 
 def check_plot() -> None:
-    if importlib.util.find_spec("matplotlib") is None:
-        raise CompareError(PLOT_MISSING)
+    """A :class:`CompareError` that says how to install matplotlib when it
+    cannot be imported (absent, or hidden)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise CompareError(PLOT_MISSING) from None
 
 
 def save_plot(curve: LearningCurve, path: str) -> None:

@@ -138,10 +138,10 @@ def load_dataset(name: str = DEFAULT_DATASET) -> Dataset:
     return _checked(Dataset(key, X, y, source, TEXT_DATASETS.get(key)), "target")
 
 
-def read_text_csv(path: str, target: str, text: str) -> Dataset:
+def read_text_csv(path: str, target: str, text: str, sep: str | None = None) -> Dataset:
     """The user's table with a column of documents: ``text`` is the one
     feature (the other columns are left out)."""
-    data = read_csv(path, target)
+    data = read_csv(path, target, sep)
     if text == target:
         raise CompareError(f"--text {text!r} is the target column; name another")
     if text not in data.X.columns:
@@ -164,19 +164,60 @@ _DECOMPRESSION_ERRORS = (
 )
 
 
-def read_csv(path: str, target: str) -> Dataset:
-    """The user's table: every column but ``target`` is a feature."""
+# Separators a table read as one column is likely to use, and how to name them
+# on the command line.
+_SEPARATORS = {",": "','", ";": "';'", "\t": "'\\t'", "|": "'|'", ":": "':'"}
+
+
+def _separator(sep: str | None) -> str | None:
+    """``--sep`` as pandas takes it: a tab may be written ``\\t`` or ``tab``."""
+    if sep is None:
+        return None
+    if sep in ("\\t", "tab", "TAB"):
+        return "\t"
+    if sep == "":
+        raise CompareError("--sep is empty; give the character between the columns")
+    return sep
+
+
+def _one_column_hint(df: pd.DataFrame, path: str, sep: str | None) -> str:
+    """Why a table came out as one column, and the ``--sep`` that would read it."""
+    header = str(df.columns[0])
+    counts = {c: header.count(c) for c in _SEPARATORS if c != (sep or ",")}
+    if len(header) > 60:
+        header = header[:57] + "..."
+    best = max(counts, key=counts.get)
+    read_as = "comma-separated" if sep is None else f"separated by {sep!r}"
+    if counts[best]:
+        return (
+            f"{path} was read ({read_as}) as one column, {header!r}; it looks "
+            f"separated by {_SEPARATORS[best]}: pass --sep {_SEPARATORS[best]}"
+        )
+    return (
+        f"{path} was read ({read_as}) as one column, {header!r}; a table to "
+        "classify needs a target and features: pass --sep for the character "
+        "between its columns"
+    )
+
+
+def read_csv(path: str, target: str, sep: str | None = None) -> Dataset:
+    """The user's table: every column but ``target`` is a feature (``sep``:
+    the separator, a comma if None)."""
+    sep = _separator(sep)
+    options = {} if sep is None else {"sep": sep}
     try:
         try:
-            df = pd.read_csv(path)  # compressed by the name's ending, if any
+            df = pd.read_csv(path, **options)  # compressed by the name's ending
         except _DECOMPRESSION_ERRORS:
             # A plain table whose name ends in .gz, .zip, .xz, ...
-            df = pd.read_csv(path, compression=None)
+            df = pd.read_csv(path, compression=None, **options)
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CompareError(f"cannot parse {path} as CSV: {reason}") from None
+    if df.shape[1] == 1:
+        raise CompareError(_one_column_hint(df, path, sep))
     if target not in df.columns:
         shown = ", ".join(map(str, df.columns[:10]))
         more = ", ..." if len(df.columns) > 10 else ""
@@ -195,12 +236,32 @@ def read_csv(path: str, target: str) -> Dataset:
     )
 
 
+# A numeric target with more distinct values than this (and than a fifth of its
+# rows) looks like a quantity to regress on, not class labels.
+_MANY_CLASSES = 20
+
+
+def _looks_continuous(y: pd.Series) -> bool:
+    """Numbers (not booleans) with fractional values, or with more distinct
+    values than ``_MANY_CLASSES`` and than a fifth of the rows."""
+    if pd.api.types.is_bool_dtype(y.dtype) or not pd.api.types.is_numeric_dtype(
+        y.dtype
+    ):
+        return False
+    values = y.to_numpy(dtype=float)
+    distinct = y.nunique()
+    fractional = not np.all(np.mod(values, 1) == 0)
+    return fractional or distinct > max(_MANY_CLASSES, len(y) // 5)
+
+
 def _checked(data: Dataset, what: str) -> Dataset:
     y = data.y
-    if pd.api.types.is_float_dtype(y.dtype) and not np.all(np.mod(y, 1) == 0):
+    if _looks_continuous(y):
         raise CompareError(
-            f"{what} has non-integer numbers ({y.nunique()} distinct values): "
-            "compare needs class labels"
+            f"{what} looks continuous ({y.nunique()} distinct numbers in {len(y)} "
+            "rows): compare cross-validates classifiers, which need class labels, "
+            "not a quantity to regress on; bin it first (e.g. pandas.cut) to "
+            "classify ranges of it"
         )
     counts = y.value_counts()
     if len(counts) < 2:

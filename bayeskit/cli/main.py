@@ -17,6 +17,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="bayeskit",
         description="Generative Bayesian models on one belief-propagation core.",
     )
+    _add_version(parser)
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("demo", help="exact inference on small textbook networks")
     compare = sub.add_parser(
@@ -29,6 +30,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_compare_arguments(compare)
     return parser
+
+
+def _add_version(parser: argparse.ArgumentParser) -> None:
+    from .. import __version__
+
+    parser.add_argument(
+        "--version", action="version", version=f"bayeskit {__version__}"
+    )
 
 
 def _seed(text: str) -> int:
@@ -61,6 +70,11 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="COLUMN",
         help="the CSV column to predict (text, bool and category columns are "
         "taken as categorical features)",
+    )
+    data.add_argument(
+        "--sep",
+        metavar="SEP",
+        help="the CSV's column separator (default ','; e.g. ';', or '\\t' for tabs)",
     )
     data.add_argument(
         "--text",
@@ -98,6 +112,7 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-progress", action="store_true", help="no progress bar on stderr"
     )
+    _add_version(parser)
 
 
 def main(argv: list[str] | None = None) -> int:

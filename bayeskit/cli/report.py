@@ -37,6 +37,14 @@ class Progress:
         self.done += 1
         self.show(text)
 
+    def clear(self) -> None:
+        """Erase the bar (before other output on the terminal); the next
+        :meth:`show` draws it again."""
+        if self.enabled and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self.stream.flush()
+            self._width = 0
+
     def close(self) -> None:
         if self.enabled:
             self.stream.write("\r" + " " * self._width + "\r")

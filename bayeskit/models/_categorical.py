@@ -25,7 +25,12 @@ from .._validation import (
 )
 from .._warnings import warn
 from ..emissions import Categorical
-from ._encoding import CategoryEncoder, is_integer_matrix, split_columns
+from ._encoding import (
+    CategoryEncoder,
+    fractional_message,
+    is_integer_matrix,
+    split_columns,
+)
 from .base import BaseGenerativeClassifier
 
 __all__ = [
@@ -224,17 +229,55 @@ _FEW_ROWS = 20
 
 
 def warn_nearly_unique(
-    est, codes: np.ndarray, n_categories, keep=None, columns=None, complete=False
+    est,
+    codes: np.ndarray,
+    n_categories,
+    keep=None,
+    columns=None,
+    complete=False,
+    fractional=(),
 ) -> None:
-    """Warn (at the caller's line) for every feature whose fitted rows hold
-    nearly as many distinct values as rows (``columns``: the index in ``X``
-    of every column of ``codes``, when they are not ``0 .. d - 1``;
+    """Warn (once, at the caller's line) for every feature whose fitted rows
+    hold nearly as many distinct values as rows (``columns``: the index in
+    ``X`` of every column of ``codes``, when they are not ``0 .. d - 1``;
     ``complete``: no code is missing, as in an integer matrix).
 
     The rule: a feature observed (not missing, positive weight) in ``n > 20``
     rows with more than ``n / 2`` distinct values. Only features with more
     than ten categories can meet it, so ordinary data costs nothing.
+    ``fractional`` names the features whose values were truncated to codes
+    (:func:`~bayeskit.models._encoding.code_values`): the other sign of
+    continuous data, told in the same warning.
     """
+    suspects = _nearly_unique(codes, n_categories, keep, complete)
+    if not suspects:
+        if len(fractional):
+            warn(f"{type(est).__name__}: {fractional_message(fractional)}", UserWarning)
+        return
+    described = ", ".join(
+        f"{feature_name(est, j if columns is None else columns[j])} "
+        f"({distinct} distinct values in {n} rows)"
+        for j, distinct, n in suspects[:5]
+    )
+    more = f" and {len(suspects) - 5} more" if len(suspects) > 5 else ""
+    truncated = (
+        f"feature(s) {', '.join(fractional)} have fractional values, truncated "
+        "to integer category codes (as scikit-learn does); "
+        if len(fractional)
+        else ""
+    )
+    warn(
+        f"{type(est).__name__}: {truncated}feature(s) {described}{more} have about "
+        "as many distinct values as rows, so each value is a category seen about "
+        "once and its table learns little; continuous features belong in "
+        "GaussianNB (or MixedNB's numeric columns), or binned first "
+        "(sklearn.preprocessing.KBinsDiscretizer)",
+        UserWarning,
+    )
+
+
+def _nearly_unique(codes, n_categories, keep, complete) -> list:
+    """``(j, distinct, n)`` of every feature that meets the rule."""
     n_categories = np.asarray(n_categories)
     n_rows = codes.shape[0] if keep is None else int(np.count_nonzero(keep))
     # More than 20 observed rows and more than half as many distinct values:
@@ -244,7 +287,7 @@ def warn_nearly_unique(
     if complete:
         wide &= 2 * n_categories > n_rows
     if n_rows <= _FEW_ROWS or not wide.any():
-        return
+        return []
     suspects = []
     for j in np.flatnonzero(wide):
         seen = codes[:, j] >= 0
@@ -256,22 +299,7 @@ def warn_nearly_unique(
         distinct = int(np.count_nonzero(np.bincount(codes[seen, j])))
         if 2 * distinct > n:
             suspects.append((j, distinct, n))
-    if not suspects:
-        return
-    described = ", ".join(
-        f"{feature_name(est, j if columns is None else columns[j])} "
-        f"({distinct} distinct values in {n} rows)"
-        for j, distinct, n in suspects[:5]
-    )
-    more = f" and {len(suspects) - 5} more" if len(suspects) > 5 else ""
-    warn(
-        f"{type(est).__name__}: feature(s) {described}{more} have about as many "
-        "distinct values as rows, so each value is a category seen about once and "
-        "its table learns little; continuous features belong in GaussianNB (or "
-        "MixedNB's numeric columns), or binned first "
-        "(sklearn.preprocessing.KBinsDiscretizer)",
-        UserWarning,
-    )
+    return suspects
 
 
 def read_categorical(est, X, reset, sample_weight, grows):
@@ -300,6 +328,7 @@ def read_categorical(est, X, reset, sample_weight, grows):
     elif grows:
         cols, _ = split_columns(X)
         grew = est._encoder.extend(cols, keep)
+    fractional = []  # features truncated to codes: one warning for them all
     codes = est._encoder.encode_matrix(
         X,
         cols,
@@ -308,9 +337,17 @@ def read_categorical(est, X, reset, sample_weight, grows):
         fitting=sample_weight is not None,
         keep=keep,
         hint=_HINT,
+        fractional=fractional,
     )
     if reset and sample_weight is not None:
         warn_nearly_unique(
-            est, codes, est._encoder.n_categories, keep, complete=is_integer_matrix(X)
+            est,
+            codes,
+            est._encoder.n_categories,
+            keep,
+            complete=is_integer_matrix(X),
+            fractional=fractional,
         )
+    elif fractional:
+        warn(f"{type(est).__name__}: {fractional_message(fractional)}", UserWarning)
     return codes, grew

@@ -43,6 +43,7 @@ __all__ = [
     "count_out_of_range",
     "encode_column",
     "fit_categories",
+    "fractional_message",
     "integer_categories",
     "is_integer_matrix",
     "is_missing",
@@ -131,11 +132,25 @@ def check_code_range(top, name) -> None:
         )
 
 
-def code_values(col: np.ndarray, name: str) -> np.ndarray:
-    """A numeric column as codes, ``-1`` where missing (NaN).
+def fractional_message(names: list) -> str:
+    """What truncating the fractional values of the features ``names`` says."""
+    return (
+        f"feature(s) {', '.join(names)} have fractional values; numeric features "
+        "are category codes and are truncated to integers (as scikit-learn does); "
+        "pass categories='observed' to make each value its own category, or model "
+        "a continuous feature with GaussianNB or MixedNB"
+    )
+
+
+def code_values(
+    col: np.ndarray, name: str, fractional: list | None = None
+) -> np.ndarray:
+    """A numeric column as codes, ``-1`` where missing (NaN, None, pd.NA).
 
     As scikit-learn's CategoricalNB: negative values are an error, and
-    fractional values are truncated toward zero (with a warning here).
+    fractional values are truncated toward zero. A column with fractional
+    values appends ``name`` to ``fractional`` (when given), so that the
+    caller warns once for all of them.
     """
     if col.dtype.kind in "iu":
         if col.size and col.min() < 0:
@@ -144,6 +159,11 @@ def code_values(col: np.ndarray, name: str) -> np.ndarray:
             check_code_range(int(col.max()), name)
         return col.astype(np.intp)
     if col.dtype.kind not in "fc":  # an object column of numbers, bools
+        # Missing as everywhere in the encoder (NaN, None, pd.NA, pd.NaT): a
+        # new array, never the caller's.
+        missing = is_missing(col)
+        if missing.any():
+            col = np.where(missing, np.nan, col)
         try:
             col = col.astype(np.float64)
         except (TypeError, ValueError):
@@ -160,14 +180,8 @@ def code_values(col: np.ndarray, name: str) -> np.ndarray:
     if values.size:
         check_code_range(float(values.max()), name)
     whole = np.trunc(values)
-    if (whole != values).any():
-        warn(
-            f"feature {name} has fractional values; numeric features are "
-            "category codes and are truncated to integers (as scikit-learn "
-            "does); pass categories='observed' to make each value its own "
-            "category, or model a continuous feature with GaussianNB or MixedNB",
-            UserWarning,
-        )
+    if fractional is not None and (whole != values).any():
+        fractional.append(name)
     codes = whole.astype(np.intp)
     codes[missing] = -1
     return codes
@@ -285,6 +299,7 @@ class CategoryEncoder:
             elif dtypes[j] is not None:
                 cats = dtypes[j].categories.to_numpy()
             elif coded[j]:
+                # Fractional values are reported by the encoding that follows.
                 cats = np.arange(code_values(col, names[j]).max(initial=-1) + 1)
             else:
                 cats = fit_categories(col, is_missing(col))
@@ -402,7 +417,7 @@ class CategoryEncoder:
             col = col if keep is None else col[keep]
             cats = self.categories[j]
             if self.coded[j]:
-                top = code_values(col, self.names[j]).max(initial=-1)
+                top = code_values(col, self.names[j]).max(initial=-1)  # as fit
                 if top >= len(cats):
                     self.categories[j] = np.arange(top + 1)
                     grew = True
@@ -461,6 +476,7 @@ class CategoryEncoder:
         fitting: bool = False,
         keep: np.ndarray | None = None,
         hint: str = "",
+        fractional: list | None = None,
     ) -> np.ndarray:
         """Codes ``(n, n_columns)``: -1 where missing or ignored.
 
@@ -478,12 +494,17 @@ class CategoryEncoder:
             row is not part of the data (a missing cell).
         hint : str, default=''
             The end of the error of an unknown value in fit.
+        fractional : list, default=None
+            Where to append the name of every column read as codes that has
+            fractional values (truncated), for the caller's one warning. None:
+            one warning here, naming them all.
         """
+        sink = [] if fractional is None else fractional
         # Written a column at a time into contiguous rows, transposed once.
         codes = np.empty((len(cols), len(cols[0])), dtype=np.intp)
         for j, col in enumerate(cols):
             if self.coded[j]:
-                code = code_values(col, self.names[j])
+                code = code_values(col, self.names[j], sink)
                 code[code >= len(self.categories[j])] = -2
             else:
                 code = encode_column(col, self.categories[j], is_missing(col))
@@ -495,6 +516,8 @@ class CategoryEncoder:
                     self._raise_unknown(j, col[np.argmax(bad)], fitting, hint)
                 code[bad] = -1
             codes[j] = code
+        if fractional is None and sink:
+            warn(fractional_message(sink), UserWarning)
         return np.ascontiguousarray(codes.T)
 
     def _raise_unknown(self, j: int, value, fitting: bool, hint: str):

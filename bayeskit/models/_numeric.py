@@ -26,7 +26,7 @@ from ._categorical import (
     validated,
     warn_nearly_unique,
 )
-from ._encoding import CategoryEncoder, split_columns
+from ._encoding import CategoryEncoder, is_missing, split_columns
 from .base import InsufficientData, float_input
 
 __all__ = ["NaiveGaussian", "VarianceSmoothing", "read_float", "read_mixed"]
@@ -113,8 +113,11 @@ _REAL_NUMBERS = frozenset({"integer", "floating", "mixed-integer-float"})
 
 def holds_real_numbers(col: np.ndarray) -> bool:
     """Whether an object column's values (missing ones aside) are all real
-    numbers, integers or floats but not booleans, and there is at least one."""
-    return pd.api.types.infer_dtype(col, skipna=True) in _REAL_NUMBERS
+    numbers, integers or floats but not booleans, and there is at least one.
+    Missing values are the encoder's (NaN, None, pd.NA, pd.NaT)."""
+    missing = is_missing(col)
+    observed = col[~missing] if missing.any() else col
+    return pd.api.types.infer_dtype(observed, skipna=True) in _REAL_NUMBERS
 
 
 def _auto_categorical(dtype, col: np.ndarray) -> bool:
@@ -163,6 +166,17 @@ def categorical_mask(est, X, cols) -> np.ndarray:
     return mask
 
 
+def _as_float(col: np.ndarray) -> np.ndarray:
+    """A numeric column in float64, NaN where missing: an object column's None,
+    pd.NA and pd.NaT too (the encoder's missing values, which
+    ``categorical_features='auto'`` skips when it reads the column as numeric)."""
+    if col.dtype.kind == "O":
+        missing = is_missing(col)
+        if missing.any():
+            col = np.where(missing, np.nan, col)
+    return np.asarray(col, dtype=np.float64)
+
+
 def read_mixed(est, X, reset, sample_weight, grows):
     """``(codes, floats)`` of mixed ``X``: codes of the categorical columns
     (None if there are none) and the numeric columns in float64 (None if
@@ -205,7 +219,7 @@ def read_mixed(est, X, reset, sample_weight, grows):
     Xnum = None
     if numeric:
         try:
-            Xnum = np.column_stack([np.asarray(c, dtype=np.float64) for c in numeric])
+            Xnum = np.column_stack([_as_float(c) for c in numeric])
         except (TypeError, ValueError) as exc:
             raise ValueError(
                 "a numeric column of X holds non-numeric values; mark it in "

@@ -43,8 +43,11 @@ def _is_default_alpha(alpha) -> bool:
     return isinstance(alpha, Real) and alpha == 1.0
 
 
-def _sklearn_smoothing(est, categories: list) -> MEstimate:
-    """The m-estimate of CategoricalNB's tables, from ``alpha`` or from ``m``."""
+def _sklearn_smoothing(
+    est, categories: list, features: str = "n_features"
+) -> MEstimate:
+    """The m-estimate of CategoricalNB's tables (and MixedNB's categorical
+    columns, ``features="n_categorical"``), from ``alpha`` or from ``m``."""
     if est.m is not None:
         if not _is_default_alpha(est.alpha):
             raise ValueError(
@@ -62,7 +65,7 @@ def _sklearn_smoothing(est, categories: list) -> MEstimate:
     alpha = np.asarray(est.alpha, dtype=float)
     if alpha.ndim > 1 or (alpha.ndim == 1 and alpha.shape != (d,)):
         raise ValueError(
-            f"alpha must be a number or have shape ({d},) (n_features), got "
+            f"alpha must be a number or have shape ({d},) ({features}), got "
             f"shape {alpha.shape}"
         )
     if not np.all(np.isfinite(alpha)) or (alpha < 0).any():
@@ -249,7 +252,7 @@ class CategoricalNB(TripleClassifier):
     warning.
 
     Where scikit-learn's CategoricalNB rejects the input, bayeskit answers:
-    missing values (NaN, None) are left out of the product, a code beyond
+    missing values (NaN, None, pd.NA, pd.NaT) are left out of the product, a code beyond
     the fitted categories at predict time is ignored (``handle_unknown``),
     and ``partial_fit`` adds the new values of a later call as categories
     (labels after the existing ones). A ``class_prior`` that does not sum to
@@ -534,10 +537,20 @@ class MixedNB(TripleClassifier):
         "most_frequent")`` returns, and categorical otherwise (strings,
         booleans, or numbers mixed with them). To take integer codes as
         categories, name their columns here.
-    m : float or array-like of shape (n_categorical,), default=1.0
-        m-estimate of the categorical tables (see :class:`CategoricalNB`).
+    alpha : float or array-like of shape (n_categorical,), default=1.0
+        Additive smoothing of the categorical tables, as :class:`CategoricalNB`'s
+        (and scikit-learn's): ``alpha`` pseudo-counts for every category. Used
+        when ``m`` is None.
+    force_alpha : bool, default=True
+        As :class:`CategoricalNB`: if False, an ``alpha`` below 1e-10 is set to
+        1e-10 with a warning.
+    m : float or array-like of shape (n_categorical,), default=None
+        The m-estimate of the categorical tables instead of ``alpha`` (see
+        :class:`CategoricalNB`); giving ``m`` and a non-default ``alpha`` is an
+        error.
     p : list of array-like, default=None
-        Prior distributions of the categorical columns' categories.
+        Prior distributions of the categorical columns' categories for the
+        m-estimate; needs ``m``.
     categories : 'auto' or list of array-like, default='auto'
         The categories of each categorical column (in the order of the
         categorical columns). 'auto': a pandas categorical's own categories in
@@ -588,6 +601,34 @@ class MixedNB(TripleClassifier):
     em_converged_ : bool
         Whether EM stopped at its tolerance rather than its iteration limit.
 
+    See Also
+    --------
+    CategoricalNB, GaussianNB
+
+    Notes
+    -----
+    The model is the naive Bayes product over all columns (Mitchell, 1997,
+    section 6.9),
+
+    .. math::
+
+        P(y \\mid x) \\propto P(y) \\prod_{j \\in \\mathrm{cat}} P(x_j \\mid y)
+        \\prod_{j \\in \\mathrm{num}} \\mathcal{N}(x_j \\mid \\mu_{yj}, \\sigma^2_{yj}),
+
+    so with the same smoothing its joint log-likelihood is
+    :class:`CategoricalNB`'s on the categorical columns plus
+    :class:`GaussianNB`'s on the numeric ones, minus the log class prior they
+    both count. The defaults are theirs (``alpha=1`` and ``var_smoothing=1e-9``),
+    so ``MixedNB()`` is the product of ``CategoricalNB()`` and ``GaussianNB()``
+    wherever the two read the categorical columns alike: labels (strings,
+    booleans, pandas categoricals) everywhere, and integer codes when every
+    code ``0 .. max`` is observed (CategoricalNB reads a numeric column as the
+    codes ``0 .. max``, MixedNB's named columns as the values seen).
+
+    References
+    ----------
+    T. Mitchell, *Machine Learning*, 1997, section 6.9.
+
     Examples
     --------
     >>> import pandas as pd
@@ -601,7 +642,9 @@ class MixedNB(TripleClassifier):
     _parameter_constraints: dict = {
         **BaseGenerativeClassifier._parameter_constraints,
         "categorical_features": [StrOptions({"auto"}), "array-like"],
-        "m": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "alpha": [Interval(Real, 0, None, closed="left"), "array-like"],
+        "force_alpha": ["boolean"],
+        "m": [Interval(Real, 0, None, closed="left"), "array-like", None],
         "p": [list, tuple, None],
         "categories": [StrOptions({"auto"}), list],
         "gaussian_m": [Interval(Real, 0, None, closed="left")],
@@ -616,7 +659,9 @@ class MixedNB(TripleClassifier):
         self,
         *,
         categorical_features="auto",
-        m=1.0,
+        alpha=1.0,
+        force_alpha=True,
+        m=None,
         p=None,
         categories="auto",
         gaussian_m=0.0,
@@ -629,6 +674,8 @@ class MixedNB(TripleClassifier):
         unlabeled_weight=1.0,
     ):
         self.categorical_features = categorical_features
+        self.alpha = alpha
+        self.force_alpha = force_alpha
         self.m = m
         self.p = p
         self.categories = categories
@@ -648,7 +695,7 @@ class MixedNB(TripleClassifier):
         cat_prior = num_prior = None
         if encoder is not None:
             categorical = CategoricalTables(encoder.n_categories)
-            cat_prior = MEstimate.of(self.m, self.p, encoder.categories)
+            cat_prior = _sklearn_smoothing(self, encoder.categories, "n_categorical")
         if n_numeric:
             numeric = NaiveGaussian(n_numeric)
             num_prior = VarianceSmoothing(self.gaussian_m, self.var_smoothing)

@@ -12,6 +12,7 @@ the tables of a pandas Categorical must be scikit-learn's on its codes.
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
 
 from bayeskit import (
@@ -213,3 +214,120 @@ def test_a_column_with_nothing_observed_must_be_declared():
     np.testing.assert_allclose(bn.cpds_["b"], [0.5, 0.5])  # the prior p, no data
     with pytest.raises(ValueError, match="feature 'b' has no observed value"):
         CategoricalNB().fit(df, [0, 1, 0])
+
+
+# -- pd.NA and pd.NaT are missing, as NaN and None are ------------------------------
+def _with_missing(X, cells, value, dtype=None):
+    """A DataFrame of ``X`` in ``dtype`` (an object ndarray if None), ``value``
+    in ``cells``."""
+    if dtype is None:
+        out = X.astype(object)
+        out[cells] = value
+        return out
+    out = pd.DataFrame(X).astype(dtype)
+    for i, j in zip(*np.nonzero(cells)):
+        out.iloc[i, j] = value
+    return out
+
+
+@pytest.mark.parametrize("trial", range(6))
+def test_pd_na_at_predict_is_nan_in_a_model_of_codes(trial, rng):
+    """A CategoricalNB fitted on numeric codes reads pd.NA (and pd.NaT) as a
+    missing cell in every container: the same scores as NaN in those cells."""
+    n, d = 60, int(rng.integers(1, 4))
+    k = 2 if trial % 2 else int(rng.integers(2, 6))  # two codes: booleans too
+    X = rng.integers(0, k, size=(n, d))
+    X[:k, :] = np.arange(k)[:, None]  # every code seen
+    y = rng.integers(0, 3, size=n)
+    model = CategoricalNB(alpha=float(rng.uniform(0.1, 2))).fit(X, y)
+    cells = rng.random((n, d)) < 0.3
+    cells[0] = True  # a row with nothing observed: the prior
+    reference = X.astype(float)
+    reference[cells] = np.nan
+    expected = model.predict_joint_log_proba(reference)
+    # Marginalised, not a category: the prior times the observed cells' tables.
+    by_hand = np.tile(model.class_log_prior_, (n, 1))
+    for i, j in zip(*np.nonzero(~cells)):
+        by_hand[i] += model.feature_log_prob_[j][:, X[i, j]]
+    np.testing.assert_allclose(expected, by_hand, rtol=1e-12)
+    variants = {
+        "object pd.NA": _with_missing(X, cells, pd.NA),
+        "object pd.NaT": _with_missing(X, cells, pd.NaT),
+        "object frame pd.NA": pd.DataFrame(_with_missing(X, cells, pd.NA)),
+        "Int64": _with_missing(X, cells, pd.NA, "Int64"),
+        "Float64": _with_missing(X, cells, pd.NA, "Float64"),
+        "string": _with_missing(X, cells, pd.NA, "string"),
+        "category": _with_missing(X, cells, np.nan, "category"),
+    }
+    if k == 2:
+        variants["boolean"] = _with_missing(X, cells, pd.NA, "boolean")
+    for name, Xna in variants.items():
+        before = Xna.copy()
+        np.testing.assert_allclose(
+            model.predict_joint_log_proba(Xna), expected, rtol=1e-12, err_msg=name
+        )
+        np.testing.assert_array_equal(model.predict(Xna), model.predict(reference))
+        if isinstance(Xna, pd.DataFrame):
+            pd.testing.assert_frame_equal(Xna, before)  # the caller's data untouched
+        else:
+            assert all(a is b for a, b in zip(Xna.ravel(), before.ravel()))
+
+
+@pytest.mark.parametrize("trial", range(4))
+def test_pd_na_in_fit_is_nan(trial, rng):
+    """Fitting on pd.NA / pd.NaT gives the model fitted on NaN in the same cells:
+    CategoricalNB's codes and labels, a later partial_fit chunk of codes, and
+    MixedNB's categorical and numeric object columns."""
+    n, d = 80, 3
+    X = rng.integers(0, 4, size=(n, d))
+    X[:4, :] = np.arange(4)[:, None]
+    y = rng.integers(0, 2, size=n)
+    cells = rng.random((n, d)) < 0.25
+    cells[:4] = False
+    with_nan = X.astype(float)
+    with_nan[cells] = np.nan
+    test = X[4:20].astype(float)
+    for missing in (pd.NA, pd.NaT):
+        Xna = _with_missing(X, cells, missing)
+        Xnan = _with_missing(X, cells, np.nan)
+        for model in (CategoricalNB(), CategoricalNB(categories="observed")):
+            expected = clone_fit(model, Xnan, y).predict_joint_log_proba(test)
+            got = clone_fit(model, Xna, y).predict_joint_log_proba(test)
+            np.testing.assert_allclose(got, expected, rtol=1e-12)
+        # A later chunk of a model of codes: the new chunk's missing cells.
+        first = CategoricalNB().partial_fit(X[:40], y[:40], classes=[0, 1])
+        second = CategoricalNB().partial_fit(X[:40], y[:40], classes=[0, 1])
+        first.partial_fit(Xna[40:], y[40:])
+        second.partial_fit(with_nan[40:], y[40:])
+        np.testing.assert_allclose(
+            first.predict_joint_log_proba(test),
+            second.predict_joint_log_proba(test),
+            rtol=1e-12,
+        )
+        # MixedNB: column 0 of labels, columns 1 and 2 numbers in object columns.
+        labels = np.array(["a", "b", "c", "d"], dtype=object)
+        frame_na = pd.DataFrame(Xna, columns=["c", "u", "v"])
+        frame_na["c"] = [missing if cells[i, 0] else labels[X[i, 0]] for i in range(n)]
+        frame_nan = pd.DataFrame(Xnan, columns=["c", "u", "v"])
+        frame_nan["c"] = [np.nan if cells[i, 0] else labels[X[i, 0]] for i in range(n)]
+        test_frame = pd.DataFrame(test, columns=["c", "u", "v"]).assign(
+            c=labels[X[4:20, 0]]
+        )
+        mixed_na = MixedNB().fit(frame_na, y)
+        mixed_nan = MixedNB().fit(frame_nan, y)
+        assert list(mixed_na.categorical_features_) == [True, False, False]
+        assert list(mixed_nan.categorical_features_) == [True, False, False]
+        np.testing.assert_allclose(
+            mixed_na.predict_joint_log_proba(test_frame),
+            mixed_nan.predict_joint_log_proba(test_frame),
+            rtol=1e-12,
+        )
+        np.testing.assert_allclose(
+            mixed_na.predict_joint_log_proba(frame_na),
+            mixed_nan.predict_joint_log_proba(frame_nan),
+            rtol=1e-12,
+        )
+
+
+def clone_fit(model, X, y):
+    return clone(model).fit(X, y)

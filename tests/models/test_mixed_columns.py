@@ -55,7 +55,7 @@ def test_simple_imputer_pipeline_reads_numbers_as_numbers(output, rng):
         pipe.predict_proba(X), reference.predict_proba(floats), rtol=1e-12
     )
     # And the model is the product of its two parts on those columns.
-    cat = CategoricalNB(m=1.0).fit(floats[["colour"]], y)  # MixedNB's default m
+    cat = CategoricalNB().fit(floats[["colour"]], y)  # the defaults of both
     gauss = GaussianNB().fit(floats[["size", "count"]], y)
     np.testing.assert_allclose(
         reference.predict_joint_log_proba(floats),

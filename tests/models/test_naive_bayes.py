@@ -414,6 +414,103 @@ def test_mixed_is_the_product_of_its_parts(rng):
     )
 
 
+def random_mixed_frame(rng, n):
+    """Categorical columns of labels (strings, booleans, a pandas categorical
+    with a category never seen) and numeric columns, some cells missing."""
+    n_cat, n_num = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    columns = {}
+    for j in range(n_cat):
+        t = int(rng.integers(2, 6))
+        labels = np.array([f"v{a}" for a in range(t)], dtype=object)
+        values = labels[rng.integers(0, t, size=n)]
+        kind = j % 3
+        if kind == 1:
+            values = values == "v0"
+        elif kind == 2:
+            values = pd.Categorical(values, categories=[*labels, "never"])
+        col = pd.Series(values)
+        if kind == 0:
+            col[rng.random(n) < 0.1] = None
+        columns[f"cat{j}"] = col
+    for j in range(n_num):
+        col = rng.normal(size=n) * rng.uniform(0.1, 10) + rng.uniform(-5, 5)
+        col[rng.random(n) < 0.1] = np.nan
+        columns[f"num{j}"] = col
+    X = pd.DataFrame(columns)
+    cats = [c for c in X.columns if c.startswith("cat")]
+    nums = [c for c in X.columns if c.startswith("num")]
+    return X, cats, nums
+
+
+def test_mixed_is_categorical_times_gaussian_at_the_defaults(rng):
+    """MixedNB() == CategoricalNB() x GaussianNB(), the class prior counted once,
+    with and without sample_weight and with parameters passed through to either
+    part."""
+    for trial in range(10):
+        n = int(rng.integers(30, 120))
+        X, cats, nums = random_mixed_frame(rng, n)
+        y = rng.choice(np.array(["a", "b", "c"]), n)
+        y[:3] = ["a", "b", "c"]
+        weight = rng.uniform(0.0, 3.0, n) if trial % 2 else None
+        n_cat = len(cats)
+        k = 3
+        shared, cat_only, num_only = {}, {}, {}
+        if trial >= 2:  # parameters passed through
+            choice = trial % 4
+            if choice == 0:
+                cat_only = {"alpha": rng.uniform(0.1, 3, n_cat).tolist()}
+            elif choice == 1:
+                sizes = [
+                    len(pd.unique(X[c].dropna()))
+                    if not isinstance(X[c].dtype, pd.CategoricalDtype)
+                    else len(X[c].cat.categories)
+                    for c in cats
+                ]
+                cat_only = {
+                    "m": float(rng.uniform(0, 5)),
+                    "p": [rng.dirichlet(np.ones(t)) for t in sizes],
+                }
+            elif choice == 2:
+                cat_only = {"alpha": 0.0, "force_alpha": False}
+            else:
+                cat_only = {"alpha": float(rng.uniform(0.01, 4))}
+            num_only = {"var_smoothing": float(10 ** rng.uniform(-12, -1))}
+            gaussian_m = float(rng.uniform(0, 5))
+            prior = rng.dirichlet(np.ones(k)) if trial % 3 == 0 else None
+            shared = {"prior_m": float(rng.uniform(0, 3))}
+        else:
+            gaussian_m, prior = 0.0, None
+        mixed = MixedNB(
+            **cat_only, **num_only, gaussian_m=gaussian_m, priors=prior, **shared
+        )
+        cat = CategoricalNB(**cat_only, class_prior=prior, **shared)
+        gauss = GaussianNB(**num_only, m=gaussian_m, priors=prior, **shared)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # alpha=0 -> 1e-10
+            mixed.fit(X, y, sample_weight=weight)
+            cat.fit(X[cats], y, sample_weight=weight)
+            gauss.fit(X[nums], y, sample_weight=weight)
+        assert mixed.categorical_features_.tolist() == [
+            c.startswith("cat") for c in X.columns
+        ]
+        np.testing.assert_allclose(
+            cat.class_log_prior_, gauss.class_log_prior_, rtol=1e-12
+        )
+        test = X.sample(frac=1.0, random_state=trial)  # rows in another order
+        expected = (
+            cat.predict_joint_log_proba(test[cats])
+            + gauss.predict_joint_log_proba(test[nums])
+            - cat.class_log_prior_
+        )
+        np.testing.assert_allclose(
+            mixed.predict_joint_log_proba(test[X.columns]),
+            expected,
+            rtol=1e-10,
+            atol=1e-10,
+            err_msg=f"trial {trial}: {cat_only}, {num_only}",
+        )
+
+
 def test_fit_does_not_mutate_input(rng):
     X, y = make_data("gaussian", rng)
     X[0, 1] = np.nan
@@ -832,3 +929,68 @@ def test_gaussian_nb_float32_input_gives_float32_attributes():
     chunked.partial_fit(X[30:].astype(np.float32), y[30:])
     assert chunked.theta_.dtype == np.float32
     np.testing.assert_allclose(chunked.var_, single.var_, rtol=1e-6)
+
+
+# -- the continuous-data warning: once per call, at the caller's line ------------
+def _record(method, *args):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        result = method(*args)
+    return result, record
+
+
+def _fractional_by_hand(X):
+    """The columns with a non-integer value (missing cells aside)."""
+    values = pd.DataFrame(X).to_numpy(dtype=float)
+    return [j for j in range(values.shape[1]) if (values[:, j] % 1 > 0).any()]
+
+
+def _nearly_unique_by_hand(X):
+    """The rule of docs/naive_bayes.rst over the truncated codes."""
+    codes = pd.DataFrame(np.trunc(pd.DataFrame(X).to_numpy(dtype=float)))
+    flags = []
+    for j in codes.columns:
+        col = codes[j].dropna()
+        flags.append(len(col) > 20 and 2 * col.nunique() > len(col))
+    return [j for j, flag in enumerate(flags) if flag]
+
+
+@pytest.mark.parametrize("frame", [False, True])
+def test_float_columns_warn_once_at_the_callers_line(frame, rng):
+    for _ in range(12):
+        n, d = int(rng.integers(5, 80)), int(rng.integers(1, 5))
+        scale = rng.choice([1.0, 10.0, 1000.0], size=d)
+        X = np.abs(rng.normal(size=(n, d))) * scale
+        integral = rng.random(d) < 0.3  # some columns of whole numbers
+        X[:, integral] = np.round(X[:, integral])
+        X[rng.random((n, d)) < 0.1] = np.nan
+        y = rng.integers(0, 2, size=n)
+        if frame:
+            X = pd.DataFrame(X, columns=[f"f{j}" for j in range(d)])
+        fractional = _fractional_by_hand(X)
+        unique = _nearly_unique_by_hand(X)
+        model, record = _record(CategoricalNB().fit, X, y)
+        if not fractional and not unique:
+            assert record == []
+            continue
+        assert len(record) == 1, [str(w.message) for w in record]
+        w = record[0]
+        assert w.category is UserWarning
+        assert w.filename == __file__
+        text = str(w.message)
+        assert text.startswith("CategoricalNB: ")
+        names = [repr(f"f{j}") if frame else str(j) for j in range(d)]
+        if fractional:
+            listed = ", ".join(names[j] for j in fractional)
+            assert f"feature(s) {listed} have fractional values" in text
+        else:
+            assert "fractional" not in text
+        for j in range(d):
+            assert (f"{names[j]} (" in text) == (j in unique)
+        # A later call warns once too: predict, and partial_fit's next chunk.
+        if fractional:
+            _, record = _record(model.predict, X)
+            assert len(record) == 1 and record[0].filename == __file__
+            _, record = _record(model.partial_fit, X, y)
+            assert len(record) == 1 and record[0].filename == __file__
+            assert "fractional values" in str(record[0].message)

@@ -160,8 +160,13 @@ def test_integer_path_leaves_X_untouched_and_matches_dataframes(rng):
         CategoricalNB(m=1.0, categories="observed").fit(df, y).predict_proba(df),
         clf.predict_proba(X),
     )
-    mixed = MixedNB(categorical_features=[0, 1, 2, 3]).fit(X, y)
+    mixed = MixedNB(categorical_features=[0, 1, 2, 3], m=1.0).fit(X, y)
     np.testing.assert_allclose(mixed.predict_proba(X), clf.predict_proba(X))
+    # At the defaults of both (alpha=1), MixedNB's columns being the values seen.
+    np.testing.assert_allclose(
+        MixedNB(categorical_features=[0, 1, 2, 3]).fit(X, y).predict_proba(X),
+        CategoricalNB(categories="observed").fit(X, y).predict_proba(X),
+    )
 
 
 # -- labels (one sort gives the classes and the class of every row) ---------------
