@@ -10,13 +10,14 @@ latent structure it feeds:
 
 The full protocol is :class:`bayeskit.emissions.base.Emission`. Families:
 categorical tables, Bernoulli (two-category tables), Gaussian (its
-covariance structure an object), Poisson counts, multinomial counts, and a
-Gaussian mixture per state.
+covariance structure an object), Poisson counts, multinomial counts, a
+Gaussian mixture per state, and independent exponential features.
 """
 
 from .bernoulli import Bernoulli, BernoulliParams, BernoulliStats
 from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
+from .exponential import Exponential, ExponentialParams, ExponentialStats
 from .gaussian import Gaussian, GaussianParams, GaussianStats
 from .mixture import GaussianMixtureEmission, MixtureParams, MixturePrior
 from .multinomial import Multinomial, MultinomialParams, MultinomialStats
@@ -35,6 +36,9 @@ __all__ = [
     "CategoricalParams",
     "CategoricalStats",
     "Covariance",
+    "Exponential",
+    "ExponentialParams",
+    "ExponentialStats",
     "Gaussian",
     "GaussianMixtureEmission",
     "GaussianParams",
