@@ -11,7 +11,8 @@ latent structure it feeds:
 The full protocol is :class:`bayeskit.emissions.base.Emission`. Families:
 categorical tables, Bernoulli (two-category tables), Gaussian (its
 covariance structure an object), Poisson counts, multinomial counts, a
-Gaussian mixture per state, and independent exponential features.
+Gaussian mixture per state, and independent exponential and log-normal
+features.
 """
 
 from .bernoulli import Bernoulli, BernoulliParams, BernoulliStats
@@ -19,6 +20,7 @@ from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
 from .exponential import Exponential, ExponentialParams, ExponentialStats
 from .gaussian import Gaussian, GaussianParams, GaussianStats
+from .lognormal import LogNormal, LogNormalParams, LogNormalStats
 from .mixture import GaussianMixtureEmission, MixtureParams, MixturePrior
 from .multinomial import Multinomial, MultinomialParams, MultinomialStats
 from .poisson import Poisson, PoissonParams, PoissonStats
@@ -43,6 +45,9 @@ __all__ = [
     "GaussianMixtureEmission",
     "GaussianParams",
     "GaussianStats",
+    "LogNormal",
+    "LogNormalParams",
+    "LogNormalStats",
     "MixtureParams",
     "MixturePrior",
     "Multinomial",

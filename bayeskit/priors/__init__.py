@@ -10,17 +10,21 @@ parameters (``map_params``).
 - :class:`Gamma`: a Gamma prior on Poisson rates.
 - :class:`NormalInverseWishart`: a prior on Gaussian means and covariances
   (the mixtures, discriminant analysis and the Gaussian HMMs).
+- :class:`NormalInverseGamma`: a prior on one mean and variance per state
+  and feature (the log-normal family).
 """
 
 from .dirichlet import Dirichlet, Fixed, MEstimate, log_m_estimate
 from .gamma import Gamma
 from .niw import NormalInverseWishart
+from .normal_inverse_gamma import NormalInverseGamma
 
 __all__ = [
     "Dirichlet",
     "Fixed",
     "Gamma",
     "MEstimate",
+    "NormalInverseGamma",
     "NormalInverseWishart",
     "log_m_estimate",
 ]
