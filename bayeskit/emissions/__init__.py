@@ -11,14 +11,15 @@ latent structure it feeds:
 The full protocol is :class:`bayeskit.emissions.base.Emission`. Families:
 categorical tables, Bernoulli (two-category tables), Gaussian (its
 covariance structure an object), Poisson counts, multinomial counts, a
-Gaussian mixture per state, and independent exponential and log-normal
-features.
+Gaussian mixture per state, and independent exponential, gamma and
+log-normal features.
 """
 
 from .bernoulli import Bernoulli, BernoulliParams, BernoulliStats
 from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
 from .exponential import Exponential, ExponentialParams, ExponentialStats
+from .gamma import Gamma, GammaParams, GammaStats
 from .gaussian import Gaussian, GaussianParams, GaussianStats
 from .lognormal import LogNormal, LogNormalParams, LogNormalStats
 from .mixture import GaussianMixtureEmission, MixtureParams, MixturePrior
@@ -41,6 +42,9 @@ __all__ = [
     "Exponential",
     "ExponentialParams",
     "ExponentialStats",
+    "Gamma",
+    "GammaParams",
+    "GammaStats",
     "Gaussian",
     "GaussianMixtureEmission",
     "GaussianParams",
