@@ -11,8 +11,8 @@ latent structure it feeds:
 The full protocol is :class:`bayeskit.emissions.base.Emission`. Families:
 categorical tables, Bernoulli (two-category tables), Gaussian (its
 covariance structure an object), Poisson counts, multinomial counts, a
-Gaussian mixture per state, and independent exponential, gamma and
-log-normal features.
+Gaussian mixture per state, independent exponential, gamma and log-normal
+features, and negative binomial counts.
 """
 
 from .bernoulli import Bernoulli, BernoulliParams, BernoulliStats
@@ -24,6 +24,11 @@ from .gaussian import Gaussian, GaussianParams, GaussianStats
 from .lognormal import LogNormal, LogNormalParams, LogNormalStats
 from .mixture import GaussianMixtureEmission, MixtureParams, MixturePrior
 from .multinomial import Multinomial, MultinomialParams, MultinomialStats
+from .negative_binomial import (
+    NegativeBinomial,
+    NegativeBinomialParams,
+    NegativeBinomialStats,
+)
 from .poisson import Poisson, PoissonParams, PoissonStats
 from .product import Product
 
@@ -57,6 +62,9 @@ __all__ = [
     "Multinomial",
     "MultinomialParams",
     "MultinomialStats",
+    "NegativeBinomial",
+    "NegativeBinomialParams",
+    "NegativeBinomialStats",
     "Poisson",
     "PoissonParams",
     "PoissonStats",
