@@ -8,10 +8,15 @@ log-likelihood
     \\log p(x \\mid z = k) = \\sum_{j \\text{ observed}} \\left(x_j \\log
         \\lambda_{kj} - \\lambda_{kj} - \\log x_j!\\right),
 
-with ``0 log 0 = 0`` (a zero rate emits only zeros). A missing cell (NaN) is
-marginalised: its probabilities sum to one, so it adds 0. The statistics are
-each state's weight, the weight ``n_kj`` of its observed cells of every feature
-and the weighted sums ``s_kj`` of the counts; the rates come from them and a
+with ``0 log 0 = 0`` (a zero rate emits only zeros). A row holding a count of
+1024 or more is scored by Loader's saddle-point form instead
+(:mod:`bayeskit.emissions._poisson_exact`), which keeps the relative
+precision that the terms of order ``x log x`` above lose to cancellation
+(at ``x = lambda = 1e15``: -18.188, where the form above gives -16). A
+missing cell (NaN) is marginalised: its probabilities sum to one, so it adds
+0. The statistics are each state's weight, the weight ``n_kj`` of its
+observed cells of every feature and the weighted sums ``s_kj`` of the counts;
+the rates come from them and a
 :class:`~bayeskit.priors.gamma.Gamma` prior by its posterior mean, ``(alpha +
 s_kj) / (beta + n_kj)`` (no prior: the weighted mean of the observed cells, the
 maximum-likelihood estimate).
@@ -20,6 +25,8 @@ References
 ----------
 .. [1] C. M. Bishop, *Pattern Recognition and Machine Learning*, Springer,
    2006, sections 2.3.6 and 13.2.
+.. [2] C. Loader, "Fast and accurate computation of binomial probabilities",
+   technical note, 2000.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from scipy.special import gammaln
 from .._logmath import safe_log
 from ..priors.gamma import Gamma
 from ._independent import CellStats, cell_weights, observed_cells
+from ._poisson_exact import LARGE_COUNT, poisson_rows
 from .base import Emission
 
 __all__ = ["Poisson", "PoissonParams", "PoissonStats"]
@@ -86,6 +94,10 @@ class Poisson(Emission):
         else:  # ... whose rate term only its observed cells pay
             out -= observed.astype(float) @ lambdas.T
         out -= gammaln(X + 1.0).sum(axis=1)[:, None]
+        if X.size and X.max() >= LARGE_COUNT:  # rows the form above rounds off
+            rows = (X >= LARGE_COUNT).any(axis=1)
+            mask = None if observed is None else observed[rows]
+            out[rows] = poisson_rows(X[rows], lambdas, mask)
         if zero.any():  # a count on a zero rate is impossible
             out[(X > 0) @ zero.T] = -np.inf
         return out
