@@ -63,15 +63,21 @@ def test_integer_weights_are_repeated_rows(rng, data):
 
 def _numerical_map(x, w, alpha=0.0, beta=0.0):
     """Maximise sum w log Gamma(x | a, b) + alpha log b - beta b over
-    (log a, log b) with scipy.optimize."""
+    (log a, log b) with scipy.optimize, from the method of moments."""
+    total = w.sum()
 
     def loss(theta):
         a, b = np.exp(theta)
         ll = (w * ss.gamma.logpdf(x, a, scale=1 / b)).sum()
-        return -(ll + alpha * np.log(b) - beta * b)
+        return -(ll + alpha * np.log(b) - beta * b) / total
 
-    options = {"xatol": 1e-11, "fatol": 1e-13, "maxiter": 20000}
-    res = optimize.minimize(loss, np.zeros(2), method="Nelder-Mead", options=options)
+    mean = np.average(x, weights=w)
+    var = np.average((x - mean) ** 2, weights=w)
+    start = np.log([mean**2 / var, mean / var])
+    res = optimize.minimize(loss, start, method="BFGS", options={"gtol": 1e-11})
+    res = optimize.minimize(
+        loss, res.x, method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-15}
+    )
     return np.exp(res.x)
 
 
