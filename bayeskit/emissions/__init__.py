@@ -10,17 +10,26 @@ latent structure it feeds:
 
 The full protocol is :class:`bayeskit.emissions.base.Emission`. Families:
 categorical tables, Bernoulli (two-category tables), Gaussian (its
-covariance structure an object), Poisson counts, multinomial counts, and a
-Gaussian mixture per state.
+covariance structure an object), Poisson counts, multinomial counts, a
+Gaussian mixture per state, independent exponential, gamma and log-normal
+features, and negative binomial counts.
 """
 
 from .base import Emission, family_from_spec, family_names
 from .bernoulli import Bernoulli, BernoulliParams, BernoulliStats
 from .categorical import Categorical, CategoricalParams, CategoricalStats
 from .covariance import DIAG, FULL, SPHERICAL, TIED, Covariance, covariance_from_name
+from .exponential import Exponential, ExponentialParams, ExponentialStats
+from .gamma import Gamma, GammaParams, GammaStats
 from .gaussian import Gaussian, GaussianParams, GaussianStats
+from .lognormal import LogNormal, LogNormalParams, LogNormalStats
 from .mixture import GaussianMixtureEmission, MixtureParams, MixturePrior
 from .multinomial import Multinomial, MultinomialParams, MultinomialStats
+from .negative_binomial import (
+    NegativeBinomial,
+    NegativeBinomialParams,
+    NegativeBinomialStats,
+)
 from .poisson import Poisson, PoissonParams, PoissonStats
 from .product import Product
 
@@ -37,15 +46,27 @@ __all__ = [
     "CategoricalStats",
     "Covariance",
     "Emission",
+    "Exponential",
+    "ExponentialParams",
+    "ExponentialStats",
+    "Gamma",
+    "GammaParams",
+    "GammaStats",
     "Gaussian",
     "GaussianMixtureEmission",
     "GaussianParams",
     "GaussianStats",
+    "LogNormal",
+    "LogNormalParams",
+    "LogNormalStats",
     "MixtureParams",
     "MixturePrior",
     "Multinomial",
     "MultinomialParams",
     "MultinomialStats",
+    "NegativeBinomial",
+    "NegativeBinomialParams",
+    "NegativeBinomialStats",
     "Poisson",
     "PoissonParams",
     "PoissonStats",

@@ -7,20 +7,29 @@ parameters (``map_params``).
   Bayes, the networks).
 - :class:`Fixed`: a distribution given by the user, which no count moves
   (a classifier's ``priors=``).
-- :class:`Gamma`: a Gamma prior on Poisson rates.
+- :class:`Gamma`: a Gamma prior on Poisson and exponential rates (and the
+  gamma family's rates given its shapes).
+- :class:`Beta`: a Beta prior on success probabilities (negative binomial
+  counts).
 - :class:`NormalInverseWishart`: a prior on Gaussian means and covariances
   (the mixtures, discriminant analysis and the Gaussian HMMs).
+- :class:`NormalInverseGamma`: a prior on one mean and variance per state
+  and feature (the log-normal family).
 """
 
+from .beta import Beta
 from .dirichlet import Dirichlet, Fixed, MEstimate, log_m_estimate
 from .gamma import Gamma
 from .niw import NormalInverseWishart
+from .normal_inverse_gamma import NormalInverseGamma
 
 __all__ = [
+    "Beta",
     "Dirichlet",
     "Fixed",
     "Gamma",
     "MEstimate",
+    "NormalInverseGamma",
     "NormalInverseWishart",
     "log_m_estimate",
 ]

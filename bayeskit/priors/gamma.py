@@ -84,6 +84,27 @@ class Gamma:
         ok = den > 0
         return np.where(ok, num / np.where(ok, den, 1.0), previous)
 
+    def posterior_mean(self, shape_add, rate_add, previous) -> np.ndarray:
+        """The mean ``(alpha + shape_add) / (beta + rate_add)`` of the
+        posterior ``Gamma(alpha + shape_add, beta + rate_add)``, element-wise.
+
+        :meth:`map` is the Poisson case (``shape_add`` the weighted sums of the
+        counts, ``rate_add`` the state's weight); other families add other
+        statistics: an exponential rate adds the weight to the shape and the
+        weighted sum of the observations to the rate.
+
+        Parameters
+        ----------
+        shape_add, rate_add : ndarray of shape (k, d)
+            What the data add to ``alpha`` and to ``beta``.
+        previous : ndarray of shape (k, d)
+            Kept where ``beta + rate_add`` is zero (no data and no prior).
+        """
+        num = self.shape + np.asarray(shape_add, dtype=float)
+        den = np.broadcast_to(self.rate + np.asarray(rate_add, dtype=float), num.shape)
+        ok = den > 0
+        return np.where(ok, num / np.where(ok, den, 1.0), previous)
+
     def log_density(self, rates) -> float:
         """``sum alpha log lambda - beta lambda``: the log density of
         ``Gamma(alpha + 1, beta)`` up to its constant (see the module)."""
