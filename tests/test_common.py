@@ -34,7 +34,7 @@ from bayeskit import (
     QuadraticDiscriminantAnalysis,
     TreeAugmentedNB,
 )
-from bayeskit.emissions import DIAG, Gaussian
+from bayeskit.emissions import DIAG, Gaussian, family_names
 from bayeskit.models._hmm_base import BaseHMM
 
 ESTIMATORS = [
@@ -167,6 +167,10 @@ def expected_failed_checks(estimator):
         full = getattr(estimator, "covariance_type", None) == "full"
         if type(estimator) in _ONE_SAMPLE and not full:
             expected["check_fit2d_1sample"] = _ONE_SAMPLE[type(estimator)]
+        if isinstance(estimator, HiddenMarkovModel) and estimator.n_components > 1:
+            # Two states from one row: the family's start is degenerate,
+            # which the y in lengths' place hides behind the lengths error.
+            expected["check_fit2d_1sample"] = _LENGTHS
         return expected
     if isinstance(estimator, MixtureModel) and estimator.n_components > 1:
         return {"check_sample_weight_equivalence_on_dense_data": _EM_START}
@@ -215,72 +219,98 @@ def test_hmm_checks_with_y_by_keyword(name, kwargs):
         getattr(ec, base)("_KeywordY", estimator, **extra)
 
 
-# -- families of counts ------------------------------------------------------------
+# -- models over every registered family --------------------------------------------
 # scikit-learn's checks draw real numbers (non-negative ones for estimators
-# that say positive_only), which a family of counts refuses at its boundary.
-# These run every check on the estimator with its numeric input rounded to
-# counts on the way in: the estimator's own logic, on the data it models.
-def _counts(X):
-    if not _is_arraylike_not_scalar(X) or hasattr(X, "columns"):
+# that say positive_only), which a family of counts or of positive values
+# refuses at its boundary. These run every check on the models over each
+# family with their numeric input moved into the family's support on the way
+# in (counts rounded, positive values shifted off zero): the estimator's own
+# logic, on the data it models. A family registered by name (a module of
+# bayeskit.emissions) joins here with no edit.
+_INTO_SUPPORT = {  # negative values stay negative: their checks want an error
+    "real": lambda v: v,
+    "nonnegative": lambda v: v,
+    "positive": lambda v: np.where(v >= 0, v + 0.5, v),
+    "counts": np.round,
+}
+
+
+def _into_support(X, support):
+    if hasattr(X, "columns"):  # a DataFrame stays one
+        moved = _into_support(X.to_numpy(), support)
+        return X if moved is X else type(X)(moved, columns=X.columns, index=X.index)
+    if not _is_arraylike_not_scalar(X):
         return X
     try:
         values = np.asarray(X)
         if np.iscomplexobj(values):
             return X
-        return np.round(values.astype(float))
+        values = values.astype(float)
     except (TypeError, ValueError):  # not numbers: the estimator says so
         return X
+    if np.isinf(values).any() or np.isnan(values).all():
+        return values  # the checks of bad values keep them
+    return _INTO_SUPPORT[support](values)
+
+
+def _support(self):
+    return self._emission_family().support
 
 
 def _fit(self, X, y=None, **kwargs):
-    return super(type(self), self).fit(_counts(X), y, **kwargs)
+    return super(type(self), self).fit(_into_support(X, _support(self)), y, **kwargs)
 
 
-def _rounded(name):
-    def method(self, X, *args, **kwargs):
-        return getattr(super(type(self), self), name)(_counts(X), *args, **kwargs)
+def _moved(name, with_y):
+    if with_y:
+
+        def method(self, X, y=None, **kwargs):
+            parent = getattr(super(type(self), self), name)
+            return parent(_into_support(X, _support(self)), y, **kwargs)
+
+    else:
+
+        def method(self, X, *args, **kwargs):
+            parent = getattr(super(type(self), self), name)
+            return parent(_into_support(X, _support(self)), *args, **kwargs)
 
     method.__name__ = name
     return method
 
 
-def _rounded_with_y(name):
-    def method(self, X, y=None, **kwargs):
-        return getattr(super(type(self), self), name)(_counts(X), y, **kwargs)
-
-    method.__name__ = name
-    return method
-
-
-def _on_counts(base):
-    """``base`` whose methods read their numeric ``X`` rounded to counts;
-    a module-level class of this module (so that it pickles)."""
-    name = f"{base.__name__}OnCounts"
+def _in_support(base):
+    """``base`` whose methods read their numeric ``X`` moved into the
+    family's support; a module-level class of this module (so it pickles)."""
+    name = f"{base.__name__}InSupport"
     if name in globals():
         return globals()[name]
     namespace = {"__module__": __name__, "__qualname__": name, "fit": _fit}
+    reads_x = ("predict", "predict_proba", "predict_log_proba", "score_samples")
     for method in ("partial_fit", "fit_predict", "score"):
         if hasattr(base, method):
-            namespace[method] = _rounded_with_y(method)
-    reads_x = ("predict", "predict_proba", "predict_log_proba", "score_samples")
-    for method in (*reads_x, "predict_joint_log_proba", "summarize"):
+            namespace[method] = _moved(method, with_y=True)
+    for method in (*reads_x, "predict_joint_log_proba", "summarize", "decode"):
         if hasattr(base, method):
-            namespace[method] = _rounded(method)
+            namespace[method] = _moved(method, with_y=False)
     cls = type(name, (base,), namespace)
     globals()[name] = cls
     return cls
 
 
-COUNT_ESTIMATORS = [
-    _on_counts(PoissonMixture)(),
-    _on_counts(PoissonMixture)(n_components=2, lambdas_prior=1.0, lambdas_weight=1.0),
-    _on_counts(MixtureModel)(n_components=2, emission="poisson"),
-    _on_counts(NaiveBayes)(emission="poisson"),
-]
+FAMILY_ESTIMATORS = [
+    _in_support(cls)(emission=family, **kwargs)
+    for family in family_names()
+    if family != "gaussian"  # in ESTIMATORS above
+    for cls, kwargs in (
+        (MixtureModel, {"n_components": 2}),
+        (NaiveBayes, {}),
+        (HiddenMarkovModel, {"n_components": 2}),
+    )
+] + [_in_support(PoissonMixture)(n_components=2, lambdas_prior=1.0)]
 
 
 @parametrize_with_checks(
-    COUNT_ESTIMATORS, expected_failed_checks=expected_failed_checks
+    FAMILY_ESTIMATORS, expected_failed_checks=expected_failed_checks
 )
-def test_sklearn_compatible_on_counts(estimator, check):
+def test_models_of_every_family_are_sklearn_compatible(estimator, check):
     check(estimator)

@@ -131,8 +131,10 @@ def check_support(X, family: str, support: str, valid) -> None:
     ok = valid(values)
     if not np.all(ok):
         bad = values[~ok][0]
+        # scikit-learn's words for negative input lead, where they apply.
+        negative = "Negative values in data: " if np.any(values < 0) else ""
         raise ValueError(
-            f"X holds values outside the support of the {family} family "
+            f"{negative}X holds values outside the support of the {family} family "
             f"({support}): {int(np.sum(~ok))} cells, the first {bad!r}"
         )
 
