@@ -140,9 +140,17 @@ def _fourth_moment(Xc: np.ndarray, std: np.ndarray, w: np.ndarray, labels, k):
 def _pinv_factor(cov: np.ndarray) -> np.ndarray:
     """``W`` of shape ``(d, rank)`` with ``W W^T`` the pseudo-inverse of ``cov``.
 
-    Eigenvalues at or below ``eps * max`` count as zero: the cut-off of the
-    minimum-norm least-squares solution (LAPACK ``gelsd`` with scipy's default
-    ``cond``), so that ``W W^T mu`` is scikit-learn's ``lstsq(cov, mu)``.
+    The rank is the pseudo-inverse's (``scipy.linalg.pinv``,
+    ``numpy.linalg.matrix_rank``): eigenvalues at or below ``d * eps * max``
+    count as zero. A covariance that is singular in exact arithmetic (fewer
+    rows than features, duplicated or constant columns) has null-space
+    eigenvalues of the order of ``eps * max`` after rounding, on either side
+    of the ``eps * max`` cut-off of LAPACK's least squares, so that cut-off
+    keeps some of them at random and the solution then has entries of order
+    ``1 / eps``; ``d * eps * max`` is above the rounding (Golub and Van Loan,
+    *Matrix Computations*, 4th ed., 2013, section 5.4.1). ``W W^T mu`` is then
+    the minimum-norm least-squares solution of ``cov x = mu``, scikit-learn's
+    ``lstsq(cov, mu)`` whenever its rank is the exact one.
 
     That cut-off is in the units of the features: beside a feature of order
     1e8, one of order 1e-8 has eigenvalues below it although nothing is
@@ -152,17 +160,29 @@ def _pinv_factor(cov: np.ndarray) -> np.ndarray:
     only a covariance that is singular in every unit gets the minimum-norm
     pseudo-inverse.
     """
-    var = np.diag(cov)
-    if np.all(var > 0):
-        std = np.sqrt(var)
-        evals, evecs = linalg.eigh(cov / np.outer(std, std))
-        if evals.min() > len(var) * _EPS * evals.max():
-            return (evecs / np.sqrt(evals)) / std[:, None]
+    factor = _correlation_factor(cov)
+    if factor is not None:
+        return factor
     evals, evecs = linalg.eigh(cov)
-    keep = evals > _EPS * max(evals.max(), 0.0)
+    keep = evals > len(evals) * _EPS * max(evals.max(), 0.0)
     if not keep.any():
         raise np.linalg.LinAlgError("the within-class covariance is zero")
     return evecs[:, keep] / np.sqrt(evals[keep])
+
+
+def _correlation_factor(cov: np.ndarray) -> np.ndarray | None:
+    """``W`` with ``W W^T = cov^{-1}`` from the correlation matrix, or None
+    when that matrix is singular to rounding (an eigenvalue at or below
+    ``d * eps * max``, or a zero variance): the rank test of
+    :func:`_pinv_factor`, in units no rescaling of the features changes."""
+    var = np.diag(cov)
+    if not np.all(var > 0):
+        return None
+    std = np.sqrt(var)
+    evals, evecs = linalg.eigh(cov / np.outer(std, std))
+    if evals.min() <= len(var) * _EPS * evals.max():
+        return None
+    return (evecs / np.sqrt(evals)) / std[:, None]
 
 
 def _check_priors(priors, k: int) -> np.ndarray:

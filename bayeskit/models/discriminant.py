@@ -32,6 +32,7 @@ from ..emissions._gaussian_missing import completed_rows
 from ..graph import LatentNode
 from ..priors.niw import NormalInverseWishart
 from ._gaussian_classifier import (
+    _correlation_factor,
     _EstimatedCovariances,
     _GaussianClassifier,
     _ledoit_wolf,
@@ -168,7 +169,15 @@ class LinearDiscriminantAnalysis(
     checks counts the rows of positive ``sample_weight``; with a singular
     within-class covariance, 'lsqr' predicts as scikit-learn's (the
     minimum-norm solution) and :meth:`predict_joint_log_proba` is the density
-    on the subspace the covariance spans.
+    on the subspace the covariance spans. Its rank is the pseudo-inverse's
+    (eigenvalues at or below ``n_features * eps`` times the largest are
+    zero): scikit-learn's least squares cuts at ``eps`` times the largest,
+    inside the rounding of a covariance that is singular in exact arithmetic
+    (fewer rows than features, duplicated or constant columns), and then
+    sometimes keeps a rounding-level direction, with coefficients of up to
+    ``1 / eps`` along it; bayeskit's coefficients are the minimum-norm ones
+    there. 'eigen' raises on a covariance singular to that test, where
+    scikit-learn's may return directions from rounding noise.
 
     Examples
     --------
@@ -355,6 +364,11 @@ class LinearDiscriminantAnalysis(
             elif self.shrinkage is not None:
                 total = _shrunk(total, self.shrinkage)
         try:
+            # A covariance singular to rounding (its correlation matrix has an
+            # eigenvalue at or below d * eps * max) is an error here, not
+            # directions from rounding noise.
+            if _correlation_factor(within) is None:
+                raise np.linalg.LinAlgError
             evals, evecs = linalg.eigh(total - within, within)
         except np.linalg.LinAlgError:
             raise np.linalg.LinAlgError(
