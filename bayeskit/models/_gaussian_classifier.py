@@ -8,8 +8,9 @@ estimates that need all the data at once (Ledoit-Wolf shrinkage, a
 
 Missing cells (NaN) are latent: the fit is EM over them with the class
 known (Ghahramani and Jordan 1994), from the available-case means and
-variances of every class; the statistics are the expected ones under the
-fitted parameters, and prediction marginalises the missing cells.
+covariances of every class, accelerated by SQUAREM [4]; the statistics are
+the expected ones under the fitted parameters, and prediction marginalises
+the missing cells.
 
 References
 ----------
@@ -21,6 +22,9 @@ References
    Systems* 6, 1994, pp. 120-127.
 .. [3] R. J. A. Little and D. B. Rubin, *Statistical Analysis with Missing
    Data*, 2nd ed., Wiley, 2002.
+.. [4] R. Varadhan and C. Roland, "Simple and globally convergent methods
+   for accelerating the convergence of any EM algorithm", *Scandinavian
+   Journal of Statistics* 35(2), 2008, pp. 335-353.
 """
 
 from __future__ import annotations
@@ -36,18 +40,13 @@ from sklearn.exceptions import ConvergenceWarning
 from .._logmath import has_nan
 from .._validation import validate_data
 from .._warnings import warn
-from ..emissions import DIAG, FULL, TIED, Gaussian, GaussianStats
+from ..emissions import FULL, TIED, Gaussian, GaussianStats
 from ..priors.niw import NormalInverseWishart
 from .base import BaseGenerativeClassifier, float_input
 
 __all__: list[str] = []
 
 _EPS = np.finfo(np.float64).eps
-
-# EM over missing cells: at most this many iterations, until the per-row
-# objective (observed-data log-likelihood plus log prior) gains less than this.
-_MISSING_MAX_ITER = 500
-_MISSING_TOL = 1e-10
 
 
 # -- statistics -----------------------------------------------------------------
@@ -140,9 +139,17 @@ def _fourth_moment(Xc: np.ndarray, std: np.ndarray, w: np.ndarray, labels, k):
 def _pinv_factor(cov: np.ndarray) -> np.ndarray:
     """``W`` of shape ``(d, rank)`` with ``W W^T`` the pseudo-inverse of ``cov``.
 
-    Eigenvalues at or below ``eps * max`` count as zero: the cut-off of the
-    minimum-norm least-squares solution (LAPACK ``gelsd`` with scipy's default
-    ``cond``), so that ``W W^T mu`` is scikit-learn's ``lstsq(cov, mu)``.
+    The rank is the pseudo-inverse's (``scipy.linalg.pinv``,
+    ``numpy.linalg.matrix_rank``): eigenvalues at or below ``d * eps * max``
+    count as zero. A covariance that is singular in exact arithmetic (fewer
+    rows than features, duplicated or constant columns) has null-space
+    eigenvalues of the order of ``eps * max`` after rounding, on either side
+    of the ``eps * max`` cut-off of LAPACK's least squares, so that cut-off
+    keeps some of them at random and the solution then has entries of order
+    ``1 / eps``; ``d * eps * max`` is above the rounding (Golub and Van Loan,
+    *Matrix Computations*, 4th ed., 2013, section 5.4.1). ``W W^T mu`` is then
+    the minimum-norm least-squares solution of ``cov x = mu``, scikit-learn's
+    ``lstsq(cov, mu)`` whenever its rank is the exact one.
 
     That cut-off is in the units of the features: beside a feature of order
     1e8, one of order 1e-8 has eigenvalues below it although nothing is
@@ -152,17 +159,29 @@ def _pinv_factor(cov: np.ndarray) -> np.ndarray:
     only a covariance that is singular in every unit gets the minimum-norm
     pseudo-inverse.
     """
-    var = np.diag(cov)
-    if np.all(var > 0):
-        std = np.sqrt(var)
-        evals, evecs = linalg.eigh(cov / np.outer(std, std))
-        if evals.min() > len(var) * _EPS * evals.max():
-            return (evecs / np.sqrt(evals)) / std[:, None]
+    factor = _correlation_factor(cov)
+    if factor is not None:
+        return factor
     evals, evecs = linalg.eigh(cov)
-    keep = evals > _EPS * max(evals.max(), 0.0)
+    keep = evals > len(evals) * _EPS * max(evals.max(), 0.0)
     if not keep.any():
         raise np.linalg.LinAlgError("the within-class covariance is zero")
     return evecs[:, keep] / np.sqrt(evals[keep])
+
+
+def _correlation_factor(cov: np.ndarray) -> np.ndarray | None:
+    """``W`` with ``W W^T = cov^{-1}`` from the correlation matrix, or None
+    when that matrix is singular to rounding (an eigenvalue at or below
+    ``d * eps * max``, or a zero variance): the rank test of
+    :func:`_pinv_factor`, in units no rescaling of the features changes."""
+    var = np.diag(cov)
+    if not np.all(var > 0):
+        return None
+    std = np.sqrt(var)
+    evals, evecs = linalg.eigh(cov / np.outer(std, std))
+    if evals.min() <= len(var) * _EPS * evals.max():
+        return None
+    return (evecs / np.sqrt(evals)) / std[:, None]
 
 
 def _check_priors(priors, k: int) -> np.ndarray:
@@ -255,6 +274,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
             return _DAStats(gstats, (weights > 0).sum(axis=0).astype(float))
         if has_nan(X):
             return self._missing_emission_stats(X, weights, labels)
+        self.n_iter_ = 1  # the closed-form estimate: one step, nothing latent
         k = weights.shape[1]
         w = weights[np.arange(len(labels)), labels]
         gstats = self._make_components().emission.stats(X, weights, labels)
@@ -298,57 +318,146 @@ class _GaussianClassifier(BaseGenerativeClassifier):
         rows = np.bincount(labels[w > 0], minlength=k).astype(float)
         structure = self._make_components().emission.covariance
         family = Gaussian(FULL, d)
-        means, covs = self._available_case_start(X, weights)
         total = w.sum()
-        history, bound = [], -np.inf
-        for _ in range(_MISSING_MAX_ITER):
+        class_weight = weights.sum(axis=0)
+        evaluations = 0
+
+        def e_step(theta):
+            """The objective per sample at ``theta`` and the expected
+            statistics under it; None where a covariance is not positive
+            definite (an extrapolation too far)."""
+            nonlocal evaluations
             try:
-                params = family.params_from(means, covs)
+                params = family.params_from(*theta)
             except np.linalg.LinAlgError:
+                return None
+            evaluations += 1
+            ll = family.log_likelihood(X, params)[np.arange(n), labels]
+            bound = (w @ ll + self._missing_log_prior(params)) / total
+            gstats = family.expected_stats(X, weights, params)
+            return bound, dataclasses.replace(gstats, covariance=structure)
+
+        def m_step(gstats):
+            return self._missing_m_step(_DAStats(gstats, rows), class_weight)
+
+        theta = self._available_case_start(X, weights)
+        current = e_step(theta)
+        if current is None:
+            raise ValueError(
+                "a class covariance is singular at the start of EM over the "
+                f"missing values of X: {self._missing_advice}"
+            )
+        history = [current[0]]
+        converged = False
+        while evaluations < self.max_iter:
+            theta, current, stalled = self._squarem_cycle(
+                theta, current, e_step, m_step, self.max_iter - evaluations
+            )
+            if stalled:
                 raise ValueError(
                     "a class covariance became singular in EM over the missing "
                     "values of X (too few observed values of some features): "
                     f"{self._missing_advice}"
-                ) from None
-            ll = family.log_likelihood(X, params)[np.arange(n), labels]
-            previous, bound = bound, (w @ ll + self._missing_log_prior(params)) / total
+                )
+            previous, bound = history[-1], current[0]
             history.append(bound)
-            gstats = family.expected_stats(X, weights, params)
-            gstats = dataclasses.replace(gstats, covariance=structure)
-            if abs(bound - previous) < _MISSING_TOL:
+            if abs(bound - previous) <= self.em_tol * max(abs(bound), 1.0):
+                converged = True
                 break
-            means, covs = self._missing_m_step(
-                _DAStats(gstats, rows), weights.sum(axis=0)
-            )
-        else:
+        if not converged:
             warn(
                 f"EM over the missing values of X did not converge in "
-                f"{_MISSING_MAX_ITER} iterations",
+                f"{self.max_iter} iterations (em_tol={self.em_tol}): increase "
+                "max_iter or em_tol",
                 ConvergenceWarning,
             )
-        self.n_iter_ = len(history)
+        self.n_iter_ = evaluations
         self.lower_bounds_ = history
-        return _DAStats(gstats, rows)
+        return _DAStats(current[1], rows)
+
+    @staticmethod
+    def _squarem_cycle(theta, current, e_step, m_step, budget):
+        """One cycle of EM accelerated by squared extrapolation (SQUAREM,
+        Varadhan and Roland 2008, scheme S3), kept monotone.
+
+        From ``theta`` (its objective and statistics in ``current``), two EM
+        steps give ``theta1`` and ``theta2``; with ``r = theta1 - theta`` and
+        ``v = theta2 - 2 theta1 + theta``, the point ``theta - 2 a r + a^2 v``
+        with ``a = -|r| / |v|`` (at most -1) is taken when its covariances are
+        positive definite and its objective is at least that of ``theta2``;
+        otherwise ``theta2``. Each point is at least as good as the one
+        before, so the objective never decreases. With a budget of fewer
+        than three E-steps, plain EM steps. Returns the new point, its
+        objective and statistics, and whether an EM step failed.
+        """
+        theta1 = m_step(current[1])
+        first = e_step(theta1)
+        if first is None:
+            return theta, current, True
+        if budget < 3:
+            return theta1, first, False
+        theta2 = m_step(first[1])
+        second = e_step(theta2)
+        if second is None:
+            return theta1, first, True
+        r = [a - b for a, b in zip(theta1, theta)]
+        v = [a - 2.0 * b + c for a, b, c in zip(theta2, theta1, theta)]
+        norm_v = np.sqrt(sum(np.sum(x**2) for x in v))
+        if norm_v == 0:
+            return theta2, second, False
+        alpha = min(-np.sqrt(sum(np.sum(x**2) for x in r)) / norm_v, -1.0)
+        jump = [t - 2.0 * alpha * a + alpha**2 * b for t, a, b in zip(theta, r, v)]
+        jump[1] = 0.5 * (jump[1] + np.swapaxes(jump[1], 1, 2))
+        if not np.all(np.isfinite(jump[1])):
+            return theta2, second, False
+        third = e_step(tuple(jump))
+        if third is not None and third[0] >= second[0]:
+            return tuple(jump), third, False
+        return theta2, second, False
 
     def _available_case_start(self, X, weights):
-        """Every class's means and variances over its observed cells, as
-        means ``(K, d)`` and diagonal covariances ``(K, d, d)`` (pooled over
-        the classes when the model ties them); a class without two observed
-        values of a feature takes the pooled variance (1 if none)."""
-        wt, mean, scatter = DIAG.stats(X, weights)
+        """Every class's means and covariances from its available cases
+        (Little and Rubin 2002, section 3.4), as means ``(K, d)`` and
+        covariances ``(K, d, d)`` (pooled over the classes when the model
+        ties them): a mean over the class's observed values of the feature, a
+        covariance over the rows where both features are observed, centred at
+        those means. Such a matrix need not be positive definite: its
+        correlation matrix's eigenvalues are raised to at least 1e-3 of the
+        largest. A class without two observed values of a feature takes the
+        pooled variance (1 if none), and a pair observed together in fewer
+        than two rows a covariance of 0."""
+        observed = ~np.isnan(X)
+        o = observed.astype(float)
+        wt = weights.T @ o  # (K, d): the weight of the observed values
         tot = wt.sum(axis=0)
+        Xz = np.where(observed, X, 0.0)
+        mean = (weights.T @ Xz) / np.where(wt > 0, wt, 1.0)
         grand = (wt * mean).sum(axis=0) / np.where(tot > 0, tot, 1.0)
-        pooled = scatter.sum(axis=0) / np.where(tot > 0, tot, 1.0)
-        pooled = np.where(pooled > 0, pooled, 1.0)
         mean = np.where(wt > 0, mean, grand)
-        var = scatter / np.where(wt > 0, wt, 1.0)
-        var = np.where((wt > 1) & (var > 0), var, pooled)
+        # Per class: the products of the deviations over the rows where both
+        # features are observed, and the weight of those rows.
+        dev = [np.where(observed, X - m, 0.0) for m in mean]
+        scatter = np.stack([(dz * c[:, None]).T @ dz for dz, c in zip(dev, weights.T)])
+        pairs = np.stack([(o * c[:, None]).T @ o for c in weights.T])
+        counts = np.stack([(o * (c > 0)[:, None]).T @ o for c in weights.T])
+        pooled_var = np.diagonal(scatter.sum(axis=0)) / np.where(tot > 0, tot, 1.0)
+        pooled_var = np.where(pooled_var > 0, pooled_var, 1.0)
         if self._ties_covariance:
-            var = np.broadcast_to(pooled, var.shape)
-        covs = np.zeros((len(mean), X.shape[1], X.shape[1]))
+            scatter, pairs = scatter.sum(axis=0)[None], pairs.sum(axis=0)[None]
+            counts = counts.sum(axis=0)[None]
+        cov = scatter / np.where(pairs > 0, pairs, 1.0)
+        cov = np.where(counts > 1, cov, 0.0)
         idx = np.arange(X.shape[1])
-        covs[:, idx, idx] = var
-        return mean, covs
+        var = cov[:, idx, idx]
+        var = np.where((counts[:, idx, idx] > 1) & (var > 0), var, pooled_var)
+        cov[:, idx, idx] = var
+        std = np.sqrt(var)
+        corr = cov / (std[:, :, None] * std[:, None, :])
+        evals, evecs = np.linalg.eigh(corr)
+        evals = np.maximum(evals, 1e-3 * evals[:, -1:])
+        corr = (evecs * evals[:, None, :]) @ np.swapaxes(evecs, 1, 2)
+        covs = corr * (std[:, :, None] * std[:, None, :])
+        return mean, np.broadcast_to(covs, (len(mean), *covs.shape[1:])).copy()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -32,6 +32,7 @@ from ..emissions._gaussian_missing import completed_rows
 from ..graph import LatentNode
 from ..priors.niw import NormalInverseWishart
 from ._gaussian_classifier import (
+    _correlation_factor,
     _EstimatedCovariances,
     _GaussianClassifier,
     _ledoit_wolf,
@@ -100,6 +101,14 @@ class LinearDiscriminantAnalysis(
         The weight lambda of the unlabelled rows' statistics in that EM
         (Nigam et al., 2000): 1 counts an unlabelled row as a labelled one, 0
         leaves the unlabelled rows out.
+    max_iter : int, default=100
+        Only when ``X`` has missing values (NaN): the most E-steps of EM over
+        them (see Notes). Not used on complete data.
+    em_tol : float, default=1e-6
+        Only when ``X`` has missing values: EM stops when an iteration changes
+        the objective per sample (``lower_bounds_``) by at most ``em_tol``
+        times its magnitude (at least 1). ``tol`` is scikit-learn's threshold
+        of the 'svd' solver, hence the name.
 
     Attributes
     ----------
@@ -121,10 +130,12 @@ class LinearDiscriminantAnalysis(
     explained_variance_ratio_ : ndarray of shape (n_components,)
         Share of the between-class variance along each direction.
     n_iter_ : int
-        With missing values (NaN) in the fit's ``X``: the EM iterations over them.
+        With missing values (NaN) in the fit's ``X``: the E-steps of EM over
+        them; 1 on complete data (the closed-form estimate, one step).
     lower_bounds_ : list of float
-        With missing values: the objective of every EM iteration (the
-        observed-data log-likelihood per sample).
+        With missing values: the objective at the start and after every
+        accelerated iteration (the observed-data log-likelihood per sample);
+        it never decreases.
     n_features_in_, feature_names_in_, stats_
     em_n_iter_ : int
         Iterations of semi-supervised EM, after a fit with unlabelled rows (see
@@ -160,7 +171,17 @@ class LinearDiscriminantAnalysis(
     Missing values (NaN) in ``X`` are latent: the fit is EM over them with
     the class known (Ghahramani and Jordan 1994), and prediction
     marginalises them; ``shrinkage='auto'`` and a ``covariance_estimator``
-    need complete rows (a ValueError). scikit-learn rejects NaN.
+    need complete rows (a ValueError). scikit-learn rejects NaN. EM starts
+    from the available-case means and covariances (Little and Rubin 2002)
+    and is accelerated by squared extrapolation (SQUAREM; Varadhan and
+    Roland 2008), kept monotone. Each E-step factors the covariance's
+    observed block for every pattern of missing cells, so a fit costs up to
+    ``max_iter`` passes of ``O(n_features^3)`` per incomplete row where
+    complete data take one pass; when a maximum-likelihood covariance
+    does not exist (too few rows observe some pairs of features together)
+    the objective keeps rising toward a singular covariance until
+    ``max_iter``, with a ``ConvergenceWarning``: a ``shrinkage`` (or
+    QDA's ``covariance_prior_weight``) gives EM an interior optimum.
 
     Differences from scikit-learn, all on inputs scikit-learn does not take:
     the statistics are gathered in float64 whatever the input dtype (float32
@@ -168,7 +189,15 @@ class LinearDiscriminantAnalysis(
     checks counts the rows of positive ``sample_weight``; with a singular
     within-class covariance, 'lsqr' predicts as scikit-learn's (the
     minimum-norm solution) and :meth:`predict_joint_log_proba` is the density
-    on the subspace the covariance spans.
+    on the subspace the covariance spans. Its rank is the pseudo-inverse's
+    (eigenvalues at or below ``n_features * eps`` times the largest are
+    zero): scikit-learn's least squares cuts at ``eps`` times the largest,
+    inside the rounding of a covariance that is singular in exact arithmetic
+    (fewer rows than features, duplicated or constant columns), and then
+    sometimes keeps a rounding-level direction, with coefficients of up to
+    ``1 / eps`` along it; bayeskit's coefficients are the minimum-norm ones
+    there. 'eigen' raises on a covariance singular to that test, where
+    scikit-learn's may return directions from rounding noise.
 
     Examples
     --------
@@ -188,6 +217,8 @@ class LinearDiscriminantAnalysis(
         "store_covariance": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
         "covariance_estimator": [HasMethods("fit"), None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "em_tol": [Interval(Real, 0, None, closed="left")],
     }
     _svd_estimator_error = "covariance estimator is not supported with svd solver"
 
@@ -205,6 +236,8 @@ class LinearDiscriminantAnalysis(
         costs=None,
         unlabeled=None,
         unlabeled_weight=1.0,
+        max_iter=100,
+        em_tol=1e-6,
     ):
         self.solver = solver
         self.shrinkage = shrinkage
@@ -217,6 +250,8 @@ class LinearDiscriminantAnalysis(
         self.costs = costs
         self.unlabeled = unlabeled
         self.unlabeled_weight = unlabeled_weight
+        self.max_iter = max_iter
+        self.em_tol = em_tol
 
     def _needs_total_covariance(self) -> bool:
         return self.solver == "eigen"
@@ -355,6 +390,11 @@ class LinearDiscriminantAnalysis(
             elif self.shrinkage is not None:
                 total = _shrunk(total, self.shrinkage)
         try:
+            # A covariance singular to rounding (its correlation matrix has an
+            # eigenvalue at or below d * eps * max) is an error here, not
+            # directions from rounding noise.
+            if _correlation_factor(within) is None:
+                raise np.linalg.LinAlgError
             evals, evecs = linalg.eigh(total - within, within)
         except np.linalg.LinAlgError:
             raise np.linalg.LinAlgError(
@@ -499,6 +539,14 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
     unlabeled, unlabeled_weight
         The marker of unlabelled rows in ``y`` and their weight in EM (see
         :class:`LinearDiscriminantAnalysis`).
+    max_iter : int, default=100
+        Only when ``X`` has missing values (NaN): the most E-steps of EM over
+        them (see Notes). Not used on complete data.
+    em_tol : float, default=1e-6
+        Only when ``X`` has missing values: EM stops when an iteration changes
+        the objective per sample (``lower_bounds_``) by at most ``em_tol``
+        times its magnitude (at least 1). ``tol`` is scikit-learn's rank
+        threshold, hence the name.
 
     Attributes
     ----------
@@ -515,11 +563,12 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
     precisions_cholesky_ : ndarray of shape (n_classes, n_features, n_features)
         Factors ``P_c`` with ``P_c P_c^T = Sigma_c^{-1}``.
     n_iter_ : int
-        With missing values (NaN) in the fit's ``X``: the EM iterations over them.
+        With missing values (NaN) in the fit's ``X``: the E-steps of EM over
+        them; 1 on complete data (the closed-form estimate, one step).
     lower_bounds_ : list of float
-        With missing values: the objective of every EM iteration (the
-        observed-data log-likelihood plus the log prior, per sample); it
-        never decreases.
+        With missing values: the objective at the start and after every
+        accelerated iteration (the observed-data log-likelihood plus the log
+        prior, per sample); it never decreases.
     n_features_in_, feature_names_in_, stats_
     em_n_iter_, em_lower_bound_, em_lower_bounds_, em_converged_
         After a fit with unlabelled rows (see :class:`LinearDiscriminantAnalysis`).
@@ -545,7 +594,17 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
     Missing values (NaN) in ``X`` are latent: the fit is EM over them with
     the class known (Ghahramani and Jordan 1994), and prediction
     marginalises them; ``shrinkage='auto'`` and a ``covariance_estimator``
-    need complete rows (a ValueError). scikit-learn rejects NaN.
+    need complete rows (a ValueError). scikit-learn rejects NaN. EM starts
+    from the available-case means and covariances (Little and Rubin 2002)
+    and is accelerated by squared extrapolation (SQUAREM; Varadhan and
+    Roland 2008), kept monotone. Each E-step factors the covariance's
+    observed block for every pattern of missing cells, so a fit costs up to
+    ``max_iter`` passes of ``O(n_features^3)`` per incomplete row where
+    complete data take one pass; when a maximum-likelihood covariance
+    does not exist (too few rows observe some pairs of features together)
+    the objective keeps rising toward a singular covariance until
+    ``max_iter``, with a ``ConvergenceWarning``: a ``shrinkage`` (or
+    QDA's ``covariance_prior_weight``) gives EM an interior optimum.
 
     Differences from scikit-learn: priors that do not sum to one are
     renormalised with a warning (scikit-learn's QDA takes their logarithm as
@@ -575,6 +634,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         "covariance_estimator": [HasMethods("fit"), None],
         "covariance_prior": ["array-like", None],
         "covariance_prior_weight": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "em_tol": [Interval(Real, 0, None, closed="left")],
     }
     _solvers_with_shrinkage = ("eigen",)
     _svd_estimator_error = "covariance_estimator is not supported with solver='svd'"
@@ -595,6 +656,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         costs=None,
         unlabeled=None,
         unlabeled_weight=1.0,
+        max_iter=100,
+        em_tol=1e-6,
     ):
         self.solver = solver
         self.shrinkage = shrinkage
@@ -609,6 +672,8 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
         self.costs = costs
         self.unlabeled = unlabeled
         self.unlabeled_weight = unlabeled_weight
+        self.max_iter = max_iter
+        self.em_tol = em_tol
 
     def _check_solver(self):
         super()._check_solver()

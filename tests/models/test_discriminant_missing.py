@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 from sklearn.covariance import OAS
+from sklearn.exceptions import ConvergenceWarning
 
 from bayeskit import (
     GaussianMixtureClassifier,
@@ -125,7 +126,7 @@ def test_recovery_beats_dropping_incomplete_rows(tied):
 @pytest.mark.parametrize("make", MODELS)
 def test_one_em_step_at_convergence_is_a_fixed_point(make):
     _, X, y = _simulate(300, 2)
-    est = make().fit(X, y)
+    est = make().set_params(em_tol=1e-12, max_iter=1000).fit(X, y)
     # One more step: expected statistics under the fitted parameters, then
     # the parameters from them.
     from bayeskit.emissions import FULL, Gaussian
@@ -249,3 +250,84 @@ def test_predictions_never_nan(index, mask, scale):
     empty = mask.all(axis=1)
     prior = np.exp(est.class_log_prior_)
     np.testing.assert_allclose(proba[empty], np.broadcast_to(prior, proba[empty].shape))
+
+
+@pytest.mark.parametrize("make", MODELS)
+def test_em_tol_is_the_documented_stopping_rule(make):
+    # EM stops at the first iteration whose change of the objective per sample
+    # is at most em_tol times its magnitude (at least 1); a larger em_tol
+    # stops earlier (at a lower objective, when the M-step maximises it).
+    _, X, y = _simulate(200, 4, rate=0.4)
+    for tol in (1e-3, 1e-5, 1e-8):
+        est = make().set_params(em_tol=tol, max_iter=500).fit(X, y)
+        b = np.array(est.lower_bounds_)
+        changes = np.abs(np.diff(b)) <= tol * np.maximum(np.abs(b[1:]), 1.0)
+        assert changes[-1] and not changes[:-1].any(), (tol, b)
+    loose = make().set_params(em_tol=1e-2).fit(X, y)
+    tight = make().set_params(em_tol=1e-8, max_iter=500).fit(X, y)
+    assert loose.n_iter_ < tight.n_iter_
+    if make in MAP_MODELS:  # the others' objective is not what EM maximises
+        assert loose.lower_bounds_[-1] <= tight.lower_bounds_[-1] + 1e-12
+
+
+@pytest.mark.parametrize("make", MODELS)
+def test_max_iter_bounds_the_e_steps(make):
+    _, X, y = _simulate(200, 4, rate=0.4)
+    for max_iter in (1, 2, 5):
+        with pytest.warns(ConvergenceWarning, match="max_iter"):
+            est = make().set_params(max_iter=max_iter, em_tol=0.0).fit(X, y)
+        assert est.n_iter_ == max_iter
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = make().set_params(max_iter=500).fit(X, y)
+    assert est.n_iter_ < 500
+    with pytest.raises(ValueError, match="max_iter"):
+        make().set_params(max_iter=0).fit(X, y)
+    with pytest.raises(ValueError, match="em_tol"):
+        make().set_params(em_tol=-1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("make", MODELS)
+def test_em_settings_unused_on_complete_data(make):
+    X, _, y = _simulate(200, 4)
+    a = make().fit(X, y)
+    b = make().set_params(max_iter=1, em_tol=0.5).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert b.n_iter_ == 1 and not hasattr(b, "lower_bounds_")
+
+
+def test_accelerated_em_reaches_plain_em_fixed_point():
+    # The same maximum-likelihood estimate as plain EM (the classes' means and
+    # covariances of Ghahramani and Jordan's EM, written out here in numpy
+    # from scipy's conditional Gaussian formulas), to tight tolerance.
+    _, X, y = _simulate(150, 6, rate=0.3)
+    est = QuadraticDiscriminantAnalysis(
+        store_covariance=True, em_tol=1e-13, max_iter=2000
+    ).fit(X, y)
+    for c in range(3):
+        Xc = X[y == c]
+        mu = np.nanmean(Xc, axis=0)
+        cov = np.diag(np.nanvar(Xc, axis=0))
+        for _ in range(3000):
+            filled, extra = Xc.copy(), np.zeros((3, 3))
+            for i, row in enumerate(Xc):
+                m = np.isnan(row)
+                if not m.any():
+                    continue
+                o = ~m
+                if o.any():
+                    gain = np.linalg.solve(cov[np.ix_(o, o)], cov[np.ix_(o, m)]).T
+                    filled[i, m] = mu[m] + gain @ (row[o] - mu[o])
+                    extra[np.ix_(m, m)] += cov[np.ix_(m, m)] - gain @ cov[np.ix_(o, m)]
+                else:
+                    filled[i, m] = mu[m]
+                    extra[np.ix_(m, m)] += cov[np.ix_(m, m)]
+            new_mu = filled.mean(axis=0)
+            dev = filled - new_mu
+            new_cov = (dev.T @ dev + extra) / len(Xc)
+            done = max(np.abs(new_cov - cov).max(), np.abs(new_mu - mu).max()) < 1e-13
+            mu, cov = new_mu, new_cov
+            if done:
+                break
+        np.testing.assert_allclose(est.means_[c], mu, atol=1e-7)
+        np.testing.assert_allclose(est.covariance_[c], cov, atol=1e-7)
