@@ -44,6 +44,7 @@ __all__ = [
     "encode_column",
     "fit_categories",
     "fractional_message",
+    "holds_real_numbers",
     "integer_categories",
     "is_integer_matrix",
     "is_missing",
@@ -140,6 +141,22 @@ def fractional_message(names: list) -> str:
         "pass categories='observed' to make each value its own category, or model "
         "a continuous feature with GaussianNB or MixedNB"
     )
+
+
+# What pandas infers for an object column whose values are all real numbers
+# (Python or numpy integers and floats; missing values skipped). Booleans
+# ("boolean"), strings, decimals, complex numbers and mixtures of numbers with
+# anything else infer to other names.
+_REAL_NUMBERS = frozenset({"integer", "floating", "mixed-integer-float"})
+
+
+def holds_real_numbers(col: np.ndarray) -> bool:
+    """Whether an object column's values (missing ones aside) are all real
+    numbers, integers or floats but not booleans, and there is at least one.
+    Missing values are the encoder's (NaN, None, pd.NA, pd.NaT)."""
+    missing = is_missing(col)
+    observed = col[~missing] if missing.any() else col
+    return pd.api.types.infer_dtype(observed, skipna=True) in _REAL_NUMBERS
 
 
 def code_values(
@@ -349,9 +366,20 @@ class CategoryEncoder:
             if encoder is not None:
                 return encoder, None
         cols, dtypes = split_columns(X)
+        # As scikit-learn, which casts X to integers: numeric columns, and
+        # plain object columns of numbers, are codes.
         coded = np.array(
             [
-                as_codes and declared[j] is None and col.dtype.kind in "iuf"
+                as_codes
+                and declared[j] is None
+                and (
+                    col.dtype.kind in "iuf"
+                    or (
+                        dtypes[j] is None
+                        and col.dtype.kind == "O"
+                        and holds_real_numbers(col)
+                    )
+                )
                 for j, col in enumerate(cols)
             ],
             dtype=bool,

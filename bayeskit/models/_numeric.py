@@ -26,7 +26,12 @@ from ._categorical import (
     validated,
     warn_nearly_unique,
 )
-from ._encoding import CategoryEncoder, is_missing, split_columns
+from ._encoding import (
+    CategoryEncoder,
+    holds_real_numbers,
+    is_missing,
+    split_columns,
+)
 from .base import InsufficientData, float_input
 
 __all__ = ["NaiveGaussian", "VarianceSmoothing", "read_float", "read_mixed"]
@@ -102,22 +107,6 @@ def read_float(est, X, reset, sample_weight, grows):
     if reset:
         est._dtype = X.dtype
     return float_input(X), False
-
-
-# What pandas infers for an object column whose values are all real numbers
-# (Python or numpy integers and floats; missing values skipped). Booleans
-# ("boolean"), strings, decimals, complex numbers and mixtures of numbers with
-# anything else infer to other names.
-_REAL_NUMBERS = frozenset({"integer", "floating", "mixed-integer-float"})
-
-
-def holds_real_numbers(col: np.ndarray) -> bool:
-    """Whether an object column's values (missing ones aside) are all real
-    numbers, integers or floats but not booleans, and there is at least one.
-    Missing values are the encoder's (NaN, None, pd.NA, pd.NaT)."""
-    missing = is_missing(col)
-    observed = col[~missing] if missing.any() else col
-    return pd.api.types.infer_dtype(observed, skipna=True) in _REAL_NUMBERS
 
 
 def _auto_categorical(dtype, col: np.ndarray) -> bool:

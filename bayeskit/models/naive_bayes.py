@@ -140,7 +140,8 @@ class CategoricalNB(TripleClassifier):
     (``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``,
     ``min_categories``) mean what they mean there, with the same defaults, and
     numeric features are category codes ``0, 1, 2, ...`` (a feature's
-    categories are ``0 .. max``). Beside them, features may hold any labels
+    categories are ``0 .. max``; an object column of numbers too, as
+    scikit-learn casts it to integers). Beside them, features may hold any labels
     (strings, objects, booleans, pandas categoricals) with no encoder, values
     may be missing, and the tables may be smoothed by the m-estimate.
 

@@ -994,3 +994,19 @@ def test_float_columns_warn_once_at_the_callers_line(frame, rng):
             _, record = _record(model.partial_fit, X, y)
             assert len(record) == 1 and record[0].filename == __file__
             assert "fractional values" in str(record[0].message)
+
+
+def test_object_columns_of_numbers_are_codes_as_in_scikit_learn(rng):
+    """scikit-learn casts X to integers: an object array of integers is read
+    as codes 0 .. max, so an unseen code below the maximum is a category."""
+    from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
+
+    for _ in range(10):
+        X = rng.choice([0, 2, 3, 5], size=(40, 3))
+        y = rng.integers(2, size=40)
+        ref = SkCategoricalNB().fit(X, y)
+        ours = CategoricalNB().fit(X.astype(object), y)
+        np.testing.assert_array_equal(ours.n_categories_, ref.n_categories_)
+        np.testing.assert_allclose(
+            ours.predict_proba(X.astype(object)), ref.predict_proba(X), rtol=1e-12
+        )
