@@ -187,18 +187,8 @@ class Emission(ABC):
     def init_params(self, X, weights: np.ndarray, n_states: int, random_state):
         """First parameters for EM: by default the MAP parameters of the
         statistics under ``weights`` (responsibilities of an initialiser,
-        ``(n, n_states)``). ``weights`` of shape ``(n, 1)`` are row weights: a
-        family that draws its own start reads them so; by default the rows
-        are then split among the states by k-means (with ``random_state``),
-        as scikit-learn's mixtures start."""
-        weights = np.asarray(weights, dtype=float)
-        if weights.shape[1] != n_states:
-            from sklearn.cluster import KMeans
-
-            rows = weights[:, 0]
-            km = KMeans(n_clusters=n_states, n_init=1, random_state=random_state)
-            labels = km.fit(X, sample_weight=rows).labels_
-            weights = np.eye(n_states)[labels] * rows[:, None]
+        ``(n, n_states)``); a family that draws its own start reads ``weights``
+        of shape ``(n, 1)`` as row weights."""
         return self.map_params(self.stats(X, weights))
 
     def sample(self, params, states: np.ndarray, random_state) -> np.ndarray:

@@ -7,9 +7,11 @@ from numbers import Real
 import numpy as np
 
 from .._validation import ElementwiseInterval
+from ..emissions import Emission
 from ._composed import FamilyAttributes, degenerate
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
+from ._mixture_start import initial_responsibilities
 from ._naive_bayes_model import _columns
 from .base import Triple
 
@@ -132,8 +134,18 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
             raise degenerate(self, "state") from None
 
     def _emission_start(self, X, row_weight, random_state, emission):
+        """The family's own start where it draws one (Poisson, the independent
+        families); otherwise its estimate from the rows split among the
+        states by k-means, as scikit-learn's mixtures start."""
         try:
-            return super()._emission_start(X, row_weight, random_state, emission)
+            if type(emission).init_params is not Emission.init_params:
+                return super()._emission_start(X, row_weight, random_state, emission)
+            resp = initial_responsibilities(
+                "kmeans", X, row_weight, self.n_components, random_state
+            )
+            return emission.init_params(
+                X, resp * row_weight[:, None], self.n_components, random_state
+            )
         except np.linalg.LinAlgError:
             raise degenerate(self, "state", len(X)) from None
 
