@@ -268,19 +268,71 @@ def rst_escape(text: str) -> str:
     return text
 
 
+# The columns of each table of the rST page: the benchmark and its peer head the
+# table, and its data sizes are notes under it (a letter in the "data" column when
+# the rows of one benchmark ran on different data), so that every table fits the
+# width of a documentation page.
+RST_COLUMNS = ("model", "operation", "runs", "ours (s)", "theirs (s)", "ratio")
+RST_COLUMNS += ("goal", "met")
+
+
+def _groups(rows: list[Row]) -> dict[tuple[str, str], list[Row]]:
+    """The rows of each benchmark (and peer), in the order they came."""
+    groups: dict[tuple[str, str], list[Row]] = {}
+    for row in rows:
+        groups.setdefault((row.benchmark, row.peer), []).append(row)
+    return groups
+
+
+def _rst_group(benchmark: str, peer: str, rows: list[Row]) -> list[str]:
+    """One benchmark as an rST section (its peer in the title): its data, then
+    its table."""
+    sizes = list(dict.fromkeys(row.sizes for row in rows))
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    columns = list(RST_COLUMNS)
+    title = f"{benchmark} ({peer})"
+    out = [title, "~" * len(title), ""]
+    if len(sizes) > 1:
+        columns.insert(2, "data")
+        out.append(":Data:")
+        out += [f"   - {letters[i]}: {rst_escape(s)}" for i, s in enumerate(sizes)]
+    else:
+        out.append(f":Data: {rst_escape(sizes[0])}")
+    out += [
+        "",
+        ".. list-table::",
+        "   :header-rows: 1",
+        "   :widths: auto",
+        "",
+    ]
+    table = [columns]
+    for row in rows:
+        values = dict(zip(COLUMNS, cells(row)))
+        if values["met"] == "NO":
+            values["met"] = "**no**"
+        values["data"] = letters[sizes.index(row.sizes)]
+        table.append([values[c] for c in columns])
+    for values in table:
+        values = [v if v.startswith("**") else rst_escape(v) for v in values]
+        out.append(f"   * - {values[0]}")
+        out += [f"     - {v}".rstrip() for v in values[1:]]
+    return [*out, ""]
+
+
 def format_rst(rows: list[Row], info: dict[str, str], command: str, quick: bool) -> str:
-    """The table as a reStructuredText fragment, with the machine it ran on.
+    """The tables as a reStructuredText fragment, with the machine they ran on.
 
     The fragment is made to be included after ``RST_START``; the part before
     marks the file ``:orphan:``, so that Sphinx builds it alone without a
-    warning that no table of contents lists it.
+    warning that no table of contents lists it. Each benchmark is a section
+    with a table of the columns ``RST_COLUMNS``: narrow enough for a page.
     """
 
     if quick:
         sizes = (
             "**Quick sizes** (``--quick``, CI's smoke run): at these small inputs "
             "fixed overheads weigh more than at full size, so the ratios are not "
-            "the performance claims. The full run replaces this table."
+            "the performance claims. The full run replaces these tables."
         )
     else:
         sizes = "Full sizes: the numbers the goals are about."
@@ -296,19 +348,15 @@ def format_rst(rows: list[Row], info: dict[str, str], command: str, quick: bool)
         *(f":{key}: {rst_escape(value)}" for key, value in info.items()),
         f":Command: ``{command}``",
         "",
-        ".. list-table:: Median seconds of interleaved runs and the ratio ours / "
-        "theirs (lower is better)",
-        "   :header-rows: 1",
-        "   :widths: auto",
+        rst_escape(summary(rows)),
+        "",
+        "Each table gives the median seconds of the interleaved runs of each "
+        "side, ours and theirs (peak megabytes in the rows marked [peak MB]), "
+        "and the ratio ours / theirs: lower is better.",
         "",
     ]
-    for i, values in enumerate([list(COLUMNS)] + [cells(row) for row in rows]):
-        values = [rst_escape(v) for v in values]
-        if i > 0 and values[-1] == "NO":
-            values[-1] = "**no**"
-        out.append(f"   * - {values[0]}")
-        out += [f"     - {v}".rstrip() for v in values[1:]]
-    out += ["", rst_escape(summary(rows)), ""]
+    for (benchmark, peer), group in _groups(rows).items():
+        out += _rst_group(benchmark, peer, group)
     return "\n".join(out)
 
 

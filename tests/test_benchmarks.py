@@ -102,12 +102,15 @@ def test_rst_fragment_is_a_list_table_with_the_machine():
     body = text.split(run.RST_START, 1)[1]
     assert "Quick sizes" in body
     assert f":Command: ``{command}``" in body
-    assert ".. list-table::" in body
+    # One section and table per benchmark, its peer in the title.
+    assert body.count(".. list-table::") == 2
+    assert "naive_bayes (sklearn)\n~~~~~~~~~~~~~~~~~~~~~\n" in body
     assert "   :widths: auto\n" in body  # columns as wide as their text
-    assert body.count("   * - ") == 1 + len(ROWS)
+    assert body.count("   * - ") == 2 + len(ROWS)
     # "(a) ..." would start an enumerated list; it is escaped.
-    assert "     - \\(a) 1x20000" in body
+    assert "   * - \\(a) 1x20000" in body
     assert "**no**" in body
+    assert ":Data: 1,000 x 20" in body
     assert "Full sizes" in run.format_rst(ROWS, info, command, quick=False)
 
 
@@ -134,8 +137,30 @@ def test_rst_fragment_parses_without_warnings():
         page, settings_overrides={"report_level": 5, "halt_level": 5}
     )
     assert not list(doc.findall(nodes.system_message))
-    (table,) = doc.findall(nodes.table)
-    assert len(list(table.findall(nodes.row))) == 1 + len(ROWS)
+    tables = list(doc.findall(nodes.table))
+    assert len(tables) == 2
+    assert sum(len(list(t.findall(nodes.row))) for t in tables) == 2 + len(ROWS)
+
+
+def test_rst_tables_fit_a_page():
+    """The tables of the page are narrow: the benchmark and its peer head each
+    table and its sizes are notes, so the widest row of the published table,
+    its cells' text side by side, is at most 90 characters (the documentation's
+    content area shows about 100 of its table font)."""
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    docs = BENCHMARKS.parent / "docs"
+    text = (docs / "benchmarks_table.rst").read_text()
+    rows = []
+    for table in publish_doctree(text).findall(nodes.table):
+        for row in table.findall(nodes.row):
+            rows.append([entry.astext() for entry in row.findall(nodes.entry)])
+    assert len(rows) > 50
+    for cells in rows:
+        assert len(cells) <= 9
+        widest = sum(max((len(w) for w in c.split()), default=0) for c in cells)
+        assert widest <= 90, cells
 
 
 def test_results_round_trip_through_json(tmp_path):

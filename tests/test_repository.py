@@ -24,6 +24,23 @@ def test_quick_start_is_two_commands_and_ci_runs_the_test_one():
     assert test_command in ci_lines
 
 
+def test_the_test_extra_installs_the_plugins_of_addopts():
+    """python -m pytest reads setup.cfg's addopts: the README's test command
+    installs the test extra and nothing else, so a plugin option there (-n,
+    --dist: pytest-xdist) needs its plugin in that extra."""
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    addopts = config["tool:pytest"]["addopts"].split()
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    extra = re.search(r"^test = \[(.*?)^\]", pyproject, flags=re.S | re.M).group(1)
+    names = set(re.findall(r'^\s*"([A-Za-z0-9_.-]+)', extra, flags=re.M))
+    assert {"pytest", "hypothesis"} <= names
+    if "-n" in addopts or any(a.startswith("--dist") for a in addopts):
+        assert "pytest-xdist" in names
+
+
 def test_quick_start_runs_the_compare_tool_first():
     first = quick_start_commands()[0]
     assert first == "pip install . && python -m bayeskit compare"

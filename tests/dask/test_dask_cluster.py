@@ -31,6 +31,9 @@ da = pytest.importorskip("dask.array")
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
+# One process of pytest-xdist runs this module's tests: they share one cluster.
+pytestmark = pytest.mark.xdist_group("dask_cluster")
+
 TIGHT = dict(rtol=1e-10, atol=1e-12)
 
 
@@ -244,36 +247,72 @@ def test_prediction_runs_on_the_workers(client):
     np.testing.assert_allclose(proba.compute(), est.predict_proba(X), **TIGHT)
 
 
-def test_a_worker_killed_mid_fit_changes_nothing(client):
+def _held_until_released(block, started, release):
+    """A chunk of the fit: says which worker process runs it (a file named by
+    its pid in the folder ``started``), then waits for the file ``release``."""
+    from pathlib import Path
+
+    (Path(started) / f"{os.getpid()}-{time.monotonic_ns()}").touch()
+    deadline = time.monotonic() + 300
+    while not Path(release).exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return block
+
+
+def test_a_worker_killed_mid_fit_changes_nothing(client, tmp_path):
+    """A worker is killed while it runs a chunk of the fit: Dask computes the
+    lost chunks again on the other worker, and the fit is the in-memory one.
+
+    Nothing here waits for a guessed time. The chunks wait for a file, so the
+    fit is under way, with a chunk on the worker to kill, until the test
+    releases them; the worker killed is one seen running a chunk. Its nanny's
+    new worker process can take long to start on a loaded machine: the cluster
+    waits for it longer than Dask's default of 15 s before it gives the worker
+    up (``distributed.deploy.lost-worker-timeout``; once given up, the nanny
+    is closed and the cluster stays at one worker)."""
+    import dask
+
     Xd, yd, _ = lazy_data(8000, 16, seed=3)
     X, y = (np.asarray(a) for a in da.compute(Xd, yd))
     ref = GaussianNB().fit(X, y)
-    # Chunks that take a while, so the fit is under way when the worker dies
-    # (a lambda travels by value to the worker processes).
-    slow = Xd.map_blocks(lambda b: (time.sleep(0.25), b)[1], dtype=Xd.dtype)
+    started, release = tmp_path / "started", tmp_path / "release"
+    started.mkdir()
+    # The function travels by value to the worker processes; meta given, so
+    # that Dask does not call it here to find the type of its output.
+    held = Xd.map_blocks(
+        _held_until_released, str(started), str(release), meta=Xd._meta
+    )
     done = {}
 
     def fit():
         try:
-            done["est"] = GaussianNB().fit(slow, yd)
+            done["est"] = GaussianNB().fit(held, yd)
         except BaseException as exc:  # reported by the test thread
             done["error"] = exc
 
-    pids = client.run(os.getpid)
+    pids = set(client.run(os.getpid).values())
     thread = threading.Thread(target=fit)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not any(client.processing().values()):
-        assert time.monotonic() < deadline, "the fit never started"
-        time.sleep(0.05)
-    time.sleep(0.6)
-    assert thread.is_alive(), "the fit ended before a worker could be killed"
-    os.kill(next(iter(pids.values())), signal.SIGKILL)
-    thread.join(timeout=180)
-    assert not thread.is_alive()
-    assert "error" not in done, done.get("error")
-    np.testing.assert_allclose(done["est"].theta_, ref.theta_, **TIGHT)
-    np.testing.assert_allclose(done["est"].var_, ref.var_, **TIGHT)
-    # The killed process is gone (its nanny started another one).
-    client.wait_for_workers(2, timeout=60)
-    assert set(client.run(os.getpid).values()) != set(pids.values())
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "600s"}):
+        thread.start()
+        try:
+            deadline = time.monotonic() + 300
+            while not any(started.iterdir()):
+                assert time.monotonic() < deadline, "no chunk of the fit started"
+                assert thread.is_alive(), done.get("error")
+                time.sleep(0.01)
+            victim = int(next(started.iterdir()).name.split("-")[0])
+            assert victim in pids
+            assert thread.is_alive()  # its chunks are held: it cannot have ended
+            os.kill(victim, signal.SIGKILL)
+        finally:
+            release.touch()
+        thread.join(timeout=300)
+        assert not thread.is_alive()
+        assert "error" not in done, done.get("error")
+        np.testing.assert_allclose(done["est"].theta_, ref.theta_, **TIGHT)
+        np.testing.assert_allclose(done["est"].var_, ref.var_, **TIGHT)
+        # The killed process is gone, and its nanny started another one.
+        client.wait_for_workers(2, timeout=300)
+    now = set(client.run(os.getpid).values())
+    assert victim not in now
+    assert len(now) == 2
