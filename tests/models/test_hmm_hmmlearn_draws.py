@@ -33,8 +33,13 @@ def _quiet():
 def _data(name, rng):
     if name == "categorical":
         return rng.randint(0, 4, (80, 1))
-    if name in ("gaussian", "gmm"):
+    if name == "gaussian":
         return np.r_[rng.normal(0, 1, (50, 2)), rng.normal(4, 1.5, (50, 2))]
+    if name == "gmm":
+        # Three well separated states, each a pair of blobs: no component
+        # collapses, where Baum-Welch's rounding would decide the outcome.
+        centres = [(0, 0), (0, 3), (12, 0), (12, 3), (0, 12), (3, 12)]
+        return np.concatenate([rng.normal(c, 0.7, (40, 2)) for c in centres])
     if name == "poisson":
         return rng.poisson(rng.choice([1.0, 6.0], (80, 1)), (80, 2))
     return rng.multinomial(6, [0.2, 0.3, 0.5], size=80)
