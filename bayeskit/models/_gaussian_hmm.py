@@ -333,7 +333,7 @@ class GaussianHMM(BaseHMM):
             km.fit(X, sample_weight=row_weight if weighted else None)
             means = km.cluster_centers_
         # The data's covariance (hmmlearn's np.cov: divided by n - 1).
-        if weighted:
+        if weighted or len(X) < 2:  # (np.cov of one step is NaN)
             stats = Gaussian(FULL).stats(X, row_weight[:, None])
             cov = stats.scatter[0] / max(row_weight.sum() - 1.0, 1.0)
         else:

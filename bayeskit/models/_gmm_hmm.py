@@ -204,7 +204,7 @@ class _GMMHMMEmission(GaussianMixtureEmission):
         w, (m, d) = weights[:, 0], (self.n_mix, self.n_features)
         weighted = not np.all(w == 1.0)
         # The data's covariance (hmmlearn's np.cov: divided by n - 1).
-        if weighted:
+        if weighted or len(X) < 2:  # (np.cov of one step is NaN)
             scatter = Gaussian(FULL).stats(X, weights).scatter[0]
             cv = scatter / max(w.sum() - 1.0, 1.0)
         else:
