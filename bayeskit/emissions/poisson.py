@@ -136,9 +136,13 @@ class Poisson(Emission):
         """hmmlearn's start: rates drawn from the Gamma distribution whose mean
         and variance are those of all the counts (the method of moments);
         ``weights`` ``(n, 1)`` weigh the rows."""
-        w = np.broadcast_to(np.asarray(weights, dtype=float)[:, :1], X.shape)
-        mean = np.average(X, weights=w)
-        var = np.average((X - mean) ** 2, weights=w)
+        w = np.asarray(weights, dtype=float)[:, :1]
+        if np.all(w == 1.0):  # hmmlearn's moments, to the last bit
+            mean, var = X.mean(), X.var()
+        else:
+            w = np.broadcast_to(w, X.shape)
+            mean = np.average(X, weights=w)
+            var = np.average((X - mean) ** 2, weights=w)
         shape = (n_states, self.n_features)
         if not var > 0 or not mean > 0:  # constant counts: no spread to draw from
             return PoissonParams(np.full(shape, mean))

@@ -236,11 +236,13 @@ def warn_nearly_unique(
     columns=None,
     complete=False,
     fractional=(),
+    continuous="GaussianNB (or MixedNB's numeric columns)",
 ) -> None:
     """Warn (once, at the caller's line) for every feature whose fitted rows
     hold nearly as many distinct values as rows (``columns``: the index in
     ``X`` of every column of ``codes``, when they are not ``0 .. d - 1``;
-    ``complete``: no code is missing, as in an integer matrix).
+    ``complete``: no code is missing, as in an integer matrix;
+    ``continuous``: the model the message names for continuous values).
 
     The rule: a feature observed (not missing, positive weight) in ``n > 20``
     rows with more than ``n / 2`` distinct values. Only features with more
@@ -269,8 +271,8 @@ def warn_nearly_unique(
     warn(
         f"{type(est).__name__}: {truncated}feature(s) {described}{more} have about "
         "as many distinct values as rows, so each value is a category seen about "
-        "once and its table learns little; continuous features belong in "
-        "GaussianNB (or MixedNB's numeric columns), or binned first "
+        f"once and its table learns little; continuous features belong in "
+        f"{continuous}, or binned first "
         "(sklearn.preprocessing.KBinsDiscretizer)",
         UserWarning,
     )

@@ -10,6 +10,7 @@ from .._logmath import safe_log
 from .._validation import ElementwiseInterval, Interval
 from ..emissions import Categorical, CategoricalParams
 from ..priors import Dirichlet
+from ._categorical import warn_nearly_unique
 from ._em import LatentPrior
 from ._encoding import MAX_CATEGORIES, encode_column, fit_categories, is_missing
 from ._hmm_base import BaseHMM
@@ -151,6 +152,7 @@ default=1.0
         "emissionprob_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
         "n_features": [Interval(Integral, 1, MAX_CATEGORIES, closed="both"), None],
     }
+    _keeps_generator = True
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
 
     def __init__(
@@ -325,7 +327,24 @@ default=1.0
         if gaps:
             codes, observed = np.full(len(X), -1, dtype=np.intp), codes
             codes[~missing] = observed
+        if reset:
+            # Continuous values read as symbols: about one symbol per step.
+            warn_nearly_unique(
+                self, codes[:, None], [self.n_features_], continuous="GaussianHMM"
+            )
         return codes[:, None]
+
+    def _sampler(self, params):
+        # hmmlearn: the first symbol whose cumulative probability exceeds a
+        # uniform draw.
+        cdf = np.cumsum(self.emissionprob_, axis=1)
+
+        def draw(state, rng):
+            if state is None:
+                return np.zeros((0, 1), dtype=int)
+            return [(cdf[state] > rng.rand()).argmax()]
+
+        return draw
 
     def _samples(self, codes):
         return self.symbols_[codes]

@@ -154,10 +154,14 @@ class GaussianHMM(BaseHMM):
     not finite, a covariance that is not symmetric positive definite or a
     wrong shape is a ValueError naming the attribute.
 
-    Initialisation: with 'spherical', ``fit`` starts every state's variance
-    at the mean of the data's variances plus ``min_covar`` (hmmlearn averages
-    every entry of the covariance matrix, off-diagonal ones too, which can be
-    negative). The means start from k-means with one run.
+    Initialisation is hmmlearn's, draw for draw with the same
+    ``random_state``: the start and transition rows from Dirichlet
+    distributions with every concentration ``1 / n_components``, the means
+    from k-means (ten runs, seeded with ``random_state``), every covariance
+    from the data's covariance plus ``min_covar`` on its diagonal. With
+    'spherical' the variance is the mean of every entry of that matrix (the
+    variance of the mean of the features, plus ``min_covar / n_features``),
+    as in hmmlearn.
 
     References
     ----------
@@ -302,9 +306,12 @@ class GaussianHMM(BaseHMM):
             ) from None
 
     def _emission_start(self, X, row_weight, random_state, emission):
-        """hmmlearn's start: k-means centres (one run) and, for every state,
-        the data's covariance plus ``min_covar`` on its diagonal, in the
-        structure's shape (spherical: the mean of the variances)."""
+        """hmmlearn's start: the centres of ``KMeans(n_components,
+        random_state=random_state, n_init=10)`` (``random_state`` as given to
+        the model: an int seeds k-means' own generator, a ``RandomState`` goes
+        on drawing after the chain's tables) and, for every state, the data's
+        covariance plus ``min_covar`` on its diagonal, in the structure's
+        shape (spherical: the mean of its entries)."""
         k = self.n_components
         if np.count_nonzero(row_weight) < k:
             raise ValueError(
@@ -319,19 +326,44 @@ class GaussianHMM(BaseHMM):
             # observed left out); EM then treats them as latent.
             row_weight = row_weight * ~np.isnan(X).all(axis=1)
             X = mean_imputed(X, row_weight)
-        km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
-        means = km.fit(X, sample_weight=row_weight).cluster_centers_
-        stats = Gaussian(FULL).stats(X, row_weight[:, None])
+        weighted = not np.all(row_weight == 1.0)
+        means = None
+        if "m" in self._to_init:
+            km = KMeans(n_clusters=k, n_init=10, random_state=random_state)
+            km.fit(X, sample_weight=row_weight if weighted else None)
+            means = km.cluster_centers_
         # The data's covariance (hmmlearn's np.cov: divided by n - 1).
-        cov = stats.scatter[0] / max(row_weight.sum() - 1.0, 1.0)
-        cov += self.min_covar * np.eye(X.shape[1])
+        if weighted or len(X) < 2:  # (np.cov of one step is NaN)
+            stats = Gaussian(FULL).stats(X, row_weight[:, None])
+            cov = stats.scatter[0] / max(row_weight.sum() - 1.0, 1.0)
+        else:
+            cov = np.atleast_2d(np.cov(X.T))
+        cov = cov + self.min_covar * np.eye(X.shape[1])
+        if self.covariance_type == "spherical":
+            # hmmlearn's variance: the mean of every entry of the matrix, the
+            # variance of the mean of the features plus min_covar / d.
+            covars = np.full(k, cov.mean())
+        else:
+            covars = emission.covariance.from_matrix(cov, k)
+        if means is None:  # the means are set: only their shape is read
+            means = np.zeros((k, X.shape[1]))
         try:
-            return emission.params_from(means, emission.covariance.from_matrix(cov, k))
+            return emission.params_from(means, covars)
         except np.linalg.LinAlgError:
             raise ValueError(
                 "the data's covariance is singular: set min_covar > 0, or set "
                 "covars_ and leave 'c' out of init_params"
             ) from None
+
+    def _sampler(self, params):
+        means, covs = np.asarray(self.means_), self.covars_
+
+        def draw(state, rng):
+            if state is None:
+                return np.zeros((0, means.shape[1]))
+            return rng.multivariate_normal(means[state], covs[state])
+
+        return draw
 
     # -- hmmlearn's names: means_, covars_ (full matrices), n_features ------------
     def _emission_params(self):

@@ -6,6 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.cluster import KMeans
+from sklearn.utils import check_random_state
 
 from .._validation import ElementwiseInterval, Interval, StrOptions
 from ..emissions import DIAG, FULL, Gaussian
@@ -67,7 +68,8 @@ class GMMHMM(BaseHMM):
     \\Sigma_{km})` (Juang et al. 1986); the M-step is hmmlearn's under its
     priors (``bayeskit.emissions.mixture``). ``fit`` starts as hmmlearn:
     k-means for the states, then within each; equal weights; the data's
-    covariance plus ``min_covar`` ('spherical': the mean of its variances).
+    covariance plus ``min_covar`` ('spherical': the mean of its entries), draw
+    for draw with the same ``random_state``.
 
     References
     ----------
@@ -150,6 +152,35 @@ class GMMHMM(BaseHMM):
             DIAG.check_values(covars, "covars_")
         return emission.params(weights, means, covars)
 
+    def _sampler(self, params):
+        weights, means = np.asarray(self.weights_), np.asarray(self.means_)
+        covars, d = np.asarray(self.covars_), self.n_features
+        kind = self.covariance_type
+
+        def draw(state, rng):
+            if state is None:
+                return np.zeros((0, d))
+            # hmmlearn's draw: the component, then the component's Gaussian
+            # ('tied': the state's one matrix).
+            i = rng.choice(self.n_mix, p=weights[state])
+            if kind == "tied":
+                cov = covars[state]
+            elif kind == "full":
+                cov = covars[state, i]
+            elif kind == "diag":
+                cov = np.diag(covars[state, i])
+            else:
+                cov = np.eye(d) * covars[state, i]
+            return rng.multivariate_normal(means[state, i], cov)
+
+        return draw
+
+    def _emission_start(self, X, row_weight, random_state, emission):
+        # hmmlearn hands its random_state (an int seed too) to every k-means.
+        return emission.init_params(
+            X, row_weight[:, None], self.n_components, random_state
+        )
+
 
 _LETTERS = {"weights": "w", "means": "m", "covars": "c"}
 
@@ -158,31 +189,51 @@ class _GMMHMMEmission(GaussianMixtureEmission):
     """The mixture family, started as hmmlearn's GMMHMM (k-means)."""
 
     def init_params(self, X, weights, n_states, random_state):
+        """hmmlearn's start: ``KMeans(n_components, random_state=random_state,
+        n_init=10)`` over all the steps, then ``KMeans(n_mix, ...)`` with the
+        same ``random_state`` within every cluster, in the clusters' order
+        (``random_state`` as given to the model: an int seeds every k-means
+        afresh, a ``RandomState`` goes on drawing); equal weights; the data's
+        covariance plus ``min_covar`` on its diagonal for every component.
+
+        A cluster with fewer steps than ``n_mix`` takes ``n_mix`` means drawn
+        from the normal distribution around the mean of the clusters' centres
+        with the data's covariance, from ``check_random_state(random_state)``
+        (hmmlearn draws these from numpy's global generator instead).
+        """
         w, (m, d) = weights[:, 0], (self.n_mix, self.n_features)
+        weighted = not np.all(w == 1.0)
         # The data's covariance (hmmlearn's np.cov: divided by n - 1).
-        scatter = Gaussian(FULL).stats(X, weights).scatter[0]
-        cv = scatter / max(w.sum() - 1.0, 1.0) + self.min_covar * np.eye(d)
+        if weighted or len(X) < 2:  # (np.cov of one step is NaN)
+            scatter = Gaussian(FULL).stats(X, weights).scatter[0]
+            cv = scatter / max(w.sum() - 1.0, 1.0)
+        else:
+            cv = np.atleast_2d(np.cov(X.T))
+        cv = cv + self.min_covar * np.eye(d)
         if np.count_nonzero(w) < n_states:
             raise ValueError(
                 f"n_components={n_states} states need at least {n_states} steps "
                 f"of positive weight to start by k-means, got {np.count_nonzero(w)}"
             )
+        sw = w if weighted else None
         km = KMeans(n_clusters=n_states, n_init=10, random_state=random_state)
-        labels = km.fit(X, sample_weight=w).labels_
+        labels = km.fit(X, sample_weight=sw).labels_
         centre = km.cluster_centers_.mean(axis=0)
         means = []
         for state in range(n_states):
             rows = labels == state
             if rows.sum() >= m:
                 inner = KMeans(n_clusters=m, n_init=10, random_state=random_state)
-                means.append(inner.fit(X[rows], sample_weight=w[rows]).cluster_centers_)
+                inner.fit(X[rows], sample_weight=None if sw is None else sw[rows])
+                means.append(inner.cluster_centers_)
             else:  # too few points for n_mix centres: around the data's centre
-                means.append(random_state.multivariate_normal(centre, cv, size=m))
+                rng = check_random_state(random_state)
+                means.append(rng.multivariate_normal(centre, cv, size=m))
         covars = {
             "tied": np.broadcast_to(cv, (n_states, d, d)),
             "full": np.broadcast_to(cv, (n_states, m, d, d)),
             "diag": np.broadcast_to(np.diag(cv), (n_states, m, d)),
-            "spherical": np.full((n_states, m), np.mean(np.diag(cv))),
+            "spherical": np.full((n_states, m), cv.mean()),
         }[self.covariance_type]
         weights0 = np.full((n_states, m), 1.0 / m)
         return self.params(weights0, np.stack(means), np.array(covars))

@@ -105,6 +105,11 @@ class BaseHMM(BaseLatentModel):
     # Whether X is read by Gaussian densities (values whose squares overflow
     # float64 are refused, as in every Gaussian model).
     _gaussian = False
+    # Whether hmmlearn's ``_init`` of the model replaces its ``random_state``
+    # by the generator its emission start drew from (CategoricalHMM,
+    # MultinomialHMM and PoissonHMM do), so that a later ``sample()`` goes on
+    # drawing from it.
+    _keeps_generator = False
     warm_start = False
 
     # -- the components ----------------------------------------------------------
@@ -339,19 +344,26 @@ class BaseHMM(BaseLatentModel):
             )
 
     def _initialize(self, X, row_weight, random_state, components) -> LatentParams:
-        """Set the parameters ``_plan_init`` chose to their first values (the
-        chain's tables from a flat Dirichlet, then the family's start); return
-        all the parameters, validated."""
-        structure, emission, _ = components
-        chain = structure.init_params(
-            random_state,
-            start="s" in self._to_init,
-            transitions="t" in self._to_init,
-        )
+        """Set the parameters ``_plan_init`` chose to their first values, as
+        hmmlearn's ``_init`` draws them; return all the parameters, validated.
+
+        ``random_state`` is the value hmmlearn's ``_init`` reads from its
+        ``random_state`` (an int, a ``RandomState`` or None), not a generator
+        made from it: as hmmlearn, the chain's tables come from
+        ``check_random_state(random_state)`` (the start distribution, then
+        every row of the transitions, each from a Dirichlet with every
+        concentration ``1 / n_components``), and the family's start reads
+        ``random_state`` again (:meth:`_emission_start`): an int seeds a new
+        generator there, a ``RandomState`` goes on drawing.
+        """
+        _, emission, _ = components
+        rng = check_random_state(random_state)
+        k = self.n_components
+        alpha = np.full(k, 1.0 / k)
         if "s" in self._to_init:
-            self.startprob_ = chain.startprob
+            self.startprob_ = rng.dirichlet(alpha)
         if "t" in self._to_init:
-            self.transmat_ = chain.transmat
+            self.transmat_ = rng.dirichlet(alpha, size=k)
         letters = self._emission_letters & self._to_init
         if letters:
             complete = _complete_steps(X)
@@ -368,23 +380,64 @@ class BaseHMM(BaseLatentModel):
             for letter in letters:
                 name = self._param_names[letter]
                 setattr(self, name, new[name])
+        elif self._keeps_generator:
+            self._start_rng = check_random_state(random_state)
         return self._current_params()
 
     def _emission_start(self, X, row_weight, random_state, emission):
         """The family's first parameters for ``fit``: by default its own
-        start (``init_params`` with the row weights); a model with the peer's
-        start of its own overrides this."""
-        return emission.init_params(
-            X, row_weight[:, None], self.n_components, random_state
-        )
+        start (``init_params`` with the row weights) drawn from
+        ``check_random_state(random_state)``, as hmmlearn's CategoricalHMM,
+        MultinomialHMM and PoissonHMM draw theirs (an int seed starts a new
+        generator, so the draws begin where the chain's began); a model with
+        the peer's start of its own overrides this."""
+        rng = check_random_state(random_state)
+        self._start_rng = rng
+        return emission.init_params(X, row_weight[:, None], self.n_components, rng)
+
+    def _keep_generator(self):
+        """After hmmlearn's start from an int ``random_state``: keep the
+        generator hmmlearn's model would hold in its ``random_state`` (see
+        ``_keeps_generator``), for :meth:`sample` with ``random_state=None``
+        while ``random_state`` is unchanged."""
+        rng = self.__dict__.pop("_start_rng", None)
+        seed = self.random_state
+        self.__dict__.pop("_generator", None)
+        if self._keeps_generator and isinstance(seed, Integral) and rng is not None:
+            self._generator = (seed, rng)
+
+    def _starts(self, X, row_weight, components):
+        """The ``start(_)`` that ``_fit_components`` calls once per restart.
+
+        The first start is hmmlearn's, from ``random_state`` itself. The
+        others (``n_init > 1``; hmmlearn has no restarts) are hmmlearn's
+        starts from the seeds ``check_random_state(random_state).randint``
+        draws after the first start, so restart ``i`` is what hmmlearn's
+        model with ``random_state=seed_i`` starts from.
+        """
+        seeds = None
+
+        def start(_):
+            nonlocal seeds
+            if seeds is not None:
+                value = int(seeds.randint(np.iinfo(np.int32).max))
+                return self._initialize(X, row_weight, value, components)
+            seeds = check_random_state(self.random_state)
+            params = self._initialize(X, row_weight, self.random_state, components)
+            self._keep_generator()
+            return params
+
+        return start
 
     def _init(self, X, lengths=None):
         """hmmlearn's hook: initialise the parameters for ``X`` as ``fit`` does
         (those in ``init_params`` and those not set), without running EM."""
         Xt, lengths, _ = self._sequences(X, lengths, reset=True)
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
-        rng = check_random_state(self.random_state)
-        self._initialize(Xt, np.ones(len(Xt)), rng, self._make_components())
+        self._initialize(
+            Xt, np.ones(len(Xt)), self.random_state, self._make_components()
+        )
+        self._keep_generator()
         return self
 
     def _check(self):
@@ -485,11 +538,8 @@ class BaseHMM(BaseLatentModel):
             np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
         )
         components = self._make_components()
-
-        def start(rng):
-            return self._initialize(Xt, row_weight, rng, components)
-
-        self._fit_components(data, start, check_random_state(self.random_state))
+        start = self._starts(Xt, row_weight, components)
+        self._fit_components(data, start, None)
         if self.n_iter_:
             self._warn_unvisited(self.stats_)
         return self
@@ -534,8 +584,8 @@ class BaseHMM(BaseLatentModel):
             row_weight = (
                 np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
             )
-            rng = check_random_state(self.random_state)
-            params = self._initialize(Xt, row_weight, rng, components)
+            params = self._initialize(Xt, row_weight, self.random_state, components)
+            self._keep_generator()
             structure, emission, _ = components
             total = LatentStats(structure.zeros(), emission.zeros(self.n_components))
         else:
@@ -656,20 +706,71 @@ class BaseHMM(BaseLatentModel):
     def sample(self, n_samples=1, random_state=None, currstate=None):
         """Draw one sequence of ``n_samples`` steps: ``(X, states)``.
 
-        The state path comes first (from ``currstate`` if given, else from
-        ``startprob_``), then one observation per step from its state.
+        The draws are hmmlearn's, in its order, so the same ``random_state``
+        gives hmmlearn's sequence: the first state (``currstate`` if given,
+        else the first index whose cumulative ``startprob_`` exceeds a uniform
+        draw), its observation, then for every further step the next state
+        (the same rule on the current state's row of ``transmat_``) and its
+        observation. ``random_state`` None reads the model's ``random_state``.
         ``n_samples`` is a non-negative integer (a TypeError or ValueError
         naming it otherwise).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of steps.
+        random_state : int, RandomState instance or None, default=None
+            The generator of the draws (None: the model's ``random_state``).
+        currstate : int, default=None
+            The state of the first step; None draws it from ``startprob_``.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            The observations.
+        states : ndarray of int of shape (n_samples,)
+            The state of every step.
         """
         _check_n_samples(n_samples)
         check_is_fitted(self)
         params = self._current_params()
-        structure, emission, _ = self._make_components()
+        if currstate is not None and not (
+            isinstance(currstate, Integral) and 0 <= currstate < self.n_components
+        ):
+            raise ValueError(
+                f"currstate must be a state, an integer in 0 .. "
+                f"{self.n_components - 1}, got {currstate!r}"
+            )
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )
-        states = structure.sample(params.structure, n_samples, rng, currstate)
-        return self._samples(emission.sample(params.emission, states, rng)), states
+        kept = self.__dict__.get("_generator")
+        if random_state is None and kept is not None:
+            seed = self.random_state
+            if isinstance(seed, Integral) and not isinstance(seed, bool):
+                if seed == kept[0]:
+                    rng = kept[1]  # hmmlearn's model drew its start from it
+        draw = self._sampler(params)
+        if n_samples == 0:
+            return self._samples(draw(None, rng)), np.zeros(0, dtype=int)
+        # hmmlearn's rule, a cumulative table against one uniform draw per step.
+        start_cdf = np.cumsum(params.structure.startprob)
+        trans_cdf = np.cumsum(params.structure.transmat, axis=1)
+        state = currstate
+        if state is None:
+            state = (start_cdf > rng.rand()).argmax()
+        states, X = [state], [draw(state, rng)]
+        for _ in range(n_samples - 1):
+            state = (trans_cdf[state] > rng.rand()).argmax()
+            states.append(state)
+            X.append(draw(state, rng))
+        return self._samples(np.atleast_2d(X)), np.array(states, dtype=int)
+
+    def _sampler(self, params):
+        """``draw(state, rng)``: one observation of ``state``, drawn as
+        hmmlearn's ``_generate_sample_from_state`` draws it;
+        ``draw(None, rng)`` is the empty sample ``(0, n_features)``."""
+        raise NotImplementedError
 
     def _samples(self, X):
         """The family's samples as the model gives them out."""

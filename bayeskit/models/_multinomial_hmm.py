@@ -5,6 +5,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
+from scipy.stats import multinomial
 
 from .._validation import ElementwiseInterval
 from ..emissions.multinomial import Multinomial, MultinomialParams
@@ -77,6 +78,7 @@ class MultinomialHMM(BaseHMM):
         "n_trials": [ElementwiseInterval(Integral, 1, None, closed="left"), None],
         "emissionprob_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
     }
+    _keeps_generator = True
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
     _features_from, _counts = "emissionprob_", True
     _emission_fields = {"emissionprob_": "emissionprob"}
@@ -101,6 +103,23 @@ class MultinomialHMM(BaseHMM):
     def _make_components(self):
         prior = LatentPrior(self._chain_prior(), Dirichlet(self.emissionprob_prior))
         return Triple(self._chain(), Multinomial(self.n_features, self.n_trials), prior)
+
+    def _sampler(self, params):
+        trials = np.unique(np.asarray([] if self.n_trials is None else self.n_trials))
+        if trials.size != 1:
+            raise ValueError(
+                "n_trials must be one number of trials to sample, got "
+                f"{self.n_trials!r}"
+            )
+        prob = np.asarray(self.emissionprob_)
+
+        def draw(state, rng):
+            if state is None:
+                return np.zeros((0, prob.shape[1]), dtype=int)
+            # hmmlearn's draw: scipy's multinomial, one row per step.
+            return multinomial.rvs(n=trials[0], p=prob[state], random_state=rng)
+
+        return draw
 
     def _emission_params(self):
         shape = (self.n_components, self.n_features)

