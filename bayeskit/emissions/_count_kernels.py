@@ -178,26 +178,21 @@ def _dense_scores(X, W, threshold, out):  # pragma: no cover - compiled
     binarize = threshold == threshold
     n, d = X.shape
     k = W.shape[1]
-    acc = np.zeros(k)
     for i in range(n):
-        acc[:] = 0.0
         for j in range(d):
             x = float(X[i, j])
             if binarize:
                 x = 1.0 if x > threshold else 0.0
             if x != 0.0:
                 for c in range(k):
-                    acc[c] += x * W[j, c]
-        out[i, :] = acc
+                    out[i, c] += x * W[j, c]
 
 
 @njit(**_JIT)
 def _csr_scores(data, indices, indptr, W, threshold, out):  # pragma: no cover
     binarize = threshold == threshold
     k = W.shape[1]
-    acc = np.zeros(k)
     for i in range(indptr.shape[0] - 1):
-        acc[:] = 0.0
         for q in range(indptr[i], indptr[i + 1]):
             x = float(data[q])
             if binarize:
@@ -205,8 +200,7 @@ def _csr_scores(data, indices, indptr, W, threshold, out):  # pragma: no cover
             if x != 0.0:
                 j = indices[q]
                 for c in range(k):
-                    acc[c] += x * W[j, c]
-        out[i, :] = acc
+                    out[i, c] += x * W[j, c]
 
 
 @njit(**_JIT)
