@@ -15,7 +15,7 @@ from bayeskit.datasets import load_network
 from bayeskit.graph import DAG
 from bayeskit.graph.dag import CycleError
 from bayeskit.models._hill_climb import legal_moves
-from bayeskit.models._pc import ci_test
+from bayeskit.models._pc import ci_test, extend_to_dag, orient
 from bayeskit.models._structure_scores import FamilyScores, encode_frame, split_frame
 
 ASIA = load_network("asia")
@@ -647,6 +647,80 @@ def test_pc_skeleton_equals_pgmpys():
             n_jobs=1,
         )
     assert _skeleton(pc.edges_) == _skeleton(skeleton.edges())
+
+
+def _check_pdag_and_dag(pdag, dag, adjacent):
+    """The directed part of ``pdag`` is acyclic, ``dag`` is a DAG on the
+    skeleton ``adjacent`` that keeps every edge ``pdag`` oriented."""
+    nodes = list(range(len(adjacent)))
+    directed = pdag & ~pdag.T
+    assert _is_dag(list(zip(*np.nonzero(directed))), nodes)
+    assert _is_dag(list(zip(*np.nonzero(dag))), nodes)
+    np.testing.assert_array_equal(dag | dag.T, adjacent)
+    assert not (directed & ~dag).any()
+
+
+def test_conflicting_colliders_never_close_a_cycle():
+    # Separating sets that ask for the colliders a -> b <- x1, b -> c <- x2
+    # and c -> a <- x3 on the triangle a, b, c: all three would make the
+    # cycle a -> b -> c -> a (finite samples can give such tests). The third
+    # is refused, and a DAG follows.
+    a, b, c, x1, x2, x3 = range(6)
+    adjacent = np.zeros((6, 6), dtype=bool)
+    for u, v in [(a, b), (b, c), (c, a), (x1, b), (x2, c), (x3, a)]:
+        adjacent[u, v] = adjacent[v, u] = True
+    sepsets = {
+        frozenset((a, x1)): (),
+        frozenset((b, x2)): (),
+        frozenset((c, x3)): (),
+        frozenset((c, x1)): (b,),
+        frozenset((a, x2)): (c,),
+        frozenset((b, x3)): (a,),
+        **{frozenset(p): () for p in [(x1, x2), (x1, x3), (x2, x3)]},
+    }
+    pdag = orient(adjacent, sepsets)
+    directed = pdag & ~pdag.T
+    assert directed[a, b] and directed[x1, b] and directed[b, c] and directed[x2, c]
+    assert not directed[c, a]
+    _check_pdag_and_dag(pdag, extend_to_dag(pdag), adjacent)
+
+
+def test_meek_rules_never_close_a_cycle_on_random_separating_sets():
+    # Random skeletons and random (mostly inconsistent) separating sets: the
+    # orientation stays acyclic and always extends to a DAG.
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        d = int(rng.integers(4, 9))
+        upper = np.triu(rng.random((d, d)) < 0.45, 1)
+        adjacent = upper | upper.T
+        sepsets = {}
+        for u, v in itertools.combinations(range(d), 2):
+            if not adjacent[u, v]:
+                common = np.flatnonzero(adjacent[u] & adjacent[v])
+                sepsets[frozenset((u, v))] = tuple(
+                    int(w) for w in common if rng.random() < 0.3
+                )
+        pdag = orient(adjacent, sepsets)
+        _check_pdag_and_dag(pdag, extend_to_dag(pdag), adjacent)
+
+
+@pytest.mark.parametrize(
+    "name, n, seed",
+    [("alarm", 5000, 0), ("alarm", 5000, 1), ("insurance", 500, 0), ("child", 300, 0)],
+)
+def test_pc_returns_a_dag_when_tests_conflict(name, n, seed):
+    # alarm at 5,000 rows, seeds 0 and 1, used to close the cycle EXPCO2 ->
+    # ARTCO2 -> VENTALV -> VENTLUNG -> EXPCO2 and raise CycleError.
+    df = load_network(name).sample(n, random_state=seed)
+    pc = PC("chi_square", significance_level=0.01).fit(df)
+    nodes = list(df.columns)
+    assert _is_dag(pc.edges_, nodes)
+    assert _is_dag(pc.directed_edges_, nodes)
+    assert set(pc.directed_edges_) <= set(pc.edges_)
+    assert _skeleton(pc.edges_) == _skeleton(
+        [*pc.directed_edges_, *pc.undirected_edges_]
+    )
+    assert list(pc.network_.variables_) == nodes
 
 
 def test_pc_on_asia_recovers_its_colliders():
