@@ -33,10 +33,14 @@ from .bayesnet import BayesianNetwork
 __all__ = ["PC", "HillClimbSearch", "score_structure"]
 
 
-def _edge_pairs(value, name: str, index: dict) -> list[tuple[int, int]]:
+def _edge_pairs(
+    value, name: str, index: dict, self_loops: bool = False
+) -> list[tuple[int, int]]:
     """``value`` (pairs, a :class:`~bayeskit.graph.DAG`, or a graph with an
     ``edges`` attribute or method, such as pgmpy's or networkx's) as pairs of
-    variable indices; an unknown variable is a ValueError naming ``name``."""
+    variable indices; an unknown variable is a ValueError naming ``name``, and
+    so is a self-loop, unless ``self_loops`` (then it is left out: forbidding
+    or allowing an edge that is never legal changes nothing, as in pgmpy)."""
     if value is None:
         return []
     edges = getattr(value, "edges", value)
@@ -54,6 +58,8 @@ def _edge_pairs(value, name: str, index: dict) -> list[tuple[int, int]]:
                 f"columns are {list(index)!r}"
             )
         if parent == child:
+            if self_loops:
+                continue
             raise ValueError(f"{name} holds a self-loop on {parent!r}")
         pairs.append((index[parent], index[child]))
     return pairs
@@ -229,9 +235,11 @@ class HillClimbSearch(_LearntNetwork):
     max_indegree : int, default=None
         The most parents a variable may have; ``None`` for no limit.
     black_list : list of (parent, child), default=None
-        Edges that may not be in the graph (forbidden edges).
+        Edges that may not be in the graph (forbidden edges); a self-loop in
+        it is ignored (never a legal move), as in pgmpy.
     white_list : list of (parent, child), default=None
-        If given, the only edges the graph may have (pgmpy's search space).
+        If given, the only edges the graph may have (pgmpy's search space);
+        a self-loop in it is ignored.
     fixed_edges : list of (parent, child), default=None
         Edges that must be in the graph (required edges): added to the start
         and never removed or reversed.
@@ -413,10 +421,11 @@ class HillClimbSearch(_LearntNetwork):
         matrices; conflicts are ValueErrors naming the parameters."""
         index = {v: i for i, v in enumerate(names)}
         d = len(names)
-        black = _matrix(_edge_pairs(self.black_list, "black_list", index), d)
+        black = _matrix(_edge_pairs(self.black_list, "black_list", index, True), d)
         allowed = ~black
         if self.white_list is not None:
-            allowed &= _matrix(_edge_pairs(self.white_list, "white_list", index), d)
+            white = _edge_pairs(self.white_list, "white_list", index, True)
+            allowed &= _matrix(white, d)
         np.fill_diagonal(allowed, False)
         fixed_pairs = _edge_pairs(self.fixed_edges, "fixed_edges", index)
         required = _matrix(fixed_pairs, d)

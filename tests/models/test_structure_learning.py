@@ -284,6 +284,23 @@ def test_max_indegree_black_white_and_fixed_edges():
         assert e.score_ == pytest.approx(score_structure(df, e.edges_), rel=1e-12)
 
 
+def test_self_loops_in_black_and_white_lists_are_ignored_as_in_pgmpy():
+    # A self-loop is never a legal move: forbidding or allowing it changes
+    # nothing (pgmpy ignores it); requiring it stays an error.
+    df = _asia(2000)
+    black = [("either", "xray")]
+    loops = [("asia", "asia"), ("dysp", "dysp")]
+    ref = HillClimbSearch(black_list=black).fit(df)
+    hc = HillClimbSearch(black_list=loops + black).fit(df)
+    assert hc.edges_ == ref.edges_ and ("either", "xray") not in hc.edges_
+    white = [("smoke", "lung"), ("lung", "smoke"), ("either", "xray")]
+    ref = HillClimbSearch(white_list=white).fit(df)
+    hc = HillClimbSearch(white_list=white + loops).fit(df)
+    assert hc.edges_ == ref.edges_ and set(hc.edges_) <= set(white)
+    with pytest.raises(ValueError, match="fixed_edges holds a self-loop"):
+        HillClimbSearch(fixed_edges=loops).fit(df)
+
+
 def test_tabu_moves_are_not_legal():
     adjacency = np.zeros((3, 3), dtype=bool)
     adjacency[0, 1] = True
