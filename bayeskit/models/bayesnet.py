@@ -41,6 +41,7 @@ from ._network_data import (
     query_codes,
     query_targets,
     state_encoder,
+    warn_continuous,
 )
 from ._network_em import check_latent, fit_em, latent_states
 from ._network_queries import (
@@ -553,6 +554,17 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         else:
             encoder = state_encoder(self)
         codes = encoder.encode(cols, fitting=True, keep=keep, hint=_HINT)
+        if reset:
+            d = len(names)  # the columns of X, not the latent variables
+            warn_continuous(
+                self,
+                names,
+                cols[:d],
+                dtypes[:d],
+                codes[:, :d],
+                encoder.n_categories[:d],
+                keep,
+            )
         return codes, sw
 
     # -- queries -------------------------------------------------------------------

@@ -9,6 +9,7 @@ search in :mod:`bayeskit.models._hill_climb`.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,6 +27,7 @@ from ..graph import DAG
 from ..graph.dag import CycleError
 from ._encoding import categorical_input_tags
 from ._hill_climb import hill_climb
+from ._network_data import FRACTIONAL, warn_continuous
 from ._pc import extend_to_dag, orient, skeleton
 from ._structure_scores import SCORES, FamilyScores, encode_frame, split_frame
 from .bayesnet import BayesianNetwork
@@ -72,10 +74,11 @@ def _matrix(pairs, d: int) -> np.ndarray:
     return out
 
 
-def _family_scores(frame: tuple, method: str, ess: float, sample_weight):
+def _family_scores(frame: tuple, method: str, ess: float, sample_weight, est=None):
     """The :class:`FamilyScores` of the columns ``frame`` (of
     :func:`split_frame`) and the checked weights; rows of zero weight are left
-    out, their values included (integer weights are repeated rows)."""
+    out, their values included (integer weights are repeated rows). With the
+    estimator ``est``, columns that look continuous warn."""
     cols, dtypes, names = frame
     n = len(cols[0])
     keep = sw = None
@@ -88,6 +91,9 @@ def _family_scores(frame: tuple, method: str, ess: float, sample_weight):
             )
         keep = None if (sw > 0).all() else sw > 0
     codes, cards = encode_frame(cols, dtypes, names, keep)
+    if est is not None:
+        kept_cols = cols if keep is None else [c[keep] for c in cols]
+        warn_continuous(est, names, kept_cols, dtypes, codes.T, cards)
     kept = sw if keep is None else sw[keep]
     return FamilyScores(codes, cards, SCORES[method], ess, kept), sw
 
@@ -160,6 +166,16 @@ def score_structure(
     )
     parents = {y: [x for x, c in pairs if c == y] for y in range(len(names))}
     return scores.score(parents)
+
+
+def _fit_network(edges, m, X, sample_weight=None) -> BayesianNetwork:
+    """The network of the learnt ``edges`` fitted to ``X``; the learner has
+    warned already about columns that look continuous, so the network does
+    not again."""
+    with warnings.catch_warnings():
+        for message in (FRACTIONAL, "about as many distinct values as rows"):
+            warnings.filterwarnings("ignore", f".*{message}", UserWarning)
+        return BayesianNetwork(edges, m=m).fit(X, sample_weight=sample_weight)
 
 
 def _validated(est, X) -> tuple:
@@ -483,7 +499,7 @@ class HillClimbSearch(_LearntNetwork):
         names = frame[2]
         allowed, required, start = self._constraints(names)
         scores, sw = _family_scores(
-            frame, self.scoring_method, self.equivalent_sample_size, sample_weight
+            frame, self.scoring_method, self.equivalent_sample_size, sample_weight, self
         )
         result = hill_climb(
             scores,
@@ -501,7 +517,7 @@ class HillClimbSearch(_LearntNetwork):
         ]
         self.score_ = result.score
         self.n_iter_ = result.n_iter
-        self.network_ = BayesianNetwork(self.edges_, m=self.m).fit(X, sample_weight=sw)
+        self.network_ = _fit_network(self.edges_, self.m, X, sw)
         self.variables_ = list(names)
         return self
 
@@ -619,6 +635,7 @@ class PC(_LearntNetwork):
         """
         X, (cols, dtypes, names) = _validated(self, X)
         codes, cards = encode_frame(cols, dtypes, names)
+        warn_continuous(self, names, cols, dtypes, codes.T, cards)
         adjacent, sepsets = skeleton(
             codes,
             cards,
@@ -640,6 +657,6 @@ class PC(_LearntNetwork):
             frozenset(names[i] for i in pair): tuple(names[i] for i in given)
             for pair, given in sepsets.items()
         }
-        self.network_ = BayesianNetwork(self.edges_, m=self.m).fit(X)
+        self.network_ = _fit_network(self.edges_, self.m, X)
         self.variables_ = list(names)
         return self

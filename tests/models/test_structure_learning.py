@@ -763,3 +763,53 @@ def test_pc_on_asia_recovers_its_colliders():
 def test_pc_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         PC(**params).fit(_asia(50))
+
+
+# -- continuous columns ----------------------------------------------------------------
+def _recorded(fit):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        fit()
+    return record
+
+
+@pytest.mark.parametrize(
+    "make", [HillClimbSearch, PC, BayesianNetwork], ids=lambda c: c.__name__
+)
+def test_continuous_columns_warn_once_at_the_callers_line(make):
+    from sklearn.datasets import load_iris
+
+    iris = load_iris(as_frame=True).frame
+    record = _recorded(lambda: make().fit(iris))
+    assert len(record) == 1
+    w = record[0]
+    assert w.category is UserWarning and w.filename == __file__
+    text = str(w.message)
+    assert text.startswith(f"{make.__name__}: ")
+    for column in iris.columns[:4]:  # the measurements, not the class codes
+        n = iris[column].nunique()
+        assert f"{column!r} ({n} distinct values)" in text
+    assert "'target'" not in text
+    # Binned, the same data are categories: silent.
+    binned = iris.apply(
+        lambda c: pd.cut(c, 3, labels=False) if c.dtype.kind == "f" else c
+    )
+    assert not _recorded(lambda: make().fit(binned))
+    # Whole numbers in a float column (NaN makes pandas store codes as float)
+    # and declared states are not suspect.
+    codes = binned.astype(float)
+    codes.iloc[0, 0] = np.nan
+    assert not _recorded(lambda: make().fit(codes))
+    if make is BayesianNetwork:
+        states = {c: sorted(iris[c].unique()) for c in iris.columns[:4]}
+        assert not _recorded(lambda: make(states=states).fit(iris))
+
+
+def test_nearly_unique_column_warns_by_categorical_nbs_rule():
+    # Integer identifiers: about as many distinct values as rows (the rule
+    # of CategoricalNB's warning), once, at the caller's line.
+    df = _asia(200).assign(patient=np.arange(200))
+    record = _recorded(lambda: HillClimbSearch().fit(df))
+    assert len(record) == 1 and record[0].filename == __file__
+    assert "'patient' (200 distinct values in 200 rows)" in str(record[0].message)
+    assert not _recorded(lambda: HillClimbSearch().fit(_asia(200)))
