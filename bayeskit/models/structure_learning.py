@@ -235,9 +235,10 @@ class HillClimbSearch(_LearntNetwork):
     improves a decomposable score, among the changes that keep the graph
     acyclic and within the constraints and that are not on the tabu list,
     until no change improves the score by ``epsilon`` (Koller and Friedman
-    2009, section 18.4.3). Then a :class:`~bayeskit.BayesianNetwork` with the
-    learnt edges is fitted to the data with the m-estimate, and the
-    prediction methods are its own.
+    2009, section 18.4.3), then goes on as tabu search for ``max_tabu``
+    moves and climbs again from the best graph seen. Then a
+    :class:`~bayeskit.BayesianNetwork` with the learnt edges is fitted to the
+    data with the m-estimate, and the prediction methods are its own.
 
     Parameters
     ----------
@@ -267,13 +268,15 @@ class HillClimbSearch(_LearntNetwork):
         The search stops when the best move improves the score by less.
     max_iter : int, default=1_000_000
         The most moves made.
-    max_tabu : int, default=0
-        ``0`` stops at the first graph that no legal move improves by
-        ``epsilon`` (pgmpy's rule). A positive number goes on from there as
-        tabu search (Glover 1989; bnlearn's ``max.tabu``): the best legal move
-        is taken even when it makes the score worse, until ``max_tabu`` moves
-        in a row have not beaten the best graph seen by ``epsilon``; the best
-        graph seen is returned, so its score is never below that of ``0``.
+    max_tabu : int, default=10
+        After the first graph that no legal move improves by ``epsilon``
+        (where pgmpy stops), the search goes on as tabu search (Glover 1989;
+        bnlearn's ``max.tabu``): the best legal move is taken even when it
+        makes the score worse, until ``max_tabu`` moves in a row have not
+        beaten the best graph seen by ``epsilon``; from the best graph seen
+        it climbs again by pgmpy's rule, so the result is a local optimum of
+        pgmpy's moves whose score is never below that of the first one.
+        ``0`` stops at the first (pgmpy's search, up to its ties).
     m : float, default=1.0
         The m-estimate's equivalent sample size for the CPTs of
         ``network_`` (see :class:`~bayeskit.BayesianNetwork`).
@@ -285,8 +288,8 @@ class HillClimbSearch(_LearntNetwork):
     score_ : float
         Its score on the training data (:func:`score_structure`).
     n_iter_ : int
-        The number of moves made (with ``max_tabu``, those after the best
-        graph too).
+        The number of moves made by the search kept (with ``max_tabu``,
+        those after the best graph too).
     network_ : BayesianNetwork
         The network with ``edges_``, its CPTs fitted to the training data.
     variables_ : list
@@ -347,10 +350,16 @@ class HillClimbSearch(_LearntNetwork):
     mixed-radix code of its columns, and every local score is cached, so a
     move rescores one family (add, remove) or two (reverse). A row with a
     missing value is left out of the counts of the families that hold it.
-    The moves and the tabu list are those of pgmpy's ``HillClimbSearch``;
-    among equally good moves the first is taken (additions and removals by
-    the position of their parent and child among the columns, then
-    reversals), so the result is deterministic.
+    The moves and the tabu list are those of pgmpy's ``HillClimbSearch``.
+    Equally good moves are common (BIC and BDeu score an edge and its
+    reversal alike while neither end has other parents), and which one is
+    taken decides the local optimum reached: pgmpy takes the first in the
+    order of a Python set, which changes from process to process. Here the
+    search runs twice, ties going to the first move in the order of the
+    columns (additions and removals by the position of their parent and
+    child, then reversals), then in the reverse order; the two share the
+    cached local scores, and the better graph is kept (the first on a tie),
+    so the result is deterministic and a local optimum of pgmpy's moves.
 
     References
     ----------
@@ -416,7 +425,7 @@ class HillClimbSearch(_LearntNetwork):
         start_dag=None,
         epsilon=1e-4,
         max_iter=1_000_000,
-        max_tabu=0,
+        max_tabu=10,
         m=1.0,
     ):
         self.scoring_method = scoring_method
@@ -501,16 +510,31 @@ class HillClimbSearch(_LearntNetwork):
         scores, sw = _family_scores(
             frame, self.scoring_method, self.equivalent_sample_size, sample_weight, self
         )
-        result = hill_climb(
-            scores,
-            start,
-            allowed,
-            required,
-            max_indegree=np.inf if self.max_indegree is None else self.max_indegree,
-            tabu_length=self.tabu_length,
-            epsilon=self.epsilon,
-            max_iter=self.max_iter,
-            max_tabu=self.max_tabu,
+        # pgmpy breaks ties between equally good moves (an edge or its
+        # reversal, which BIC and BDeu score alike) by the order of a set;
+        # its local optimum depends on them. Two searches, ties to the first
+        # pair in the order of the columns and in the reverse order, share
+        # the cached family scores; the better result is kept.
+        d = len(names)
+        result = max(
+            (
+                hill_climb(
+                    scores,
+                    start,
+                    allowed,
+                    required,
+                    max_indegree=(
+                        np.inf if self.max_indegree is None else self.max_indegree
+                    ),
+                    tabu_length=self.tabu_length,
+                    epsilon=self.epsilon,
+                    max_iter=self.max_iter,
+                    max_tabu=self.max_tabu,
+                    order=order,
+                )
+                for order in (None, np.arange(d)[::-1])
+            ),
+            key=lambda r: r.score,
         )
         self.edges_ = [
             (names[x], names[y]) for y, x in zip(*np.nonzero(result.adjacency.T))
