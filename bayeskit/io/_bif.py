@@ -5,7 +5,9 @@ discrete states) and one ``probability`` block per variable: either
 ``table`` followed by every probability, the variable's states varying
 slowest (pgmpy's and JavaBayes's reading), or one line per joint state of
 the parents, ``(a, b) p1, p2, ...;``, with ``default`` for the rows not
-listed. ``property`` lines and comments are skipped.
+listed. ``property`` lines and comments are skipped. A name (network,
+variable or state) may be quoted, JavaBayes style (``variable "a" {``): the
+quotes are not part of it, and it may then hold blanks, as pgmpy reads it.
 """
 
 from __future__ import annotations
@@ -68,7 +70,11 @@ class _Parser:
             raise FileError(line, f"expected {value!r}, got {shown}")
 
     def word(self, what: str) -> str:
+        """A name: a bare word, or a quoted string without its quotes
+        (JavaBayes writes ``variable "a" {``; pgmpy reads both)."""
         text, line, kind = self.next()
+        if kind == "string":
+            return text[1:-1]
         if kind != "word":
             raise FileError(line, f"expected {what}, got {text!r}")
         return text
@@ -301,6 +307,19 @@ def _fmt(x: float) -> str:
     return repr(float(x))
 
 
+def _word(label, what: str) -> str:
+    """``label`` as written in BIF: a bare word, or quoted (JavaBayes style)
+    when it holds blanks or punctuation; a quote or an empty label cannot be
+    written."""
+    try:
+        return check_word(label, what)
+    except ValueError:
+        text = str(label)
+        if not text or '"' in text:
+            raise
+        return f'"{text}"'
+
+
 def write_bif(network, path=None, *, name="unknown"):
     """Write a Bayesian network as a BIF file.
 
@@ -323,12 +342,17 @@ def write_bif(network, path=None, *, name="unknown"):
         back as strings).
     """
     network._check_ready()
-    name = check_word(name, "name")
+    name = _word(name, "name")
+    written = {v: _word(v, "variable") for v in network.variables_}
+    labels = {
+        v: [_word(s, f"state of {v!r}") for s in network.states_[v].tolist()]
+        for v in network.variables_
+    }
     out = [f"network {name} {{", "}"]
     for v in network.variables_:
-        states = [check_word(s, f"state of {v!r}") for s in network.states_[v].tolist()]
+        states = labels[v]
         out += [
-            f"variable {check_word(v, 'variable')} {{",
+            f"variable {written[v]} {{",
             f"  type discrete [ {len(states)} ] {{ {', '.join(states)} }};",
             "}",
         ]
@@ -337,15 +361,15 @@ def write_bif(network, path=None, *, name="unknown"):
         table = network.cpds_[v]
         if not parents:
             out += [
-                f"probability ( {v} ) {{",
+                f"probability ( {written[v]} ) {{",
                 f"  table {', '.join(map(_fmt, table))};",
                 "}",
             ]
             continue
-        out.append(f"probability ( {v} | {', '.join(map(str, parents))} ) {{")
-        labels = [network.states_[u].tolist() for u in parents]
+        given = ", ".join(written[u] for u in parents)
+        out.append(f"probability ( {written[v]} | {given} ) {{")
         for index in np.ndindex(*table.shape[:-1]):
-            key = ", ".join(str(labels[j][i]) for j, i in enumerate(index))
+            key = ", ".join(labels[u][i] for u, i in zip(parents, index))
             out.append(f"  ({key}) {', '.join(map(_fmt, table[index]))};")
         out.append("}")
     return write_text("\n".join(out) + "\n", path)

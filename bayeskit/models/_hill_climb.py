@@ -9,7 +9,8 @@ scores of :class:`~bayeskit.models._structure_scores.FamilyScores`. The
 reachability matrix (transitive closure) tells which additions and reversals
 keep the graph acyclic. Every iteration takes the best legal move, as
 pgmpy's ``HillClimbSearch.estimate`` does: ties go to the first (additions and
-removals by (parent, child) index, then reversals).
+removals by (parent, child) index, or by their positions in a given order of
+the variables, then reversals).
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ def hill_climb(
     epsilon: float = 1e-4,
     max_iter: int = 1_000_000,
     max_tabu: int = 0,
+    order: np.ndarray | None = None,
 ) -> SearchResult:
     """Greedy search from ``start`` (an acyclic adjacency matrix holding every
     required edge and no disallowed one).
@@ -110,7 +112,11 @@ def hill_climb(
     ``max_tabu > 0`` it goes on from there as tabu search (Glover 1989): it
     takes the best legal move even when it does not improve the score, for
     up to ``max_tabu`` moves in a row that do not beat the best graph seen
-    by ``epsilon``, and returns the best graph seen.
+    by ``epsilon``, then climbs greedily from the best graph seen (a move
+    that was tabu there may improve it) and returns where that stops. Among
+    equally good
+    moves the first is taken, in the order of the variables' indices, or in
+    ``order`` (a permutation of them) when given.
     """
     adjacency = start.copy()
     d = adjacency.shape[0]
@@ -138,12 +144,16 @@ def hill_climb(
         )
         toggle = np.where(add | remove, delta, -np.inf)
         flip = np.where(reverse, delta + delta.T, -np.inf)
+        if order is not None:  # ties go to the first pair in this order
+            toggle, flip = toggle[np.ix_(order, order)], flip[np.ix_(order, order)]
         best_toggle, best_flip = toggle.argmax(), flip.argmax()
         gain_toggle, gain_flip = toggle.flat[best_toggle], flip.flat[best_flip]
         if gain_toggle >= gain_flip:
             gain, (x, y), op = gain_toggle, divmod(int(best_toggle), d), "toggle"
         else:
             gain, (x, y), op = gain_flip, divmod(int(best_flip), d), "flip"
+        if order is not None:
+            x, y = int(order[x]), int(order[y])
         if not np.isfinite(gain) or (gain < epsilon and worse >= max_tabu):
             break
         if op == "flip":
@@ -173,6 +183,23 @@ def hill_climb(
             worse += 1
     if max_tabu == 0:
         best_adjacency = adjacency
+    else:
+        # A move that was tabu may improve the best graph seen: climb on from
+        # it by pgmpy's rule, so the result is a local optimum of every move.
+        polished = hill_climb(
+            scores,
+            best_adjacency,
+            allowed,
+            required,
+            max_indegree=max_indegree,
+            tabu_length=tabu_length,
+            epsilon=epsilon,
+            max_iter=max(max_iter - n_iter, 0),
+            order=order,
+        )
+        return SearchResult(
+            polished.adjacency, polished.score, n_iter + polished.n_iter
+        )
     parents = [list(np.flatnonzero(best_adjacency[:, y])) for y in range(d)]
     total = scores.score({y: parents[y] for y in range(d)})
     return SearchResult(best_adjacency, total, n_iter)

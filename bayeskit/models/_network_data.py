@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from .._validation import check_probability_vector, validate_data
+from .._warnings import warn
 from ..priors import log_m_estimate
+from ._categorical import warn_nearly_unique
 from ._encoding import CategoryEncoder, declared_categories, split_columns
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "query_codes",
     "query_targets",
     "state_encoder",
+    "warn_continuous",
 ]
 
 # How the encoder's errors name a network's columns, values and categories.
@@ -122,6 +125,48 @@ def network_columns(est, X, reset: bool) -> tuple[list, list]:
             cols.append(np.full(X.shape[0], None, dtype=object))
             dtypes.append(None)
     return cols, dtypes
+
+
+# The start of the warning of :func:`warn_continuous` for fractional numbers.
+FRACTIONAL = "hold fractional numbers"
+
+
+def warn_continuous(
+    est, names: list, cols: list, dtypes: list, codes, n_categories, keep=None
+) -> None:
+    """Warn once, at the caller's line, when columns of a fit look continuous.
+
+    Every distinct value of a column is a state of its variable, so a
+    column of measurements (fractional numbers: a float column whose values
+    are not all whole) gives tables of about one row per state, which learn
+    little, and a structure search that finds few edges. Such columns are
+    named in one warning; without them, CategoricalNB's rule for columns of
+    about as many distinct values as rows
+    (:func:`~bayeskit.models._categorical.warn_nearly_unique`) applies.
+    A pandas categorical column and a variable of declared ``states`` are
+    never suspect. ``codes`` is ``(n_samples, n_columns)``.
+    """
+    declared = getattr(est, "states", None) or {}
+    suspects = []
+    for j, (name, col, dtype) in enumerate(zip(names, cols, dtypes)):
+        if dtype is not None or name in declared or col.dtype.kind != "f":
+            continue
+        values = col if keep is None else col[keep]
+        values = values[~np.isnan(values)]
+        if values.size and (np.trunc(values) != values).any():
+            suspects.append(f"{name!r} ({int(n_categories[j])} distinct values)")
+    if not suspects:
+        warn_nearly_unique(est, codes, n_categories, keep)
+        return
+    more = f" and {len(suspects) - 5} more" if len(suspects) > 5 else ""
+    warn(
+        f"{type(est).__name__}: column(s) {', '.join(suspects[:5])}{more} "
+        f"{FRACTIONAL}, and every distinct value is a state of a discrete "
+        "variable: their tables learn little, and structure learning finds few "
+        "edges; bin them first (pandas.cut, or "
+        "sklearn.preprocessing.KBinsDiscretizer)",
+        UserWarning,
+    )
 
 
 def declared_states(states) -> dict:

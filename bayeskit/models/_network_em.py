@@ -41,7 +41,7 @@ def check_latent(est, names: list) -> list:
     latent = [] if est.latent is None else list(est.latent)
     if len(set(latent)) != len(latent):
         raise ValueError(f"latent lists a variable twice: {latent!r}")
-    if latent and est.missing != "em":
+    if latent and est.missing == "available":
         raise ValueError(
             "latent variables are learnt by EM: set missing='em' (missing="
             f"{est.missing!r} would leave their tables at the prior)"

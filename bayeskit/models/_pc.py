@@ -118,19 +118,42 @@ def skeleton(
     return adjacent, sepsets
 
 
+def _reach(directed: np.ndarray) -> np.ndarray:
+    """``reach[a, b]``: a directed path of one edge or more leads from a to b."""
+    reach = directed.copy()
+    while True:
+        longer = reach | ((reach.astype(np.int64) @ reach.astype(np.int64)) > 0)
+        if (longer == reach).all():
+            return reach
+        reach = longer
+
+
 def orient(adjacent: np.ndarray, sepsets: dict) -> np.ndarray:
     """The partially directed graph: ``graph[a, b] and not graph[b, a]`` is
-    ``a -> b``, both is ``a - b``."""
+    ``a -> b``, both is ``a - b``.
+
+    Tests that contradict each other (finite samples) can ask for a collider
+    against an earlier one, or for an orientation that closes a directed
+    cycle. As in pgmpy and the conservative practice of the literature
+    (Spirtes, Glymour and Scheines 2000, section 5.4.2; Meek 1995), no edge
+    is oriented against an earlier orientation or so as to close a directed
+    cycle (it stays undirected), and Meek's rule 1 does not create a new
+    unshielded collider; so the directed part is always acyclic, and
+    :func:`extend_to_dag` always finds a DAG.
+    """
     d = adjacent.shape[0]
     graph = adjacent.copy()
+    reach = np.zeros((d, d), dtype=bool)
     for x, y in combinations(range(d), 2):
         if adjacent[x, y]:
             continue
         for z in np.flatnonzero(adjacent[x] & adjacent[y]):
             if z not in sepsets.get(frozenset((x, y)), ()):
-                # x -> z <- y, unless that would undo an earlier collider.
-                if graph[x, z] and graph[y, z]:
+                # x -> z <- y, unless that would undo an earlier collider or
+                # close a cycle (a directed path from z to x or y).
+                if graph[x, z] and graph[y, z] and not (reach[z, x] or reach[z, y]):
                     graph[z, x] = graph[z, y] = False
+                    reach = _reach(graph & ~graph.T)
     changed = True
     while changed:
         changed = False
@@ -138,20 +161,24 @@ def orient(adjacent: np.ndarray, sepsets: dict) -> np.ndarray:
         undirected = graph & graph.T
         for a, b in zip(*np.nonzero(np.triu(undirected))):
             for u, v in ((a, b), (b, a)):
-                if not (graph[u, v] and graph[v, u]):
-                    continue
-                # R1: w -> u - v, w and v not adjacent: u -> v.
+                if not (graph[u, v] and graph[v, u]) or reach[v, u]:
+                    continue  # oriented already, or u -> v would close a cycle
+                # R1: w -> u - v, w and v not adjacent: u -> v, unless v has
+                # a parent not adjacent to u (a new unshielded collider).
                 r1 = (directed[:, u] & ~adjacent[:, v]).copy()
                 r1[v] = False
+                collider = directed[:, v] & ~adjacent[:, u]
+                collider[u] = False
                 # R2: u -> w -> v: u -> v.
                 r2 = directed[u] & directed[:, v]
                 # R3: u - w1 -> v <- w2 - u, w1 and w2 not adjacent: u -> v.
                 ws = np.flatnonzero(undirected[u] & directed[:, v])
                 r3 = any(not adjacent[w1, w2] for w1, w2 in combinations(ws, 2))
-                if r1.any() or r2.any() or r3:
+                if (r1.any() and not collider.any()) or r2.any() or r3:
                     graph[v, u] = False
                     directed = graph & ~graph.T
                     undirected = graph & graph.T
+                    reach = _reach(directed)
                     changed = True
     return graph
 
@@ -178,11 +205,14 @@ def extend_to_dag(graph: np.ndarray) -> np.ndarray:
             )
             if ok:
                 break
-        else:  # not extendable (conflicting tests): take a sink if there is one
+        else:
+            # Not extendable (conflicting tests): a sink of the directed part
+            # (acyclic, by :func:`orient`) takes its undirected edges in, so
+            # the result stays acyclic, at the price of a collider more.
             sinks = [
                 v for v in np.flatnonzero(alive) if not (left[v] & ~left[:, v]).any()
             ]
-            x = int(sinks[0] if sinks else np.flatnonzero(alive)[0])
+            x = int(sinks[0])
         parents = left[:, x].copy()
         dag[parents, x] = True
         dag[x, left[x] & ~left[:, x]] = True

@@ -41,6 +41,7 @@ from ._network_data import (
     query_codes,
     query_targets,
     state_encoder,
+    warn_continuous,
 )
 from ._network_em import check_latent, fit_em, latent_states
 from ._network_queries import (
@@ -104,13 +105,18 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         the data, each with its states declared in ``states`` (a list of
         labels, or a number ``k`` for the labels ``0 .. k - 1``). Their CPTs,
         and those of their children, are learnt by EM.
-    missing : {'em', 'available'}, default='em'
-        How :meth:`fit` treats missing cells (NaN, None, pd.NA). ``'em'``:
-        as latent, the MAP estimate of the m-estimate's prior under missing
-        at random, by EM started from the available-case estimate (``m=1``
-        there for a variable of ``m=0``; complete data need no iteration).
+    missing : {'auto', 'available', 'em'}, default='auto'
+        How :meth:`fit` treats missing cells (NaN, None, pd.NA).
         ``'available'``: available-case counts in one pass (a row counts in
-        every CPT whose family it observes whole).
+        every CPT whose family it observes whole), as pgmpy's
+        ``MaximumLikelihoodEstimator`` and ``BayesianEstimator`` count each
+        family's complete rows. ``'em'``: as latent, the MAP estimate of the
+        m-estimate's prior under missing at random, by EM started from the
+        available-case estimate (``m=1`` there for a variable of ``m=0``;
+        complete data need no iteration). ``'auto'``: ``'em'`` when
+        ``latent`` is given (its variables are learnt by EM, and the missing
+        cells with them), ``'available'`` otherwise, so that a network
+        written as in pgmpy gets pgmpy's tables.
     max_iter : int, default=100
         The most EM iterations.
     tol : float, default=1e-3
@@ -146,8 +152,8 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
     latent_ : list
         The latent variables (after the columns in ``variables_``).
     n_iter_ : int
-        EM iterations of the last :meth:`fit` with ``missing='em'`` (0 for
-        complete data).
+        EM iterations of the last :meth:`fit` by EM (0 for complete data);
+        absent after available-case counts.
     converged_ : bool
         Whether the change of the objective fell below ``tol``.
     lower_bound_ : float
@@ -175,9 +181,13 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
 
     A row with a missing value is left out of the counts of every CPT whose
     family (the variable and its parents) holds that value, and still counts
-    in the others. Counts add, so :meth:`partial_fit` on chunks equals one
-    :meth:`fit`, and :meth:`summarize` of chunks (on several machines, say),
-    summed and given to :meth:`from_stats`, is the same model again.
+    in the others (available-case counts, the default without ``latent``:
+    pgmpy's ``MaximumLikelihoodEstimator`` is ``m=0``, and its
+    ``BayesianEstimator`` with ``prior_type='K2'`` is ``m`` equal to every
+    variable's number of states). Counts add, so :meth:`partial_fit` on
+    chunks equals one :meth:`fit`, and :meth:`summarize` of chunks (on
+    several machines, say), summed and given to :meth:`from_stats`, is the
+    same model again.
 
     **Inference.** The network is moralised, triangulated by min-fill and
     joined in a junction tree once (at the first query after the CPTs
@@ -192,7 +202,8 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
     observed variables is kept, and rows sharing a pattern are propagated
     together along a batch axis.
 
-    **Missing cells and latent variables.** With ``missing='em'`` every
+    **Missing cells and latent variables.** With ``missing='em'`` (or
+    ``latent`` given and ``missing='auto'``) every
     missing cell, and every cell of a latent variable, is an unobserved
     variable of its row. The m-estimate is the posterior mode under a
     Dirichlet prior of concentration :math:`m p_a + 1` on every CPT row, so
@@ -270,7 +281,7 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         "states": [dict, None],
         "handle_unknown": [StrOptions({"error", "ignore"})],
         "latent": ["array-like", None],
-        "missing": [StrOptions({"em", "available"})],
+        "missing": [StrOptions({"auto", "available", "em"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
@@ -286,7 +297,7 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         states=None,
         handle_unknown="error",
         latent=None,
-        missing="em",
+        missing="auto",
         max_iter=100,
         tol=1e-3,
         random_state=None,
@@ -336,6 +347,13 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         self._state_index_[variable] = {s: i for i, s in enumerate(states.tolist())}
         self._labels_[variable] = pd.Index(states, name=variable)
 
+    def _by_em(self) -> bool:
+        """Whether missing cells are learnt by EM: ``missing='em'``, or
+        ``'auto'`` with latent variables."""
+        if self.missing == "auto":
+            return bool(self.latent)
+        return self.missing == "em"
+
     def _cards(self) -> dict:
         return {v: len(self.states_[v]) for v in self.variables_}
 
@@ -365,16 +383,18 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
     def fit(self, X, y=None, sample_weight=None):
         """Learn the CPTs from data.
 
-        Complete data (or ``missing='available'``): ``from_stats(summarize(X,
-        sample_weight))``. Missing cells or latent variables: EM (see Notes).
+        Complete data, or available-case counts (the default without
+        ``latent``): ``from_stats(summarize(X, sample_weight))``. Missing
+        cells with ``missing='em'``, or latent variables: EM (see Notes).
 
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_variables)
             One column per variable (none for a latent variable), any
-            labels. Missing values (NaN, None, pd.NA) are learnt by EM with
-            ``missing='em'``, or left out of the counts they touch with
-            ``missing='available'``.
+            labels. Missing values (NaN, None, pd.NA) are left out of the
+            counts of the families that hold them (``missing='available'``,
+            and ``'auto'`` without ``latent``), or learnt by EM
+            (``missing='em'``, and ``'auto'`` with ``latent``).
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -390,7 +410,7 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         codes, sw = self._encode(X, sample_weight, reset=True)
         structure, _, prior = self._make_components()
         stats = structure.stats(codes, sw)
-        if self.missing == "available":
+        if not self._by_em():
             return self.from_stats(stats)
         return fit_em(self, structure, prior, stats, codes, sw)
 
@@ -401,10 +421,11 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         The first call (or any call on a network without counts, such as one
         built by :meth:`set_cpd`) is :meth:`fit`; later ones keep the
         variables and their states (a new state is an error: declare it in
-        ``states``) and re-derive every CPT from the summed counts. With
-        ``missing='em'`` the counts of a chunk's missing cells (and latent
-        variables) are their expected counts under the current tables: one
-        step of incremental EM (Neal and Hinton 1998) per chunk.
+        ``states``) and re-derive every CPT from the summed counts. When
+        missing cells are learnt by EM (``missing``) the counts of a chunk's
+        missing cells (and latent variables) are their expected counts under
+        the current tables: one step of incremental EM (Neal and Hinton 1998)
+        per chunk.
 
         Parameters
         ----------
@@ -420,7 +441,7 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         if not hasattr(self, "stats_"):
             self._reset()
             return self.from_stats(self._summarize(X, sample_weight, reset=True))
-        if self.missing == "available":
+        if not self._by_em():
             chunk = self._summarize(X, sample_weight, False)
         else:
             codes, sw = self._encode(X, sample_weight, False)
@@ -484,7 +505,7 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
                 "stats must be the NetworkStats of summarize for the variables and "
                 f"states of this network, got {type(stats).__name__}"
             )
-        if self.missing == "em" and stats.incomplete_weight > 0:
+        if self._by_em() and stats.incomplete_weight > 0:
             if getattr(self, "latent_", None):
                 raise ValueError(
                     f"latent variables {self.latent_!r} are learnt by EM, which "
@@ -533,6 +554,17 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         else:
             encoder = state_encoder(self)
         codes = encoder.encode(cols, fitting=True, keep=keep, hint=_HINT)
+        if reset:
+            d = len(names)  # the columns of X, not the latent variables
+            warn_continuous(
+                self,
+                names,
+                cols[:d],
+                dtypes[:d],
+                codes[:, :d],
+                encoder.n_categories[:d],
+                keep,
+            )
         return codes, sw
 
     # -- queries -------------------------------------------------------------------

@@ -9,6 +9,7 @@ search in :mod:`bayeskit.models._hill_climb`.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -26,6 +27,7 @@ from ..graph import DAG
 from ..graph.dag import CycleError
 from ._encoding import categorical_input_tags
 from ._hill_climb import hill_climb
+from ._network_data import FRACTIONAL, warn_continuous
 from ._pc import extend_to_dag, orient, skeleton
 from ._structure_scores import SCORES, FamilyScores, encode_frame, split_frame
 from .bayesnet import BayesianNetwork
@@ -33,10 +35,14 @@ from .bayesnet import BayesianNetwork
 __all__ = ["PC", "HillClimbSearch", "score_structure"]
 
 
-def _edge_pairs(value, name: str, index: dict) -> list[tuple[int, int]]:
+def _edge_pairs(
+    value, name: str, index: dict, self_loops: bool = False
+) -> list[tuple[int, int]]:
     """``value`` (pairs, a :class:`~bayeskit.graph.DAG`, or a graph with an
     ``edges`` attribute or method, such as pgmpy's or networkx's) as pairs of
-    variable indices; an unknown variable is a ValueError naming ``name``."""
+    variable indices; an unknown variable is a ValueError naming ``name``, and
+    so is a self-loop, unless ``self_loops`` (then it is left out: forbidding
+    or allowing an edge that is never legal changes nothing, as in pgmpy)."""
     if value is None:
         return []
     edges = getattr(value, "edges", value)
@@ -54,6 +60,8 @@ def _edge_pairs(value, name: str, index: dict) -> list[tuple[int, int]]:
                 f"columns are {list(index)!r}"
             )
         if parent == child:
+            if self_loops:
+                continue
             raise ValueError(f"{name} holds a self-loop on {parent!r}")
         pairs.append((index[parent], index[child]))
     return pairs
@@ -66,10 +74,11 @@ def _matrix(pairs, d: int) -> np.ndarray:
     return out
 
 
-def _family_scores(frame: tuple, method: str, ess: float, sample_weight):
+def _family_scores(frame: tuple, method: str, ess: float, sample_weight, est=None):
     """The :class:`FamilyScores` of the columns ``frame`` (of
     :func:`split_frame`) and the checked weights; rows of zero weight are left
-    out, their values included (integer weights are repeated rows)."""
+    out, their values included (integer weights are repeated rows). With the
+    estimator ``est``, columns that look continuous warn."""
     cols, dtypes, names = frame
     n = len(cols[0])
     keep = sw = None
@@ -82,6 +91,9 @@ def _family_scores(frame: tuple, method: str, ess: float, sample_weight):
             )
         keep = None if (sw > 0).all() else sw > 0
     codes, cards = encode_frame(cols, dtypes, names, keep)
+    if est is not None:
+        kept_cols = cols if keep is None else [c[keep] for c in cols]
+        warn_continuous(est, names, kept_cols, dtypes, codes.T, cards)
     kept = sw if keep is None else sw[keep]
     return FamilyScores(codes, cards, SCORES[method], ess, kept), sw
 
@@ -156,6 +168,16 @@ def score_structure(
     return scores.score(parents)
 
 
+def _fit_network(edges, m, X, sample_weight=None) -> BayesianNetwork:
+    """The network of the learnt ``edges`` fitted to ``X``; the learner has
+    warned already about columns that look continuous, so the network does
+    not again."""
+    with warnings.catch_warnings():
+        for message in (FRACTIONAL, "about as many distinct values as rows"):
+            warnings.filterwarnings("ignore", f".*{message}", UserWarning)
+        return BayesianNetwork(edges, m=m).fit(X, sample_weight=sample_weight)
+
+
 def _validated(est, X) -> tuple:
     """``X`` checked as scikit-learn checks it at fit (``n_features_in_`` and
     ``feature_names_in_`` set), and its columns (:func:`split_frame`)."""
@@ -213,9 +235,10 @@ class HillClimbSearch(_LearntNetwork):
     improves a decomposable score, among the changes that keep the graph
     acyclic and within the constraints and that are not on the tabu list,
     until no change improves the score by ``epsilon`` (Koller and Friedman
-    2009, section 18.4.3). Then a :class:`~bayeskit.BayesianNetwork` with the
-    learnt edges is fitted to the data with the m-estimate, and the
-    prediction methods are its own.
+    2009, section 18.4.3), then goes on as tabu search for ``max_tabu``
+    moves and climbs again from the best graph seen. Then a
+    :class:`~bayeskit.BayesianNetwork` with the learnt edges is fitted to the
+    data with the m-estimate, and the prediction methods are its own.
 
     Parameters
     ----------
@@ -229,9 +252,11 @@ class HillClimbSearch(_LearntNetwork):
     max_indegree : int, default=None
         The most parents a variable may have; ``None`` for no limit.
     black_list : list of (parent, child), default=None
-        Edges that may not be in the graph (forbidden edges).
+        Edges that may not be in the graph (forbidden edges); a self-loop in
+        it is ignored (never a legal move), as in pgmpy.
     white_list : list of (parent, child), default=None
-        If given, the only edges the graph may have (pgmpy's search space).
+        If given, the only edges the graph may have (pgmpy's search space);
+        a self-loop in it is ignored.
     fixed_edges : list of (parent, child), default=None
         Edges that must be in the graph (required edges): added to the start
         and never removed or reversed.
@@ -243,13 +268,15 @@ class HillClimbSearch(_LearntNetwork):
         The search stops when the best move improves the score by less.
     max_iter : int, default=1_000_000
         The most moves made.
-    max_tabu : int, default=0
-        ``0`` stops at the first graph that no legal move improves by
-        ``epsilon`` (pgmpy's rule). A positive number goes on from there as
-        tabu search (Glover 1989; bnlearn's ``max.tabu``): the best legal move
-        is taken even when it makes the score worse, until ``max_tabu`` moves
-        in a row have not beaten the best graph seen by ``epsilon``; the best
-        graph seen is returned, so its score is never below that of ``0``.
+    max_tabu : int, default=10
+        After the first graph that no legal move improves by ``epsilon``
+        (where pgmpy stops), the search goes on as tabu search (Glover 1989;
+        bnlearn's ``max.tabu``): the best legal move is taken even when it
+        makes the score worse, until ``max_tabu`` moves in a row have not
+        beaten the best graph seen by ``epsilon``; from the best graph seen
+        it climbs again by pgmpy's rule, so the result is a local optimum of
+        pgmpy's moves whose score is never below that of the first one.
+        ``0`` stops at the first (pgmpy's search, up to its ties).
     m : float, default=1.0
         The m-estimate's equivalent sample size for the CPTs of
         ``network_`` (see :class:`~bayeskit.BayesianNetwork`).
@@ -261,8 +288,8 @@ class HillClimbSearch(_LearntNetwork):
     score_ : float
         Its score on the training data (:func:`score_structure`).
     n_iter_ : int
-        The number of moves made (with ``max_tabu``, those after the best
-        graph too).
+        The number of moves made by the search kept (with ``max_tabu``,
+        those after the best graph too).
     network_ : BayesianNetwork
         The network with ``edges_``, its CPTs fitted to the training data.
     variables_ : list
@@ -323,10 +350,16 @@ class HillClimbSearch(_LearntNetwork):
     mixed-radix code of its columns, and every local score is cached, so a
     move rescores one family (add, remove) or two (reverse). A row with a
     missing value is left out of the counts of the families that hold it.
-    The moves and the tabu list are those of pgmpy's ``HillClimbSearch``;
-    among equally good moves the first is taken (additions and removals by
-    the position of their parent and child among the columns, then
-    reversals), so the result is deterministic.
+    The moves and the tabu list are those of pgmpy's ``HillClimbSearch``.
+    Equally good moves are common (BIC and BDeu score an edge and its
+    reversal alike while neither end has other parents), and which one is
+    taken decides the local optimum reached: pgmpy takes the first in the
+    order of a Python set, which changes from process to process. Here the
+    search runs twice, ties going to the first move in the order of the
+    columns (additions and removals by the position of their parent and
+    child, then reversals), then in the reverse order; the two share the
+    cached local scores, and the better graph is kept (the first on a tie),
+    so the result is deterministic and a local optimum of pgmpy's moves.
 
     References
     ----------
@@ -392,7 +425,7 @@ class HillClimbSearch(_LearntNetwork):
         start_dag=None,
         epsilon=1e-4,
         max_iter=1_000_000,
-        max_tabu=0,
+        max_tabu=10,
         m=1.0,
     ):
         self.scoring_method = scoring_method
@@ -413,10 +446,11 @@ class HillClimbSearch(_LearntNetwork):
         matrices; conflicts are ValueErrors naming the parameters."""
         index = {v: i for i, v in enumerate(names)}
         d = len(names)
-        black = _matrix(_edge_pairs(self.black_list, "black_list", index), d)
+        black = _matrix(_edge_pairs(self.black_list, "black_list", index, True), d)
         allowed = ~black
         if self.white_list is not None:
-            allowed &= _matrix(_edge_pairs(self.white_list, "white_list", index), d)
+            white = _edge_pairs(self.white_list, "white_list", index, True)
+            allowed &= _matrix(white, d)
         np.fill_diagonal(allowed, False)
         fixed_pairs = _edge_pairs(self.fixed_edges, "fixed_edges", index)
         required = _matrix(fixed_pairs, d)
@@ -474,25 +508,40 @@ class HillClimbSearch(_LearntNetwork):
         names = frame[2]
         allowed, required, start = self._constraints(names)
         scores, sw = _family_scores(
-            frame, self.scoring_method, self.equivalent_sample_size, sample_weight
+            frame, self.scoring_method, self.equivalent_sample_size, sample_weight, self
         )
-        result = hill_climb(
-            scores,
-            start,
-            allowed,
-            required,
-            max_indegree=np.inf if self.max_indegree is None else self.max_indegree,
-            tabu_length=self.tabu_length,
-            epsilon=self.epsilon,
-            max_iter=self.max_iter,
-            max_tabu=self.max_tabu,
+        # pgmpy breaks ties between equally good moves (an edge or its
+        # reversal, which BIC and BDeu score alike) by the order of a set;
+        # its local optimum depends on them. Two searches, ties to the first
+        # pair in the order of the columns and in the reverse order, share
+        # the cached family scores; the better result is kept.
+        d = len(names)
+        result = max(
+            (
+                hill_climb(
+                    scores,
+                    start,
+                    allowed,
+                    required,
+                    max_indegree=(
+                        np.inf if self.max_indegree is None else self.max_indegree
+                    ),
+                    tabu_length=self.tabu_length,
+                    epsilon=self.epsilon,
+                    max_iter=self.max_iter,
+                    max_tabu=self.max_tabu,
+                    order=order,
+                )
+                for order in (None, np.arange(d)[::-1])
+            ),
+            key=lambda r: r.score,
         )
         self.edges_ = [
             (names[x], names[y]) for y, x in zip(*np.nonzero(result.adjacency.T))
         ]
         self.score_ = result.score
         self.n_iter_ = result.n_iter
-        self.network_ = BayesianNetwork(self.edges_, m=self.m).fit(X, sample_weight=sw)
+        self.network_ = _fit_network(self.edges_, self.m, X, sw)
         self.variables_ = list(names)
         return self
 
@@ -610,6 +659,7 @@ class PC(_LearntNetwork):
         """
         X, (cols, dtypes, names) = _validated(self, X)
         codes, cards = encode_frame(cols, dtypes, names)
+        warn_continuous(self, names, cols, dtypes, codes.T, cards)
         adjacent, sepsets = skeleton(
             codes,
             cards,
@@ -631,6 +681,6 @@ class PC(_LearntNetwork):
             frozenset(names[i] for i in pair): tuple(names[i] for i in given)
             for pair, given in sepsets.items()
         }
-        self.network_ = BayesianNetwork(self.edges_, m=self.m).fit(X)
+        self.network_ = _fit_network(self.edges_, self.m, X)
         self.variables_ = list(names)
         return self

@@ -130,7 +130,9 @@ def test_objective_never_decreases_over_50_seeds():
         df = hide(rng, truth.sample(150, random_state=seed), 0.3)
         m = [0.0, 0.5, 1.0, 3.0][seed % 4]  # m = 0: maximum likelihood
         states = {v: s.tolist() for v, s in truth.states_.items()}
-        est = BayesianNetwork(truth.dag_.edges, m=m, states=states, max_iter=30, tol=0)
+        est = BayesianNetwork(
+            truth.dag_.edges, m=m, states=states, max_iter=30, tol=0, missing="em"
+        )
         bounds = np.array(quiet_fit(est, df).lower_bounds_)
         assert np.isfinite(bounds).all()
         assert (np.diff(bounds) >= -1e-10 * np.abs(bounds[1:])).all(), seed
@@ -171,7 +173,7 @@ def test_e_step_and_objective_equal_enumeration(seed, path, monkeypatch):
     kw = {"m": m, "states": states}
     start = BayesianNetwork(truth.dag_.edges, missing="available", **kw)
     start.fit(df, sample_weight=w)
-    est = BayesianNetwork(truth.dag_.edges, max_iter=1, **kw)
+    est = BayesianNetwork(truth.dag_.edges, max_iter=1, missing="em", **kw)
     quiet_fit(est, df, sample_weight=w)
     # One iteration: the E-step at the available-case start.
     counts, log_lik = brute_force_e_step(start, codes_of(df, start), w)
@@ -239,9 +241,13 @@ def test_converged_fit_is_a_fixed_point_of_em(rng):
     df = hide(rng, truth.sample(400, random_state=3), 0.3)
     states = {v: s.tolist() for v, s in truth.states_.items()}
     kw = {"m": 1.0, "states": states}
-    est = BayesianNetwork(truth.dag_.edges, tol=1e-13, max_iter=2000, **kw).fit(df)
+    est = BayesianNetwork(
+        truth.dag_.edges, tol=1e-13, max_iter=2000, missing="em", **kw
+    ).fit(df)
     assert est.converged_ and est.n_iter_ > 2
-    step = BayesianNetwork(truth.dag_.edges, max_iter=1, cpds_init=est.cpds_, **kw)
+    step = BayesianNetwork(
+        truth.dag_.edges, max_iter=1, cpds_init=est.cpds_, missing="em", **kw
+    )
     quiet_fit(step, df)
     for v in est.variables_:
         np.testing.assert_allclose(step.cpds_[v], est.cpds_[v], atol=1e-6)
@@ -256,7 +262,9 @@ def test_converged_fit_zeroes_the_gradient_on_the_simplex(rng):
     df = hide(rng, truth.sample(400, random_state=3), 0.3)
     states = {v: s.tolist() for v, s in truth.states_.items()}
     kw = {"m": 1.0, "states": states}
-    est = BayesianNetwork(truth.dag_.edges, tol=1e-13, max_iter=3000, **kw).fit(df)
+    est = BayesianNetwork(
+        truth.dag_.edges, tol=1e-13, max_iter=3000, missing="em", **kw
+    ).fit(df)
     start = BayesianNetwork(truth.dag_.edges, missing="available", **kw).fit(df)
 
     def objective(cpds):
@@ -290,7 +298,7 @@ def test_complete_data_is_todays_fit_with_no_iteration(rng):
     truth = random_truth(rng, 5)
     df = truth.sample(300, random_state=4)
     before = df.copy()
-    em = BayesianNetwork(truth.dag_.edges, m=2.0).fit(df)
+    em = BayesianNetwork(truth.dag_.edges, m=2.0, missing="em").fit(df)
     available = BayesianNetwork(truth.dag_.edges, m=2.0, missing="available").fit(df)
     pd.testing.assert_frame_equal(df, before)
     assert em.n_iter_ == 0 and em.converged_
@@ -315,7 +323,7 @@ def test_em_on_asia_beats_dropping_incomplete_rows(rng):
     df = truth.sample(5000, random_state=5)
     hidden = hide(rng, df, 0.3)
     kw = {"states": states, "m": 1.0}
-    em = BayesianNetwork(truth.dag_.edges, tol=1e-6, **kw).fit(hidden)
+    em = BayesianNetwork(truth.dag_.edges, tol=1e-6, missing="em", **kw).fit(hidden)
     dropped = BayesianNetwork(truth.dag_.edges, **kw).fit(hidden.dropna())
     em_error, drop_error = cpd_error(em, truth), cpd_error(dropped, truth)
     print(f"asia, 30% hidden: EM {em_error:.4f}, dropping rows {drop_error:.4f}")
@@ -461,13 +469,89 @@ def test_bad_input_names_the_parameter():
     # A column with missing cells needs no declaration: EM learns it.
     X_missing = X.astype(object)
     X_missing.iloc[0, 0] = None
-    BayesianNetwork([("a", "b")]).fit(X_missing)
+    BayesianNetwork([("a", "b")], missing="em").fit(X_missing)
+
+
+# -- the default: pgmpy's available-case counts ----------------------------------------
+def pgmpy_tables(edges, df, estimator):
+    """pgmpy's CPTs of ``edges`` fitted to ``df``, as arrays of shape
+    ``(*parent cardinalities, k)`` with the parents in the order of ``edges``."""
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    model = DiscreteBayesianNetwork(edges)
+    model.add_nodes_from(df.columns)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(df, estimator=estimator)
+    out = {}
+    for v in df.columns:
+        cpd = model.get_cpds(v)
+        parents = [u for u, w in edges if w == v]
+        shape = [len(cpd.state_names[u]) for u in cpd.variables[1:]]
+        table = cpd.get_values().reshape(len(cpd.state_names[v]), *shape)
+        order = [cpd.variables[1:].index(u) for u in parents]
+        table = np.transpose(table, [0, *(1 + i for i in order)])
+        out[v] = (np.moveaxis(table, 0, -1), cpd.state_names)
+    return out
+
+
+def test_default_missing_counts_each_familys_complete_rows_as_pgmpy():
+    # The example of the migration guide, by hand: C | A, B counts only the
+    # rows that observe A, B and C (rows 0 and 3); the other parent states
+    # are unseen, hence uniform (m=0, as pgmpy's MaximumLikelihoodEstimator).
+    df = pd.DataFrame(
+        {"A": [0, np.nan, 1, 1], "B": [0, 1, 0, 1], "C": [1, 1, np.nan, 0]}
+    )
+    bn = BayesianNetwork([("A", "C"), ("B", "C")], m=0).fit(df)
+    expected = [[[0.0, 1.0], [0.5, 0.5]], [[0.5, 0.5], [1.0, 0.0]]]
+    np.testing.assert_array_equal(bn.cpds_["C"], expected)
+    assert not hasattr(bn, "n_iter_")  # no EM
+    em = BayesianNetwork([("A", "C"), ("B", "C")], m=0, missing="em").fit(df)
+    assert em.n_iter_ > 0
+    assert not np.allclose(em.cpds_["C"], expected)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("seed", range(6))
+def test_default_missing_equals_pgmpy_estimators_on_incomplete_data(seed):
+    pytest.importorskip("pgmpy")
+    from pgmpy.parameter_estimator import DiscreteBayesianEstimator, DiscreteMLE
+
+    rng = np.random.default_rng(300 + seed)
+    truth = random_truth(rng, 4 + seed % 3)
+    df = truth.sample(200, random_state=seed).astype(float)
+    df = df.mask(rng.random(df.shape) < [0.05, 0.2, 0.4][seed % 3])
+    before = df.copy()
+    edges = list(truth.dag_.edges)
+    for m, estimator in ((0.0, DiscreteMLE()), (None, None)):
+        if estimator is None:  # K2: one pseudo-count per state, m = k
+            estimator = DiscreteBayesianEstimator(prior_type="K2")
+            m = {v: float(df[v].nunique()) for v in df}
+        theirs = pgmpy_tables(edges, df, estimator)
+        ours = BayesianNetwork(edges, m=m).fit(df)
+        pd.testing.assert_frame_equal(df, before)
+        for v in df.columns:
+            table, state_names = theirs[v]
+            assert ours.states_[v].tolist() == state_names[v]
+            np.testing.assert_allclose(ours.cpds_[v], table, atol=1e-12)
+
+
+def test_latent_variables_still_learnt_by_em_by_default(rng):
+    truth = latent_truth()
+    df = truth.sample(300, random_state=2).drop(columns="H")
+    df = df.astype(object).mask(rng.random(df.shape) < 0.1, None)
+    kw = dict(latent=["H"], states={"H": 2}, random_state=0, max_iter=20)
+    auto = quiet_fit(BayesianNetwork(truth.dag_.edges, **kw), df)
+    em = quiet_fit(BayesianNetwork(truth.dag_.edges, missing="em", **kw), df)
+    assert auto.n_iter_ > 1
+    for v in em.variables_:
+        np.testing.assert_array_equal(auto.cpds_[v], em.cpds_[v])
 
 
 def test_from_stats_of_incomplete_rows_asks_for_available_case_counts(rng):
     truth = random_truth(rng, 4)
     df = hide(rng, truth.sample(100, random_state=10), 0.3)
-    est = BayesianNetwork(truth.dag_.edges)
+    est = BayesianNetwork(truth.dag_.edges, missing="em")
     stats = est.summarize(df)
     assert stats.incomplete_weight > 0
     with pytest.raises(ValueError, match="missing='available'"):
@@ -482,7 +566,9 @@ def test_partial_fit_of_an_incomplete_chunk_is_one_incremental_em_step(rng):
     truth = random_truth(rng, 4)
     states = {v: s.tolist() for v, s in truth.states_.items()}
     df = hide(rng, truth.sample(100, random_state=10), 0.3)
-    fitted = quiet_fit(BayesianNetwork(truth.dag_.edges, states=states), df)
+    fitted = quiet_fit(
+        BayesianNetwork(truth.dag_.edges, states=states, missing="em"), df
+    )
     complete = truth.sample(50, random_state=11)
     before = fitted.stats_.counts
     fitted.partial_fit(complete)
@@ -514,7 +600,7 @@ def test_dask_input_with_missing_cells_asks_for_available_case_counts(rng):
     df = hide(rng, truth.sample(100, random_state=12), 0.3)
     ddf = dd.from_pandas(df, npartitions=3)
     with pytest.raises(ValueError, match="missing='available'"):
-        BayesianNetwork(truth.dag_.edges).fit(ddf)
+        BayesianNetwork(truth.dag_.edges, missing="em").fit(ddf)
     latent = BayesianNetwork([("H", "v0")], latent=["H"], states={"H": 2})
     with pytest.raises(ValueError, match=r"latent variables.*in memory"):
         latent.fit(dd.from_pandas(df[["v0"]].dropna(), npartitions=2))

@@ -5,6 +5,7 @@ the result) and against pgmpy's HillClimbSearch, and its constraints."""
 import itertools
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,8 +15,8 @@ from bayeskit import PC, BayesianNetwork, HillClimbSearch, score_structure
 from bayeskit.datasets import load_network
 from bayeskit.graph import DAG
 from bayeskit.graph.dag import CycleError
-from bayeskit.models._hill_climb import legal_moves
-from bayeskit.models._pc import ci_test
+from bayeskit.models._hill_climb import hill_climb, legal_moves
+from bayeskit.models._pc import ci_test, extend_to_dag, orient
 from bayeskit.models._structure_scores import FamilyScores, encode_frame, split_frame
 
 ASIA = load_network("asia")
@@ -284,6 +285,23 @@ def test_max_indegree_black_white_and_fixed_edges():
         assert e.score_ == pytest.approx(score_structure(df, e.edges_), rel=1e-12)
 
 
+def test_self_loops_in_black_and_white_lists_are_ignored_as_in_pgmpy():
+    # A self-loop is never a legal move: forbidding or allowing it changes
+    # nothing (pgmpy ignores it); requiring it stays an error.
+    df = _asia(2000)
+    black = [("either", "xray")]
+    loops = [("asia", "asia"), ("dysp", "dysp")]
+    ref = HillClimbSearch(black_list=black).fit(df)
+    hc = HillClimbSearch(black_list=loops + black).fit(df)
+    assert hc.edges_ == ref.edges_ and ("either", "xray") not in hc.edges_
+    white = [("smoke", "lung"), ("lung", "smoke"), ("either", "xray")]
+    ref = HillClimbSearch(white_list=white).fit(df)
+    hc = HillClimbSearch(white_list=white + loops).fit(df)
+    assert hc.edges_ == ref.edges_ and set(hc.edges_) <= set(white)
+    with pytest.raises(ValueError, match="fixed_edges holds a self-loop"):
+        HillClimbSearch(fixed_edges=loops).fit(df)
+
+
 def test_tabu_moves_are_not_legal():
     adjacency = np.zeros((3, 3), dtype=bool)
     adjacency[0, 1] = True
@@ -306,12 +324,12 @@ def test_epsilon_max_iter_and_start_dag_have_their_effect():
     df = _asia(3000)
     full = HillClimbSearch().fit(df)
     assert full.n_iter_ > 2
-    two = HillClimbSearch(max_iter=2).fit(df)
+    two = HillClimbSearch(max_iter=2, max_tabu=0).fit(df)
     assert two.n_iter_ == 2 and len(two.edges_) == 2 and two.score_ < full.score_
-    none = HillClimbSearch(epsilon=1e9).fit(df)
+    none = HillClimbSearch(epsilon=1e9, max_tabu=0).fit(df)
     assert none.n_iter_ == 0 and none.edges_ == []
     # From the true graph, few moves are needed, and none makes it worse.
-    start = HillClimbSearch(start_dag=list(ASIA.dag_.edges)).fit(df)
+    start = HillClimbSearch(start_dag=list(ASIA.dag_.edges), max_tabu=0).fit(df)
     assert start.n_iter_ < full.n_iter_
     assert start.score_ >= score_structure(df, ASIA.dag_) + start.n_iter_ * 1e-4
     start = HillClimbSearch(start_dag=ASIA.dag_, max_iter=0).fit(df)
@@ -325,20 +343,62 @@ def test_epsilon_max_iter_and_start_dag_have_their_effect():
 def test_max_tabu_goes_past_the_first_local_optimum():
     alarm = load_network("alarm")
     df = alarm.sample(1000, random_state=2)
-    greedy = HillClimbSearch().fit(df)
+    greedy = HillClimbSearch(max_tabu=0).fit(df)
     tabu = HillClimbSearch(max_tabu=10).fit(df)
     assert tabu.n_iter_ > greedy.n_iter_
     assert tabu.score_ > greedy.score_ + 1.0  # -11889.9 against -11901.3
     assert tabu.score_ == pytest.approx(score_structure(df, tabu.edges_), rel=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_ties_are_broken_in_both_column_orders(seed):
+    # Equally good moves (an edge or its reversal) decide the local optimum:
+    # the search tries the columns' order and the reverse order and keeps
+    # the better, so reversing the columns changes nothing. With ties to the
+    # first column only (the old search), child gave scores 60 apart.
+    # (Greedy search only: the tabu phase walks through many more exact ties,
+    # which the rounding of sums in another column order can break apart.)
+    df = load_network("child").sample(1000, random_state=seed)
+    greedy = HillClimbSearch(max_tabu=0).fit(df)
+    back = HillClimbSearch(max_tabu=0).fit(df[df.columns[::-1]])
+    assert back.score_ == pytest.approx(greedy.score_, rel=1e-12)
+    hc = HillClimbSearch().fit(df)
+    assert hc.score_ == pytest.approx(score_structure(df, hc.edges_), rel=1e-12)
+    assert hc.score_ >= greedy.score_  # tabu never ends below the greedy one
+
+
+@pytest.mark.parity
+@pytest.mark.slow
+def test_score_at_least_pgmpys_on_its_docstring_case_and_samples():
+    # pgmpy's HillClimbSearch docstring: alarm, 1,000 rows simulated with
+    # seed 42, scoring_method="bic-d" (the model from the bundled alarm file,
+    # read by pgmpy's BIFReader: no download). pgmpy breaks
+    # ties by the order of a set, so its answer changes from process to
+    # process: ours must be at least as good as the one it gives here.
+    pytest.importorskip("pgmpy")
+    from pgmpy.readwrite import BIFReader
+
+    path = Path(load_network.__code__.co_filename).parent / "data" / "alarm.bif"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = BIFReader(str(path)).get_model()
+        df = model.simulate(1000, seed=42, show_progress=False)
+    frames = [df] + [
+        load_network("asia").sample(1000, random_state=s) for s in range(3)
+    ]
+    for frame in frames:
+        ours = HillClimbSearch("bic-d").fit(frame)
+        theirs = score_structure(frame, _pgmpy_hill_climb(frame, "bic"), "bic")
+        assert ours.score_ >= theirs - 1e-8 * abs(theirs)
+
+
 def test_tabu_length_changes_the_path_of_tabu_search():
     df = load_network("alarm").sample(1000, random_state=0)
-    greedy = HillClimbSearch().fit(df).score_
+    greedy = HillClimbSearch(max_tabu=0).fit(df).score_
     short = HillClimbSearch(tabu_length=0, max_tabu=20).fit(df)
     long = HillClimbSearch(tabu_length=100, max_tabu=20).fit(df)
     assert short.score_ != pytest.approx(long.score_, rel=1e-9)
-    assert min(short.score_, long.score_) >= greedy  # -11888.6, -11900.7, -11900.7
+    assert min(short.score_, long.score_) >= greedy
 
 
 def test_pc_parameters_have_their_effect():
@@ -467,7 +527,9 @@ def _recovery(hc, true_edges):
 ASIA_RECOVERY = {
     ("bic", 1000): (0.85, 0.75),  # 0.86 / 0.75
     ("bic", 10000): (1.0, 1.0),  # 1.00 / 1.00
-    ("bdeu", 1000): (0.6, 1.0),  # 0.62 / 1.00
+    # 0.54 / 0.88 with the tabu phase (max_tabu=10): a graph of higher BDeu,
+    # further from asia's (0.62 / 1.00 by the greedy search alone).
+    ("bdeu", 1000): (0.5, 0.85),
     ("bdeu", 10000): (0.7, 1.0),  # 0.73 / 1.00
     ("k2", 1000): (0.55, 0.6),  # 0.56 / 0.62
     ("k2", 10000): (0.75, 0.85),  # 0.78 / 0.88
@@ -549,11 +611,16 @@ def test_each_family_is_counted_once_and_a_move_rescores_one_or_two(monkeypatch)
     monkeypatch.setattr(FamilyScores, "counts", counting)
     df = _asia(2000)
     d = df.shape[1]
-    hc = HillClimbSearch(tabu_length=0).fit(df)
+    HillClimbSearch(tabu_length=0).fit(df)  # two searches, one cache
     assert len(calls) == len(set(calls))  # never the same family twice
     # The first sweep scores every family of one parent or none; each move
     # then rescores the toggles of one child (add, remove) or two (reverse).
-    assert d + d * (d - 1) <= len(calls) <= d + d * (d - 1) + 2 * d * hc.n_iter_
+    calls.clear()
+    codes, cards = encode_frame(*split_frame(df))
+    empty, free = np.zeros((d, d), bool), ~np.eye(d, dtype=bool)
+    result = hill_climb(FamilyScores(codes, cards, "bic"), empty, free, empty)
+    assert len(calls) == len(set(calls))
+    assert d + d * (d - 1) <= len(calls) <= d + d * (d - 1) + 2 * d * result.n_iter
 
 
 # -- the PC algorithm -----------------------------------------------------------
@@ -649,6 +716,80 @@ def test_pc_skeleton_equals_pgmpys():
     assert _skeleton(pc.edges_) == _skeleton(skeleton.edges())
 
 
+def _check_pdag_and_dag(pdag, dag, adjacent):
+    """The directed part of ``pdag`` is acyclic, ``dag`` is a DAG on the
+    skeleton ``adjacent`` that keeps every edge ``pdag`` oriented."""
+    nodes = list(range(len(adjacent)))
+    directed = pdag & ~pdag.T
+    assert _is_dag(list(zip(*np.nonzero(directed))), nodes)
+    assert _is_dag(list(zip(*np.nonzero(dag))), nodes)
+    np.testing.assert_array_equal(dag | dag.T, adjacent)
+    assert not (directed & ~dag).any()
+
+
+def test_conflicting_colliders_never_close_a_cycle():
+    # Separating sets that ask for the colliders a -> b <- x1, b -> c <- x2
+    # and c -> a <- x3 on the triangle a, b, c: all three would make the
+    # cycle a -> b -> c -> a (finite samples can give such tests). The third
+    # is refused, and a DAG follows.
+    a, b, c, x1, x2, x3 = range(6)
+    adjacent = np.zeros((6, 6), dtype=bool)
+    for u, v in [(a, b), (b, c), (c, a), (x1, b), (x2, c), (x3, a)]:
+        adjacent[u, v] = adjacent[v, u] = True
+    sepsets = {
+        frozenset((a, x1)): (),
+        frozenset((b, x2)): (),
+        frozenset((c, x3)): (),
+        frozenset((c, x1)): (b,),
+        frozenset((a, x2)): (c,),
+        frozenset((b, x3)): (a,),
+        **{frozenset(p): () for p in [(x1, x2), (x1, x3), (x2, x3)]},
+    }
+    pdag = orient(adjacent, sepsets)
+    directed = pdag & ~pdag.T
+    assert directed[a, b] and directed[x1, b] and directed[b, c] and directed[x2, c]
+    assert not directed[c, a]
+    _check_pdag_and_dag(pdag, extend_to_dag(pdag), adjacent)
+
+
+def test_meek_rules_never_close_a_cycle_on_random_separating_sets():
+    # Random skeletons and random (mostly inconsistent) separating sets: the
+    # orientation stays acyclic and always extends to a DAG.
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        d = int(rng.integers(4, 9))
+        upper = np.triu(rng.random((d, d)) < 0.45, 1)
+        adjacent = upper | upper.T
+        sepsets = {}
+        for u, v in itertools.combinations(range(d), 2):
+            if not adjacent[u, v]:
+                common = np.flatnonzero(adjacent[u] & adjacent[v])
+                sepsets[frozenset((u, v))] = tuple(
+                    int(w) for w in common if rng.random() < 0.3
+                )
+        pdag = orient(adjacent, sepsets)
+        _check_pdag_and_dag(pdag, extend_to_dag(pdag), adjacent)
+
+
+@pytest.mark.parametrize(
+    "name, n, seed",
+    [("alarm", 5000, 0), ("alarm", 5000, 1), ("insurance", 500, 0), ("child", 300, 0)],
+)
+def test_pc_returns_a_dag_when_tests_conflict(name, n, seed):
+    # alarm at 5,000 rows, seeds 0 and 1, used to close the cycle EXPCO2 ->
+    # ARTCO2 -> VENTALV -> VENTLUNG -> EXPCO2 and raise CycleError.
+    df = load_network(name).sample(n, random_state=seed)
+    pc = PC("chi_square", significance_level=0.01).fit(df)
+    nodes = list(df.columns)
+    assert _is_dag(pc.edges_, nodes)
+    assert _is_dag(pc.directed_edges_, nodes)
+    assert set(pc.directed_edges_) <= set(pc.edges_)
+    assert _skeleton(pc.edges_) == _skeleton(
+        [*pc.directed_edges_, *pc.undirected_edges_]
+    )
+    assert list(pc.network_.variables_) == nodes
+
+
 def test_pc_on_asia_recovers_its_colliders():
     df = _asia(10000)
     pc = PC().fit(df)
@@ -672,3 +813,53 @@ def test_pc_on_asia_recovers_its_colliders():
 def test_pc_bad_parameters(params, match):
     with pytest.raises(ValueError, match=match):
         PC(**params).fit(_asia(50))
+
+
+# -- continuous columns ----------------------------------------------------------------
+def _recorded(fit):
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        fit()
+    return record
+
+
+@pytest.mark.parametrize(
+    "make", [HillClimbSearch, PC, BayesianNetwork], ids=lambda c: c.__name__
+)
+def test_continuous_columns_warn_once_at_the_callers_line(make):
+    from sklearn.datasets import load_iris
+
+    iris = load_iris(as_frame=True).frame
+    record = _recorded(lambda: make().fit(iris))
+    assert len(record) == 1
+    w = record[0]
+    assert w.category is UserWarning and w.filename == __file__
+    text = str(w.message)
+    assert text.startswith(f"{make.__name__}: ")
+    for column in iris.columns[:4]:  # the measurements, not the class codes
+        n = iris[column].nunique()
+        assert f"{column!r} ({n} distinct values)" in text
+    assert "'target'" not in text
+    # Binned, the same data are categories: silent.
+    binned = iris.apply(
+        lambda c: pd.cut(c, 3, labels=False) if c.dtype.kind == "f" else c
+    )
+    assert not _recorded(lambda: make().fit(binned))
+    # Whole numbers in a float column (NaN makes pandas store codes as float)
+    # and declared states are not suspect.
+    codes = binned.astype(float)
+    codes.iloc[0, 0] = np.nan
+    assert not _recorded(lambda: make().fit(codes))
+    if make is BayesianNetwork:
+        states = {c: sorted(iris[c].unique()) for c in iris.columns[:4]}
+        assert not _recorded(lambda: make(states=states).fit(iris))
+
+
+def test_nearly_unique_column_warns_by_categorical_nbs_rule():
+    # Integer identifiers: about as many distinct values as rows (the rule
+    # of CategoricalNB's warning), once, at the caller's line.
+    df = _asia(200).assign(patient=np.arange(200))
+    record = _recorded(lambda: HillClimbSearch().fit(df))
+    assert len(record) == 1 and record[0].filename == __file__
+    assert "'patient' (200 distinct values in 200 rows)" in str(record[0].message)
+    assert not _recorded(lambda: HillClimbSearch().fit(_asia(200)))
