@@ -18,7 +18,7 @@ takes seconds to minutes per search; the default of 20 samples per network
 runs for a long while (``--samples 3`` for a quick look). Run from the
 repository root::
 
-    PYTHONHASHSEED=0 python benchmarks/bench_structure_quality.py --samples 20
+    PYTHONHASHSEED=0 python benchmarks/structure_quality.py --samples 20
 
 ``--check`` exits with status 1 when ours loses on any sample.
 """
