@@ -78,10 +78,10 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
     >>> import numpy as np
     >>> from bayeskit import HiddenMarkovModel
     >>> rng = np.random.default_rng(0)
-    >>> X = np.concatenate([rng.poisson(lam, (60, 1)) for lam in (1, 12, 1, 12)])
+    >>> X = np.concatenate([rng.poisson(lam, (100, 1)) for lam in (2, 20, 2, 20)])
     >>> hmm = HiddenMarkovModel(2, emission="poisson", random_state=0).fit(X)
     >>> np.sort(hmm.lambdas_.ravel()).round(0)
-    array([ 1., 12.])
+    array([ 2., 20.])
     """
 
     _parameter_constraints: dict = {
