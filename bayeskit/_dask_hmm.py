@@ -243,8 +243,13 @@ def _fit_hmm(est, X, lengths, sequence_weight):
     symbols = isinstance(est, CategoricalHMM)
     task = delayed(_describe_partition, pure=True)
     described = compute(*[task(p, symbols) for p in parts])
-    rng = check_random_state(est.random_state)
-    seqs, sample_weight = _sample(parts, described, weights, rng)
+    # The sample of sequences the start reads comes from a generator of its
+    # own, so that the start itself is drawn as in memory (hmmlearn's draws
+    # from random_state; equal to the in-memory fit when the sample holds
+    # every sequence).
+    seqs, sample_weight = _sample(
+        parts, described, weights, check_random_state(est.random_state)
+    )
     rows, lens = _concatenate(seqs)
     if symbols:
         # The alphabet of all the sequences: the sample's rows and every
@@ -265,9 +270,7 @@ def _fit_hmm(est, X, lengths, sequence_weight):
     row_weight = np.ones(len(Xt)) if w is None else np.repeat(w, lens)
     components = est._make_components()
 
-    def start(rng):
-        return est._initialize(Xt, row_weight, rng, components)
-
+    start = est._starts(Xt, row_weight, components)
     shared = _shared(copy.deepcopy(est))
     chunk = delayed(_partition_stats, pure=True)
 
@@ -279,7 +282,7 @@ def _fit_hmm(est, X, lengths, sequence_weight):
             raise ValueError("sequence_weight must not be all zero")
         return total
 
-    est._fit_components(source, start, rng, expected_stats=e_step)
+    est._fit_components(source, start, None, expected_stats=e_step)
     if est.n_iter_:
         est._warn_unvisited(est.stats_)
     return est

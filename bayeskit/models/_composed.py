@@ -15,8 +15,18 @@ import numpy as np
 
 from .._validation import validate_data
 from ..emissions import family_from_spec
+from .base import float_input
 
-__all__ = ["FamilyAttributes", "degenerate", "read_family"]
+__all__ = ["FamilyAttributes", "check_family_data", "degenerate", "read_family"]
+
+
+def check_family_data(family, X) -> None:
+    """ValueError naming X unless its values are in the family's support; a
+    family of real values is read by squares, so values whose squares
+    overflow float64 are refused too (as in every Gaussian model)."""
+    family.check_data(X)
+    if family.support == "real":
+        float_input(X)
 
 
 def degenerate(est, what: str, n_samples=None) -> ValueError:
@@ -44,7 +54,7 @@ def read_family(est, X, reset, sample_weight=None, grows=False):
         dtype=np.float64,
         ensure_all_finite="allow-nan" if family.missing_coordinates else True,
     )
-    family.check_data(X)
+    check_family_data(family, X)
     return X, False
 
 

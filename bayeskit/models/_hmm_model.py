@@ -8,7 +8,7 @@ import numpy as np
 
 from .._validation import ElementwiseInterval
 from ..emissions import Emission
-from ._composed import FamilyAttributes, degenerate
+from ._composed import FamilyAttributes, check_family_data, degenerate
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
 from ._mixture_start import initial_responsibilities
@@ -119,7 +119,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
 
     def _check_values(self, X) -> None:
         values = X[~np.isnan(X).all(axis=1)] if np.isnan(X).any() else X
-        self._emission_family().check_data(values)
+        check_family_data(self._emission_family(), values)
 
     def _emission_params(self):
         return self._emission_value
@@ -137,6 +137,11 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         """The family's own start where it draws one (Poisson, the independent
         families); otherwise its estimate from the rows split among the
         states by k-means, as scikit-learn's mixtures start."""
+        if len(X) < self.n_components:
+            raise ValueError(
+                f"X has too few steps to start {self.n_components} states from: "
+                f"n_samples = {len(X)} (complete steps)"
+            )
         try:
             if type(emission).init_params is not Emission.init_params:
                 return super()._emission_start(X, row_weight, random_state, emission)
@@ -148,6 +153,17 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
             )
         except np.linalg.LinAlgError:
             raise degenerate(self, "state", len(X)) from None
+
+    def _sampler(self, params):
+        """One row of a state from the family's own sampler."""
+        emission = self._make_components().emission
+
+        def draw(state, rng):
+            if state is None:
+                return np.empty((0, self.n_features))
+            return emission.sample(params.emission, np.array([state]), rng)[0]
+
+        return draw
 
     def _family_params(self):
         return self.__dict__.get("_emission_value")

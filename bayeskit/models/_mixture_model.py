@@ -39,7 +39,7 @@ from .._validation import (
 from ..emissions import family_from_spec
 from ..graph import LatentNode, NodeParams
 from ..priors import Dirichlet
-from ._composed import degenerate
+from ._composed import check_family_data, degenerate
 from ._em import SKLEARN, BaseLatentModel, LatentParams, LatentPrior, LatentStats
 from ._hmm_base import _check_n_samples
 from ._mixture_missing import mean_imputed
@@ -246,7 +246,7 @@ class MixtureModel(BaseLatentModel):
                 f"(shape={X.shape}) while a minimum of {min_samples} is required "
                 f"by {type(self).__name__} (n_components={self.n_components})"
             )
-        (self._triple.emission if not reset else family).check_data(X)
+        check_family_data(self._triple.emission if not reset else family, X)
         if np.isnan(X).all(axis=1).any():
             raise ValueError("X has a row with every value missing (NaN)")
         sw = check_sample_weight(sample_weight, X, allow_all_zero=not reset)

@@ -105,3 +105,26 @@ def test_bad_input_is_named(rng):
         HiddenMarkovModel(2, emission="zipf").fit(X)
     with pytest.raises(ValueError, match="X must hold counts"):
         HiddenMarkovModel(2, emission="poisson").fit(-X)
+
+
+def test_hidden_markov_model_samples_its_chain_and_family():
+    rng = np.random.default_rng(3)
+    X = np.concatenate([rng.poisson(lam, (100, 1)) for lam in (2, 20, 2, 20)])
+    hmm = HiddenMarkovModel(2, emission="poisson", random_state=0).fit(X)
+    Y, z = hmm.sample(4000, random_state=1)
+    assert Y.shape == (4000, 1) and set(np.unique(z)) <= {0, 1}
+    for k in range(2):
+        rate = hmm.lambdas_[k, 0]
+        se = np.sqrt(rate / (z == k).sum())
+        assert abs(Y[z == k].mean() - rate) < 5 * se
+    # The chain's transitions, counted on the drawn path.
+    counts = np.zeros((2, 2))
+    np.add.at(counts, (z[:-1], z[1:]), 1)
+    np.testing.assert_allclose(
+        counts / counts.sum(axis=1, keepdims=True), hmm.transmat_, atol=0.05
+    )
+
+
+def test_too_few_steps_for_the_states_is_named():
+    with pytest.raises(ValueError, match=r"X has too few steps.*n_samples = 1"):
+        HiddenMarkovModel(2).fit(np.zeros((1, 1)))
