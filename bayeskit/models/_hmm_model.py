@@ -32,10 +32,10 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         Number of states.
     emission : str or emission family, default='gaussian'
         The family of every state: a name of
-        :func:`bayeskit.emissions.family_names` or a family object of
-        :mod:`bayeskit.emissions`.
+        ``bayeskit.emissions.family_names()`` or a family object of
+        ``bayeskit.emissions``.
     emission_prior : object, default=None
-        The family's prior object of :mod:`bayeskit.priors`; None is the
+        The family's prior object of ``bayeskit.priors``; None is the
         family's default (maximum likelihood; for Gaussians a ridge of
         ``1e-6`` on every covariance).
     startprob_prior, transmat_prior : float or array-like, default=1.0

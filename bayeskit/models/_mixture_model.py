@@ -2,7 +2,7 @@
 
 :class:`MixtureModel` is the composition written as an estimator: the latent
 structure is one component node (:class:`~bayeskit.graph.LatentNode`), the
-emission family is any of :mod:`bayeskit.emissions` (by name, such as
+emission family is any of ``bayeskit.emissions`` (by name, such as
 ``"poisson"``, or as an object), and the priors are the family's (its
 conjugate prior object) and a Dirichlet on the mixing weights. EM is the one
 loop of :class:`~bayeskit.models._em.BaseLatentModel` (posterior, statistics,
@@ -63,12 +63,12 @@ class MixtureModel(BaseLatentModel):
         Number of components.
     emission : str or emission family, default='gaussian'
         The family of every component: a name of
-        :func:`bayeskit.emissions.family_names` (``'gaussian'``: full
+        ``bayeskit.emissions.family_names()`` (``'gaussian'``: full
         covariances; ``'poisson'``: independent counts; ...), or a family
-        object of :mod:`bayeskit.emissions` (such as
+        object of ``bayeskit.emissions`` (such as
         ``Gaussian(DIAG)``), sized to the data's columns by ``fit``.
     emission_prior : object, default=None
-        The family's prior (its object of :mod:`bayeskit.priors`, such as a
+        The family's prior (its object of ``bayeskit.priors``, such as a
         ``Gamma`` for Poisson rates or a ``NormalInverseWishart`` for
         Gaussians). None is the family's default: maximum likelihood, with
         scikit-learn's ridge for Gaussians (``1e-6`` added to the diagonal of

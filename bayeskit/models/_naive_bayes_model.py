@@ -24,12 +24,12 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     ----------
     emission : str or emission family, default='gaussian'
         The family of the features given the class: a name of
-        :func:`bayeskit.emissions.family_names` or a family object of
-        :mod:`bayeskit.emissions`. ``'gaussian'`` is its naive form, one
+        ``bayeskit.emissions.family_names()`` or a family object of
+        ``bayeskit.emissions``. ``'gaussian'`` is its naive form, one
         variance per feature (a Gaussian family object is used as given: a
         full covariance is quadratic discriminant analysis).
     emission_prior : object, default=None
-        The family's prior object of :mod:`bayeskit.priors`; None is the
+        The family's prior object of ``bayeskit.priors``; None is the
         family's default (maximum likelihood; for Gaussians a ridge of
         ``1e-6`` on every variance).
     priors : array-like of shape (n_classes,), default=None
