@@ -153,6 +153,30 @@ def _prec_chol(cov: np.ndarray, rounding_floor: bool = True) -> np.ndarray:
     return inv.T
 
 
+def _stacked_prec_chol(covs: np.ndarray, rounding_floor: bool) -> np.ndarray | None:
+    """:func:`_prec_chol` of every matrix of the stack ``covs`` ``(K, d, d)``,
+    with one factorisation call for all of them (the same LAPACK routine on
+    the same matrices: the same factors); None when one of them would raise.
+    """
+    try:
+        chol = np.linalg.cholesky(covs)
+    except np.linalg.LinAlgError:
+        return None
+    d = covs.shape[-1]
+    pivots = np.diagonal(chol, axis1=1, axis2=2)
+    if rounding_floor:
+        scale = np.max(np.abs(np.diagonal(covs, axis1=1, axis2=2)), axis=1)
+        if np.any(np.min(pivots, axis=1) ** 2 <= d * _EPS * scale):
+            return None
+    out = np.empty_like(chol)
+    for k in range(chol.shape[0]):
+        inv, info = lapack.dtrtri(chol[k], lower=1)
+        if info != 0:
+            return None
+        out[k] = inv.T
+    return out
+
+
 def _jittered(cov: np.ndarray, rounding_floor: bool, jitter: float) -> np.ndarray:
     """:func:`_prec_chol` of ``cov``; if ``jitter`` and ``cov`` is singular,
     of ``cov + jitter I`` instead (logged)."""

@@ -54,6 +54,7 @@ from ._covariance_factors import (
     _matrix_scatter,
     _matrix_values,
     _ratio,
+    _stacked_prec_chol,
     precision_cholesky,
     precision_cholesky_from_precision,
     row_blocks,
@@ -117,6 +118,12 @@ class Full(Covariance):
     def precision_cholesky(
         self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
     ):
+        covariances = np.asarray(covariances)
+        if covariances.dtype == np.float64 and covariances.ndim == 3:
+            prec = _stacked_prec_chol(covariances, rounding_floor)
+            if prec is not None:
+                return prec
+        # One of them is singular: each on its own (the error, or the jitter).
         return np.stack([_jittered(c, rounding_floor, jitter) for c in covariances])
 
     def log_det_precision_cholesky(self, prec_chol, n_features):

@@ -58,3 +58,13 @@ def _guard_empty(stats):
     mean = stats.mean * (frac if frac.ndim == 2 else frac[:, None])
     shift = stats.covariance.outer(stats.mean - mean, stats.weight)
     return GaussianStats(weight, mean, stats.scatter + shift, stats.covariance)
+
+
+def _same_stats(a, b) -> bool:
+    """Whether two Gaussian statistics hold equal values (NaN differs): then
+    the parameters of one are those of the other."""
+    return (
+        np.array_equal(a.weight, b.weight)
+        and np.array_equal(a.mean, b.mean)
+        and np.array_equal(a.scatter, b.scatter)
+    )

@@ -45,6 +45,23 @@ def _full_singular(cov: np.ndarray, floor: np.ndarray) -> bool:
     return bool(np.min(np.diag(chol)) ** 2 <= d * _EPS)
 
 
+def _any_full_singular(covs: np.ndarray, floors: np.ndarray) -> bool:
+    """Whether :func:`_full_singular` holds for any of the ``(K, d, d)``
+    covariances ``covs`` with the floors ``(K, d)``: the same test on the
+    stack at once (one factorisation call for all the correlation matrices)."""
+    d = covs.shape[-1]
+    var = np.diagonal(covs, axis1=1, axis2=2)
+    if not np.all(var > floors):  # also catches NaN
+        return True
+    std = np.sqrt(var)
+    try:
+        chol = np.linalg.cholesky(covs / (std[:, :, None] * std[:, None, :]))
+    except np.linalg.LinAlgError:
+        return True
+    pivots = np.diagonal(chol, axis1=1, axis2=2)
+    return bool(np.any(np.min(pivots, axis=1) ** 2 <= d * _EPS))
+
+
 def singular_at_rounding(
     covariance_type: str, covariances, means, *, floor: bool = True
 ) -> bool:
@@ -72,9 +89,7 @@ def singular_at_rounding(
     if not floor:
         means = np.zeros_like(means)
     if covariance_type == "full":
-        return any(
-            _full_singular(c, _variance_floor(m, d)) for c, m in zip(covariances, means)
-        )
+        return _any_full_singular(covariances, _variance_floor(means, d))
     if covariance_type == "tied":
         top = np.max(np.abs(means), axis=0, initial=0.0)
         return _full_singular(covariances, _variance_floor(top, d))

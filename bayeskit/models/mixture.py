@@ -57,7 +57,7 @@ from ..priors.niw import NormalInverseWishart
 from ._em import BaseLatentModel
 from ._mixture_missing import MixturePrediction, mean_imputed, shifted_stats
 from ._mixture_start import check_initial_parameters, initial_responsibilities
-from ._mixture_stats import MixtureStats, _guard_empty
+from ._mixture_stats import MixtureStats, _guard_empty, _same_stats
 from ._rounding import singular_at_rounding
 from .base import Triple, float_input, keep_input_dtype
 
@@ -481,9 +481,16 @@ default='kmeans'
         try:
             # The stricter test of the other Gaussian models, on the statistics
             # without the guard (an empty component keeps what the guard gave),
-            # with the rounding level of every feature in its own units.
-            strict = self._family.map_params(
-                raw, self._prior, params, rounding_floor=False
+            # with the rounding level of every feature in its own units. When
+            # the guard changed no statistic (every weight is so far above
+            # 10 eps that adding it rounds away), those parameters are the
+            # ones just computed: no second pass.
+            strict = (
+                params
+                if _same_stats(stats, raw)
+                else self._family.map_params(
+                    raw, self._prior, params, rounding_floor=False
+                )
             )
             # A variance at its feature's rounding level is zero when nothing
             # regularises it; reg_covar or the prior add a variance that is real.
