@@ -251,7 +251,7 @@ class Tied(Covariance):
         return _jittered(covariances, rounding_floor, jitter)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
-        return np.sum(np.log(np.diag(prec_chol)))
+        return np.log(np.diagonal(prec_chol)).sum()
 
     def precision(self, prec_chol):
         return prec_chol @ prec_chol.T
@@ -431,7 +431,7 @@ class Diag(Covariance):
     def precision_cholesky(
         self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
     ):
-        if rounding_floor and np.any(covariances <= floor):
+        if rounding_floor and (covariances <= floor).any():
             # Deviations of identical points are at most rounding of the mean:
             # a variance at that level is zero that rounding let through.
             raise np.linalg.LinAlgError("a variance is zero")

@@ -346,8 +346,13 @@ def _restarts(run, jobs: list, n_jobs):
 
 def _em_from_start(model, start, bound, X, sample_weight, max_iter, init):
     """EM of the hooks path from the parameters ``start`` (on a copy of
-    ``model``): ``(parameters, bound, bounds, n_iter, converged)``."""
-    model = copy.deepcopy(model)
+    ``model``): ``(parameters, bound, bounds, n_iter, converged)``.
+
+    The copy is shallow: the hooks replace the fitted attributes (they never
+    write into the arrays they hold), so the copy's new parameters never
+    reach ``model``, and a shallow copy costs nothing next to one iteration.
+    """
+    model = copy.copy(model)
     model._set_parameters(start)
     interval = getattr(model, "verbose_interval", 1)
     if model.verbose:

@@ -34,15 +34,15 @@ def _full_singular(cov: np.ndarray, floor: np.ndarray) -> bool:
     changes.
     """
     d = cov.shape[0]
-    var = np.diag(cov)
-    if not np.all(var > floor):  # also catches NaN
+    var = np.diagonal(cov)
+    if not (var > floor).all():  # also catches NaN
         return True
     std = np.sqrt(var)
     try:
         chol = np.linalg.cholesky(cov / np.outer(std, std))
     except np.linalg.LinAlgError:
         return True
-    return bool(np.min(np.diag(chol)) ** 2 <= d * _EPS)
+    return bool(np.diagonal(chol).min() ** 2 <= d * _EPS)
 
 
 def _any_full_singular(covs: np.ndarray, floors: np.ndarray) -> bool:
@@ -51,7 +51,7 @@ def _any_full_singular(covs: np.ndarray, floors: np.ndarray) -> bool:
     stack at once (one factorisation call for all the correlation matrices)."""
     d = covs.shape[-1]
     var = np.diagonal(covs, axis1=1, axis2=2)
-    if not np.all(var > floors):  # also catches NaN
+    if not (var > floors).all():  # also catches NaN
         return True
     std = np.sqrt(var)
     try:
@@ -59,7 +59,7 @@ def _any_full_singular(covs: np.ndarray, floors: np.ndarray) -> bool:
     except np.linalg.LinAlgError:
         return True
     pivots = np.diagonal(chol, axis1=1, axis2=2)
-    return bool(np.any(np.min(pivots, axis=1) ** 2 <= d * _EPS))
+    return bool((pivots.min(axis=1) ** 2 <= d * _EPS).any())
 
 
 def singular_at_rounding(
@@ -84,10 +84,15 @@ def singular_at_rounding(
     -------
     bool
     """
+    if not floor:
+        # Every variance is compared with zero (the floor of zero means).
+        if covariance_type == "full":
+            return _any_full_singular(covariances, 0.0)
+        if covariance_type == "tied":
+            return _full_singular(covariances, 0.0)
+        return not bool((np.asarray(covariances) > 0.0).all())
     means = np.asarray(means, dtype=float)
     d = means.shape[1]
-    if not floor:
-        means = np.zeros_like(means)
     if covariance_type == "full":
         return _any_full_singular(covariances, _variance_floor(means, d))
     if covariance_type == "tied":

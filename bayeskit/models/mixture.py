@@ -57,7 +57,7 @@ from ..priors.niw import NormalInverseWishart
 from ._em import BaseLatentModel
 from ._mixture_missing import MixturePrediction, mean_imputed, shifted_stats
 from ._mixture_start import check_initial_parameters, initial_responsibilities
-from ._mixture_stats import MixtureStats, _guard_empty, _same_stats
+from ._mixture_stats import MixtureStats, _guard_empty
 from ._rounding import singular_at_rounding
 from .base import Triple, float_input, keep_input_dtype
 
@@ -487,7 +487,7 @@ default='kmeans'
             # ones just computed: no second pass.
             strict = (
                 params
-                if _same_stats(stats, raw)
+                if stats is raw
                 else self._family.map_params(
                     raw, self._prior, params, rounding_floor=False
                 )
@@ -519,6 +519,8 @@ default='kmeans'
 
     def _log_prior(self):
         """``log p(mu, Sigma)`` of the MAP prior, up to its constant."""
+        if self._prior.is_flat:  # maximum likelihood: no parameters to read
+            return 0.0
         return self._family.log_prior(self._params(), self._prior)
 
     def _get_parameters(self):
