@@ -391,7 +391,7 @@ class Diag(Covariance):
             )
             return weight, mean, scatter
         weight, mean, scatter = super().stats(X, weights, labels)
-        return np.broadcast_to(weight[:, None], shape).copy(), mean, scatter
+        return np.repeat(weight[:, None], shape[1], axis=1), mean, scatter
 
     def from_dense(self, weight, mean, scatter):
         d = mean.shape[1]

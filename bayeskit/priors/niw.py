@@ -77,7 +77,7 @@ def _array(value, name: str) -> np.ndarray:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a number or an array of numbers") from None
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, got {arr.tolist()!r}")
     arr.setflags(write=False)
     return arr
@@ -221,12 +221,12 @@ class NormalInverseWishart:
             # Zeros (the flat prior of every default fit) are valid as they are.
             if scatter.any():
                 _check_psd(scatter)
-        elif np.any(scatter < 0):
+        elif (scatter < 0).any():
             raise ValueError("scatter must be non-negative on its diagonal")
         weights = {}
         for name in ("covariance_weight", "mean_weight"):
             w = _array(getattr(self, name), name)
-            if np.any(w < 0):
+            if (w < 0).any():
                 raise ValueError(f"{name} must be non-negative, got {w.tolist()!r}")
             if w.ndim > (1 if name == "covariance_weight" else 2):
                 raise ValueError(f"{name} has too many dimensions: {w.shape}")
