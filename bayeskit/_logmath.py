@@ -132,14 +132,17 @@ _NUMPY_SIZE = 1 << 14
 
 def _normalize_rows_numpy(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_normalize_rows` in numpy: the same shifts, sums and results."""
-    top = np.max(a, axis=1, initial=-np.inf)  # NaN where the row holds NaN
+    top = a.max(axis=1, initial=-np.inf)  # NaN where the row holds NaN
     shift = np.where(np.isfinite(top), top, 0.0)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         out = a - shift[:, None]
-        log_total = safe_log(np.exp(out).sum(axis=1))
+        log_total = np.log(np.exp(out).sum(axis=1))  # log(0) = -inf
         lse = log_total + shift
         finite = np.abs(lse) < np.inf
-        out = np.where(finite[:, None], out - log_total[:, None], a)
+        if finite.all():  # every row has mass (small fits call this per iteration)
+            out -= log_total[:, None]
+        else:
+            out = np.where(finite[:, None], out - log_total[:, None], a)
     return out, lse
 
 

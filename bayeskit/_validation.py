@@ -126,7 +126,9 @@ def check_sample_weight(sample_weight, X, allow_all_zero=False) -> np.ndarray:
     ``allow_all_zero``: weights that are all zero are valid (one chunk of
     many, whose rows all count for nothing).
     """
-    if allow_all_zero and sample_weight is not None:
+    if sample_weight is None:  # scikit-learn's default, without its checks
+        return np.ones(_num_samples(X))
+    if allow_all_zero:
         w = np.asarray(sample_weight)
         if w.ndim == 1 and w.shape[0] == _num_samples(X) and w.size and not w.any():
             return np.zeros(w.shape[0])

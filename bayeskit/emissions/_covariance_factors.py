@@ -82,8 +82,8 @@ def _matrix_scatter(X, weights, means, labels):
 
 def _add_to_matrix_diagonal(cov, value):
     out = np.array(cov, dtype=float, copy=True)
-    d = out.shape[-1]
-    out[..., np.arange(d), np.arange(d)] += value
+    # The diagonal as a writeable view of the copy.
+    np.einsum("...ii->...i", out)[...] += value
     return out
 
 
@@ -121,7 +121,7 @@ def _ratio(num, den, fallback, min_denominator=0.0):
     if min_denominator:
         den = np.maximum(den, min_denominator)
     empty = den == 0
-    if not np.any(empty):
+    if not empty.any():
         return num / den
     if fallback is None:
         raise np.linalg.LinAlgError(
@@ -133,7 +133,7 @@ def _ratio(num, den, fallback, min_denominator=0.0):
 
 def _inverse_sqrt(variances: np.ndarray) -> np.ndarray:
     """``1 / sigma``: the precision factor of variances, which must be positive."""
-    if not np.all(variances > 0):
+    if not (variances > 0).all():
         raise np.linalg.LinAlgError("a variance is not positive")
     return 1.0 / np.sqrt(variances)
 
@@ -144,13 +144,38 @@ def _prec_chol(cov: np.ndarray, rounding_floor: bool = True) -> np.ndarray:
     chol = np.linalg.cholesky(cov)  # raises LinAlgError when not PD
     d = cov.shape[0]
     # A pivot at rounding level means a singular matrix that rounding let through.
-    scale = np.max(np.abs(np.diag(cov)))
-    if rounding_floor and np.min(np.diag(chol)) ** 2 <= d * _EPS * scale:
-        raise np.linalg.LinAlgError("the covariance matrix is singular")
+    if rounding_floor:
+        scale = np.abs(np.diagonal(cov)).max()
+        if np.diagonal(chol).min() ** 2 <= d * _EPS * scale:
+            raise np.linalg.LinAlgError("the covariance matrix is singular")
     inv, info = lapack.dtrtri(chol, lower=1)
     if info != 0:
         raise np.linalg.LinAlgError("the covariance matrix is singular")
     return inv.T
+
+
+def _stacked_prec_chol(covs: np.ndarray, rounding_floor: bool) -> np.ndarray | None:
+    """:func:`_prec_chol` of every matrix of the stack ``covs`` ``(K, d, d)``,
+    with one factorisation call for all of them (the same LAPACK routine on
+    the same matrices: the same factors); None when one of them would raise.
+    """
+    try:
+        chol = np.linalg.cholesky(covs)
+    except np.linalg.LinAlgError:
+        return None
+    d = covs.shape[-1]
+    pivots = np.diagonal(chol, axis1=1, axis2=2)
+    if rounding_floor:
+        scale = np.max(np.abs(np.diagonal(covs, axis1=1, axis2=2)), axis=1)
+        if np.any(np.min(pivots, axis=1) ** 2 <= d * _EPS * scale):
+            return None
+    out = np.empty_like(chol)
+    for k in range(chol.shape[0]):
+        inv, info = lapack.dtrtri(chol[k], lower=1)
+        if info != 0:
+            return None
+        out[k] = inv.T
+    return out
 
 
 def _jittered(cov: np.ndarray, rounding_floor: bool, jitter: float) -> np.ndarray:

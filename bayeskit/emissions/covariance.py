@@ -54,6 +54,7 @@ from ._covariance_factors import (
     _matrix_scatter,
     _matrix_values,
     _ratio,
+    _stacked_prec_chol,
     precision_cholesky,
     precision_cholesky_from_precision,
     row_blocks,
@@ -117,6 +118,12 @@ class Full(Covariance):
     def precision_cholesky(
         self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
     ):
+        covariances = np.asarray(covariances)
+        if covariances.dtype == np.float64 and covariances.ndim == 3:
+            prec = _stacked_prec_chol(covariances, rounding_floor)
+            if prec is not None:
+                return prec
+        # One of them is singular: each on its own (the error, or the jitter).
         return np.stack([_jittered(c, rounding_floor, jitter) for c in covariances])
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
@@ -244,7 +251,7 @@ class Tied(Covariance):
         return _jittered(covariances, rounding_floor, jitter)
 
     def log_det_precision_cholesky(self, prec_chol, n_features):
-        return np.sum(np.log(np.diag(prec_chol)))
+        return np.log(np.diagonal(prec_chol)).sum()
 
     def precision(self, prec_chol):
         return prec_chol @ prec_chol.T
@@ -384,7 +391,7 @@ class Diag(Covariance):
             )
             return weight, mean, scatter
         weight, mean, scatter = super().stats(X, weights, labels)
-        return np.broadcast_to(weight[:, None], shape).copy(), mean, scatter
+        return np.repeat(weight[:, None], shape[1], axis=1), mean, scatter
 
     def from_dense(self, weight, mean, scatter):
         d = mean.shape[1]
@@ -424,7 +431,7 @@ class Diag(Covariance):
     def precision_cholesky(
         self, covariances, rounding_floor=True, *, floor=0.0, jitter=0.0
     ):
-        if rounding_floor and np.any(covariances <= floor):
+        if rounding_floor and (covariances <= floor).any():
             # Deviations of identical points are at most rounding of the mean:
             # a variance at that level is zero that rounding let through.
             raise np.linalg.LinAlgError("a variance is zero")

@@ -51,6 +51,19 @@ from .covariance import FULL, Covariance
 
 __all__ = ["Gaussian", "GaussianParams", "GaussianStats"]
 
+_EPS = np.finfo(float).eps
+
+
+def _repeated_columns(w: np.ndarray, shape: tuple) -> np.ndarray:
+    """``np.broadcast_to(w[:, None], shape)`` (a read-only view, the same
+    strides), made without that function's overhead where ``w`` is
+    contiguous: statistics call it in every EM iteration."""
+    if not w.flags.c_contiguous:
+        return np.broadcast_to(w[:, None], shape)
+    view = np.ndarray(shape, w.dtype, w, 0, (w.strides[0], 0))
+    view.flags.writeable = False
+    return view
+
 
 @dataclass(frozen=True)
 class GaussianStats:
@@ -92,7 +105,7 @@ class GaussianStats:
     def feature_weight(self) -> np.ndarray:
         """The weight of every state and feature, ``(K, d)``."""
         w = self.weight
-        return w if w.ndim == 2 else np.broadcast_to(w[:, None], self.mean.shape)
+        return w if w.ndim == 2 else _repeated_columns(w, self.mean.shape)
 
     _feature_weights = feature_weight
 
@@ -331,9 +344,8 @@ class Gaussian(Emission):
         cov = prior.map_covariances(structure, stats, means, previous)
         # Deviations of identical points are at most rounding of the mean,
         # feature by feature (a feature at 1e8 says nothing of one at 1e-8).
-        eps = np.finfo(float).eps
         with np.errstate(over="ignore"):  # means beyond 1e154: floor inf
-            floor = d * (eps * np.abs(stats.mean)) ** 2
+            floor = d * (_EPS * np.abs(stats.mean)) ** 2
         prec = structure.precision_cholesky(
             cov, rounding_floor, floor=floor, jitter=self.singular_jitter
         )

@@ -174,7 +174,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         return (sample_weight @ log_prob + self._log_prior()) / sample_weight.sum()
 
     def _run_em(self, X, sample_weight, random_state, max_iter):
-        """Fit by EM with ``n_init`` starts, keep the best; return the last posterior.
+        """Fit by EM with ``n_init`` starts and keep the best.
 
         The starts are drawn here, one after the other from ``random_state``
         (the draws a sequential loop makes); the iterations from every start
@@ -217,7 +217,6 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         self.n_iter_ = best_iter
         self.lower_bound_ = best_bound
         self.lower_bounds_ = best_bounds
-        return self._e_step(X)[0]
 
     # -- the components path -------------------------------------------------------
     def _make_components(self):
@@ -346,8 +345,13 @@ def _restarts(run, jobs: list, n_jobs):
 
 def _em_from_start(model, start, bound, X, sample_weight, max_iter, init):
     """EM of the hooks path from the parameters ``start`` (on a copy of
-    ``model``): ``(parameters, bound, bounds, n_iter, converged)``."""
-    model = copy.deepcopy(model)
+    ``model``): ``(parameters, bound, bounds, n_iter, converged)``.
+
+    The copy is shallow: the hooks replace the fitted attributes (they never
+    write into the arrays they hold), so the copy's new parameters never
+    reach ``model``, and a shallow copy costs nothing next to one iteration.
+    """
+    model = copy.copy(model)
     model._set_parameters(start)
     interval = getattr(model, "verbose_interval", 1)
     if model.verbose:

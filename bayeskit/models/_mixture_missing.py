@@ -86,7 +86,7 @@ def shifted_stats(family, X, weights, params=None):
         stats = family.stats(X - shift, weights)
     weight = stats.weight if stats.weight.ndim == 2 else stats.weight[:, None]
     mean = np.where(weight > 0, stats.mean + shift, stats.mean)
-    return dataclasses.replace(stats, mean=mean)
+    return type(stats)(stats.weight, mean, stats.scatter, stats.covariance)
 
 
 class MixturePrediction:

@@ -71,7 +71,10 @@ def initial_responsibilities(init_params, X, sample_weight, n_components, random
     resp = np.zeros((n, k))
     if init_params == "kmeans":
         km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
-        resp[np.arange(n), km.fit(X, sample_weight=sample_weight).labels_] = 1.0
+        # Unit weights are KMeans' default: not given, they skip its checks.
+        unit = bool((sample_weight == 1.0).all())
+        km.fit(X, sample_weight=None if unit else sample_weight)
+        resp[np.arange(n), km.labels_] = 1.0
     elif init_params == "random":
         resp = random_state.uniform(size=(n, k))
         resp /= resp.sum(axis=1, keepdims=True)

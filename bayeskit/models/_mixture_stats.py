@@ -11,6 +11,9 @@ from ..emissions import GaussianStats
 
 __all__ = ["MixtureStats"]
 
+#: scikit-learn's extra weight of every component in its M-step.
+_TINY = 10 * np.finfo(np.float64).eps
+
 
 @dataclass(frozen=True)
 class MixtureStats:
@@ -50,10 +53,13 @@ def _guard_empty(stats):
 
     scikit-learn's M-step divides by ``n_k + 10 eps``: the mean shrinks to
     ``n_k mu_k / (n_k + 10 eps)`` and the scatter is taken around it (the
-    added mass contributes none).
+    added mass contributes none). Where every weight is so large that
+    ``10 eps`` more rounds away (and the means are finite), the guarded
+    statistics equal ``stats``: then ``stats`` itself is returned.
     """
-    tiny = 10 * np.finfo(np.float64).eps
-    weight = stats.weight + tiny
+    weight = stats.weight + _TINY
+    if (weight == stats.weight).all() and np.isfinite(stats.mean).all():
+        return stats
     frac = stats.weight / weight
     mean = stats.mean * (frac if frac.ndim == 2 else frac[:, None])
     shift = stats.covariance.outer(stats.mean - mean, stats.weight)

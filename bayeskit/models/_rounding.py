@@ -34,15 +34,32 @@ def _full_singular(cov: np.ndarray, floor: np.ndarray) -> bool:
     changes.
     """
     d = cov.shape[0]
-    var = np.diag(cov)
-    if not np.all(var > floor):  # also catches NaN
+    var = np.diagonal(cov)
+    if not (var > floor).all():  # also catches NaN
         return True
     std = np.sqrt(var)
     try:
         chol = np.linalg.cholesky(cov / np.outer(std, std))
     except np.linalg.LinAlgError:
         return True
-    return bool(np.min(np.diag(chol)) ** 2 <= d * _EPS)
+    return bool(np.diagonal(chol).min() ** 2 <= d * _EPS)
+
+
+def _any_full_singular(covs: np.ndarray, floors: np.ndarray) -> bool:
+    """Whether :func:`_full_singular` holds for any of the ``(K, d, d)``
+    covariances ``covs`` with the floors ``(K, d)``: the same test on the
+    stack at once (one factorisation call for all the correlation matrices)."""
+    d = covs.shape[-1]
+    var = np.diagonal(covs, axis1=1, axis2=2)
+    if not (var > floors).all():  # also catches NaN
+        return True
+    std = np.sqrt(var)
+    try:
+        chol = np.linalg.cholesky(covs / (std[:, :, None] * std[:, None, :]))
+    except np.linalg.LinAlgError:
+        return True
+    pivots = np.diagonal(chol, axis1=1, axis2=2)
+    return bool((pivots.min(axis=1) ** 2 <= d * _EPS).any())
 
 
 def singular_at_rounding(
@@ -67,14 +84,17 @@ def singular_at_rounding(
     -------
     bool
     """
+    if not floor:
+        # Every variance is compared with zero (the floor of zero means).
+        if covariance_type == "full":
+            return _any_full_singular(covariances, 0.0)
+        if covariance_type == "tied":
+            return _full_singular(covariances, 0.0)
+        return not bool((np.asarray(covariances) > 0.0).all())
     means = np.asarray(means, dtype=float)
     d = means.shape[1]
-    if not floor:
-        means = np.zeros_like(means)
     if covariance_type == "full":
-        return any(
-            _full_singular(c, _variance_floor(m, d)) for c, m in zip(covariances, means)
-        )
+        return _any_full_singular(covariances, _variance_floor(means, d))
     if covariance_type == "tied":
         top = np.max(np.abs(means), axis=0, initial=0.0)
         return _full_singular(covariances, _variance_floor(top, d))

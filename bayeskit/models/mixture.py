@@ -327,20 +327,24 @@ default='kmeans'
         """Fit, then return the most probable component of every row."""
         if (handler := handler_for(X)) is not None:
             return handler.fit_mixture(self, X, sample_weight).predict(X)
-        return np.argmax(self._fit(X, sample_weight), axis=1)
+        return np.argmax(self._fit(X, sample_weight, posterior=True), axis=1)
 
-    def _fit(self, X, sample_weight):
+    def _fit(self, X, sample_weight, posterior=False):
+        """EM on ``X``; with ``posterior``, return the log-responsibilities of a
+        last E-step under the fitted parameters (scikit-learn's
+        ``fit_predict`` labels, consistent with ``predict``)."""
         X, sw = self._prepare(
             X,
             sample_weight,
             reset=not (self.warm_start and hasattr(self, "converged_")),
         )
         self._start(X, sw)
-        resp = self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
+        self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
+        log_resp = self._e_step(X)[0] if posterior else None
         if self.stats_ is None:  # no M-step ran: the statistics of the start
             self.stats_ = self._stats_of(X, sw)
         self._finish()
-        return resp
+        return log_resp
 
     def _prepare(self, X, sample_weight, reset, start=True):
         """Validated float64 ``X`` (its dtype kept for the attributes) and
@@ -481,9 +485,16 @@ default='kmeans'
         try:
             # The stricter test of the other Gaussian models, on the statistics
             # without the guard (an empty component keeps what the guard gave),
-            # with the rounding level of every feature in its own units.
-            strict = self._family.map_params(
-                raw, self._prior, params, rounding_floor=False
+            # with the rounding level of every feature in its own units. When
+            # the guard changed no statistic (every weight is so far above
+            # 10 eps that adding it rounds away), those parameters are the
+            # ones just computed: no second pass.
+            strict = (
+                params
+                if stats is raw
+                else self._family.map_params(
+                    raw, self._prior, params, rounding_floor=False
+                )
             )
             # A variance at its feature's rounding level is zero when nothing
             # regularises it; reg_covar or the prior add a variance that is real.
@@ -512,6 +523,8 @@ default='kmeans'
 
     def _log_prior(self):
         """``log p(mu, Sigma)`` of the MAP prior, up to its constant."""
+        if self._prior.is_flat:  # maximum likelihood: no parameters to read
+            return 0.0
         return self._family.log_prior(self._params(), self._prior)
 
     def _get_parameters(self):

@@ -64,6 +64,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Real
 
 import numpy as np
@@ -76,7 +77,7 @@ def _array(value, name: str) -> np.ndarray:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise TypeError(f"{name} must be a number or an array of numbers") from None
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} must be finite, got {arr.tolist()!r}")
     arr.setflags(write=False)
     return arr
@@ -90,6 +91,17 @@ def _scalar(value, name: str, upper: float = np.inf) -> float:
         bound = "in [0, 1]" if upper == 1.0 else "non-negative and finite"
         raise ValueError(f"{name} must be {bound}, got {value!r}")
     return value
+
+
+def _check_psd(scatter: np.ndarray) -> None:
+    """ValueError unless the (stacked) matrices ``scatter`` are symmetric and
+    positive semi-definite."""
+    if not np.allclose(scatter, np.swapaxes(scatter, -1, -2)):
+        raise ValueError("scatter must be symmetric")
+    evals = np.linalg.eigvalsh(scatter)
+    scale = max(np.abs(evals).max(initial=0.0), np.finfo(float).tiny)
+    if evals.min(initial=0.0) < -1e-12 * scale:
+        raise ValueError("scatter must be positive semi-definite")
 
 
 _HMMLEARN_NAMES = {
@@ -206,18 +218,15 @@ class NormalInverseWishart:
                     f"{scatter.shape} (give per-state diagonal scatters as "
                     "diagonal matrices)"
                 )
-            if not np.allclose(scatter, np.swapaxes(scatter, -1, -2)):
-                raise ValueError("scatter must be symmetric")
-            evals = np.linalg.eigvalsh(scatter)
-            scale = max(np.abs(evals).max(initial=0.0), np.finfo(float).tiny)
-            if evals.min(initial=0.0) < -1e-12 * scale:
-                raise ValueError("scatter must be positive semi-definite")
-        elif np.any(scatter < 0):
+            # Zeros (the flat prior of every default fit) are valid as they are.
+            if scatter.any():
+                _check_psd(scatter)
+        elif (scatter < 0).any():
             raise ValueError("scatter must be non-negative on its diagonal")
         weights = {}
         for name in ("covariance_weight", "mean_weight"):
             w = _array(getattr(self, name), name)
-            if np.any(w < 0):
+            if (w < 0).any():
                 raise ValueError(f"{name} must be non-negative, got {w.tolist()!r}")
             if w.ndim > (1 if name == "covariance_weight" else 2):
                 raise ValueError(f"{name} has too many dimensions: {w.shape}")
@@ -417,15 +426,18 @@ default=None
         )
 
     # -- the parts a structure reads -----------------------------------------------
-    @property
+    @cached_property
     def is_flat(self) -> bool:
         """Whether the density is flat (``Psi = 0``, ``c = kappa = 0``): the
         mode is then the maximum-likelihood estimate."""
         return not (
-            np.any(self.scatter)
-            or np.any(self.covariance_weight)
-            or np.any(self.mean_weight)
+            self.scatter.any() or self.covariance_weight.any() or self._has_mean_prior
         )
+
+    @cached_property
+    def _has_mean_prior(self) -> bool:
+        """Whether some ``kappa`` is positive (the means are then shrunk)."""
+        return bool(self.mean_weight.any())
 
     def scatter_matrix(self, n_features: int) -> np.ndarray:
         """``Psi`` as matrices: ``(d, d)``, or ``(n_states, d, d)`` per state."""
@@ -500,9 +512,9 @@ default=None
         n = stats.feature_weight()
         xbar = stats.mean
         k = xbar.shape[0]
-        kappa = self._per_state(self.mean_weight, k)
-        kappa = kappa if kappa.ndim == 2 else kappa[:, None]
-        if np.any(kappa):
+        if self._has_mean_prior:
+            kappa = self._per_state(self.mean_weight, k)
+            kappa = kappa if kappa.ndim == 2 else kappa[:, None]
             total = kappa + n
             frac = np.divide(
                 kappa,
@@ -535,10 +547,10 @@ default=None
         k = stats.mean.shape[0]
         scatter = stats.scatter
         shift = stats.mean - means
-        if np.any(shift):
+        if shift.any():
             scatter = scatter + structure.outer(shift, stats.weight)
-        kappa = self._per_state(self.mean_weight, k)
-        if np.any(kappa):
+        if self._has_mean_prior:
+            kappa = self._per_state(self.mean_weight, k)
             scatter = scatter + structure.outer(means - self.mean, kappa)
         cov = structure.map_covariances(
             scatter,
@@ -598,8 +610,8 @@ default=None
         total -= 0.5 * np.sum(
             structure.trace_precision(P, structure.prior_scatter(self, d), d)
         )
-        kappa = self._per_state(self.mean_weight, k)
-        if np.any(kappa):
+        if self._has_mean_prior:
+            kappa = self._per_state(self.mean_weight, k)
             outer = structure.outer(means - self.mean, kappa)
             total -= 0.5 * np.sum(structure.trace_precision(P, outer, d))
         return float(total)
