@@ -111,7 +111,7 @@ class MixtureModel(BaseLatentModel):
         total weight) of the best start.
     lower_bounds_ : list of float
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (n_features,)
 
     See Also
     --------
