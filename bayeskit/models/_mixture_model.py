@@ -34,12 +34,10 @@ from .._validation import (
     _fit_context,
     check_is_fitted,
     check_sample_weight,
-    validate_data,
 )
-from ..emissions import family_from_spec
 from ..graph import LatentNode, NodeParams
 from ..priors import Dirichlet
-from ._composed import check_family_data, degenerate
+from ._composed import FamilyAttributes, degenerate, read_family
 from ._em import SKLEARN, BaseLatentModel, LatentParams, LatentPrior, LatentStats
 from ._hmm_base import _check_n_samples
 from ._mixture_missing import mean_imputed
@@ -50,7 +48,7 @@ from .base import Triple
 __all__ = ["MixtureModel"]
 
 
-class MixtureModel(BaseLatentModel):
+class MixtureModel(FamilyAttributes, BaseLatentModel):
     """A finite mixture of any emission family, fitted by EM (MAP).
 
     Each row comes from one of ``n_components`` components, chosen with
@@ -210,43 +208,20 @@ class MixtureModel(BaseLatentModel):
         prior = LatentPrior(Dirichlet(self.weights_prior), emission_prior)
         return Triple(LatentNode(self.n_components), family, prior)
 
-    def _emission_family(self):
-        """The family of the components, not yet sized to the data (a named
-        mixture fixes it)."""
-        return family_from_spec(self.emission)
-
     def _emission_prior(self):
         """The family's prior object (a named mixture builds it from its own
         parameters)."""
         return self.emission_prior
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        try:
-            family = self._emission_family()
-        except (TypeError, ValueError):
-            return tags
-        tags.input_tags.allow_nan = bool(family.missing_coordinates)
-        tags.input_tags.positive_only = family.support != "real"
-        return tags
-
     # -- input -------------------------------------------------------------------
     def _read(self, X, sample_weight, reset, min_samples=1):
-        family = self._emission_family()
-        X = validate_data(
-            self,
-            X,
-            reset=reset,
-            dtype=np.float64,
-            ensure_all_finite="allow-nan" if family.missing_coordinates else True,
-        )
+        X = read_family(self, X, reset)[0]
         if X.shape[0] < min_samples:
             raise ValueError(
                 f"X has too few rows: found array with {X.shape[0]} sample(s) "
                 f"(shape={X.shape}) while a minimum of {min_samples} is required "
                 f"by {type(self).__name__} (n_components={self.n_components})"
             )
-        check_family_data(self._triple.emission if not reset else family, X)
         if np.isnan(X).all(axis=1).any():
             raise ValueError("X has a row with every value missing (NaN)")
         sw = check_sample_weight(sample_weight, X, allow_all_zero=not reset)
@@ -254,15 +229,14 @@ class MixtureModel(BaseLatentModel):
 
     # -- parameters ----------------------------------------------------------------
     def _current_params(self) -> LatentParams:
-        return LatentParams(NodeParams(self.weights_), self.emission_params_)
+        return LatentParams(NodeParams(self.weights_), self._emission_value)
 
     def _set_params(self, params: LatentParams) -> None:
         self.weights_ = params.structure.weights
-        self.emission_params_ = params.emission
-        for name, value in self._triple.emission.fitted_attributes(
-            params.emission
-        ).items():
-            setattr(self, name, value)
+        self._emission_value = params.emission
+
+    def _family_params(self):
+        return self.__dict__.get("_emission_value")
 
     def _new_monitor(self):
         return ChangeMonitor(self.tol, self.max_iter, self.verbose)
