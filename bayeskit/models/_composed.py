@@ -67,8 +67,14 @@ class FamilyAttributes:
         """The family that ``emission`` names, not yet sized to data."""
         return family_from_spec(self.emission)
 
-    def _family_params(self):  # pragma: no cover - every user defines it
-        raise NotImplementedError
+    def _sized_family(self, n_features: int):
+        """The family sized to ``n_features`` columns."""
+        return self._emission_family().for_data(np.empty((0, n_features)))
+
+    def _family_params(self):
+        """The family's fitted parameters (None before fit): where the EM
+        models keep them; a classifier reads its own."""
+        return self.__dict__.get("_emission_value")
 
     @property
     def emission_params_(self):

@@ -12,7 +12,6 @@ from ._composed import FamilyAttributes, check_family_data, degenerate
 from ._em import LatentPrior
 from ._hmm_base import BaseHMM
 from ._mixture_start import initial_responsibilities
-from ._naive_bayes_model import _columns
 from .base import Triple
 
 __all__ = ["HiddenMarkovModel"]
@@ -108,7 +107,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         self.implementation = implementation
 
     def _make_components(self) -> Triple:
-        family = self._emission_family().for_data(_columns(self.n_features))
+        family = self._sized_family(self.n_features)
         prior = self.emission_prior
         if prior is None:
             prior = family.default_prior()
@@ -164,6 +163,3 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
             return emission.sample(params.emission, np.array([state]), rng)[0]
 
         return draw
-
-    def _family_params(self):
-        return self.__dict__.get("_emission_value")

@@ -235,9 +235,6 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         self.weights_ = params.structure.weights
         self._emission_value = params.emission
 
-    def _family_params(self):
-        return self.__dict__.get("_emission_value")
-
     def _new_monitor(self):
         return ChangeMonitor(self.tol, self.max_iter, self.verbose)
 

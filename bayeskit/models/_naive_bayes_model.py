@@ -113,7 +113,7 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
         return family
 
     def _make_components(self) -> Triple:
-        family = self._emission_family().for_data(_columns(self.n_features_in_))
+        family = self._sized_family(self.n_features_in_)
         prior = self.emission_prior
         if prior is None:
             prior = family.default_prior()
@@ -131,8 +131,3 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     def _emission_log_prior(self) -> float:
         triple = self._triple
         return float(triple.emission.log_prior(self._params, triple.prior))
-
-
-def _columns(n_features: int):
-    """A stand-in for data of ``n_features`` columns (what ``for_data`` reads)."""
-    return np.empty((0, n_features))
