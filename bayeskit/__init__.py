@@ -7,34 +7,42 @@ sufficient statistics.
 
 from . import _dask
 from ._collections import register as _register
-from .models import (
+from .discriminant_analysis import (
+    LinearDiscriminantAnalysis,
+    QuadraticDiscriminantAnalysis,
+)
+from .hmm import (
     GMMHMM,
-    PC,
-    BayesianNetwork,
-    BernoulliNB,
     CategoricalHMM,
-    CategoricalNB,
-    ComplementNB,
     GaussianHMM,
+    HiddenMarkovModel,
+    HMMClassifier,
+    MultinomialHMM,
+    PoissonHMM,
+)
+from .mixture import (
     GaussianMixture,
     GaussianMixtureClassifier,
-    GaussianNB,
-    HiddenMarkovModel,
-    HillClimbSearch,
-    HMMClassifier,
-    LinearDiscriminantAnalysis,
-    MixedNB,
     MixtureModel,
-    MultinomialHMM,
+    PoissonMixture,
+    select_mixture,
+)
+from .naive_bayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MixedNB,
     MultinomialNB,
     NaiveBayes,
-    PoissonHMM,
-    PoissonMixture,
-    QuadraticDiscriminantAnalysis,
     TreeAugmentedNB,
+)
+from .network import (
+    PC,
+    BayesianNetwork,
+    HillClimbSearch,
     chow_liu_tree,
     score_structure,
-    select_mixture,
 )
 
 # The edge modules that take other libraries' collections (Dask) register with
@@ -48,7 +56,19 @@ __version__ = "0.1.0.dev0"
 # scikit-learn's are): those the estimators import are loaded already, the
 # others (datasets, io, the command-line tool) on first access (PEP 562), so
 # that ``import bayeskit`` costs no more than the estimators.
-_SUBPACKAGES = ("cli", "datasets", "emissions", "graph", "io", "models", "priors")
+_SUBPACKAGES = (
+    "cli",
+    "datasets",
+    "discriminant_analysis",
+    "emissions",
+    "graph",
+    "hmm",
+    "io",
+    "mixture",
+    "naive_bayes",
+    "network",
+    "priors",
+)
 
 
 def __getattr__(name):

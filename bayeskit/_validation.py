@@ -29,6 +29,7 @@ __all__ = [
     "check_classification_targets",
     "check_covariance_prior",
     "check_is_fitted",
+    "check_n_samples",
     "check_probability_vector",
     "check_sample_weight",
     "validate_data",
@@ -171,3 +172,18 @@ def check_covariance_prior(covariance_prior, n_features: int) -> np.ndarray:
     if not np.allclose(S, S.T) or np.any(np.linalg.eigvalsh(S) <= 0):
         raise ValueError("covariance_prior must be symmetric positive definite")
     return S
+
+
+def check_n_samples(n_samples) -> None:
+    """TypeError or ValueError naming ``n_samples`` unless it is a
+    non-negative integer (hmmlearn passes other values on to numpy or
+    ``range``, whose messages do not say which argument is wrong)."""
+    if isinstance(n_samples, (bool, np.bool_)) or not isinstance(
+        n_samples, numbers.Integral
+    ):
+        raise TypeError(
+            f"n_samples must be a non-negative integer, got {n_samples!r} "
+            f"({type(n_samples).__name__})"
+        )
+    if n_samples < 0:
+        raise ValueError(f"n_samples must be a non-negative integer, got {n_samples}")

@@ -186,9 +186,9 @@ def main(argv=None) -> int:
 
     limit = args.memory_limit_mb * 2**20
     if args.no_persist:
-        import bayeskit._dask_em
+        import bayeskit._dask._em
 
-        bayeskit._dask_em.PERSIST_FRACTION = 0.0
+        bayeskit._dask._em.PERSIST_FRACTION = 0.0
     # memory_limit is a hard ceiling here (a worker above 95% of it is
     # restarted), not a reason to pause or spill: a worker process with
     # numpy, pandas, scikit-learn and numba loaded starts at about 300 MB,

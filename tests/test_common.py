@@ -35,7 +35,7 @@ from bayeskit import (
     TreeAugmentedNB,
 )
 from bayeskit.emissions import DIAG, Emission, Gaussian, family_names
-from bayeskit.models._hmm_base import BaseHMM
+from bayeskit.hmm._base import BaseHMM
 
 ESTIMATORS = [
     GaussianNB(),

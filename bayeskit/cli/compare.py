@@ -63,7 +63,7 @@ def candidates(
     from sklearn import naive_bayes as sk_nb
     from sklearn.linear_model import LogisticRegression
 
-    from .. import models as bk
+    import bayeskit as bk
 
     if data.text is not None:
         from .text import candidates as text_candidates

@@ -57,7 +57,7 @@ def _curve_models(data: Dataset):
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
 
-    from .. import models as bk
+    import bayeskit as bk
 
     if data.text is not None:
         from .text import curve_models

@@ -47,8 +47,8 @@ def demo_tables() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def playtennis_table() -> pd.DataFrame:
     """CategoricalNB(m=0) on PlayTennis: Mitchell's day (Sunny, Cool, High, Strong)."""
+    from .. import CategoricalNB
     from ..datasets import load_playtennis
-    from ..models import CategoricalNB
 
     df = load_playtennis()
     X, y = df.drop(columns="PlayTennis"), df["PlayTennis"]

@@ -102,7 +102,7 @@ def candidates(column: str) -> list:
     from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from .. import models as bk
+    import bayeskit as bk
 
     def counts(model):
         return _text_pipeline(column, CountVectorizer(), model)
@@ -128,7 +128,7 @@ def curve_models(column: str) -> list:
     from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
 
-    from .. import models as bk
+    import bayeskit as bk
 
     return [
         (

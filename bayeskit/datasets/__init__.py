@@ -105,7 +105,7 @@ def flu_network():
     ...                           "temperature": "high"})["yes"].round(4)
     np.float64(0.5608)
     """
-    from ..models.bayesnet import BayesianNetwork
+    from ..network._network import BayesianNetwork
 
     no_yes = ["no", "yes"]
     bn = BayesianNetwork(

@@ -72,7 +72,7 @@ def build_network(variables: dict, tables: dict, lines: dict):
     """The network of parsed ``variables`` ``{name: (states, line)}`` and
     ``tables`` ``{name: (parents, values (*parent cards, k))}``; ``lines``
     gives the line of each table, for errors."""
-    from ..models.bayesnet import BayesianNetwork
+    from ..network._network import BayesianNetwork
 
     missing = [v for v in variables if v not in tables]
     if missing:

@@ -217,7 +217,7 @@ def test_em_keeps_lazily_generated_rows_on_the_workers_when_they_fit(
     they fit in a fraction of the workers' memory (every iteration then
     reads them there), and computed again in each iteration otherwise; the
     fit is the same either way."""
-    import bayeskit._dask_em as dask_em
+    import bayeskit._dask._em as dask_em
 
     Xd, _, _ = lazy_data(6000, 6, seed=4)
     kept = dask_em._persisted_if_it_fits(Xd)

@@ -460,14 +460,14 @@ def test_plain_input_never_imports_dask():
 
 
 def test_em_persists_nothing_without_a_distributed_client(rng):
-    from bayeskit._dask_em import _persisted_if_it_fits
+    from bayeskit._dask._em import _persisted_if_it_fits
 
     Xd = da.from_array(rng.normal(size=(100, 2)), chunks=50)
     assert _persisted_if_it_fits(Xd) is Xd
 
 
 def test_em_from_given_parameters_draws_no_sample(monkeypatch, rng):
-    import bayeskit._dask_em as dask_em
+    import bayeskit._dask._em as dask_em
 
     def no_sample(*args):
         raise AssertionError("a sample was drawn")

@@ -106,7 +106,7 @@ def test_sequence_weight_on_a_bag_equals_in_memory(rng):
 
 
 def test_start_from_given_parameters_on_a_sample_equals_in_memory(monkeypatch, rng):
-    import bayeskit._dask_hmm as dask_hmm
+    import bayeskit._dask._hmm as dask_hmm
 
     # A sample smaller than the data: with every parameter given, the start
     # draws nothing, and Baum-Welch on all the sequences is the in-memory one.
@@ -132,7 +132,7 @@ def test_start_from_given_parameters_on_a_sample_equals_in_memory(monkeypatch, r
 
 
 def test_the_start_sample_is_whole_sequences_of_x(monkeypatch, rng):
-    import bayeskit._dask_hmm as dask_hmm
+    import bayeskit._dask._hmm as dask_hmm
 
     monkeypatch.setattr(dask_hmm, "INIT_SAMPLE_STEPS", 60)
     seqs = _gaussian(rng)
@@ -157,7 +157,7 @@ def test_the_start_sample_is_whole_sequences_of_x(monkeypatch, rng):
 
 
 def test_categorical_alphabet_comes_from_all_sequences(monkeypatch, rng):
-    import bayeskit._dask_hmm as dask_hmm
+    import bayeskit._dask._hmm as dask_hmm
 
     monkeypatch.setattr(dask_hmm, "INIT_SAMPLE_STEPS", 5)
     seqs = [np.array(list(w)) for w in ["abab", "abba", "bbaa", "cdcd", "ddce"]]
@@ -241,7 +241,7 @@ def test_failed_refit_leaves_the_model_as_it_was(rng):
 
 
 def test_the_start_sample_skips_sequences_of_zero_weight(monkeypatch, rng):
-    import bayeskit._dask_hmm as dask_hmm
+    import bayeskit._dask._hmm as dask_hmm
 
     monkeypatch.setattr(dask_hmm, "INIT_SAMPLE_STEPS", 30)
     seqs = _gaussian(rng)

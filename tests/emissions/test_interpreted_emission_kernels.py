@@ -65,7 +65,7 @@ def test_categorical_kernels():
 
 def test_encoding_numpy_passes_match_the_compiled_ones(monkeypatch):
     """Small category matrices are scanned by numpy; both paths agree."""
-    from bayeskit.models import _encoding
+    from bayeskit._base import encoding as _encoding
 
     rng = np.random.default_rng(7)
     X = rng.integers(-3, 9, size=(300, 4))

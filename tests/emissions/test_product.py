@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from bayeskit._base.categorical import CategoricalTables, MEstimate
 from bayeskit.emissions import DIAG, Categorical, Gaussian
 from bayeskit.emissions.base import Emission, ProductStats
 from bayeskit.emissions.product import Product
-from bayeskit.models._categorical import CategoricalTables, MEstimate
-from bayeskit.models._numeric import NaiveGaussian, VarianceSmoothing
+from bayeskit.naive_bayes._numeric import NaiveGaussian, VarianceSmoothing
 
 
 def mixed_data(rng, n=200, k=3):

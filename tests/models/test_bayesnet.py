@@ -945,8 +945,8 @@ def test_the_triple_of_a_network(rng):
 def test_statistics_keep_their_class_paths_for_old_pickles():
     # NetworkStats moved to the graph core; pickles name the old path.
     from bayeskit.graph.network import NetworkStats
-    from bayeskit.models.bayesnet import NetworkStats as old_path
-    from bayeskit.models.tan import TreeStats
+    from bayeskit.network._network import NetworkStats as old_path
+    from bayeskit.network._tan import TreeStats
 
     assert old_path is NetworkStats
     df = flu_network().sample(200, random_state=0)

@@ -95,13 +95,13 @@ def test_hmm_classifier_is_silent_as_its_hmms(rng):
 
 def test_hmm_logs_a_decrease_as_hmmlearn(caplog):
     """A monitored decrease is logged (module logger), not warned."""
-    from bayeskit.models.hmm import ConvergenceMonitor
+    from bayeskit.hmm import ConvergenceMonitor
 
     monitor = ConvergenceMonitor(1e-2, 10)
-    with caplog.at_level(logging.WARNING, logger="bayeskit.models.hmm"):
+    with caplog.at_level(logging.WARNING, logger="bayeskit.hmm"):
         record = caught(lambda: [monitor.report(v) for v in (-3.0, -4.0)])
     assert record == []
-    assert [r.name for r in caplog.records] == ["bayeskit.models.hmm"]
+    assert [r.name for r in caplog.records] == ["bayeskit.hmm"]
     assert "not converging" in caplog.records[0].getMessage()
 
 

@@ -136,7 +136,7 @@ def test_one_em_step_at_convergence_is_a_fixed_point(make):
     weights = np.eye(3)[y]
     stats = family.expected_stats(X, weights, params)
     np.testing.assert_allclose(stats.mean, est.means_, rtol=1e-5, atol=1e-6)
-    from bayeskit.models._gaussian_classifier import _DAStats
+    from bayeskit.discriminant_analysis._gaussian_classifier import _DAStats
 
     structure = est._make_components().emission.covariance
     import dataclasses

@@ -22,7 +22,7 @@ from bayeskit import (
     TreeAugmentedNB,
     chow_liu_tree,
 )
-from bayeskit.models._encoding import (
+from bayeskit._base.encoding import (
     CategoryEncoder,
     encode_column,
     fit_categories,

@@ -727,7 +727,7 @@ def test_implementation_runs_the_one_exact_path(implementation):
 @pytest.mark.parity
 def test_convergence_monitor_as_hmmlearn(capsys, caplog):
     base = pytest.importorskip("hmmlearn.base")
-    from bayeskit.models.hmm import ConvergenceMonitor
+    from bayeskit.hmm import ConvergenceMonitor
 
     values = [-5.0, -3.0, -2.5, -2.4999]
     for verbose in (False, True):

@@ -8,8 +8,8 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from bayeskit import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
-from bayeskit.models._em import LatentStats
-from bayeskit.models.hmm import ConvergenceMonitor
+from bayeskit._base.em import LatentStats
+from bayeskit.hmm import ConvergenceMonitor
 
 
 def categorical(rng, **kw):

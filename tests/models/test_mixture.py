@@ -289,7 +289,8 @@ def test_precisions_init_factor(cov):
 def test_all_initial_parameters_given_draws_and_estimates_nothing(monkeypatch):
     X = blobs(12)
     init = sk_start(X, "full")
-    from bayeskit.models import _mixture_start, mixture
+    from bayeskit.mixture import _gaussian_mixture as mixture
+    from bayeskit.mixture import _start as _mixture_start
 
     def forbidden(*args, **kwargs):
         raise AssertionError("an initialisation ran")

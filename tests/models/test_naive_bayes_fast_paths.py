@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from bayeskit import CategoricalNB, GaussianNB, MixedNB
-from bayeskit.models._encoding import integer_categories
+from bayeskit._base.encoding import integer_categories
 
 
 def assert_same_model(fast, general, X_fast, X_general):

@@ -18,8 +18,8 @@ from bayeskit import (
     GaussianMixtureClassifier,
     HMMClassifier,
 )
-from bayeskit.models._per_class import PerClassStats
-from bayeskit.models._sequences import _concatenate
+from bayeskit._base.per_class import PerClassStats
+from bayeskit.hmm._sequences import _concatenate
 
 
 def quiet(call):

@@ -18,7 +18,7 @@ from scipy.special import logsumexp
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import GaussianNB as SkGaussianNB
 
-import bayeskit.models._semi_supervised as semi
+import bayeskit._base.semi_supervised as semi
 from bayeskit import (
     BernoulliNB,
     CategoricalHMM,

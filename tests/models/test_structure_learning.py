@@ -15,9 +15,9 @@ from bayeskit import PC, BayesianNetwork, HillClimbSearch, score_structure
 from bayeskit.datasets import load_network
 from bayeskit.graph import DAG
 from bayeskit.graph.dag import CycleError
-from bayeskit.models._hill_climb import hill_climb, legal_moves
-from bayeskit.models._pc import ci_test, extend_to_dag, orient
-from bayeskit.models._structure_scores import FamilyScores, encode_frame, split_frame
+from bayeskit.network._hill_climb import hill_climb, legal_moves
+from bayeskit.network._pc import ci_test, extend_to_dag, orient
+from bayeskit.network._scores import FamilyScores, encode_frame, split_frame
 
 ASIA = load_network("asia")
 
@@ -174,7 +174,7 @@ def test_a_row_with_a_missing_value_leaves_only_its_families():
 
 
 def test_dense_and_sparse_counting_agree(monkeypatch):
-    import bayeskit.models._structure_scores as scores_module
+    import bayeskit.network._scores as scores_module
 
     df = _asia(300)
     codes, cards = encode_frame(*split_frame(df))
@@ -671,7 +671,7 @@ def _v_structures(edges):
 
 @pytest.mark.parametrize("name", ["asia", "alarm"])
 def test_pc_with_a_d_separation_oracle_finds_the_equivalence_class(monkeypatch, name):
-    import bayeskit.models._pc as pc_module
+    import bayeskit.network._pc as pc_module
 
     network = load_network(name)
     df = network.sample(200, random_state=0)

@@ -75,7 +75,7 @@ def load(module_name: str, substitutes: dict[str, dict[str, object]]) -> dict:
 def hmmlearn_substitutes() -> dict[str, dict[str, object]]:
     """bayeskit's classes in place of hmmlearn's, for its test modules."""
     from bayeskit import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
-    from bayeskit.models.hmm import ConvergenceMonitor
+    from bayeskit.hmm import ConvergenceMonitor
 
     return {
         "hmmlearn.hmm": {

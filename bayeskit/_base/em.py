@@ -1,0 +1,403 @@
+"""The base of the models fitted by EM: posterior, statistics, parameters in a loop.
+
+Two paths live here, side by side:
+
+- **The components path** (the hidden Markov models). A model builds its
+  components in one method, ``_make_components()``, which returns the
+  triple ``(structure, emission, prior)``: a latent structure of
+  :mod:`bayeskit.graph.structure`, an emission family of
+  :mod:`bayeskit.emissions` and a :class:`LatentPrior` of both. EM is then the
+  same few lines for every model: the expected statistics of the data under
+  the current parameters (the structure's posterior, fed by the emission's
+  messages, weighting both parts' statistics: :class:`LatentStats`), and the
+  parameters from the statistics and the prior (both parts' ``map_params``),
+  monitored by a convergence monitor object. The statistics add, so a
+  model's public ``summarize`` (statistics of a chunk) and ``from_stats``
+  (parameters from their sum) fit data chunk by chunk or where it lives, and
+  ``fit`` is that reduce inside the EM loop.
+- **The hooks path** (:class:`~bayeskit.GaussianMixture`): ``_initialize``,
+  ``_e_step``, ``_m_step``, ``_log_prior``, ``_get_parameters``,
+  ``_set_parameters`` and ``_objective``, run by :meth:`BaseLatentModel._run_em`.
+
+References
+----------
+.. [1] A. P. Dempster, N. M. Laird and D. B. Rubin, "Maximum likelihood from
+   incomplete data via the EM algorithm", Journal of the Royal Statistical
+   Society B 39(1), 1-38, 1977.
+.. [2] R. M. Neal and G. E. Hinton, "A view of the EM algorithm that justifies
+   incremental, sparse, and other variants", in M. I. Jordan (ed.), Learning
+   in Graphical Models, Kluwer, 1998, pp. 355-368.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from time import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.exceptions import ConvergenceWarning
+
+from .._warnings import warn
+
+__all__ = [
+    "HMMLEARN",
+    "SKLEARN",
+    "BaseLatentModel",
+    "Convention",
+    "LatentParams",
+    "LatentPrior",
+    "LatentStats",
+]
+
+
+@dataclass(frozen=True)
+class Convention:
+    """The peer's habits for one EM loop: where they differ, and nothing else.
+
+    Attributes
+    ----------
+    budget : str
+        The hyperparameter holding the iteration budget (``n_iter`` in
+        hmmlearn, ``max_iter`` in scikit-learn).
+    per_sample : bool
+        Whether ``lower_bound_`` and the monitored objective are divided by
+        the total weight of the data (scikit-learn's mixtures) or are the
+        total (hmmlearn).
+    warn : bool
+        Whether spending the budget without converging emits a
+        ``ConvergenceWarning`` (scikit-learn) or is only recorded in
+        ``converged_`` and ``monitor_`` (hmmlearn).
+    """
+
+    budget: str
+    per_sample: bool
+    warn: bool
+
+
+#: hmmlearn's habits: ``n_iter``, the total objective, no warning.
+HMMLEARN = Convention("n_iter", per_sample=False, warn=False)
+#: scikit-learn's mixtures: ``max_iter``, the objective per sample, a warning.
+SKLEARN = Convention("max_iter", per_sample=True, warn=True)
+
+
+@dataclass(frozen=True)
+class LatentParams:
+    """The parameters of a model: its structure's and its emission's."""
+
+    structure: object
+    emission: object
+
+
+@dataclass(frozen=True)
+class LatentPrior:
+    """The prior of a model: its structure's and its emission's (None: none)."""
+
+    structure: object = None
+    emission: object = None
+
+
+@dataclass(frozen=True)
+class LatentStats:
+    """Expected statistics of some data under a model's parameters.
+
+    The structure's and the emission's statistics, and the log evidence of
+    the data (``sum_i w_i log p(x_i)`` under the parameters they were gathered
+    with, the E-step's by-product that EM monitors). All three add with ``+``
+    (statistics of disjoint data), which is how chunks merge.
+    """
+
+    structure: object
+    emission: object
+    log_evidence: float = 0.0
+
+    def __add__(self, other: LatentStats) -> LatentStats:
+        if not isinstance(other, LatentStats):
+            return NotImplemented
+        return LatentStats(
+            self.structure + other.structure,
+            self.emission + other.emission,
+            self.log_evidence + other.log_evidence,
+        )
+
+    def __radd__(self, other):
+        # sum(chunks) starts from 0.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+    @property
+    def total_weight(self) -> np.ndarray:
+        """The weight of every latent state (the structure's)."""
+        return self.structure.total_weight
+
+
+class BaseLatentModel(DensityMixin, BaseEstimator):
+    """Base of the models fitted by EM: the mixtures and the hidden Markov models.
+
+    EM is "posterior, statistics, parameters" in a loop.
+
+    On the components path (see the module), a subclass provides
+    ``_make_components()`` (the triple ``(structure, emission, prior)``),
+    ``_expected_stats(data, params, components)`` (the E-step: a
+    :class:`LatentStats`), ``_current_params()`` / ``_set_params(params)``
+    (its parameters as a :class:`LatentParams`, read from and written to its
+    fitted attributes) and ``_new_monitor()``; :meth:`_fit_components` runs
+    EM with ``n_init`` starts and :meth:`from_stats` is the M-step on summed
+    statistics.
+
+    On the hooks path, subclasses provide:
+    ``_initialize(X, sample_weight, random_state)`` (set the first
+    parameters), ``_e_step(X)`` returning ``(posterior, log_prob)`` (the graph
+    core's posterior, in whatever form the model's M-step reads, and the
+    log-likelihood of every sample or sequence under the current parameters),
+    ``_m_step(X, posterior, sample_weight)``, ``_log_prior()`` (log density of
+    the prior at the current parameters, up to a constant),
+    ``_get_parameters()`` / ``_set_parameters(params)``, and
+    ``_convergence_advice`` (what to change when EM does not converge: the
+    hooks path follows scikit-learn and emits a ``ConvergenceWarning`` when
+    ``max_iter`` is reached; the components path follows hmmlearn, whose
+    ``ConvergenceMonitor`` records and does not warn).
+
+    The monitored objective is the log posterior, ``sum_i w_i log p(x_i) +
+    log p(theta)``, divided by ``sum_i w_i`` (``_objective``; the hidden Markov
+    models keep hmmlearn's total instead). EM never decreases it.
+    """
+
+    _convergence_advice = "increase max_iter or tol"
+    #: The peer's habits of the components path's loop (see :class:`Convention`).
+    _convention = HMMLEARN
+
+    def _objective(self, log_prob, sample_weight):
+        """Per-sample log posterior of the current parameters."""
+        return (sample_weight @ log_prob + self._log_prior()) / sample_weight.sum()
+
+    def _run_em(self, X, sample_weight, random_state, max_iter):
+        """Fit by EM with ``n_init`` starts and keep the best.
+
+        The starts are drawn here, one after the other from ``random_state``
+        (the draws a sequential loop makes); the iterations from every start
+        run through joblib with ``n_jobs`` (:func:`_restarts`), so the result
+        does not depend on where they ran. Sets ``converged_``, ``n_iter_``,
+        ``lower_bound_`` and ``lower_bounds_``.
+        """
+        do_init = not (self.warm_start and hasattr(self, "converged_"))
+        n_init = self.n_init if do_init else 1
+        starts = []
+        for _ in range(n_init):
+            if do_init:
+                self._initialize(X, sample_weight, random_state)
+            starts.append(self._get_parameters())
+        bound = -np.inf if do_init else self.lower_bound_
+        runs = _restarts(
+            _em_from_start,
+            [
+                (self, start, bound, X, sample_weight, max_iter, i)
+                for i, start in enumerate(starts)
+            ],
+            getattr(self, "n_jobs", None),
+        )
+        best, best_bound = None, -np.inf
+        self.converged_ = False
+        for params, bound, bounds, n_iter, converged in runs:
+            # As scikit-learn: the best bound, or the last start when no bound
+            # was computed (max_iter=0).
+            if best is None or bound > best_bound or best_bound == -np.inf:
+                best, best_bound = params, bound
+                best_iter, best_bounds = n_iter, bounds
+                self.converged_ = converged
+        if not self.converged_ and max_iter > 0:
+            warn(
+                f"EM did not converge in {max_iter} iterations (tol="
+                f"{self.tol}): {self._convergence_advice}",
+                ConvergenceWarning,
+            )
+        self._set_parameters(best)
+        self.n_iter_ = best_iter
+        self.lower_bound_ = best_bound
+        self.lower_bounds_ = best_bounds
+
+    # -- the components path -------------------------------------------------------
+    def _make_components(self):
+        """The :class:`~bayeskit._base.classifier.Triple` ``(structure, emission,
+        prior)`` from the hyperparameters (and, for a model set by hand, the
+        parameters' shapes); called in every fit."""
+        raise NotImplementedError
+
+    def _params_from_stats(self, stats, previous, components):
+        """The M-step: both parts' MAP parameters from ``stats``."""
+        structure, emission, prior = components
+        return LatentParams(
+            structure.map_params(stats.structure, prior.structure, previous.structure),
+            emission.map_params(stats.emission, prior.emission, previous.emission),
+        )
+
+    def _log_prior_of(self, params, components) -> float:
+        """Log density of the prior at ``params`` (up to its constant)."""
+        structure, emission, prior = components
+        return structure.log_prior(params.structure, prior.structure) + float(
+            emission.log_prior(params.emission, prior.emission)
+        )
+
+    def _fit_components(self, data, initial_params, random_state, expected_stats=None):
+        """EM on the components, ``n_init`` starts, the best kept.
+
+        ``initial_params(random_state)`` gives a start. Every iteration computes
+        the statistics of ``data`` under the current parameters (E), monitors
+        the log posterior of those parameters (log evidence plus log prior),
+        and derives the next parameters from the statistics (M); the monitor
+        (``_new_monitor()``) says when to stop. Sets the parameters (through
+        ``_set_params``), ``stats_`` (the statistics they were derived from),
+        ``monitor_``, ``converged_``, ``n_iter_``, ``lower_bound_`` and
+        ``lower_bounds_``.
+
+        As hmmlearn's models, and unlike scikit-learn's mixtures, spending the
+        iteration budget emits no warning: the monitor records every
+        iteration (printing it when ``verbose``) and logs a decrease of the
+        objective, and ``converged_`` says whether the gain fell below ``tol``.
+
+        ``expected_stats(data, params, components)``, if given, replaces
+        ``_expected_stats`` as the E-step (the Dask integration's reduction
+        over the partitions of data that lives elsewhere).
+        """
+        e_step = expected_stats or self._expected_stats
+        components = self._make_components()
+        monitor = self._new_monitor()
+        # The starts one after the other from random_state (the draws of a
+        # sequential loop), then the iterations from every start through
+        # joblib (n_jobs); an E-step of its own (Dask) runs them here.
+        starts = [initial_params(random_state) for _ in range(self.n_init)]
+        jobs = [(self, e_step, data, p, components, monitor) for p in starts]
+        n_jobs = 1 if expected_stats is not None else getattr(self, "n_jobs", None)
+        best = None
+        for run in _restarts(_chain_em_from_start, jobs, n_jobs):
+            bound = run[0]
+            # As scikit-learn: the best bound, or the last start when no bound
+            # was computed (n_iter=0).
+            if best is None or bound > best[0] or best[0] == -np.inf:
+                best = run
+        bound, params, stats, bounds, n_iter = best
+        monitor._reset()
+        monitor.history.extend(bounds)
+        monitor.iter = n_iter
+        self.monitor_ = monitor
+        self.converged_ = len(bounds) >= 2 and abs(bounds[-1] - bounds[-2]) < self.tol
+        self.n_iter_ = n_iter
+        self.lower_bound_ = bound
+        self.lower_bounds_ = bounds
+        self._set_params(params)
+        if stats is None:  # no iteration: the statistics of no data
+            structure, emission, _ = components
+            stats = LatentStats(structure.zeros(), emission.zeros(self.n_components))
+        self.stats_ = stats
+        # hmmlearn's convention: reaching ``n_iter`` is no warning
+        # (``converged_`` and ``monitor_`` tell), and a decrease of the
+        # objective is logged by the monitor. scikit-learn's warns.
+        budget = getattr(self, self._convention.budget)
+        if self._convention.warn and not self.converged_ and budget > 0:
+            warn(
+                f"EM did not converge in {budget} iterations (tol={self.tol}): "
+                f"{self._convergence_advice}",
+                ConvergenceWarning,
+            )
+        return components
+
+    def from_stats(self, stats):
+        """Set the parameters from summed statistics (the M-step); returns self.
+
+        Parameters
+        ----------
+        stats : LatentStats
+            Statistics of the data, such as a sum of :meth:`summarize`'s results
+            over chunks computed under the current parameters. Parameters that
+            no data reached keep their current values, and the current tables'
+            exact zeros stay zero.
+
+        Returns
+        -------
+        self : object
+        """
+        if not isinstance(stats, LatentStats):
+            raise TypeError(
+                "stats must be the statistics summarize() returns (LatentStats), "
+                f"got {type(stats).__name__}"
+            )
+        components = self._make_components()
+        previous = self._current_params()
+        self._set_params(self._params_from_stats(stats, previous, components))
+        self.stats_ = stats
+        return self
+
+
+# -- restarts through joblib ----------------------------------------------------------
+def _restarts(run, jobs: list, n_jobs):
+    """``[run(*job) for job in jobs]``, through joblib with ``n_jobs`` (in
+    this process, in order, when there is one job or ``n_jobs=None`` outside a
+    ``joblib.parallel_config``); under ``joblib.parallel_config(backend=
+    "dask")`` the jobs run on a Dask cluster's workers."""
+    if len(jobs) == 1 or n_jobs == 1:
+        return [run(*job) for job in jobs]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(run)(*job) for job in jobs)
+
+
+def _em_from_start(model, start, bound, X, sample_weight, max_iter, init):
+    """EM of the hooks path from the parameters ``start`` (on a copy of
+    ``model``): ``(parameters, bound, bounds, n_iter, converged)``.
+
+    The copy is shallow: the hooks replace the fitted attributes (they never
+    write into the arrays they hold), so the copy's new parameters never
+    reach ``model``, and a shallow copy costs nothing next to one iteration.
+    """
+    model = copy.copy(model)
+    model._set_parameters(start)
+    interval = getattr(model, "verbose_interval", 1)
+    if model.verbose:
+        print(f"Initialization {init}")
+        begin = time()
+    bounds, converged, n_iter = [], False, 0
+    for n_iter in range(1, max_iter + 1):
+        previous = bound
+        posterior, log_prob = model._e_step(X)
+        bound = model._objective(log_prob, sample_weight)
+        model._m_step(X, posterior, sample_weight)
+        bounds.append(bound)
+        change = bound - previous
+        if model.verbose >= 2 and n_iter % interval == 0:
+            print(
+                f"  Iteration {n_iter}\t time lapse {time() - begin:.5f}s\t "
+                f"lower bound change {change:.5f}"
+            )
+        if abs(change) < model.tol:
+            converged = True
+            break
+    if model.verbose:
+        state = "converged" if converged else "did not converge"
+        print(
+            f"Initialization {state}. time lapse {time() - begin:.5f}s\t "
+            f"lower bound {bound:.5f}"
+        )
+    return model._get_parameters(), bound, bounds, n_iter, converged
+
+
+def _chain_em_from_start(model, e_step, data, params, components, monitor):
+    """EM of the components path from ``params``, watched by a copy of
+    ``monitor``: ``(bound, params, stats, bounds, n_iter)``."""
+    monitor = copy.deepcopy(monitor)
+    monitor._reset()
+    stats = None
+    convention = model._convention
+    for _ in range(getattr(model, convention.budget)):
+        stats = e_step(data, params, components)
+        bound = stats.log_evidence + model._log_prior_of(params, components)
+        if convention.per_sample:
+            bound /= float(np.sum(stats.total_weight))
+        params = model._params_from_stats(stats, params, components)
+        monitor.report(bound)
+        if monitor.converged:
+            break
+    bounds = list(monitor.history)
+    bound = bounds[-1] if bounds else -np.inf
+    return bound, params, stats, bounds, monitor.iter

@@ -1,0 +1,38 @@
+"""The Dask edge: fitting and predicting on Dask collections.
+
+Three modules, imported in one direction: :mod:`._edge` (the reduction of
+chunk statistics by a tree of tasks, the classifiers' and networks' fits,
+prediction over row blocks), :mod:`._em` (the Gaussian mixtures' EM, one
+reduction per iteration) and :mod:`._hmm` (Baum-Welch over Dask bags and
+arrays of sequences), both built on the first. ``bayeskit`` registers this
+package with :mod:`bayeskit._collections`; an estimator calls it only when
+:func:`accepts` says its input is a Dask collection, and Dask is imported
+then.
+"""
+
+from ._edge import (
+    SPLIT_EVERY,
+    fit_classifier,
+    fit_network,
+    is_dask,
+    predict,
+    predict_frame,
+)
+from ._em import fit_mixture, partial_fit_mixture
+from ._hmm import fit_hmm, predict_hmm
+
+accepts = is_dask  # the handler's test (bayeskit._collections)
+
+__all__ = [
+    "SPLIT_EVERY",
+    "accepts",
+    "fit_classifier",
+    "fit_hmm",
+    "fit_mixture",
+    "fit_network",
+    "is_dask",
+    "partial_fit_mixture",
+    "predict",
+    "predict_frame",
+    "predict_hmm",
+]

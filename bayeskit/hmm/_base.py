@@ -1,0 +1,679 @@
+"""What every hidden Markov model shares: the chain, Baum-Welch, scoring, sampling.
+
+A hidden Markov model is a :class:`~bayeskit.graph.LatentChain` x an emission
+family x a prior. A concrete model is a docstring, its
+``_parameter_constraints``, its ``__init__``, ``_make_components()`` (the
+triple built from its hyperparameters) and the glue between hmmlearn's
+attribute names and its family's parameters (``_emission_params`` and
+``_emission_attributes``); everything else is here, once:
+
+- inference: :meth:`BaseHMM.score`, :meth:`~BaseHMM.score_sequences`,
+  :meth:`~BaseHMM.score_samples`, :meth:`~BaseHMM.predict_proba`,
+  :meth:`~BaseHMM.decode`, :meth:`~BaseHMM.predict` (the chain's sum-product
+  and max-product, fed by the family's messages), :meth:`~BaseHMM.sample`,
+  :meth:`~BaseHMM.bic`, :meth:`~BaseHMM.aic`;
+- learning, Baum-Welch (EM, Rabiner 1989, section III.C): the expected
+  statistics of the chain (start and transition counts) and of the family
+  under the step posteriors (:meth:`~BaseHMM.summarize`), turned into MAP
+  parameters by the priors (:meth:`~BaseHMM.from_stats`), in the loop of
+  :class:`~bayeskit._base.em.BaseLatentModel`; :meth:`~BaseHMM.partial_fit`
+  is one incremental EM step on a chunk;
+- gaps: a step whose every value is NaN has emission message 1 (its
+  observation marginalised) and adds nothing to the family's statistics; a
+  step with some values NaN goes to a family whose ``missing_coordinates``
+  is true, and is an error otherwise;
+- hmmlearn's conventions: ``lengths`` second and positional, ``params`` and
+  ``init_params`` as letters, the ``monitor_``, the hooks ``_init``,
+  ``_check`` and ``_check_and_set_n_features``.
+
+References
+----------
+.. [1] L. R. Rabiner, "A tutorial on hidden Markov models and selected
+   applications in speech recognition", Proceedings of the IEEE 77(2),
+   257-286, 1989.
+.. [2] R. M. Neal and G. E. Hinton, "A view of the EM algorithm that justifies
+   incremental, sparse, and other variants", in M. I. Jordan (ed.), Learning
+   in Graphical Models, Kluwer, 1998, pp. 355-368.
+.. [3] O. Cappé and E. Moulines, "On-line expectation-maximization algorithm
+   for latent data models", Journal of the Royal Statistical Society B 71(3),
+   593-613, 2009.
+"""
+
+from __future__ import annotations
+
+import logging
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from .._base.classifier import float_input
+from .._base.em import BaseLatentModel, LatentParams, LatentStats
+from .._base.monitor import ConvergenceMonitor
+from .._collections import handler_for
+from .._validation import (
+    ElementwiseInterval,
+    Interval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+    check_n_samples,
+    validate_data,
+)
+from .._warnings import warn
+from ..graph import ChainParams, ChainPrior, LatentChain
+from ..priors import Dirichlet
+from ._sequences import (
+    _as_rows,
+    _check_sequence_weight,
+    _n_observed_steps,
+    _observed_steps,
+    _split,
+)
+from ._start import HMMStart
+
+__all__ = ["BaseHMM"]
+
+_log = logging.getLogger("bayeskit.hmm")
+
+
+class BaseHMM(HMMStart, BaseLatentModel):
+    """Base of the hidden Markov models (see the module)."""
+
+    _parameter_constraints: dict = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "startprob_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
+        "transmat_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
+        "algorithm": [StrOptions({"viterbi", "map"})],
+        "random_state": ["random_state"],
+        "n_iter": [Interval(Integral, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "verbose": ["verbose"],
+        "params": [str],
+        "init_params": [str],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "n_jobs": [Integral, None],
+        "implementation": [StrOptions({"log", "scaling"})],
+    }
+    # hmmlearn's letter of every parameter -> its attribute.
+    _param_names: dict = {"s": "startprob_", "t": "transmat_"}
+    # The attribute whose last axis is the number of features (numeric models).
+    _features_from: str | None = None
+    # hmmlearn's attribute -> field of the family's parameters (the default glue).
+    _emission_fields: dict = {}
+    # Whether X holds counts (non-negative integers).
+    _counts = False
+    # Whether X is read by Gaussian densities (values whose squares overflow
+    # float64 are refused, as in every Gaussian model).
+    _gaussian = False
+    # Whether hmmlearn's ``_init`` of the model replaces its ``random_state``
+    # by the generator its emission start drew from (CategoricalHMM,
+    # MultinomialHMM and PoissonHMM do), so that a later ``sample()`` goes on
+    # drawing from it.
+    _keeps_generator = False
+    warm_start = False
+
+    # -- the components ----------------------------------------------------------
+    def _chain(self) -> LatentChain:
+        """The chain, updating the tables named in ``params``."""
+        return LatentChain(self.n_components, "s" in self.params, "t" in self.params)
+
+    def _chain_prior(self) -> ChainPrior:
+        """The Dirichlet priors of the start and transition tables."""
+        return ChainPrior(
+            Dirichlet(self.startprob_prior), Dirichlet(self.transmat_prior)
+        )
+
+    @property
+    def _emission_letters(self) -> set:
+        return set(self._param_names) - {"s", "t"}
+
+    def _updates_emission(self) -> bool:
+        return bool(self._emission_letters & set(self.params))
+
+    # -- input -------------------------------------------------------------------
+    def _is_rows(self, rows) -> bool:
+        """Whether a nested list that ``np.asarray`` reads as ``rows`` is
+        hmmlearn's rows form (see :mod:`bayeskit.hmm._sequences`)."""
+        return True  # any rectangular numeric table: steps by features
+
+    def _encode(self, X, reset, as_list=False):
+        """The rows of all sequences as the family reads them (validated).
+
+        NaN marks a missing value (a step of NaN is a gap, see
+        :func:`~bayeskit.hmm._sequences._observed_steps`); an infinite
+        value is an error naming X.
+        """
+        if as_list and np.ndim(X) == 1:
+            X = np.asarray(X)[:, None]  # univariate sequences given as 1-d arrays
+        X = validate_data(
+            self, X, reset=reset, dtype=np.float64, ensure_all_finite="allow-nan"
+        )
+        self._check_missing(X)
+        self._check_values(X)
+        return X
+
+    def _check_values(self, X) -> None:
+        """Raise ValueError if ``X`` holds values the family cannot emit
+        (NaN, a missing value, is left to :meth:`_check_missing`)."""
+        if self._counts:
+            values = X[~np.isnan(X)] if np.isnan(X).any() else X
+            if not np.all((values >= 0) & (values == np.floor(values))):
+                raise ValueError("X must hold counts: non-negative integers")
+        if self._gaussian:
+            float_input(X)
+
+    # -- gaps: steps with missing values (what is missing is latent) -------------
+    def _takes_missing_coordinates(self) -> bool:
+        """Whether the family marginalises missing coordinates of a step."""
+        emission = self._make_components()[1]
+        return bool(getattr(emission, "missing_coordinates", False))
+
+    def _check_missing(self, X) -> None:
+        """ValueError naming X for a step with some but not all coordinates
+        missing, unless the family marginalises missing coordinates."""
+        if X.ndim != 2 or X.shape[1] < 2 or not np.isnan(X).any():
+            return
+        missing = np.isnan(X)
+        partial = missing.any(axis=1) & ~missing.all(axis=1)
+        if partial.any() and not self._takes_missing_coordinates():
+            t = int(np.argmax(partial))
+            raise ValueError(
+                f"X has steps with some but not all values missing (NaN), the "
+                f"first at step {t}; the emission family of "
+                f"{type(self).__name__} does not marginalise missing values, "
+                "so it takes only whole missing steps (every value NaN: a gap "
+                "in the sequence). Partially missing steps are taken by a "
+                "model whose family does (the Gaussian family of GaussianHMM); "
+                "mark the whole step missing, or impute the missing values"
+            )
+
+    def _messages(self, emission, X, params):
+        """The family's messages for X, with message 1 for every gap (see
+        :func:`~bayeskit.hmm._sequences._observed_steps`)."""
+        observed = _observed_steps(X)
+        if observed is None:
+            return emission.messages(X, params)
+        log_lik = np.zeros((len(X), self.n_components))
+        if observed.any():
+            log_lik[observed] = emission.log_likelihood(X[observed], params)
+        return log_lik, None
+
+    def _sequences(self, X, lengths, reset):
+        """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
+        X, lengths, as_list = _as_rows(X, lengths, self._is_rows)
+        return self._encode(X, reset, as_list), lengths, as_list
+
+    def _back(self, values, lengths, as_list):
+        return _split(values, lengths) if as_list else values
+
+    # -- parameters --------------------------------------------------------------
+    def _chain_params(self) -> ChainParams:
+        """``startprob_`` and ``transmat_``, validated."""
+        k = self.n_components
+        values = []
+        for name, shape in (("startprob_", (k,)), ("transmat_", (k, k))):
+            value = np.asarray(getattr(self, name), dtype=float)
+            setattr(self, name, value)
+            if value.shape != shape:
+                raise ValueError(f"{name} must have shape {shape}, got {value.shape}")
+            if (value < 0).any() or not np.allclose(value.sum(axis=-1), 1.0):
+                raise ValueError(
+                    f"{name} must be non-negative with rows summing to one"
+                )
+            values.append(value)
+        return ChainParams(*values)
+
+    def _emission_params(self):
+        """The family's parameters from the fitted attributes, validated."""
+        raise NotImplementedError
+
+    def _emission_attributes(self, params) -> dict:
+        """The fitted attributes (hmmlearn's names) of the family's parameters:
+        by default the fields named in ``_emission_fields``."""
+        return {name: getattr(params, f) for name, f in self._emission_fields.items()}
+
+    def _current_params(self) -> LatentParams:
+        if self._features_from is not None and not hasattr(self, "n_features_in_"):
+            # Parameters set by hand, without fit: their shape says how many
+            # features X has.
+            value = np.asarray(getattr(self, self._features_from))
+            if value.ndim >= 2:
+                self.n_features_in_ = value.shape[-1]
+        return LatentParams(self._chain_params(), self._emission_params())
+
+    def _set_params(self, params: LatentParams) -> None:
+        self.startprob_ = params.structure.startprob
+        self.transmat_ = params.structure.transmat
+        for name, value in self._emission_attributes(params.emission).items():
+            setattr(self, name, value)
+
+    def _checked(self, name, shape, *, rows_sum_to_one=False, signed=False):
+        """The attribute ``name`` as a float array of ``shape``: finite and
+        (unless ``signed``) non-negative, with rows summing to one if asked;
+        ValueError otherwise."""
+        value = np.asarray(getattr(self, name), dtype=float)
+        if value.shape != tuple(shape):
+            raise ValueError(
+                f"{name} must have shape {tuple(shape)}, got {value.shape}"
+            )
+        if not np.all(np.isfinite(value) & (signed | (value >= 0))):
+            sign = "finite" if signed else "non-negative and finite"
+            raise ValueError(f"{name} must be {sign}")
+        if rows_sum_to_one and not np.allclose(value.sum(axis=-1), 1.0):
+            raise ValueError(f"{name} must have rows summing to one")
+        return value
+
+    # -- hmmlearn's attributes and hooks -----------------------------------------
+    @property
+    def n_features(self):
+        """Dimension of the observations (hmmlearn's name; ``n_features_in_``
+        is scikit-learn's), set by ``fit`` or read from the parameters."""
+        if hasattr(self, "n_features_in_"):
+            return self.n_features_in_
+        if "_n_features" in self.__dict__:
+            return self._n_features
+        if self._features_from in self.__dict__:
+            return np.shape(self.__dict__[self._features_from])[-1]
+        raise AttributeError("n_features is set by fit")
+
+    @n_features.setter
+    def n_features(self, value):
+        self._n_features = int(value)
+
+    @property
+    def monitor_(self):
+        """hmmlearn's ``ConvergenceMonitor``: what Baum-Welch did (after
+        ``fit``), or the one the next ``fit`` reports to. A monitor assigned
+        here (a subclass with its own stopping rule, say) is used by ``fit``."""
+        monitor = self.__dict__.get("_monitor")
+        if monitor is None:
+            return ConvergenceMonitor(self.tol, self.n_iter, self.verbose)
+        return monitor
+
+    @monitor_.setter
+    def monitor_(self, monitor):
+        self._monitor = monitor
+        self._monitor_given = monitor is not self.__dict__.get("_monitor_made")
+
+    def _new_monitor(self):
+        """The monitor of this fit: the one assigned to ``monitor_``, or a new
+        one with the current ``tol``, ``n_iter`` and ``verbose``."""
+        if self.__dict__.get("_monitor_given"):
+            return self._monitor
+        self._monitor_made = ConvergenceMonitor(self.tol, self.n_iter, self.verbose)
+        return self._monitor_made
+
+    def _check_and_set_n_features(self, X):
+        """hmmlearn's hook: check the number of features of ``X`` against
+        ``n_features`` if that is set, or set it."""
+        n = np.shape(X)[1]
+        if hasattr(self, "n_features"):
+            if self.n_features != n:
+                raise ValueError(
+                    f"Unexpected number of dimensions, got {n} but expected "
+                    f"{self.n_features}"
+                )
+        else:
+            self.n_features = n
+
+    def _check(self):
+        """hmmlearn's hook: validate the hyperparameters and the parameters
+        (shapes, rows summing to one); raises ValueError."""
+        self._validate_params()
+        self._current_params()
+
+    def get_stationary_distribution(self):
+        """The stationary distribution of the states: the left eigenvector of
+        ``transmat_`` for eigenvalue 1, normalised."""
+        check_is_fitted(self, "transmat_")
+        values, vectors = np.linalg.eig(np.asarray(self.transmat_, dtype=float).T)
+        vector = np.real_if_close(vectors[:, np.argmin(np.abs(values - 1.0))])
+        return vector / vector.sum()
+
+    # -- learning ----------------------------------------------------------------
+    def _expected_stats(self, data, params, components) -> LatentStats:
+        """The E-step: the chain's posterior under ``params``, fed by the
+        family's messages, and both parts' statistics under it."""
+        X, lengths, weights = data
+        structure, emission, _ = components
+        messages = self._messages(emission, X, params.emission)
+        post = structure.posterior(messages, params.structure, lengths, weights)
+        chain_stats = structure.stats(post, lengths, weights)
+        if not self._updates_emission():
+            emission_stats = emission.zeros(self.n_components)
+        elif post.symbol_counts is not None:  # the table's rows, weighted
+            emission_stats = emission.table_stats(post.symbol_counts)
+        else:
+            resp = post.posterior
+            if weights is not None:
+                resp = resp * np.repeat(weights, lengths)[:, None]
+            observed = _observed_steps(X)
+            if observed is not None:  # gaps add nothing to the family's stats
+                X, resp = X[observed], resp[observed]
+            emission_stats = emission.expected_stats(X, resp, params.emission)
+        evidence = post.log_evidence
+        total = evidence.sum() if weights is None else weights @ evidence
+        return LatentStats(chain_stats, emission_stats, float(total))
+
+    def _params_from_stats(self, stats, previous, components) -> LatentParams:
+        structure, emission, prior = components
+        chain = structure.map_params(
+            stats.structure, prior.structure, previous.structure
+        )
+        params = previous.emission
+        if self._updates_emission():
+            params = emission.map_params(stats.emission, prior.emission, params)
+        return LatentParams(chain, params)
+
+    def _data(self, X, lengths, sequence_weight, reset):
+        """``(Xt, lengths, weights)``, the form the E-step reads (weights None
+        when every sequence weighs 1)."""
+        Xt, lengths, _ = self._sequences(X, lengths, reset=reset)
+        weights = _check_sequence_weight(sequence_weight, len(lengths))
+        return Xt, lengths, None if np.all(weights == 1.0) else weights
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, lengths=None, *, y=None, sequence_weight=None):
+        """Estimate the parameters by Baum-Welch (EM for MAP).
+
+        Every iteration is :meth:`summarize` on all the data followed by
+        :meth:`from_stats`; ``stats_`` keeps the statistics the final
+        parameters were derived from.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The steps of all sequences concatenated (with ``lengths``), or one
+            array per sequence (see the class docstring for how a list is read).
+            A step whose every value is NaN is a gap: its observation is
+            marginalised (emission message 1), here and in every method.
+        lengths : array-like of int of shape (n_sequences,), default=None
+            Steps of each sequence when X is concatenated; None is one sequence.
+            As in hmmlearn it is the second positional argument: something
+            there that is not positive integers summing to ``len(X)`` (such as
+            a target ``y``) is an error, never silently ignored.
+        y : None
+            Ignored; accepted by keyword only, for scikit-learn's convention.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            Non-negative weight of each sequence (not of each step): its
+            expected counts enter Baum-Welch times its weight (an integer
+            weight counts the sequence as that many copies), and the monitored
+            log posterior sums its log-likelihood times its weight. None
+            weighs every sequence 1.
+
+        Returns
+        -------
+        self : object
+        """
+        if (handler := handler_for(X)) is not None:  # a Dask bag or array
+            return handler.fit_hmm(self, X, lengths, sequence_weight)
+        data = self._data(X, lengths, sequence_weight, reset=True)
+        Xt, lengths, weights = data
+        self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
+        row_weight = (
+            np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
+        )
+        components = self._make_components()
+        start = self._starts(Xt, row_weight, components)
+        self._fit_components(data, start, None)
+        if self.n_iter_:
+            self._warn_unvisited(self.stats_)
+        return self
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, lengths=None, *, y=None, sequence_weight=None):
+        """One step of incremental EM on a chunk of sequences.
+
+        The E-step runs on the chunk under the current parameters; its
+        expected statistics are added to ``stats_`` (those of the chunks seen
+        before, each from its own E-step, or of the last ``fit``), and the
+        M-step derives the parameters from the sum. This is the incremental EM
+        of Neal and Hinton (1998), and the online EM of Cappé and Moulines
+        (2009) with step size ``1/t`` written as a sum: the bound it
+        maximises, the expected complete-data log posterior of all the chunks
+        seen, never decreases. On a model with no statistics yet, the first
+        call initialises the parameters as :meth:`fit` does, and is then one
+        Baum-Welch iteration on the chunk, which never decreases the chunk's
+        log posterior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The chunk's sequences, as in :meth:`fit`.
+        lengths : array-like of int of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+        y : None
+            Ignored; accepted by keyword only.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        self : object
+        """
+        first = not hasattr(self, "stats_")
+        data = self._data(X, lengths, sequence_weight, reset=first)
+        components = self._make_components()
+        if first:
+            Xt, lengths, weights = data
+            self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
+            row_weight = (
+                np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
+            )
+            params = self._initialize(Xt, row_weight, self.random_state, components)
+            self._keep_generator()
+            structure, emission, _ = components
+            total = LatentStats(structure.zeros(), emission.zeros(self.n_components))
+        else:
+            params = self._current_params()
+            total = self.stats_
+        chunk = self._expected_stats(data, params, components)
+        total = total + chunk
+        self._set_params(self._params_from_stats(total, params, components))
+        self.stats_ = total
+        return self
+
+    def summarize(self, X, lengths=None, *, sequence_weight=None) -> LatentStats:
+        """Expected statistics of a chunk of sequences under the current parameters.
+
+        The E-step of Baum-Welch on ``X`` alone: the chain's expected start,
+        transition and occupancy counts and the family's statistics weighted by
+        the step posteriors, plus the chunk's log-likelihood. Statistics of
+        chunks add with ``+`` (or ``sum``), so one Baum-Welch iteration over
+        data in many chunks (out of memory, or on many machines) is
+        ``model.from_stats(sum(model.summarize(c) for c in chunks))``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The chunk's sequences, as in :meth:`fit` (whole sequences: a
+            sequence cut between two chunks is two sequences).
+        lengths : array-like of int of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            As in :meth:`fit`.
+
+        Returns
+        -------
+        stats : LatentStats
+            ``structure`` (:class:`~bayeskit.graph.ChainStats`), ``emission``
+            (the family's statistics) and ``log_evidence``.
+        """
+        check_is_fitted(self)
+        params = self._current_params()
+        data = self._data(X, lengths, sequence_weight, reset=False)
+        return self._expected_stats(data, params, self._make_components())
+
+    def _warn_unvisited(self, stats):
+        """Warn about states that no sequence visited in the last iteration."""
+        updated = self._updates_emission() or "t" in self.params
+        unvisited = np.flatnonzero(stats.structure.occupancy <= 0)
+        if updated and unvisited.size:
+            warn(
+                f"state(s) {unvisited.tolist()} were never visited by any sequence "
+                "in the last iteration; parameters no data reached kept their "
+                "previous values (consider fewer n_components or a prior)",
+                RuntimeWarning,
+            )
+
+    # -- inference ---------------------------------------------------------------
+    def _inputs(self, X, lengths):
+        """``(components, params, messages, lengths, as_list)`` for X."""
+        check_is_fitted(self)
+        params = self._current_params()
+        Xt, lengths, as_list = self._sequences(X, lengths, reset=False)
+        components = self._make_components()
+        messages = self._messages(components[1], Xt, params.emission)
+        return components, params, messages, lengths, as_list
+
+    def score_sequences(self, X, lengths=None):
+        """Log-likelihood of every sequence, shape ``(n_sequences,)``."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "score_sequences", X, lengths)
+        (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
+        return structure.filter(messages, params.structure, lengths).log_evidence
+
+    def score(self, X, lengths=None, *, y=None):
+        """Log-likelihood of all the sequences (the sum over sequences).
+
+        ``lengths`` is the second positional argument, as in hmmlearn (see
+        :meth:`fit`); ``y`` is ignored and accepted by keyword only.
+        """
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "score", X, lengths)
+        return float(self.score_sequences(X, lengths).sum())
+
+    def score_samples(self, X, lengths=None):
+        """``(log-likelihood, posteriors)``: the total and every step's posterior."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "score_samples", X, lengths)
+        (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
+        post = structure.posterior(messages, params.structure, lengths)
+        proba = post.posterior
+        return float(post.log_evidence.sum()), self._back(proba, lengths, as_list)
+
+    def predict_proba(self, X, lengths=None):
+        """Posterior of the state of every step, ``(n_steps, n_components)``."""
+        return self.score_samples(X, lengths)[1]
+
+    def decode(self, X, lengths=None, algorithm=None):
+        """Most probable states: ``(log probability, state sequence)``.
+
+        'viterbi' gives the most probable joint path and its log probability;
+        'map' the most probable state of each step and the log-likelihood.
+        """
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_hmm(self, "decode", X, lengths, algorithm)
+        algorithm = algorithm or self.algorithm
+        if algorithm not in ("viterbi", "map"):
+            raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")
+        (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
+        if algorithm == "viterbi":
+            path, log_prob = structure.decode(messages, params.structure, lengths)
+        else:
+            post = structure.posterior(messages, params.structure, lengths)
+            path, log_prob = np.argmax(post.posterior, axis=1), post.log_evidence
+        return float(np.sum(log_prob)), self._back(path, lengths, as_list)
+
+    def predict(self, X, lengths=None):
+        """The decoded state of every step (see :meth:`decode`)."""
+        return self.decode(X, lengths)[1]
+
+    def sample(self, n_samples=1, random_state=None, currstate=None):
+        """Draw one sequence of ``n_samples`` steps: ``(X, states)``.
+
+        The draws are hmmlearn's, in its order, so the same ``random_state``
+        gives hmmlearn's sequence: the first state (``currstate`` if given,
+        else the first index whose cumulative ``startprob_`` exceeds a uniform
+        draw), its observation, then for every further step the next state
+        (the same rule on the current state's row of ``transmat_``) and its
+        observation. ``random_state`` None reads the model's ``random_state``.
+        ``n_samples`` is a non-negative integer (a TypeError or ValueError
+        naming it otherwise).
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of steps.
+        random_state : int, RandomState instance or None, default=None
+            The generator of the draws (None: the model's ``random_state``).
+        currstate : int, default=None
+            The state of the first step; None draws it from ``startprob_``.
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            The observations.
+        states : ndarray of int of shape (n_samples,)
+            The state of every step.
+        """
+        check_n_samples(n_samples)
+        check_is_fitted(self)
+        params = self._current_params()
+        if currstate is not None and not (
+            isinstance(currstate, Integral) and 0 <= currstate < self.n_components
+        ):
+            raise ValueError(
+                f"currstate must be a state, an integer in 0 .. "
+                f"{self.n_components - 1}, got {currstate!r}"
+            )
+        rng = check_random_state(
+            self.random_state if random_state is None else random_state
+        )
+        kept = self.__dict__.get("_generator")
+        if random_state is None and kept is not None:
+            seed = self.random_state
+            if isinstance(seed, Integral) and not isinstance(seed, bool):
+                if seed == kept[0]:
+                    rng = kept[1]  # hmmlearn's model drew its start from it
+        draw = self._sampler(params)
+        if n_samples == 0:
+            return self._samples(draw(None, rng)), np.zeros(0, dtype=int)
+        # hmmlearn's rule, a cumulative table against one uniform draw per step.
+        start_cdf = np.cumsum(params.structure.startprob)
+        trans_cdf = np.cumsum(params.structure.transmat, axis=1)
+        state = currstate
+        if state is None:
+            state = (start_cdf > rng.rand()).argmax()
+        states, X = [state], [draw(state, rng)]
+        for _ in range(n_samples - 1):
+            state = (trans_cdf[state] > rng.rand()).argmax()
+            states.append(state)
+            X.append(draw(state, rng))
+        return self._samples(np.atleast_2d(X)), np.array(states, dtype=int)
+
+    def _sampler(self, params):
+        """``draw(state, rng)``: one observation of ``state``, drawn as
+        hmmlearn's ``_generate_sample_from_state`` draws it;
+        ``draw(None, rng)`` is the empty sample ``(0, n_features)``."""
+        raise NotImplementedError
+
+    def _samples(self, X):
+        """The family's samples as the model gives them out."""
+        return X
+
+    def _n_parameters(self, components=None):
+        """Free scalars of the parameters in ``params``."""
+        structure, emission, _ = components or self._make_components()
+        n = structure.n_parameters()
+        if self._updates_emission():
+            n += emission.n_parameters(self.n_components)
+        return n
+
+    def bic(self, X, lengths=None):
+        """Bayesian information criterion (lower is better); n is the number of
+        observed steps of all sequences (gaps, steps with every value
+        missing, are not observations)."""
+        check_is_fitted(self)
+        params = self._current_params()
+        Xt, lengths, _ = self._sequences(X, lengths, reset=False)
+        structure, emission, _ = self._make_components()
+        messages = self._messages(emission, Xt, params.emission)
+        log_lik = structure.filter(messages, params.structure, lengths).log_evidence
+        n = _n_observed_steps(Xt)
+        return -2 * log_lik.sum() + self._n_parameters() * np.log(max(n, 1))
+
+    def aic(self, X, lengths=None):
+        """Akaike information criterion (lower is better)."""
+        return -2 * self.score(X, lengths=lengths) + 2 * self._n_parameters()

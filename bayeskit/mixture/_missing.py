@@ -1,0 +1,141 @@
+"""Missing cells (NaN) in the Gaussian mixtures: the start of EM and the
+statistics gathered in shifted coordinates.
+
+EM treats a missing cell as latent (Ghahramani and Jordan 1994): the E-step's
+log-likelihood of a row is the marginal density of its observed cells, and
+its statistics are those of the row completed by the conditional means of the
+missing cells given the observed ones and the component, with the conditional
+covariance added (:meth:`bayeskit.emissions.Gaussian.expected_stats`). EM
+starts from the rows with every missing cell replaced by its column's mean
+over the observed cells (the initialiser of ``init_params`` runs on them, and
+the first parameters are their statistics); EM then moves away from that
+start (Little and Rubin 2002, section 11.2).
+
+References
+----------
+.. [1] Z. Ghahramani and M. I. Jordan, "Supervised learning from incomplete
+   data via an EM approach", *Advances in Neural Information Processing
+   Systems* 6, 1994, pp. 120-127.
+.. [2] R. J. A. Little and D. B. Rubin, *Statistical Analysis with Missing
+   Data*, 2nd ed., Wiley, 2002.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .._base.classifier import float_input
+from .._collections import handler_for
+from .._logmath import has_nan, logsumexp
+from .._validation import check_is_fitted, validate_data
+
+__all__: list[str] = []
+
+
+def mean_imputed(X: np.ndarray, sample_weight: np.ndarray) -> np.ndarray:
+    """``X`` with every NaN replaced by its column's weighted mean over the
+    observed cells (0 for a column with no observed cell); ``X`` itself when
+    nothing is missing (never modified)."""
+    missing = np.isnan(X)
+    if not missing.any():
+        return X
+    observed = ~missing
+    w = observed * sample_weight[:, None]
+    total = w.sum(axis=0)
+    means = (w * np.where(missing, 0.0, X)).sum(axis=0) / np.where(
+        total > 0, total, 1.0
+    )
+    return np.where(missing, means, X)
+
+
+def _shift_of(X: np.ndarray) -> np.ndarray:
+    """A row to shift the data by: every column's first observed value (0
+    for a column with none)."""
+    observed = ~np.isnan(X)
+    first = np.argmax(observed, axis=0)
+    shift = X[first, np.arange(X.shape[1])]
+    return np.where(observed.any(axis=0), shift, 0.0)
+
+
+def shifted_stats(family, X, weights, params=None):
+    """The Gaussian family's statistics of ``X`` under ``weights``, gathered in
+    coordinates shifted by the first row; with missing cells, the expected
+    statistics under ``params`` (shifted with the data), the shift being the
+    first observed value of every column.
+
+    A weighted mean of a column of magnitude ``c`` carries rounding of
+    about ``n eps |c|``; a constant column at 1e12 then gets a spread of
+    means across the components that, divided by ``reg_covar``, would
+    decide the posteriors. Shifted, such a column is exactly zero, and its
+    means exactly its value once the shift is added back; the scatter
+    does not change (Chan, Golub and LeVeque 1983).
+    """
+    if X.shape[0] == 0:
+        return family.stats(X, weights)
+    missing = params is not None and has_nan(X)
+    if missing:
+        shift = _shift_of(X)
+        moved = dataclasses.replace(
+            params, means=params.means - shift, center=params.center - shift
+        )
+        stats = family.expected_stats(X - shift, weights, moved)
+    else:
+        shift = X[0].copy()
+        stats = family.stats(X - shift, weights)
+    weight = stats.weight if stats.weight.ndim == 2 else stats.weight[:, None]
+    mean = np.where(weight > 0, stats.mean + shift, stats.mean)
+    return type(stats)(stats.weight, mean, stats.scatter, stats.covariance)
+
+
+class MixturePrediction:
+    """The prediction methods of a Gaussian mixture; missing cells (NaN) are
+    marginalised by the Gaussian family's log-likelihood."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # missing values are latent
+        return tags
+
+    def _validate(self, X):
+        check_is_fitted(self)
+        return float_input(
+            validate_data(
+                self,
+                X,
+                dtype=[np.float64, np.float32],
+                reset=False,
+                ensure_all_finite="allow-nan",
+            )
+        )
+
+    def _input_dtype(self, X):
+        """float32 for float32 input (results keep it, as scikit-learn's)."""
+        return np.float32 if getattr(X, "dtype", None) == np.float32 else np.float64
+
+    def score_samples(self, X):
+        """``log p(x)`` of every row, shape ``(n_samples,)``."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "score_samples", X)
+        dtype, X = self._input_dtype(X), self._validate(X)
+        log_prob = logsumexp(self._log_likelihood(X) + np.log(self.weights_), axis=1)
+        return log_prob.astype(dtype, copy=False)
+
+    def score(self, X, y=None, sample_weight=None):
+        """Mean log-likelihood per sample (weighted by ``sample_weight``)."""
+        return float(np.average(self.score_samples(X), weights=sample_weight))
+
+    def predict_proba(self, X):
+        """Posterior over the components, shape ``(n_samples, n_components)``."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict_proba", X)
+        dtype, X = self._input_dtype(X), self._validate(X)
+        return np.exp(self._e_step(X)[0]).astype(dtype, copy=False)
+
+    def predict(self, X):
+        """The most probable component of every row."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict(self, "predict", X)
+        X = self._validate(X)
+        return np.argmax(self._log_likelihood(X) + np.log(self.weights_), axis=1)

@@ -1,0 +1,294 @@
+"""The queries of a Bayesian network, with labels: one row of evidence or many.
+
+:class:`~bayeskit.BayesianNetwork`'s query methods read labels and return
+labelled pandas objects; the structure they run on
+(:class:`~bayeskit.graph.network.BayesNet`, the estimator's ``_engine_``)
+knows codes. The functions here take the fitted estimator and state codes
+(:func:`~bayeskit.network._data.query_codes`), call the structure,
+and label what it returns. Rows of many are grouped by their pattern of
+observed cells, and each group is propagated in one batched pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+
+from .._logmath import safe_log
+from .._warnings import warn
+from ..graph.network import BayesNet
+from ._data import evidence_codes, query_targets
+
+__all__ = [
+    "labelled_cpd",
+    "log_likelihoods",
+    "map_assignment",
+    "most_probable",
+    "posterior_frame",
+    "posterior_series",
+    "soft_messages",
+]
+
+
+# -- soft (virtual) evidence -----------------------------------------------------------
+def soft_messages(est, soft_evidence, n_rows=None) -> dict:
+    """``soft_evidence`` checked: ``{variable: log likelihood (rows, k)}``, with
+    ``rows`` 1 (one vector) or ``n_rows`` (one per row, in a batch)."""
+    if soft_evidence is None:
+        return {}
+    if not isinstance(soft_evidence, Mapping):
+        raise TypeError(
+            "soft_evidence must be a dict from variable to likelihoods over its "
+            f"states, got {type(soft_evidence).__name__}"
+        )
+    out = {}
+    for v, lik in soft_evidence.items():
+        est._check_variable(v)
+        k = len(est.states_[v])
+        try:
+            values = np.asarray(lik, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"soft_evidence[{v!r}] must be numbers, got {lik!r}"
+            ) from None
+        if values.ndim == 1:
+            values = values[None, :]
+        shapes = [(k,)] if n_rows is None else [(k,), (n_rows, k)]
+        if (
+            values.ndim != 2
+            or values.shape[1] != k
+            or (values.shape[0] != 1 and (n_rows is None or values.shape[0] != n_rows))
+        ):
+            raise ValueError(
+                f"soft_evidence[{v!r}] has shape {np.shape(lik)}; expected "
+                f"{' or '.join(map(str, shapes))}: a likelihood per state of {v!r}, "
+                f"in the order of states_[{v!r}] {est.states_[v].tolist()!r}"
+            )
+        if not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(f"soft_evidence[{v!r}] must be finite and >= 0")
+        if not (values > 0).any(axis=1).all():
+            raise ValueError(
+                f"soft_evidence[{v!r}] is zero for every state: at least one state "
+                "must have a positive likelihood"
+            )
+        out[v] = safe_log(values)
+    return out
+
+
+def _with_soft(log_joint, targets: tuple, extra: tuple, soft: dict, rows=None):
+    """``log P(targets | hard evidence, soft evidence)`` from the joint
+    posterior of ``targets + extra`` (axis 0 the rows), each soft variable's
+    log likelihood added along its axis, ``extra`` summed out, normalised;
+    also the log of the normaliser (``-inf``: the soft evidence has
+    probability zero)."""
+    scope = targets + extra
+    out = np.array(log_joint, dtype=float)
+    for v, log_lik in soft.items():
+        if v not in scope:
+            continue
+        lik = log_lik if rows is None or log_lik.shape[0] == 1 else log_lik[rows]
+        shape = [lik.shape[0]] + [1] * len(scope)
+        shape[1 + scope.index(v)] = lik.shape[1]
+        with np.errstate(invalid="ignore"):
+            out = out + lik.reshape(shape)
+    if extra:
+        out = logsumexp(out, axis=tuple(range(1 + len(targets), 1 + len(scope))))
+    axes = tuple(range(1, 1 + len(targets)))
+    log_z = logsumexp(out, axis=axes, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        normalised = np.where(np.isneginf(log_z), -np.inf, out - log_z)
+    return normalised, log_z.reshape(-1)
+
+
+# -- one row of evidence -------------------------------------------------------------
+def _posterior(est, targets: tuple, codes: dict):
+    """The joint posterior of ``targets`` given one row of evidence codes."""
+    both = [v for v in targets if v in codes]
+    if both:
+        raise ValueError(f"variables {both!r} are both queried and observed")
+    post = est._engine_.posterior(*est._engine_.evidence(codes), targets)
+    if np.isneginf(post.log_evidence[0]):
+        raise ValueError("the evidence has probability zero under the network")
+    return post
+
+
+def posterior_series(est, targets: tuple, evidence, soft_evidence=None) -> pd.Series:
+    """``P(targets | evidence)`` as a Series over the targets' states, with
+    the likelihoods of ``soft_evidence`` as virtual evidence."""
+    codes = evidence_codes(est, evidence)
+    soft = soft_messages(est, soft_evidence)
+    both = [v for v in soft if v in codes]
+    if both:
+        raise ValueError(
+            f"variables {both!r} have both evidence and soft_evidence: give one"
+        )
+    extra = tuple(v for v in soft if v not in targets)
+    post = _posterior(est, targets + extra, codes)
+    log_post = post.log_marginals[targets + extra]
+    if soft:
+        log_post, log_z = _with_soft(log_post, targets, extra, soft)
+        if np.isneginf(log_z[0]):
+            raise ValueError(
+                "the evidence and soft_evidence have probability zero under the network"
+            )
+    probs = np.exp(log_post[0]).ravel()
+    name = f"P({', '.join(map(str, targets))} | evidence)"
+    if len(targets) == 1:
+        index = est._labels_[targets[0]]
+    else:
+        index = pd.MultiIndex.from_product(
+            [est.states_[v] for v in targets], names=list(targets)
+        )
+    return pd.Series(probs, index=index, name=name)
+
+
+def map_assignment(est, variables, evidence, soft_evidence=None) -> dict:
+    """The most probable joint state of ``variables`` (None: every unobserved
+    variable, by max-product; otherwise the argmax of their joint posterior,
+    with ``soft_evidence`` if given)."""
+    if soft_evidence:
+        if variables is None:
+            raise ValueError(
+                "map_query with soft_evidence needs variables: the argmax of their "
+                "joint posterior (max-product over every variable takes no soft "
+                "evidence)"
+            )
+        targets = query_targets(est, variables)
+        post = posterior_series(est, targets, evidence, soft_evidence)
+        best = np.unravel_index(
+            int(np.argmax(post.to_numpy())), [len(est.states_[v]) for v in targets]
+        )
+        return {v: est.states_[v].tolist()[int(s)] for v, s in zip(targets, best)}
+    codes = evidence_codes(est, evidence)
+    hidden = [v for v in est.variables_ if v not in codes]
+    targets = tuple(hidden)
+    if variables is not None:
+        targets = query_targets(est, variables)
+        if set(targets) != set(hidden):
+            log_post = _posterior(est, targets, codes).log_marginals[targets]
+            best = np.unravel_index(np.argmax(log_post[0]), log_post.shape[1:])
+            return {v: est.states_[v].tolist()[int(s)] for v, s in zip(targets, best)}
+    assignment, score = est._engine_.map(*est._engine_.evidence(codes))
+    if np.isneginf(score[0]):
+        raise ValueError("the evidence has probability zero under the network")
+    return {v: est.states_[v].tolist()[int(assignment[v][0])] for v in targets}
+
+
+def labelled_cpd(est, variable):
+    """The CPT of ``variable`` as a Series (no parents) or a DataFrame with
+    one row per joint state of the parents."""
+    if variable not in getattr(est, "cpds_", {}):
+        raise ValueError(f"no CPD for {variable!r} yet")
+    values = est.cpds_[variable]
+    columns = pd.Index(est.states_[variable], name=variable)
+    parents = est.dag_.parents(variable)
+    if not parents:
+        return pd.Series(values, index=columns, name=f"P({variable})")
+    index = pd.MultiIndex.from_product(
+        [est.states_[u] for u in parents], names=list(parents)
+    )
+    if len(parents) == 1:
+        index = index.get_level_values(0)
+    return pd.DataFrame(values.reshape(len(index), -1), index=index, columns=columns)
+
+
+# -- many rows -----------------------------------------------------------------------
+def _groups(est, codes: np.ndarray):
+    """Rows sharing a pattern of observed cells, with the structure's evidence."""
+    for rows, observed in BayesNet.group_rows(codes < 0):
+        columns = np.flatnonzero(observed)
+        variables = tuple(est.variables_[j] for j in columns)
+        yield rows, observed, (variables, codes[rows[:, None], columns])
+
+
+def _impossible(log_evidence: np.ndarray, what: str) -> np.ndarray:
+    bad = np.isneginf(log_evidence)
+    if bad.any():
+        warn(
+            f"{int(bad.sum())} row(s) have probability zero under the network "
+            f"(a state of zero estimated probability, e.g. with m=0); {what}",
+            RuntimeWarning,
+        )
+    return bad
+
+
+def log_likelihoods(est, codes: np.ndarray) -> np.ndarray:
+    """``log P(observed cells)`` of every row of codes."""
+    out = np.zeros(codes.shape[0])
+    for rows, _, evidence in _groups(est, codes):
+        out[rows] = est._engine_.log_likelihood(*evidence)
+    return out
+
+
+def most_probable(est, codes: np.ndarray) -> np.ndarray:
+    """``codes`` with every row's missing cells set to their MAP joint state."""
+    filled = codes.copy()
+    for rows, observed, evidence in _groups(est, codes):
+        if observed.all():
+            continue
+        assignment, score = est._engine_.map(*evidence)
+        _impossible(score, "their missing cells take the first states")
+        for j, v in enumerate(est.variables_):
+            if not observed[j]:
+                filled[rows, j] = assignment[v]
+    return filled
+
+
+def posterior_frame(
+    est, codes: np.ndarray, index, variable=None, soft_evidence=None
+) -> pd.DataFrame:
+    """The posterior of ``variable`` (None: of every variable) in every row,
+    with the likelihoods of ``soft_evidence`` as virtual evidence (a row in
+    which a variable is observed ignores that variable's soft evidence)."""
+    targets = est.variables_ if variable is None else [variable]
+    n = codes.shape[0]
+    soft = soft_messages(est, soft_evidence, n)
+    probs = {v: np.zeros((n, len(est.states_[v]))) for v in targets}
+    position = {v: j for j, v in enumerate(est.variables_)}
+    for rows, observed, evidence in _groups(est, codes):
+        for v in targets:
+            if observed[position[v]]:
+                probs[v][rows, codes[rows, position[v]]] = 1.0
+        hidden = [v for v in targets if not observed[position[v]]]
+        if not hidden:
+            continue
+        active = {v: m for v, m in soft.items() if not observed[position[v]]}
+        if active:
+            log_post, bad = {}, np.zeros(len(rows), dtype=bool)
+            for v in hidden:
+                extra = tuple(u for u in active if u != v)
+                post = est._engine_.posterior(*evidence, (v, *extra))
+                joint = post.log_marginals[(v, *extra)]
+                log_post[v], log_z = _with_soft(joint, (v,), extra, active, rows)
+                bad |= np.isneginf(log_z) | np.isneginf(post.log_evidence)
+            if bad.any():
+                _impossible(np.where(bad, -np.inf, 0.0), "their posterior is uniform")
+        elif variable is None:
+            post = est._engine_.marginals(*evidence)
+            log_post = post.log_marginals
+            bad = _impossible(post.log_evidence, "their posterior is uniform")
+        else:
+            post = est._engine_.posterior(*evidence, (variable,))
+            log_post = {variable: post.log_marginals[(variable,)]}
+            bad = _impossible(post.log_evidence, "their posterior is uniform")
+        for v in hidden:
+            p = np.exp(log_post[v])
+            if bad.any():
+                p = np.where(bad[:, None], 1.0 / p.shape[1], p)
+            probs[v][rows] = p
+    if variable is not None:
+        return pd.DataFrame(
+            probs[variable],
+            index=index,
+            columns=pd.Index(est.states_[variable], name=variable),
+        )
+    columns = pd.MultiIndex.from_tuples(
+        [(v, s) for v in targets for s in est.states_[v].tolist()],
+        names=["variable", "state"],
+    )
+    return pd.DataFrame(
+        np.hstack([probs[v] for v in targets]), index=index, columns=columns
+    )

@@ -1,0 +1,686 @@
+"""Structure learning of discrete Bayesian networks from the statistics.
+
+:class:`HillClimbSearch` learns a DAG by greedy search on a decomposable
+score (BIC, BDeu or K2) and fits a :class:`~bayeskit.BayesianNetwork` on it;
+:func:`score_structure` evaluates such a score on a given DAG. The family
+counts and local scores are in :mod:`bayeskit.network._scores`, the
+search in :mod:`bayeskit.network._hill_climb`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, DensityMixin
+
+from .._base.encoding import categorical_input_tags
+from .._validation import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+    check_sample_weight,
+    validate_data,
+)
+from ..graph import DAG
+from ..graph.dag import CycleError
+from ._data import FRACTIONAL, warn_continuous
+from ._hill_climb import hill_climb
+from ._network import BayesianNetwork
+from ._pc import extend_to_dag, orient, skeleton
+from ._scores import SCORES, FamilyScores, encode_frame, split_frame
+
+__all__ = ["PC", "HillClimbSearch", "score_structure"]
+
+
+def _edge_pairs(
+    value, name: str, index: dict, self_loops: bool = False
+) -> list[tuple[int, int]]:
+    """``value`` (pairs, a :class:`~bayeskit.graph.DAG`, or a graph with an
+    ``edges`` attribute or method, such as pgmpy's or networkx's) as pairs of
+    variable indices; an unknown variable is a ValueError naming ``name``, and
+    so is a self-loop, unless ``self_loops`` (then it is left out: forbidding
+    or allowing an edge that is never legal changes nothing, as in pgmpy)."""
+    if value is None:
+        return []
+    edges = getattr(value, "edges", value)
+    if callable(edges):
+        edges = edges()
+    pairs = []
+    for edge in edges:
+        if isinstance(edge, (str, bytes)) or len(edge) != 2:
+            raise ValueError(f"{name} must hold (parent, child) pairs, got {edge!r}")
+        parent, child = edge
+        unknown = [v for v in (parent, child) if v not in index]
+        if unknown:
+            raise ValueError(
+                f"{name} names {unknown!r}, which are not columns of X; the "
+                f"columns are {list(index)!r}"
+            )
+        if parent == child:
+            if self_loops:
+                continue
+            raise ValueError(f"{name} holds a self-loop on {parent!r}")
+        pairs.append((index[parent], index[child]))
+    return pairs
+
+
+def _matrix(pairs, d: int) -> np.ndarray:
+    out = np.zeros((d, d), dtype=bool)
+    for x, y in pairs:
+        out[x, y] = True
+    return out
+
+
+def _family_scores(frame: tuple, method: str, ess: float, sample_weight, est=None):
+    """The :class:`FamilyScores` of the columns ``frame`` (of
+    :func:`split_frame`) and the checked weights; rows of zero weight are left
+    out, their values included (integer weights are repeated rows). With the
+    estimator ``est``, columns that look continuous warn."""
+    cols, dtypes, names = frame
+    n = len(cols[0])
+    keep = sw = None
+    if sample_weight is not None:
+        sw = check_sample_weight(sample_weight, np.empty((n, 0)))
+        if not (sw > 0).any():
+            raise ValueError(
+                "sample_weight is zero for every row: at least one row of non-zero "
+                "weight is required"
+            )
+        keep = None if (sw > 0).all() else sw > 0
+    codes, cards = encode_frame(cols, dtypes, names, keep)
+    if est is not None:
+        kept_cols = cols if keep is None else [c[keep] for c in cols]
+        warn_continuous(est, names, kept_cols, dtypes, codes.T, cards)
+    kept = sw if keep is None else sw[keep]
+    return FamilyScores(codes, cards, SCORES[method], ess, kept), sw
+
+
+def score_structure(
+    X,
+    edges,
+    scoring_method="bic",
+    *,
+    equivalent_sample_size=10.0,
+    sample_weight=None,
+) -> float:
+    """The score of a DAG on discrete data: the sum of its families' local scores.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_variables)
+        Categorical data (any labels), one column per variable; missing
+        values (NaN, None) are left out of the counts of the families that
+        hold them.
+    edges : list of (parent, child) or DAG
+        The graph over the columns of ``X``; a column on no edge is a
+        variable without parents.
+    scoring_method : {'bic', 'bdeu', 'k2'}, default='bic'
+        The score (pgmpy's name ``'bic-d'`` is ``'bic'``); see
+        :class:`HillClimbSearch`.
+    equivalent_sample_size : float, default=10.0
+        BDeu's equivalent sample size (ignored by the other scores).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative weights of the rows (a weight of 2 counts a row twice).
+
+    Returns
+    -------
+    float
+        The score (higher is better); for the same data and graph it equals
+        pgmpy's ``BIC(data).score(model)`` and ``BDeu(data,
+        equivalent_sample_size).score(model)``, and pgmpy's ``K2`` where
+        every joint state of every family's parents is seen in the data (see
+        the Notes of :class:`HillClimbSearch`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from bayeskit import score_structure
+    >>> df = pd.DataFrame({"a": list("xxyyxy"), "b": list("xxyyxy")})
+    >>> round(score_structure(df, [("a", "b")]), 4)
+    -6.8465
+    >>> round(score_structure(df, []), 4)
+    -10.1095
+    """
+    if not isinstance(scoring_method, str) or scoring_method not in SCORES:
+        raise ValueError(
+            f"scoring_method must be one of {sorted(SCORES)!r}, got {scoring_method!r}"
+        )
+    if not isinstance(equivalent_sample_size, Real) or not (equivalent_sample_size > 0):
+        raise ValueError(
+            "equivalent_sample_size must be a positive number, got "
+            f"{equivalent_sample_size!r}"
+        )
+    frame = split_frame(X)
+    names = frame[2]
+    index = {v: i for i, v in enumerate(names)}
+    pairs = _edge_pairs(edges, "edges", index)
+    try:
+        DAG(pairs, nodes=range(len(names)))
+    except CycleError as exc:
+        raise ValueError(f"edges form a cycle: {exc}") from None
+    scores, _ = _family_scores(
+        frame, scoring_method, equivalent_sample_size, sample_weight
+    )
+    parents = {y: [x for x, c in pairs if c == y] for y in range(len(names))}
+    return scores.score(parents)
+
+
+def _fit_network(edges, m, X, sample_weight=None) -> BayesianNetwork:
+    """The network of the learnt ``edges`` fitted to ``X``; the learner has
+    warned already about columns that look continuous, so the network does
+    not again."""
+    with warnings.catch_warnings():
+        for message in (FRACTIONAL, "about as many distinct values as rows"):
+            warnings.filterwarnings("ignore", f".*{message}", UserWarning)
+        return BayesianNetwork(edges, m=m).fit(X, sample_weight=sample_weight)
+
+
+def _validated(est, X) -> tuple:
+    """``X`` checked as scikit-learn checks it at fit (``n_features_in_`` and
+    ``feature_names_in_`` set), and its columns (:func:`split_frame`)."""
+    if hasattr(X, "iloc"):
+        validate_data(est, X, reset=True, skip_check_array=True)
+    else:
+        X = validate_data(est, X, reset=True, dtype=None, ensure_all_finite=False)
+    return X, split_frame(X)
+
+
+class _LearntNetwork(DensityMixin, BaseEstimator):
+    """What a structure learner passes on to the network it fits (``network_``)."""
+
+    # -- the fitted network's methods --------------------------------------------
+    def predict(self, X):
+        """Fill the missing cells of every row (:meth:`BayesianNetwork.predict`)."""
+        check_is_fitted(self)
+        return self.network_.predict(X)
+
+    def predict_proba(self, X, variable=None):
+        """Posterior of a variable given each row
+        (:meth:`BayesianNetwork.predict_proba`)."""
+        check_is_fitted(self)
+        return self.network_.predict_proba(X, variable)
+
+    def score_samples(self, X):
+        """Log-likelihood of every row (:meth:`BayesianNetwork.score_samples`)."""
+        check_is_fitted(self)
+        return self.network_.score_samples(X)
+
+    def score(self, X, y=None, sample_weight=None) -> float:
+        """Mean log-likelihood per row (:meth:`BayesianNetwork.score`)."""
+        check_is_fitted(self)
+        return self.network_.score(X, sample_weight=sample_weight)
+
+    def query(self, variables, evidence=None):
+        """Posterior of variables given evidence (:meth:`BayesianNetwork.query`)."""
+        check_is_fitted(self)
+        return self.network_.query(variables, evidence)
+
+    def sample(self, n_samples=1, random_state=None):
+        """Draw rows from the fitted network (:meth:`BayesianNetwork.sample`)."""
+        check_is_fitted(self)
+        return self.network_.sample(n_samples, random_state)
+
+    def __sklearn_tags__(self):
+        return categorical_input_tags(super().__sklearn_tags__())
+
+
+class HillClimbSearch(_LearntNetwork):
+    """Learn the structure of a discrete Bayesian network by hill climbing.
+
+    Starting from ``start_dag`` (the empty graph by default), every step
+    makes the one change of one edge (add, remove or reverse it) that most
+    improves a decomposable score, among the changes that keep the graph
+    acyclic and within the constraints and that are not on the tabu list,
+    until no change improves the score by ``epsilon`` (Koller and Friedman
+    2009, section 18.4.3), then goes on as tabu search for ``max_tabu``
+    moves and climbs again from the best graph seen. Then a
+    :class:`~bayeskit.BayesianNetwork` with the learnt edges is fitted to the
+    data with the m-estimate, and the prediction methods are its own.
+
+    Parameters
+    ----------
+    scoring_method : {'bic', 'bdeu', 'k2'}, default='bic'
+        The score to maximise (pgmpy's name ``'bic-d'`` is ``'bic'``).
+    equivalent_sample_size : float, default=10.0
+        The equivalent sample size of the BDeu score (ignored by the others).
+    tabu_length : int, default=100
+        The last ``tabu_length`` moves may not be undone (an added edge
+        removed, a removed edge added, a reversed edge reversed back).
+    max_indegree : int, default=None
+        The most parents a variable may have; ``None`` for no limit.
+    black_list : list of (parent, child), default=None
+        Edges that may not be in the graph (forbidden edges); a self-loop in
+        it is ignored (never a legal move), as in pgmpy.
+    white_list : list of (parent, child), default=None
+        If given, the only edges the graph may have (pgmpy's search space);
+        a self-loop in it is ignored.
+    fixed_edges : list of (parent, child), default=None
+        Edges that must be in the graph (required edges): added to the start
+        and never removed or reversed.
+    start_dag : list of (parent, child) or DAG, default=None
+        The graph to start from (pgmpy's or networkx's graphs too);
+        ``None`` is the graph with no edges. Its edges in ``black_list`` (or
+        outside ``white_list``) are dropped.
+    epsilon : float, default=1e-4
+        The search stops when the best move improves the score by less.
+    max_iter : int, default=1_000_000
+        The most moves made.
+    max_tabu : int, default=10
+        After the first graph that no legal move improves by ``epsilon``
+        (where pgmpy stops), the search goes on as tabu search (Glover 1989;
+        bnlearn's ``max.tabu``): the best legal move is taken even when it
+        makes the score worse, until ``max_tabu`` moves in a row have not
+        beaten the best graph seen by ``epsilon``; from the best graph seen
+        it climbs again by pgmpy's rule, so the result is a local optimum of
+        pgmpy's moves whose score is never below that of the first one.
+        ``0`` stops at the first (pgmpy's search, up to its ties).
+    m : float, default=1.0
+        The m-estimate's equivalent sample size for the CPTs of
+        ``network_`` (see :class:`~bayeskit.BayesianNetwork`).
+
+    Attributes
+    ----------
+    edges_ : list of (parent, child)
+        The learnt DAG, by child then parent in the order of the columns.
+    score_ : float
+        Its score on the training data (:func:`score_structure`).
+    n_iter_ : int
+        The number of moves made by the search kept (with ``max_tabu``,
+        those after the best graph too).
+    network_ : BayesianNetwork
+        The network with ``edges_``, its CPTs fitted to the training data.
+    variables_ : list
+        The variables (the columns of ``X``).
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the columns seen in fit, when they are all strings.
+
+    See Also
+    --------
+    score_structure : The score of a given graph.
+    chow_liu_tree : The best tree, in one step.
+    BayesianNetwork : CPTs and queries of a given graph.
+
+    Notes
+    -----
+    Each score is a sum of local scores, one per family (a variable
+    :math:`X_i` and its parents); with :math:`N_{ijk}` the (weighted) number
+    of rows in which :math:`X_i` takes its state :math:`k` of
+    :math:`r_i` and its parents their joint state :math:`j` of :math:`q_i`,
+    :math:`N_{ij} = \\sum_k N_{ijk}` and :math:`N` the number of rows (natural
+    logarithms):
+
+    - BIC (Schwarz 1978), the log-likelihood at the maximum-likelihood CPTs
+      less half of :math:`\\log N` per free parameter:
+
+      .. math::
+
+          \\sum_{j,k} N_{ijk} \\log \\frac{N_{ijk}}{N_{ij}}
+          - \\frac{\\log N}{2} q_i (r_i - 1);
+
+    - BDeu (Buntine 1991; Heckerman, Geiger and Chickering 1995), the log
+      marginal likelihood under Dirichlet priors of equivalent sample size
+      :math:`\\alpha`, uniform over the cells:
+
+      .. math::
+
+          \\sum_j \\Big[\\log\\Gamma\\big(\\tfrac{\\alpha}{q_i}\\big)
+          - \\log\\Gamma\\big(N_{ij} + \\tfrac{\\alpha}{q_i}\\big)\\Big]
+          + \\sum_{j,k} \\Big[\\log\\Gamma\\big(N_{ijk} +
+          \\tfrac{\\alpha}{q_i r_i}\\big) - \\log\\Gamma\\big(\\tfrac{\\alpha}
+          {q_i r_i}\\big)\\Big];
+
+    - K2 (Cooper and Herskovits 1992), the same with every pseudo-count 1:
+
+      .. math::
+
+          \\sum_j \\Big[\\log\\Gamma(r_i) - \\log\\Gamma(N_{ij} + r_i)\\Big]
+          + \\sum_{j,k} \\log\\Gamma(N_{ijk} + 1).
+
+    These are pgmpy's ``BIC``, ``BDeu`` and ``K2`` scores, with one
+    difference: pgmpy's ``K2`` adds :math:`\\log\\Gamma(r_i)` for every joint
+    state of a variable's parents that the data never show (a term that is
+    zero in the formula above).
+
+    The counts of a family are taken once, by one ``bincount`` of the
+    mixed-radix code of its columns, and every local score is cached, so a
+    move rescores one family (add, remove) or two (reverse). A row with a
+    missing value is left out of the counts of the families that hold it.
+    The moves and the tabu list are those of pgmpy's ``HillClimbSearch``.
+    Equally good moves are common (BIC and BDeu score an edge and its
+    reversal alike while neither end has other parents), and which one is
+    taken decides the local optimum reached: pgmpy takes the first in the
+    order of a Python set, which changes from process to process. Here the
+    search runs twice, ties going to the first move in the order of the
+    columns (additions and removals by the position of their parent and
+    child, then reversals), then in the reverse order; the two share the
+    cached local scores, and the better graph is kept (the first on a tie),
+    so the result is deterministic and a local optimum of pgmpy's moves.
+
+    References
+    ----------
+    .. [1] G. Schwarz, "Estimating the dimension of a model", Annals of
+       Statistics, 6(2), 1978.
+    .. [2] W. Buntine, "Theory refinement on Bayesian networks", Proceedings
+       of the 7th Conference on Uncertainty in Artificial Intelligence, 1991.
+    .. [3] D. Heckerman, D. Geiger and D. M. Chickering, "Learning Bayesian
+       networks: the combination of knowledge and statistical data", Machine
+       Learning, 20(3), 1995.
+    .. [4] G. F. Cooper and E. Herskovits, "A Bayesian method for the
+       induction of probabilistic networks from data", Machine Learning,
+       9(4), 1992.
+    .. [5] D. Koller and N. Friedman, "Probabilistic Graphical Models", MIT
+       Press, 2009, sections 18.3 and 18.4.
+    .. [6] F. Glover, "Tabu search, part I", ORSA Journal on Computing, 1(3),
+       1989.
+
+    Examples
+    --------
+    >>> from bayeskit import HillClimbSearch
+    >>> from bayeskit.datasets import load_network
+
+    Data sampled from the asia network (Lauritzen and Spiegelhalter 1988)
+    give its eight edges back:
+
+    >>> asia = load_network("asia")
+    >>> df = asia.sample(10000, random_state=0)
+    >>> hc = HillClimbSearch(scoring_method="bic").fit(df)
+    >>> hc.edges_[:3]
+    [('asia', 'tub'), ('smoke', 'lung'), ('smoke', 'bronc')]
+    >>> set(hc.edges_) == set(asia.dag_.edges)
+    True
+    >>> hc.query("lung", evidence={"smoke": "yes"}).round(2).tolist()
+    [0.9, 0.1]
+    """
+
+    _parameter_constraints: dict = {
+        "scoring_method": [StrOptions(set(SCORES))],
+        "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
+        "tabu_length": [Interval(Integral, 0, None, closed="left")],
+        "max_indegree": [Interval(Integral, 0, None, closed="left"), None],
+        "black_list": ["array-like", None],
+        "white_list": ["array-like", None],
+        "fixed_edges": ["array-like", None],
+        "start_dag": "no_validation",
+        "epsilon": [Interval(Real, None, None, closed="neither")],
+        "max_iter": [Interval(Integral, 0, None, closed="left")],
+        "max_tabu": [Interval(Integral, 0, None, closed="left")],
+        "m": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        scoring_method="bic",
+        *,
+        equivalent_sample_size=10.0,
+        tabu_length=100,
+        max_indegree=None,
+        black_list=None,
+        white_list=None,
+        fixed_edges=None,
+        start_dag=None,
+        epsilon=1e-4,
+        max_iter=1_000_000,
+        max_tabu=10,
+        m=1.0,
+    ):
+        self.scoring_method = scoring_method
+        self.equivalent_sample_size = equivalent_sample_size
+        self.tabu_length = tabu_length
+        self.max_indegree = max_indegree
+        self.black_list = black_list
+        self.white_list = white_list
+        self.fixed_edges = fixed_edges
+        self.start_dag = start_dag
+        self.epsilon = epsilon
+        self.max_iter = max_iter
+        self.max_tabu = max_tabu
+        self.m = m
+
+    def _constraints(self, names: list) -> tuple[np.ndarray, ...]:
+        """The allowed and required edges and the start, as adjacency
+        matrices; conflicts are ValueErrors naming the parameters."""
+        index = {v: i for i, v in enumerate(names)}
+        d = len(names)
+        black = _matrix(_edge_pairs(self.black_list, "black_list", index, True), d)
+        allowed = ~black
+        if self.white_list is not None:
+            white = _edge_pairs(self.white_list, "white_list", index, True)
+            allowed &= _matrix(white, d)
+        np.fill_diagonal(allowed, False)
+        fixed_pairs = _edge_pairs(self.fixed_edges, "fixed_edges", index)
+        required = _matrix(fixed_pairs, d)
+        for x, y in fixed_pairs:
+            if black[x, y]:
+                raise ValueError(
+                    f"fixed_edges holds ({names[x]!r}, {names[y]!r}), which "
+                    "black_list forbids"
+                )
+            if not allowed[x, y]:
+                raise ValueError(
+                    f"fixed_edges holds ({names[x]!r}, {names[y]!r}), which is "
+                    "not in white_list"
+                )
+        try:
+            DAG(fixed_pairs, nodes=range(d))
+        except CycleError as exc:
+            cycle = " -> ".join(repr(names[i]) for i in exc.cycle)
+            raise ValueError(f"fixed_edges form a cycle: {cycle}") from None
+        if self.max_indegree is not None:
+            over = np.flatnonzero(required.sum(axis=0) > self.max_indegree)
+            if over.size:
+                raise ValueError(
+                    f"fixed_edges give {names[over[0]]!r} more than "
+                    f"max_indegree={self.max_indegree} parents"
+                )
+        start = _matrix(_edge_pairs(self.start_dag, "start_dag", index), d)
+        start = (start & allowed) | required
+        try:
+            DAG(list(zip(*np.nonzero(start))), nodes=range(d))
+        except CycleError:
+            raise ValueError(
+                "fixed_edges and start_dag together form a cycle"
+            ) from None
+        return allowed, required, start
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, sample_weight=None):
+        """Learn the DAG from data, then fit its CPTs.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+            Categorical data (any labels), one column per variable.
+        y : None
+            Ignored.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows.
+
+        Returns
+        -------
+        self : object
+        """
+        X, frame = _validated(self, X)
+        names = frame[2]
+        allowed, required, start = self._constraints(names)
+        scores, sw = _family_scores(
+            frame, self.scoring_method, self.equivalent_sample_size, sample_weight, self
+        )
+        # pgmpy breaks ties between equally good moves (an edge or its
+        # reversal, which BIC and BDeu score alike) by the order of a set;
+        # its local optimum depends on them. Two searches, ties to the first
+        # pair in the order of the columns and in the reverse order, share
+        # the cached family scores; the better result is kept.
+        d = len(names)
+        result = max(
+            (
+                hill_climb(
+                    scores,
+                    start,
+                    allowed,
+                    required,
+                    max_indegree=(
+                        np.inf if self.max_indegree is None else self.max_indegree
+                    ),
+                    tabu_length=self.tabu_length,
+                    epsilon=self.epsilon,
+                    max_iter=self.max_iter,
+                    max_tabu=self.max_tabu,
+                    order=order,
+                )
+                for order in (None, np.arange(d)[::-1])
+            ),
+            key=lambda r: r.score,
+        )
+        self.edges_ = [
+            (names[x], names[y]) for y, x in zip(*np.nonzero(result.adjacency.T))
+        ]
+        self.score_ = result.score
+        self.n_iter_ = result.n_iter
+        self.network_ = _fit_network(self.edges_, self.m, X, sw)
+        self.variables_ = list(names)
+        return self
+
+
+class PC(_LearntNetwork):
+    """Learn the structure of a discrete Bayesian network by the PC algorithm.
+
+    The PC algorithm (Spirtes, Glymour and Scheines 2000) removes the edge
+    between two variables as soon as a conditional independence test accepts
+    their independence given some of their neighbours, trying ever larger
+    conditioning sets, then orients the edges that the separating sets imply:
+    the colliders ``x -> z <- y`` where ``z`` did not separate ``x`` and
+    ``y``, then Meek's rules 1-3 (Meek 1995). This is the stable variant
+    (Colombo and Maathuis 2014; pgmpy's default): within one size of
+    conditioning set, the neighbours are those at its start, so the skeleton
+    does not depend on the order of the columns. A DAG of the equivalence
+    class found (Dor and Tarsi 1992) is fitted with the m-estimate
+    (``network_``), whose prediction methods are passed on.
+
+    Parameters
+    ----------
+    ci_test : {'chi_square', 'g_sq'}, default='chi_square'
+        The test (pgmpy's names): Pearson's chi-square or the G-test
+        (log-likelihood ratio). Given conditioning variables, one contingency
+        table per joint state of them seen in the data, over the states of
+        the two variables seen there, their statistics and degrees of freedom
+        summed; a table with one degree of freedom gets Yates's continuity
+        correction (as ``scipy.stats.chi2_contingency`` and pgmpy).
+    significance_level : float, default=0.01
+        Two variables are taken as independent when the p-value is at least
+        this.
+    max_cond_vars : int, default=5
+        The largest conditioning set tried.
+    m : float, default=1.0
+        The m-estimate's equivalent sample size for the CPTs of ``network_``.
+
+    Attributes
+    ----------
+    edges_ : list of (parent, child)
+        A DAG of the equivalence class found (the one ``network_`` has).
+    directed_edges_ : list of (parent, child)
+        The edges the algorithm oriented.
+    undirected_edges_ : list of (u, v)
+        The edges it left unoriented (``u`` before ``v`` among the columns).
+    separating_sets_ : dict
+        For every pair of variables found independent, as a frozenset, the
+        tuple of variables given which they were.
+    network_ : BayesianNetwork
+        The network with ``edges_``, its CPTs fitted to the training data.
+    variables_ : list
+        The variables (the columns of ``X``).
+    n_features_in_ : int
+        Number of columns seen in fit.
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
+        Names of the columns seen in fit, when they are all strings.
+
+    See Also
+    --------
+    HillClimbSearch : Score-based structure learning.
+
+    References
+    ----------
+    .. [1] P. Spirtes, C. Glymour and R. Scheines, "Causation, Prediction,
+       and Search", 2nd edition, MIT Press, 2000.
+    .. [2] D. Colombo and M. H. Maathuis, "Order-independent constraint-based
+       causal structure learning", Journal of Machine Learning Research, 15,
+       2014.
+    .. [3] C. Meek, "Causal inference and causal explanation with background
+       knowledge", Proceedings of the 11th Conference on Uncertainty in
+       Artificial Intelligence, 1995.
+    .. [4] D. Dor and M. Tarsi, "A simple algorithm to construct a consistent
+       extension of a partially oriented graph", Technical Report R-185,
+       UCLA, 1992.
+
+    Examples
+    --------
+    >>> from bayeskit import PC
+    >>> from bayeskit.datasets import load_network
+    >>> df = load_network("asia").sample(10000, random_state=0)
+    >>> pc = PC().fit(df)
+    >>> ("lung", "either") in pc.directed_edges_  # a collider: lung -> either <- tub
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "ci_test": [StrOptions({"chi_square", "g_sq"})],
+        "significance_level": [Interval(Real, 0, 1, closed="neither")],
+        "max_cond_vars": [Interval(Integral, 0, None, closed="left")],
+        "m": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self, ci_test="chi_square", *, significance_level=0.01, max_cond_vars=5, m=1.0
+    ):
+        self.ci_test = ci_test
+        self.significance_level = significance_level
+        self.max_cond_vars = max_cond_vars
+        self.m = m
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Learn the structure from data, then fit its CPTs.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_variables)
+            Categorical data (any labels), one column per variable; a row
+            with a missing value is left out of the tests that involve it.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+        """
+        X, (cols, dtypes, names) = _validated(self, X)
+        codes, cards = encode_frame(cols, dtypes, names)
+        warn_continuous(self, names, cols, dtypes, codes.T, cards)
+        adjacent, sepsets = skeleton(
+            codes,
+            cards,
+            self.significance_level,
+            self.max_cond_vars,
+            self.ci_test == "g_sq",
+        )
+        graph = orient(adjacent, sepsets)
+        dag = extend_to_dag(graph)
+        pairs = list(zip(*np.nonzero(graph)))
+        self.directed_edges_ = [
+            (names[a], names[b]) for a, b in pairs if not graph[b, a]
+        ]
+        self.undirected_edges_ = [
+            (names[a], names[b]) for a, b in pairs if a < b and graph[b, a]
+        ]
+        self.edges_ = [(names[x], names[y]) for y, x in zip(*np.nonzero(dag.T))]
+        self.separating_sets_ = {
+            frozenset(names[i] for i in pair): tuple(names[i] for i in given)
+            for pair, given in sepsets.items()
+        }
+        self.network_ = _fit_network(self.edges_, self.m, X)
+        self.variables_ = list(names)
+        return self
