@@ -11,7 +11,7 @@ a cost matrix the class of least expected cost.
 from __future__ import annotations
 
 from abc import abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from numbers import Real
 from typing import NamedTuple
 
@@ -21,6 +21,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import column_or_1d
 
 from .._collections import handler_for
+from .._layout import Layout, add_described
 from .._logmath import logsumexp
 from .._validation import (
     Interval,
@@ -34,6 +35,7 @@ from .._validation import (
 from .._warnings import warn
 from ..graph import LatentNode
 from ..priors import Fixed, MEstimate
+from .relayout import union_of_classes
 from .semi_supervised import (
     check_in_memory,
     check_marker_not_a_class,
@@ -142,19 +144,25 @@ class ClassifierStats:
 
     class_weight: np.ndarray
     emission: object
+    #: What the statistics are over (classes, encoding of X): set by the
+    #: public ``summarize``, so that ``from_stats`` of a fresh estimator reads
+    #: them (:class:`bayeskit._layout.Layout`).
+    layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: ClassifierStats) -> ClassifierStats:
         if not isinstance(other, ClassifierStats):
             return NotImplemented
-        return ClassifierStats(
-            self.class_weight + other.class_weight, self.emission + other.emission
-        )
+        return add_described(self, other, _add_classifier_stats)
 
     def __radd__(self, other):
         # ``sum(chunks)`` starts from 0.
         if isinstance(other, int) and other == 0:
             return self
         return NotImplemented
+
+
+def _add_classifier_stats(a: ClassifierStats, b: ClassifierStats) -> ClassifierStats:
+    return ClassifierStats(a.class_weight + b.class_weight, a.emission + b.emission)
 
 
 class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
@@ -235,6 +243,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         return self._partial_fit(X, y, None, sample_weight, reset=True, refit=True)
 
     _additive_stats = True  # False for models fitted by EM per class
+
+    # What a reset builds from the layout, rather than reads from the data
+    # (rebuilt by from_stats): not part of the statistics' layout.
+    _derived_attributes = ("_triple",)
 
     # Fewest classes a fit accepts (scikit-learn's naive Bayes fits one class;
     # its discriminant analysis needs two).
@@ -347,8 +359,27 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         if reset:
             self._validate_params()
         if (unlabeled := unlabeled_rows(self, y)) is not None:
-            return summarize_semi_supervised(self, X, y, sample_weight, unlabeled)
-        return self._summarize(X, y, None, sample_weight, reset, chunk=not reset)
+            stats = summarize_semi_supervised(self, X, y, sample_weight, unlabeled)
+        else:
+            stats = self._summarize(X, y, None, sample_weight, reset, chunk=not reset)
+        return replace(stats, layout=self._described())
+
+    def _described(self) -> Layout:
+        """The layout of this estimator's statistics: the classes and the
+        encoding of ``X`` its last reset fixed (``_layout_keys``)."""
+        keys = getattr(self, "_layout_keys", ("classes_",))
+        state = {
+            k: getattr(self, k)
+            for k in keys
+            if hasattr(self, k) and k not in self._derived_attributes
+        }
+        return Layout(type(self), state)
+
+    @classmethod
+    def _union_stats(cls, a: ClassifierStats, b: ClassifierStats) -> ClassifierStats:
+        """``a + b`` over chunks that showed different classes: both re-laid
+        over the sorted union of the classes (the order ``fit`` gives)."""
+        return union_of_classes(a, b)
 
     @available_if(_has_additive_stats)
     def from_stats(self, stats):
@@ -365,10 +396,15 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator; ``stats_`` is ``stats``.
         """
+        layout = getattr(stats, "layout", None)
+        if layout is not None:
+            self._validate_params()
+            layout.apply(self)
         if not hasattr(self, "classes_"):
             raise ValueError(
                 "from_stats needs the classes and the encoding that summarize "
-                "fixed: call summarize on this estimator first"
+                "fixed: pass statistics returned by summarize (they carry both), "
+                "or call summarize on this estimator first"
             )
         if not isinstance(stats, ClassifierStats) or np.shape(stats.class_weight) != (
             len(self.classes_),
@@ -444,6 +480,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 "whose label is missing)"
             )
         fresh = reset and classes is None
+        before = dict(vars(self)) if reset else None
         if not fresh or y.dtype.kind == "O":
             # Object labels are checked as they are: sorting mixed types would
             # fail before the check could say why.
@@ -484,6 +521,13 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                     f"one class, {labels.tolist()}"
                 )
             self.classes_ = labels
+            # What this reset fixed (the classes, the encoding of X): the
+            # layout that statistics from summarize carry.
+            self._layout_keys = tuple(
+                k
+                for k, v in vars(self).items()
+                if k != "_layout_keys" and (k not in before or before[k] is not v)
+            )
         if not fresh:
             idx = np.searchsorted(self.classes_, y)
             idx = np.clip(idx, 0, len(self.classes_) - 1)

@@ -32,13 +32,14 @@ References
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from time import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.exceptions import ConvergenceWarning
 
+from .._layout import Layout, add_described
 from .._warnings import warn
 
 __all__ = [
@@ -111,15 +112,15 @@ class LatentStats:
     structure: object
     emission: object
     log_evidence: float = 0.0
+    #: The fitted model the statistics were computed under (set by the public
+    #: ``summarize``), so that ``from_stats`` of a fresh estimator reads them
+    #: (:class:`bayeskit._layout.Layout`).
+    layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: LatentStats) -> LatentStats:
         if not isinstance(other, LatentStats):
             return NotImplemented
-        return LatentStats(
-            self.structure + other.structure,
-            self.emission + other.emission,
-            self.log_evidence + other.log_evidence,
-        )
+        return add_described(self, other, _add_latent_stats)
 
     def __radd__(self, other):
         # sum(chunks) starts from 0.
@@ -131,6 +132,24 @@ class LatentStats:
     def total_weight(self) -> np.ndarray:
         """The weight of every latent state (the structure's)."""
         return self.structure.total_weight
+
+
+def _add_latent_stats(a: LatentStats, b: LatentStats) -> LatentStats:
+    return LatentStats(
+        a.structure + b.structure,
+        a.emission + b.emission,
+        a.log_evidence + b.log_evidence,
+    )
+
+
+def described(est) -> Layout:
+    """The layout of an EM model's expected statistics: the fitted model they
+    were computed under (every attribute but the hyperparameters and the
+    statistics themselves)."""
+    params = set(est.get_params(deep=False))
+    skip = {"stats_", "_layout"}
+    state = {k: v for k, v in vars(est).items() if k not in params and k not in skip}
+    return Layout(type(est), state)
 
 
 class BaseLatentModel(DensityMixin, BaseEstimator):
@@ -323,6 +342,9 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
                 "stats must be the statistics summarize() returns (LatentStats), "
                 f"got {type(stats).__name__}"
             )
+        if stats.layout is not None:
+            self._validate_params()
+            stats.layout.apply(self)
         components = self._make_components()
         previous = self._current_params()
         self._set_params(self._params_from_stats(stats, previous, components))

@@ -27,6 +27,7 @@ References
 
 from __future__ import annotations
 
+import copy
 from abc import abstractmethod
 from dataclasses import dataclass
 
@@ -123,6 +124,14 @@ class PerClassClassifier(BaseGenerativeClassifier):
     # -- statistics ----------------------------------------------------------------
     def _models(self):
         return getattr(self, self._models_attr, None)
+
+    def _described(self):
+        """The layout of this estimator's statistics: the classes and the
+        encoding, and every class's model, under whose parameters the rows'
+        statistics are an E-step."""
+        layout = super()._described()
+        layout.state[self._models_attr] = copy.deepcopy(self._models())
+        return layout
 
     # The statistics of labelled rows are an E-step of each class's model.
     _labelled_stats_fixed = False

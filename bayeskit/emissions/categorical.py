@@ -21,6 +21,7 @@ each table row received (:meth:`Categorical.table_stats`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,6 +42,8 @@ class CategoricalStats:
     """Weighted counts ``n[k, j, a]`` stacked as ``counts[offset_j + a, k]``."""
 
     counts: np.ndarray
+    #: The axis of the latent states (the last; other families' is the first).
+    state_axis: ClassVar[int] = -1
 
     def __add__(self, other: CategoricalStats) -> CategoricalStats:
         return CategoricalStats(self.counts + other.counts)

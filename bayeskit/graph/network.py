@@ -18,11 +18,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
+from .._layout import add_described
 from .._logmath import safe_log
 from .calibration import CalibrationPlan
 from .dag import DAG
@@ -47,24 +48,34 @@ class NetworkStats:
     #: The weight of the rows with a missing cell: not counted in the tables
     #: of the families that miss it (0 for expected counts).
     incomplete_weight: float = 0.0
+    #: What the counts are over, as the estimator that made them describes it
+    #: (its variables and their states; :class:`bayeskit._layout.Layout`), or
+    #: None.
+    layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: NetworkStats) -> NetworkStats:
-        if len(self.counts) != len(other.counts) or any(
-            a.shape != b.shape for a, b in zip(self.counts, other.counts)
-        ):
-            raise ValueError(
-                "these statistics belong to networks with different variables or "
-                "states; they do not add"
-            )
-        return NetworkStats(
-            tuple(a + b for a, b in zip(self.counts, other.counts)),
-            self.incomplete_weight + other.incomplete_weight,
-        )
+        if not isinstance(other, NetworkStats):
+            return NotImplemented
+        return add_described(self, other, _add_counts)
 
     @property
     def total_weight(self) -> np.ndarray:
         """The weight counted in every variable's table, ``(n_variables,)``."""
         return np.array([float(c.sum()) for c in self.counts])
+
+
+def _add_counts(a: NetworkStats, b: NetworkStats) -> NetworkStats:
+    if len(a.counts) != len(b.counts) or any(
+        x.shape != y.shape for x, y in zip(a.counts, b.counts)
+    ):
+        raise ValueError(
+            "these statistics belong to networks with different variables or "
+            "states; they do not add"
+        )
+    return NetworkStats(
+        tuple(x + y for x, y in zip(a.counts, b.counts)),
+        a.incomplete_weight + b.incomplete_weight,
+    )
 
 
 class _Gather(NamedTuple):

@@ -42,13 +42,14 @@ References
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base.classifier import float_input
-from .._base.em import BaseLatentModel, LatentParams, LatentStats
+from .._base.em import BaseLatentModel, LatentParams, LatentStats, described
 from .._base.monitor import ConvergenceMonitor
 from .._collections import handler_for
 from .._validation import (
@@ -500,6 +501,12 @@ class BaseHMM(HMMStart, BaseLatentModel):
             ``structure`` (:class:`~bayeskit.graph.ChainStats`), ``emission``
             (the family's statistics) and ``log_evidence``.
         """
+        return replace(
+            self._summary(X, lengths, sequence_weight), layout=described(self)
+        )
+
+    def _summary(self, X, lengths=None, sequence_weight=None) -> LatentStats:
+        """:meth:`summarize` without the layout (for a model's own use)."""
         check_is_fitted(self)
         params = self._current_params()
         data = self._data(X, lengths, sequence_weight, reset=False)

@@ -196,7 +196,7 @@ class HMMClassifier(PerClassClassifier):
     def _model_stats(self, model, data, weight):
         Xc, lengths = data
         weight = None if np.all(weight == 1.0) else weight
-        return model.summarize(Xc, lengths=lengths, sequence_weight=weight)
+        return model._summary(Xc, lengths=lengths, sequence_weight=weight)
 
     def _scoring_data(self, seqs):
         return _concatenate(seqs)

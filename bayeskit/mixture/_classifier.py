@@ -241,7 +241,7 @@ covariance_prior, covariance_prior_weight, random_state
         return gm.fit(X, sample_weight=weight)
 
     def _model_stats(self, gm, X, weight):
-        return gm.summarize(X, sample_weight=weight)
+        return gm._summary(X, sample_weight=weight)
 
     def _model_log_likelihood(self, gm, X):
         # The message from the class's component node: logsumexp over components.

@@ -32,13 +32,14 @@ References
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base.classifier import Triple, float_input, keep_input_dtype
-from .._base.em import BaseLatentModel
+from .._base.em import BaseLatentModel, described
 from .._base.rounding import singular_at_rounding
 from .._collections import handler_for
 from .._logmath import has_nan
@@ -590,6 +591,10 @@ default='kmeans'
         -------
         stats : MixtureStats
         """
+        return replace(self._summary(X, sample_weight), layout=described(self))
+
+    def _summary(self, X, sample_weight=None) -> MixtureStats:
+        """:meth:`summarize` without the layout (for a model's own use)."""
         check_is_fitted(self)
         X = self._validate(X)
         sw = check_sample_weight(sample_weight, X, allow_all_zero=True)
@@ -609,6 +614,9 @@ default='kmeans'
         self : object
             The mixture with parameters from ``stats``; ``stats_`` is ``stats``.
         """
+        if isinstance(stats, MixtureStats) and stats.layout is not None:
+            self._validate_params()
+            stats.layout.apply(self)
         if not hasattr(self, "_family"):
             raise ValueError(
                 "from_stats needs a fitted mixture (its covariance structure and "

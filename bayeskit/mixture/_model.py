@@ -23,6 +23,7 @@ References
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -30,7 +31,14 @@ from sklearn.utils import check_random_state
 
 from .._base.classifier import Triple
 from .._base.composed import FamilyAttributes, degenerate, read_family
-from .._base.em import SKLEARN, BaseLatentModel, LatentParams, LatentPrior, LatentStats
+from .._base.em import (
+    SKLEARN,
+    BaseLatentModel,
+    LatentParams,
+    LatentPrior,
+    LatentStats,
+    described,
+)
 from .._base.monitor import ChangeMonitor
 from .._validation import (
     Interval,
@@ -379,7 +387,8 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         """
         check_is_fitted(self)
         X, sw = self._read(X, sample_weight, reset=False)
-        return self._expected_stats((X, sw), self._current_params(), self._triple)
+        stats = self._expected_stats((X, sw), self._current_params(), self._triple)
+        return replace(stats, layout=described(self))
 
     # -- inference ---------------------------------------------------------------
     def _posterior(self, X):

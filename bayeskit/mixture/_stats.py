@@ -3,10 +3,11 @@ components in its M-step."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._layout import add_described
 from ..emissions import GaussianStats
 
 __all__ = ["MixtureStats"]
@@ -39,13 +40,20 @@ class MixtureStats:
     gaussian: GaussianStats
     total_weight: float
     log_likelihood: float
+    #: The fitted mixture the statistics were computed under (set by the
+    #: public ``summarize``; :class:`bayeskit._layout.Layout`).
+    layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: MixtureStats) -> MixtureStats:
-        return MixtureStats(
-            self.gaussian + other.gaussian,
-            self.total_weight + other.total_weight,
-            self.log_likelihood + other.log_likelihood,
-        )
+        return add_described(self, other, _add_mixture_stats)
+
+
+def _add_mixture_stats(a: MixtureStats, b: MixtureStats) -> MixtureStats:
+    return MixtureStats(
+        a.gaussian + b.gaussian,
+        a.total_weight + b.total_weight,
+        a.log_likelihood + b.log_likelihood,
+    )
 
 
 def _guard_empty(stats):

@@ -14,6 +14,7 @@ and :mod:`bayeskit.network._queries`; Chow-Liu trees and TAN in
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -23,6 +24,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from .._base.classifier import Triple
 from .._base.encoding import categorical_input_tags
 from .._collections import handler_for
+from .._layout import Layout
 from .._validation import (
     Interval,
     StrOptions,
@@ -37,14 +39,11 @@ from ._by_hand import NetworkTables
 from ._data import (
     NetworkMEstimate,
     fill_missing,
-    fit_states,
-    network_columns,
     query_codes,
     query_targets,
-    state_encoder,
-    warn_continuous,
 )
-from ._em import check_latent, fit_em, latent_states
+from ._em import fit_em
+from ._encode import encode_rows
 from ._queries import (
     log_likelihoods,
     map_assignment,
@@ -52,11 +51,10 @@ from ._queries import (
     posterior_frame,
     posterior_series,
 )
+from ._relayout import union_of_states
 from ._structure import NetworkStructure
 
 __all__ = ["BayesianNetwork", "NetworkStats"]
-
-_HINT = "; declare every state with `states`"
 
 
 class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimator):
@@ -474,7 +472,24 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         if reset:
             self._validate_params()
             self._reset()
-        return self._summarize(X, sample_weight, reset)
+        return replace(
+            self._summarize(X, sample_weight, reset), layout=self._described()
+        )
+
+    def _described(self) -> Layout:
+        """The layout of this network's counts: the variables, the structure
+        and the states its last reset fixed (``_layout_keys``)."""
+        keys = getattr(self, "_layout_keys", ())
+        return Layout(
+            type(self), {k: getattr(self, k) for k in keys if hasattr(self, k)}
+        )
+
+    @classmethod
+    def _union_stats(cls, a: NetworkStats, b: NetworkStats) -> NetworkStats:
+        """``a + b`` over chunks that showed different states of some
+        variables: both re-laid over the sorted union of every variable's
+        states (the order a fit on all the rows gives)."""
+        return union_of_states(cls, a, b)
 
     def from_stats(self, stats: NetworkStats):
         """Set the CPTs from counts (summed over chunks).
@@ -490,10 +505,16 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         self : object
             The fitted network; ``stats_`` is ``stats``.
         """
+        layout = getattr(stats, "layout", None)
+        if layout is not None:
+            self._validate_params()
+            self._reset()
+            layout.apply(self)
         if not hasattr(self, "n_features_in_"):
             raise ValueError(
                 "from_stats needs the variables and states that summarize fixed: "
-                "call summarize on this network first"
+                "pass counts returned by summarize (they carry both), or call "
+                "summarize on this network first"
             )
         structure, _, prior = self._make_components()
         shapes = [c.shape for c in structure.zeros().counts]
@@ -528,44 +549,8 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         return self._make_components().structure.stats(codes, sw)
 
     def _encode(self, X, sample_weight, reset: bool) -> tuple:
-        """The codes of ``X`` (a latent variable's column all -1) and the
-        checked weights; the first chunk fixes the variables and states."""
-        cols, dtypes = network_columns(self, X, reset)
-        dummy = np.empty((len(cols[0]), 0))
-        sw = check_sample_weight(sample_weight, dummy, allow_all_zero=not reset)
-        if reset and not (sw > 0).any():
-            raise ValueError(
-                "sample_weight is zero for every row: at least one row of non-zero "
-                "weight is required"
-            )
-        keep = None if (sw > 0).all() else sw > 0
-        if reset:
-            names = list(X.columns) if hasattr(X, "columns") else list(range(len(cols)))
-            latent = check_latent(self, names)
-            self._set_structure(names, latent=latent)
-            for _ in latent:
-                cols.append(np.full(len(sw), None, dtype=object))
-                dtypes.append(None)
-            encoder = fit_states(
-                self, self.variables_, cols, dtypes, keep, latent_states(self)
-            )
-            for v, states in zip(self.variables_, encoder.categories):
-                self._set_states(v, states)
-        else:
-            encoder = state_encoder(self)
-        codes = encoder.encode(cols, fitting=True, keep=keep, hint=_HINT)
-        if reset:
-            d = len(names)  # the columns of X, not the latent variables
-            warn_continuous(
-                self,
-                names,
-                cols[:d],
-                dtypes[:d],
-                codes[:, :d],
-                encoder.n_categories[:d],
-                keep,
-            )
-        return codes, sw
+        """The codes of ``X`` and the checked weights (:func:`encode_rows`)."""
+        return encode_rows(self, X, sample_weight, reset)
 
     # -- queries -------------------------------------------------------------------
     def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:

@@ -6,6 +6,7 @@ what the brute-force joint gives; CPTs learnt from data must be the
 m-estimate by hand; pgmpy's VariableElimination must agree (parity).
 """
 
+import dataclasses
 import gc
 import itertools
 import pickle
@@ -916,10 +917,16 @@ def test_from_stats_rejects_what_summarize_did_not_make(rng):
     with pytest.raises(TypeError, match="NetworkStats of summarize"):
         est.from_stats(stats.counts)
     other = BayesianNetwork([("a", "b")], states={"a": list("xyz")}).summarize(df)
+    # Counts without the layout summarize attaches must fit this network;
+    # with it, they describe the network they make, and add by union.
     with pytest.raises(TypeError, match="NetworkStats of summarize"):
-        est.from_stats(other)
+        est.from_stats(dataclasses.replace(other, layout=None))
     with pytest.raises(ValueError, match="do not add"):
-        stats + other
+        dataclasses.replace(stats, layout=None) + dataclasses.replace(
+            other, layout=None
+        )
+    assert list(est.from_stats(other).states_["a"]) == list("xyz")
+    assert list(BayesianNetwork().from_stats(stats + other).states_["a"]) == list("xyz")
     with pytest.raises(ValueError, match="'w', not among its states"):
         est.summarize(df.assign(a=["w", "x", "x", "y"]))
 

@@ -1,5 +1,6 @@
 """``summarize`` / ``from_stats``: statistics of chunks that add up to one fit."""
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -111,8 +112,15 @@ def test_from_stats_rejects_what_summarize_did_not_make():
     est = bk.GaussianNB()
     est.summarize(X_REAL, Y)
     other = bk.GaussianNB().summarize(X_REAL, Y % 2)
+    # Without the layout summarize attaches, statistics of other classes are
+    # refused; with it, they describe the model they make.
     with pytest.raises(TypeError, match="stats"):
-        est.from_stats(other)
+        est.from_stats(dataclasses.replace(other, layout=None))
+    np.testing.assert_allclose(
+        est.from_stats(other).predict_proba(X_REAL),
+        bk.GaussianNB().fit(X_REAL, Y % 2).predict_proba(X_REAL),
+        rtol=1e-12,
+    )
     with pytest.raises(TypeError, match="stats"):
         est.from_stats({"class_weight": [1, 2, 3]})
 

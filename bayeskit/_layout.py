@@ -1,0 +1,121 @@
+"""What statistics are over: the description that makes them self-contained.
+
+A model's ``summarize`` returns statistics that add (``a + b``), and its
+``from_stats`` turns a sum of them into parameters. For a map-reduce written
+by hand (workers summarising chunks, a driver adding the results), the driver
+must know what the numbers are over: the classes, the encoding of every
+column, the variables and their states, and, for the expected statistics of
+EM, the parameters they were computed under. A :class:`Layout` carries that
+with the statistics, so that ``clone(est).from_stats(a + b)`` on a fresh
+estimator equals ``est.fit`` on all the rows, and the statistics pickle as
+one value.
+
+Two statistics with equal layouts add as numbers. Two with different
+layouts (chunks that showed different classes, or different states of a
+variable) are first re-laid over the union, in the estimator's one ordering
+policy, by the estimator class that made them (``_union_stats``); where that
+is not defined, adding them is a ValueError that says what differs.
+
+This module imports no estimator: the statistics of the graph core carry a
+layout as an opaque value.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import pickle
+
+__all__ = ["Layout", "add_described"]
+
+
+class Layout:
+    """The description of what some statistics are over.
+
+    Parameters
+    ----------
+    estimator : type
+        The estimator class that summarized the statistics.
+    state : dict
+        Attribute name -> value: what ``from_stats`` sets on a fresh estimator
+        of that class before it reads the statistics (copied here, so that
+        the estimator can change afterwards).
+    """
+
+    __slots__ = ("_key", "estimator", "state")
+
+    def __init__(self, estimator: type, state: dict):
+        self.estimator = estimator
+        self.state = copy.deepcopy(dict(state))
+        self._key = None
+
+    @property
+    def key(self) -> bytes:
+        """A fingerprint of the class and the state: equal layouts, equal keys."""
+        if self._key is None:
+            items = sorted(self.state.items())
+            blob = pickle.dumps(
+                (self.estimator.__module__, self.estimator.__qualname__, items),
+                protocol=4,
+            )
+            self._key = hashlib.sha256(blob).digest()
+        return self._key
+
+    def differing(self, other: Layout) -> list:
+        """The names of the attributes whose values differ between the two."""
+        names = sorted(set(self.state) | set(other.state))
+        return [
+            name
+            for name in names
+            if _dump(self.state.get(name)) != _dump(other.state.get(name))
+        ]
+
+    def apply(self, estimator) -> None:
+        """Set the described attributes on ``estimator`` (a copy of each)."""
+        if not isinstance(estimator, self.estimator):
+            raise TypeError(
+                f"these statistics were summarized by {self.estimator.__name__}, "
+                f"not by {type(estimator).__name__}: from_stats needs an estimator "
+                "of the same class"
+            )
+        vars(estimator).update(copy.deepcopy(self.state))
+        estimator._layout = self
+
+    def __getstate__(self):
+        return {"estimator": self.estimator, "state": self.state}
+
+    def __setstate__(self, state):
+        self.estimator = state["estimator"]
+        self.state = state["state"]
+        self._key = None
+
+    def __repr__(self) -> str:
+        return f"Layout({self.estimator.__name__}, {sorted(self.state)})"
+
+
+def _dump(value) -> bytes:
+    return pickle.dumps(value, protocol=4)
+
+
+def add_described(a, b, plain):
+    """``a + b`` for statistics (frozen dataclasses with a ``layout`` field).
+
+    ``plain(a, b)`` adds the numbers of statistics over one layout. Equal
+    layouts (or a missing one) add as numbers and keep the layout; different
+    layouts are re-laid over their union by the estimator class that made
+    them, or refused with a ValueError naming what differs.
+    """
+    la, lb = a.layout, b.layout
+    if la is None or lb is None or la is lb or la.key == lb.key:
+        return dataclasses.replace(plain(a, b), layout=la if la is not None else lb)
+    union = getattr(la.estimator, "_union_stats", None)
+    if union is not None and lb.estimator is la.estimator:
+        return union(a, b)
+    raise ValueError(
+        "these statistics were summarized over different layouts "
+        f"({', '.join(la.differing(lb)) or la.estimator.__name__} differ) and "
+        "do not add: summarize every chunk with estimators prepared alike (the "
+        "same parameters, or a first fit on a chunk showing every class, "
+        "category and state)"
+    )

@@ -1,0 +1,245 @@
+"""Statistics describe themselves: a driver's ``clone(est).from_stats(sum)``.
+
+A map-reduce written by hand (workers summarising chunks, a driver adding the
+results) must give what one fit gives. The statistics of ``summarize`` carry
+what ``from_stats`` needs (classes, encodings, variables and states, and for
+EM the fitted model they were computed under), add by union where chunks
+showed different classes or states, and pickle.
+
+The references: ``fit`` on all the rows for the estimators fitted in one
+pass, and the M-step of the fitted estimator itself for those fitted by EM.
+"""
+
+import copy
+import itertools
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone, is_classifier
+
+import bayeskit
+from bayeskit._base.per_class import PerClassClassifier
+
+
+def _public_with_statistics():
+    """Every public estimator whose instances summarize (HMMClassifier's
+    models are fitted by EM per class: it has no additive statistics)."""
+    out = []
+    for name in bayeskit.__all__:
+        cls = getattr(bayeskit, name)
+        if isinstance(cls, type) and hasattr(_make(cls), "summarize"):
+            out.append(cls)
+    return out
+
+
+def _make(cls):
+    if cls is bayeskit.GaussianMixtureClassifier:
+        return cls(n_components=1, random_state=0)
+    try:
+        return cls(random_state=0)
+    except TypeError:
+        return cls()
+
+
+def _data(est, n=240, seed=0):
+    """Rows (and labels) the estimator reads."""
+    rng = np.random.default_rng(seed)
+    tags = est.__sklearn_tags__()
+    if isinstance(est, bayeskit.BayesianNetwork):
+        return (
+            pd.DataFrame(
+                {
+                    "a": rng.choice(["x", "y"], n),
+                    "b": rng.choice(["lo", "mid", "hi"], n),
+                    "c": rng.choice(["u", "v", "w"], n),
+                }
+            ),
+            None,
+        )
+    if isinstance(est, bayeskit.HMMClassifier):
+        y = rng.choice(["a", "b"], n)
+        X = [rng.integers(0, 2 + i % 2, (5, 1)) for i in range(n)]
+        return X, y
+    if isinstance(est, bayeskit.CategoricalHMM):
+        X = rng.integers(0, 3, (n, 1))
+    elif isinstance(est, (bayeskit.MultinomialHMM,)):
+        X = rng.multinomial(5, [0.2, 0.3, 0.5], size=n)
+    elif tags.input_tags.categorical and not isinstance(est, bayeskit.MixedNB):
+        X = rng.integers(0, 3, (n, 3))
+    elif isinstance(
+        est,
+        (
+            bayeskit.MultinomialNB,
+            bayeskit.ComplementNB,
+            bayeskit.BernoulliNB,
+            bayeskit.PoissonHMM,
+            bayeskit.PoissonMixture,
+        ),
+    ):
+        X = rng.poisson(3.0, (n, 3)).astype(float)
+    else:
+        X = rng.normal(size=(n, 3)) + np.array([0.0, 1.0, 2.0])
+    y = rng.choice(["a", "b", "c"], n) if is_classifier(est) else None
+    return X, y
+
+
+def _one_pass(est) -> bool:
+    """Fitted from one sum of statistics (not by EM over them)."""
+    return (
+        is_classifier(est)
+        and not isinstance(est, PerClassClassifier)
+        and not isinstance(est, bayeskit.HMMClassifier)
+    ) or isinstance(est, bayeskit.BayesianNetwork)
+
+
+def _rows(X, idx):
+    if isinstance(X, list):  # sequences
+        return [X[i] for i in idx]
+    return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
+
+
+def _summaries(est, X, y, chunks):
+    """Statistics of every chunk, each by a fresh copy (one pass) or by a
+    pickled copy of the fitted estimator (EM: a worker's copy)."""
+    out = []
+    for idx in chunks:
+        worker = clone(est) if _one_pass(est) else pickle.loads(pickle.dumps(est))
+        args = (_rows(X, idx),) if y is None else (_rows(X, idx), y[idx])
+        out.append(pickle.loads(pickle.dumps(worker.summarize(*args))))
+    return out
+
+
+def _compare(got, ref, X, y):
+    if is_classifier(ref):
+        np.testing.assert_allclose(
+            got.predict_proba(X), ref.predict_proba(X), rtol=1e-10, atol=1e-12
+        )
+    else:
+        np.testing.assert_allclose(got.score(X), ref.score(X), rtol=1e-10)
+    for name in ("classes_", "n_features_in_"):
+        if hasattr(ref, name):
+            np.testing.assert_array_equal(getattr(got, name), getattr(ref, name))
+
+
+ESTIMATORS = _public_with_statistics()
+
+
+def test_every_estimator_with_statistics_is_here():
+    names = {cls.__name__ for cls in ESTIMATORS}
+    assert {"GaussianMixture", "BayesianNetwork", "GaussianHMM", "CategoricalNB"} <= (
+        names
+    )
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_a_fresh_estimator_reads_summed_statistics(cls):
+    est = _make(cls)
+    X, y = _data(est)
+    n = len(X)
+    chunks = [np.arange(0, 70), np.arange(70, 150), np.arange(150, n)]
+    if not _one_pass(est):
+        est.fit(X, y) if y is not None else est.fit(X)
+    parts = _summaries(est, X, y, chunks)
+    total = parts[2] + parts[0] + parts[1]
+    got = clone(est).from_stats(total)
+    if _one_pass(est):
+        ref = clone(est).fit(X, y) if y is not None else clone(est).fit(X)
+    else:
+        ref = copy.deepcopy(est).from_stats(total)
+    _compare(got, ref, X, y)
+
+
+ONE_PASS = [cls for cls in ESTIMATORS if _one_pass(_make(cls))]
+
+
+@pytest.mark.parametrize("cls", ONE_PASS, ids=lambda c: c.__name__)
+def test_chunks_that_miss_a_class_or_a_state_add_by_union(cls):
+    est = _make(cls)
+    X, y = _data(est, seed=1)
+    if y is not None:
+        first = np.flatnonzero(y[:120] != "c")  # no row of class "c"
+    else:
+        first = np.flatnonzero(X["b"].to_numpy()[:120] != "lo")  # no state "lo"
+    second = np.arange(120, len(X))
+    rows = np.concatenate([first, second])
+    for order in ((first, second), (second, first)):
+        parts = _summaries(est, X, y, order)
+        got = clone(est).from_stats(parts[0] + parts[1])
+        Xa = _rows(X, rows)
+        ref = clone(est).fit(Xa, y[rows]) if y is not None else clone(est).fit(Xa)
+        _compare(got, ref, Xa, None if y is None else y[rows])
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    cuts=st.lists(st.integers(1, 239), min_size=1, max_size=5, unique=True),
+    seed=st.integers(0, 2**16),
+)
+def test_any_chunking_in_any_order_equals_one_fit(cuts, seed):
+    rng = np.random.default_rng(seed)
+    for cls in (bayeskit.CategoricalNB, bayeskit.GaussianNB, bayeskit.BayesianNetwork):
+        est = _make(cls)
+        X, y = _data(est, seed=seed % 7)
+        bounds = [0, *sorted(cuts), len(X)]
+        chunks = [np.arange(a, b) for a, b in itertools.pairwise(bounds)]
+        parts = _summaries(est, X, y, [chunks[i] for i in rng.permutation(len(chunks))])
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        got = clone(est).from_stats(total)
+        ref = clone(est).fit(X, y) if y is not None else clone(est).fit(X)
+        _compare(got, ref, X, y)
+
+
+def test_statistics_of_another_estimator_class_are_refused():
+    X, y = _data(bayeskit.GaussianNB())
+    stats = bayeskit.GaussianNB().summarize(X, y)
+    with pytest.raises(TypeError, match="summarized by GaussianNB"):
+        bayeskit.LinearDiscriminantAnalysis().from_stats(stats)
+
+
+def test_em_statistics_under_different_models_do_not_add():
+    X, _ = _data(bayeskit.GaussianMixture())
+    a = bayeskit.GaussianMixture(2, random_state=0).fit(X)
+    b = bayeskit.GaussianMixture(2, random_state=1, max_iter=3).fit(X)
+    with pytest.raises(ValueError, match="different layouts"):
+        a.summarize(X[:100]) + b.summarize(X[100:])
+
+
+@pytest.mark.parametrize("cls", [bayeskit.CategoricalNB, bayeskit.TreeAugmentedNB])
+def test_chunks_that_show_different_categories_add_by_union(cls):
+    rng = np.random.default_rng(3)
+    X = rng.choice(["p", "q", "r", "s"], size=(160, 3))
+    y = rng.choice(["a", "b"], 160)
+    first = np.flatnonzero((X[:80] != "s").all(axis=1))  # no "s" in any column
+    second = np.arange(80, 160)
+    rows = np.concatenate([first, second])
+    one = cls().summarize(X[first], y[first])
+    two = cls().summarize(X[second], y[second])
+    for total in (one + two, two + one):
+        got = cls().from_stats(total)
+        ref = cls().fit(X[rows], y[rows])
+        _compare(got, ref, X[rows], y[rows])
+
+
+def test_differently_read_columns_are_refused_with_the_reason():
+    rng = np.random.default_rng(3)
+    y = rng.choice(["a", "b"], 100)
+    codes = rng.integers(0, 3, (50, 2))  # numbers: read as codes
+    labels = rng.choice(["lo", "hi"], size=(50, 2)).astype(object)
+    one = bayeskit.CategoricalNB().summarize(codes, y[:50])
+    two = bayeskit.CategoricalNB().summarize(labels, y[50:])
+    with pytest.raises(ValueError, match="differently read columns"):
+        one + two
+
+
+def test_statistics_without_a_layout_still_need_a_prepared_estimator():
+    X, y = _data(bayeskit.GaussianNB())
+    stats = bayeskit.GaussianNB().summarize(X, y)
+    bare = type(stats)(stats.class_weight, stats.emission)
+    with pytest.raises(ValueError, match="carry both"):
+        bayeskit.GaussianNB().from_stats(bare)
