@@ -244,6 +244,10 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
 
     _additive_stats = True  # False for models fitted by EM per class
 
+    # Whether the first fit runs EM in every class's model (a Gaussian mixture
+    # per class), which on Dask input is an EM of its own.
+    _fits_class_models_by_em = False
+
     # What a reset builds from the layout, rather than reads from the data
     # (rebuilt by from_stats): not part of the statistics' layout.
     _derived_attributes = ("_triple",)
@@ -333,11 +337,12 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         The chunk is read with what the estimator already knows: on an
         estimator not fitted yet, the first call fixes the classes (those of
         ``y``) and the encoding of ``X`` (such as the categories of each
-        feature), and later calls must use the same; statistics of chunks
-        summarized by differently prepared estimators do not add. To fix the
-        classes and the encoding from all the data at once, ``fit`` or
-        ``partial_fit`` a first chunk that shows them all (or declare them in
-        the estimator's parameters) and summarize every chunk after it.
+        feature), and later calls on it must use the same. The statistics
+        carry both, so chunks may also be summarized by separate fresh
+        estimators (workers of a map-reduce): statistics of chunks that
+        showed different classes or categories add over their union, in the
+        order one ``fit`` on all the rows gives, and a fresh estimator's
+        :meth:`from_stats` reads them. They pickle.
 
         Rows of ``y`` labelled with the ``unlabeled`` marker add their
         statistics under the fitted model's class posterior (weighted by
@@ -364,6 +369,26 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             stats = self._summarize(X, y, None, sample_weight, reset, chunk=not reset)
         return replace(stats, layout=self._described())
 
+    def _output_spec(self, method: str, float32: bool) -> tuple:
+        """The width (None: one value per row) and dtype of ``self.<method>``
+        on rows of the given precision (for prediction over Dask blocks)."""
+        if method == "predict":
+            return None, self.classes_.dtype
+        if method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
+            return len(self.classes_), np.dtype(np.float64)
+        if method == "transform":
+            return self._n_features_out, np.dtype(np.float64)
+        if method == "decision_function":
+            k = len(self.classes_)
+            return (None if k == 2 else k), np.dtype(np.float64)
+        return None, np.dtype(np.float64)
+
+    def _encoded_columns(self, X) -> list:
+        """The columns of ``X`` (an in-memory prototype of the data's columns)
+        whose distinct values the encoding fixes: found over all the chunks
+        of data that live elsewhere before any is summarized. None here."""
+        return []
+
     def _described(self) -> Layout:
         """The layout of this estimator's statistics: the classes and the
         encoding of ``X`` its last reset fixed (``_layout_keys``)."""
@@ -389,17 +414,30 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         ----------
         stats : ClassifierStats
             The statistics of :meth:`summarize`, added over any number of
-            chunks summarized by this estimator.
+            chunks summarized by estimators of this class (they carry their
+            classes and encoding, which this estimator takes).
 
         Returns
         -------
         self : object
-            The fitted estimator; ``stats_`` is ``stats``.
+            The fitted estimator; ``stats_`` holds the numbers of ``stats``.
         """
         layout = getattr(stats, "layout", None)
-        if layout is not None:
+        if layout is None:
+            return self._from_own_stats(stats)
+        # Statistics that describe another layout re-lay the estimator; if
+        # they cannot give parameters, it is left as it was.
+        saved = dict(vars(self))
+        try:
             self._validate_params()
             layout.apply(self)
+            return self._from_own_stats(stats)
+        except Exception:
+            vars(self).clear()
+            vars(self).update(saved)
+            raise
+
+    def _from_own_stats(self, stats):
         if not hasattr(self, "classes_"):
             raise ValueError(
                 "from_stats needs the classes and the encoding that summarize "
@@ -425,7 +463,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _set_stats(self, stats):
         # Parameters that cannot be derived leave the estimator as it was.
         before = dict(self.__dict__)
-        self.stats_ = stats
+        # The model's own statistics: their layout is now the model's.
+        self.stats_ = replace(stats, layout=None)
         try:
             self._check_params_vs_data()
             self._update_params()

@@ -32,7 +32,7 @@ References
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from time import time
 
 import numpy as np
@@ -331,7 +331,9 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             Statistics of the data, such as a sum of :meth:`summarize`'s results
             over chunks computed under the current parameters. Parameters that
             no data reached keep their current values, and the current tables'
-            exact zeros stay zero.
+            exact zeros stay zero. Statistics from :meth:`summarize` carry the
+            fitted model they were computed under, so a fresh estimator (a
+            map-reduce's driver) takes that model and gives the same step.
 
         Returns
         -------
@@ -348,7 +350,8 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         components = self._make_components()
         previous = self._current_params()
         self._set_params(self._params_from_stats(stats, previous, components))
-        self.stats_ = stats
+        # The model's own statistics: their layout is now the model's.
+        self.stats_ = replace(stats, layout=None)
         return self
 
 

@@ -266,25 +266,16 @@ def _sorted(values: np.ndarray) -> np.ndarray:
 
 
 def _encoded_columns(est, X) -> list[int]:
-    """The columns whose distinct values the estimator's encoding needs."""
-    from sklearn.base import clone
-
-    from .. import BayesianNetwork, CategoricalNB, MixedNB, TreeAugmentedNB
-    from .._base.encoding import split_columns
-    from ..naive_bayes._numeric import categorical_mask
-
-    d = X.shape[1]
-    if isinstance(est, (CategoricalNB, TreeAugmentedNB, BayesianNetwork)):
-        return list(range(d))
-    if isinstance(est, MixedNB):
-        tmp = clone(est)
-        if hasattr(X, "columns"):
-            meta = X._meta
-            tmp.feature_names_in_ = np.asarray(meta.columns, dtype=object)
-        else:
-            meta = np.zeros((1, d), dtype=X.dtype)
-        return np.flatnonzero(categorical_mask(tmp, meta, split_columns(meta)[0]))
-    return []
+    """The columns whose distinct values the estimator's encoding needs: the
+    estimator says, from an in-memory prototype of ``X``'s columns."""
+    ask = getattr(est, "_encoded_columns", None)
+    if ask is None:
+        return []
+    if hasattr(X, "columns"):
+        meta = X._meta
+    else:
+        meta = np.zeros((1, X.shape[1]), dtype=X.dtype)
+    return list(ask(meta))
 
 
 def _cycle(values: np.ndarray, n: int) -> np.ndarray:
@@ -365,13 +356,12 @@ def fit_classifier(est, X, y, sample_weight=None, classes=None, partial=False):
 
 
 def _fit_classifier(est, X, y, sample_weight, classes, partial):
-    from .. import GaussianMixtureClassifier
     from .._base.classifier import InsufficientData
 
     xs, blocks = _row_blocks(X, {"y": y, "sample_weight": sample_weight})
     ys, ws = blocks["y"], blocks["sample_weight"]
     first = not (partial and hasattr(est, "classes_"))
-    if first and isinstance(est, GaussianMixtureClassifier):
+    if first and est._fits_class_models_by_em:
         from ._em import fit_mixture_classifier
 
         return fit_mixture_classifier(est, X, y, sample_weight, classes, partial)
@@ -436,27 +426,9 @@ def _call(part, est, method):
 
 
 def _output_spec(est, method: str, X):
-    """The width (None: one value per row) and dtype of ``est.<method>``."""
-    from .. import GaussianMixture
-
-    input_float32 = getattr(X, "dtype", None) == np.float32
-    if isinstance(est, GaussianMixture):
-        if method == "predict":
-            return None, np.dtype(np.intp)
-        dtype = np.dtype(np.float32 if input_float32 else np.float64)
-        if method == "predict_proba":
-            return est.n_components, dtype
-        return None, dtype
-    if method == "predict":
-        return None, est.classes_.dtype
-    if method in ("predict_proba", "predict_log_proba", "predict_joint_log_proba"):
-        return len(est.classes_), np.dtype(np.float64)
-    if method == "transform":
-        return est._n_features_out, np.dtype(np.float64)
-    if method == "decision_function":
-        k = len(est.classes_)
-        return (None if k == 2 else k), np.dtype(np.float64)
-    return None, np.dtype(np.float64)  # score_samples, log_likelihood
+    """The width (None: one value per row) and dtype of ``est.<method>``, as
+    the estimator declares them."""
+    return est._output_spec(method, getattr(X, "dtype", None) == np.float32)
 
 
 def predict(est, method: str, X):

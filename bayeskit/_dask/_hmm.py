@@ -235,12 +235,11 @@ def _fit_hmm(est, X, lengths, sequence_weight):
     from dask import compute, delayed
     from sklearn.utils import check_random_state
 
-    from .. import CategoricalHMM
     from ..hmm._sequences import _concatenate
 
     # ``source`` holds the persisted chunks until the fit returns.
     parts, part_weights, weights, source = _partitions(X, lengths, sequence_weight)
-    symbols = isinstance(est, CategoricalHMM)
+    symbols = est._reads_symbols
     task = delayed(_describe_partition, pure=True)
     described = compute(*[task(p, symbols) for p in parts])
     # The sample of sequences the start reads comes from a generator of its

@@ -112,6 +112,8 @@ class BaseHMM(HMMStart, BaseLatentModel):
     # MultinomialHMM and PoissonHMM do), so that a later ``sample()`` goes on
     # drawing from it.
     _keeps_generator = False
+    # Whether the steps are symbols (labels encoded per model), not numbers.
+    _reads_symbols = False
     warm_start = False
 
     # -- the components ----------------------------------------------------------

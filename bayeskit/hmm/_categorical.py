@@ -153,6 +153,7 @@ default=1.0
         "n_features": [Interval(Integral, 1, MAX_CATEGORIES, closed="both"), None],
     }
     _keeps_generator = True
+    _reads_symbols = True
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
 
     def __init__(

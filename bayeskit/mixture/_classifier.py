@@ -126,6 +126,8 @@ covariance_prior, covariance_prior_weight, random_state
     1.0
     """
 
+    _fits_class_models_by_em = True
+
     _parameter_constraints: dict = {
         **BaseGenerativeClassifier._parameter_constraints,
         "n_components": [Interval(Integral, 1, None, closed="left"), "array-like"],

@@ -453,7 +453,8 @@ default='kmeans'
     def _from_mixture_stats(self, stats):
         """The M-step: parameters from statistics; ``stats_`` is ``stats``."""
         self._m_step_from(stats.gaussian)
-        self.stats_ = stats
+        # The model's own statistics: their layout is now the model's.
+        self.stats_ = replace(stats, layout=None)
 
     def _m_step_from(self, raw, total=None):
         """Parameters from the Gaussian statistics ``raw`` (responsibilities

@@ -93,6 +93,14 @@ class MixturePrediction:
     """The prediction methods of a Gaussian mixture; missing cells (NaN) are
     marginalised by the Gaussian family's log-likelihood."""
 
+    def _output_spec(self, method: str, float32: bool) -> tuple:
+        """The width (None: one value per row) and dtype of ``self.<method>``
+        (for prediction over Dask blocks)."""
+        if method == "predict":
+            return None, np.dtype(np.intp)
+        dtype = np.dtype(np.float32 if float32 else np.float64)
+        return (self.n_components if method == "predict_proba" else None), dtype
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True  # missing values are latent

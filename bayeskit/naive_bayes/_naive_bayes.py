@@ -18,6 +18,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+from sklearn.base import clone
 
 from .._base.categorical import (
     CATEGORICAL_CONSTRAINTS,
@@ -26,13 +27,19 @@ from .._base.categorical import (
     read_categorical,
 )
 from .._base.classifier import BaseGenerativeClassifier, Triple
-from .._base.encoding import categorical_input_tags
+from .._base.encoding import categorical_input_tags, split_columns
 from .._base.triple import TripleClassifier
 from .._validation import Interval, StrOptions
 from .._warnings import warn
 from ..emissions.product import Product
 from ..graph import LatentNode
-from ._numeric import NaiveGaussian, VarianceSmoothing, read_float, read_mixed
+from ._numeric import (
+    NaiveGaussian,
+    VarianceSmoothing,
+    categorical_mask,
+    read_float,
+    read_mixed,
+)
 
 __all__ = ["CategoricalNB", "GaussianNB", "MixedNB"]
 
@@ -303,6 +310,10 @@ class CategoricalNB(TripleClassifier):
     _numeric_codes = True  # categories='auto': numeric features are codes
     _read = read_categorical
     _checked_priors = _discrete_class_prior
+
+    def _encoded_columns(self, X) -> list:
+        """Every column is categorical."""
+        return list(range(X.shape[1]))
 
     def __init__(
         self,
@@ -655,6 +666,13 @@ class MixedNB(TripleClassifier):
 
     _min_classes = 1  # as CategoricalNB and GaussianNB
     _read = read_mixed
+
+    def _encoded_columns(self, X) -> list:
+        """The categorical columns, as ``categorical_features`` picks them."""
+        probe = clone(self)
+        if hasattr(X, "columns"):
+            probe.feature_names_in_ = np.asarray(X.columns, dtype=object)
+        return list(np.flatnonzero(categorical_mask(probe, X, split_columns(X)[0])))
 
     def __init__(
         self,

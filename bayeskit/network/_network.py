@@ -454,9 +454,12 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         sum is the network of one ``fit`` on all the rows. The first call on
         a network not fitted to data fixes the variables (the columns of
         ``X``) and their states (``states``, a pandas categorical's
-        categories, or the sorted values of this chunk); later calls must
-        show no other state. To fix the states from all the data, declare
-        them in ``states`` or ``fit`` a chunk that shows them all first.
+        categories, or the sorted values of this chunk); later calls on it
+        must show no other state. The counts carry the variables and states,
+        so chunks may also be summarized by separate fresh networks (workers
+        of a map-reduce): counts of chunks that showed different states add
+        over their union, sorted as one ``fit`` on all the rows sorts them,
+        and a fresh network's :meth:`from_stats` reads them. They pickle.
 
         Parameters
         ----------
@@ -497,13 +500,14 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         Parameters
         ----------
         stats : NetworkStats
-            The counts of :meth:`summarize` by this network, added over any
-            number of chunks.
+            The counts of :meth:`summarize`, added over any number of chunks
+            summarized by networks of this class (they carry their variables,
+            structure and states, which this network takes).
 
         Returns
         -------
         self : object
-            The fitted network; ``stats_`` is ``stats``.
+            The fitted network; ``stats_`` holds the counts of ``stats``.
         """
         layout = getattr(stats, "layout", None)
         if layout is not None:
@@ -538,7 +542,8 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
                 "fit the network on the rows in memory, or set "
                 "missing='available' for available-case counts"
             )
-        self.stats_ = stats
+        # The model's own statistics: their layout is now the model's.
+        self.stats_ = replace(stats, layout=None)
         self._log_cpds_ = structure.map_params(stats, prior)
         self.cpds_ = {v: np.exp(t) for v, t in self._log_cpds_.items()}
         self._engine_ = structure.with_cpds(self._log_cpds_)
@@ -629,6 +634,14 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         """
         codes, _ = self._codes(X)
         return log_likelihoods(self, codes)
+
+    def _output_spec(self, method: str, float32: bool) -> tuple:
+        """``log_likelihood`` / ``score_samples``: one float per row."""
+        return None, np.dtype(np.float64)
+
+    def _encoded_columns(self, X) -> list:
+        """Every column is a variable whose states the data fix."""
+        return list(range(X.shape[1]))
 
     def score_samples(self, X) -> np.ndarray:
         """Same as :meth:`log_likelihood`."""

@@ -487,6 +487,10 @@ class TreeAugmentedNB(TripleClassifier):
     _numeric_codes = False  # every feature's categories are the values seen
     _read = read_categorical  # categorical data in, as CategoricalNB takes it
 
+    def _encoded_columns(self, X) -> list:
+        """Every column is categorical."""
+        return list(range(X.shape[1]))
+
     def __init__(
         self,
         *,

@@ -252,7 +252,7 @@ def test_em_start_on_a_sample_of_all_rows_is_the_in_memory_start(rng):
 
 
 def test_em_start_on_a_sample_of_many_rows(monkeypatch, rng):
-    from bayeskit import _dask_em
+    from bayeskit._dask import _em as _dask_em
 
     monkeypatch.setattr(_dask_em, "INIT_SAMPLE_SIZE", 200)
     X, _ = mixture_data(rng, n=3000)
@@ -280,7 +280,7 @@ def test_em_start_on_a_sample_of_many_rows(monkeypatch, rng):
 def test_the_start_sample_is_distinct_rows_of_x(rng):
     from sklearn.utils import check_random_state
 
-    from bayeskit import _dask_em
+    from bayeskit._dask import _em as _dask_em
 
     X = np.arange(3000.0).reshape(1000, 3)
     w = np.arange(1000.0)

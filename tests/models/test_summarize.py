@@ -94,13 +94,16 @@ def test_summed_statistics_of_any_chunking_in_any_order_give_one_fit(cls, X, dat
 @pytest.mark.parametrize("cls, X", ESTIMATORS, ids=lambda v: getattr(v, "__name__", ""))
 def test_summarize_does_not_fit_and_from_stats_keeps_the_statistics(cls, X):
     """summarize leaves the estimator unfitted for prediction; from_stats sets
-    stats_ to exactly what it was given."""
+    stats_ to exactly the numbers it was given (their layout is now the
+    estimator's own)."""
     est = cls()
     stats = est.summarize(X, Y)
     with pytest.raises(NotFittedError):
         est.predict(X)
     assert est.from_stats(stats) is est
-    assert est.stats_ is stats
+    assert est.stats_.class_weight is stats.class_weight
+    assert est.stats_.emission is stats.emission
+    assert est.stats_.layout is None and stats.layout is not None
     np.testing.assert_array_equal(est.predict(X), cls().fit(X, Y).predict(X))
 
 
