@@ -46,9 +46,18 @@ __version__ = "0.1.0.dev0"
 
 # The subpackages, reachable as attributes after ``import bayeskit`` (as
 # scikit-learn's are): those the estimators import are loaded already, the
-# others (datasets, io, the command-line tool) on first access (PEP 562), so
+# others (datasets, io, plot, the command-line tool) on first access (PEP 562), so
 # that ``import bayeskit`` costs no more than the estimators.
-_SUBPACKAGES = ("cli", "datasets", "emissions", "graph", "io", "models", "priors")
+_SUBPACKAGES = (
+    "cli",
+    "datasets",
+    "emissions",
+    "graph",
+    "io",
+    "models",
+    "plot",
+    "priors",
+)
 
 
 def __getattr__(name):

@@ -801,6 +801,13 @@ class BaseHMM(BaseLatentModel):
         """Akaike information criterion (lower is better)."""
         return -2 * self.score(X, lengths=lengths) + 2 * self._n_parameters()
 
+    def _html_repr(self):
+        # The notebook display (scikit-learn's _repr_html_ calls it): what
+        # the fitted model holds, then scikit-learn's display.
+        from .._html import estimator_html
+
+        return estimator_html(self)
+
 
 def _check_n_samples(n_samples) -> None:
     """TypeError or ValueError naming ``n_samples`` unless it is a

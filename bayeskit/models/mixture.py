@@ -730,6 +730,13 @@ default='kmeans'
         """Akaike information criterion on ``X`` (lower is better)."""
         return -2 * self.score(X) * np.shape(X)[0] + 2 * self._n_parameters()
 
+    def _html_repr(self):
+        # The notebook display (scikit-learn's _repr_html_ calls it): what
+        # the fitted model holds, then scikit-learn's display.
+        from .._html import estimator_html
+
+        return estimator_html(self)
+
 
 # The classifier with one mixture per class and model selection use
 # GaussianMixture: imported after it is defined, so that both are also
