@@ -64,7 +64,8 @@ class StateSequenceDisplay:
     of every step (``predict_proba``, forward-backward; Rabiner 1989).
 
     Long series are drawn by grouping: the bands are the runs (exact, however
-    long the series), the line is the min/max envelope of the series in bins
+    long the series; a strip image of one pixel per step when there are more
+    than ``max_points`` runs), the line is the min/max envelope of the series in bins
     when it has more than ``max_points`` steps, and the posteriors are the
     means over the bins.
 
@@ -81,7 +82,12 @@ class StateSequenceDisplay:
     Attributes
     ----------
     bands_ : dict
-        ``{state: PolyCollection}``, one rectangle per run of the state.
+        ``{state: PolyCollection}``, one rectangle per run of the state (empty
+        when there are more than ``max_points`` runs).
+    band_image_ : AxesImage or None
+        With more than ``max_points`` runs, the bands as a strip image of one
+        pixel per step (its colour that of the step's decoded state), which
+        the renderer resamples; exact, and drawn at once.
     runs_ : tuple of ndarray
         ``(starts, stops, states)`` of the runs.
     line_ : Line2D
@@ -118,7 +124,7 @@ class StateSequenceDisplay:
         posteriors,
         lengths=None,
         feature_name="x0",
-        max_points=4000,
+        max_points=2000,
     ):
         self.series = series
         self.states = states
@@ -129,7 +135,7 @@ class StateSequenceDisplay:
 
     @classmethod
     def from_estimator(
-        cls, estimator, X, lengths=None, *, feature=0, max_points=4000, ax=None
+        cls, estimator, X, lengths=None, *, feature=0, max_points=2000, ax=None
     ):
         """Decode ``X`` with a fitted HMM and draw it.
 
@@ -145,7 +151,7 @@ class StateSequenceDisplay:
             are drawn as vertical lines.
         feature : int, default=0
             The column drawn.
-        max_points : int, default=4000
+        max_points : int, default=2000
             Longer series are drawn by their envelope in bins.
         ax : pair of matplotlib Axes, default=None
             The series' axes and the posteriors' axes; a new figure when None.
@@ -208,29 +214,48 @@ class StateSequenceDisplay:
         self.runs_ = (starts, stops, values)
         self.bands_ = {}
         transform = ax_top.get_xaxis_transform()  # x in steps, y in axes fraction
-        for s in range(n_states):
-            mine = values == s
-            a = starts[mine] - 0.5
-            b = stops[mine] - 0.5
-            verts = np.stack(
-                [
-                    np.c_[a, np.zeros_like(a)],
-                    np.c_[b, np.zeros_like(a)],
-                    np.c_[b, np.ones_like(a)],
-                    np.c_[a, np.ones_like(a)],
-                ],
-                axis=1,
+        self.band_image_ = None
+        if starts.size <= self.max_points:
+            for s in range(n_states):
+                mine = values == s
+                a = starts[mine] - 0.5
+                b = stops[mine] - 0.5
+                zero, one = np.zeros_like(a), np.ones_like(a)
+                verts = np.stack(
+                    [np.c_[a, zero], np.c_[b, zero], np.c_[b, one], np.c_[a, one]],
+                    axis=1,
+                )
+                band = PolyCollection(
+                    verts,
+                    facecolors=colors[s % len(colors)],
+                    alpha=0.25,
+                    linewidths=0,
+                    transform=transform,
+                )
+                ax_top.add_collection(band, autolim=False)
+                self.bands_[s] = band
+        else:
+            # Too many runs to draw one by one: a strip image with one pixel
+            # per step, exact, that the renderer resamples at once.
+            from matplotlib.colors import to_rgba
+            from matplotlib.image import AxesImage
+
+            rgba = np.array(
+                [to_rgba(colors[s % len(colors)], 0.25) for s in range(n_states)]
             )
-            band = PolyCollection(
-                verts,
-                facecolors=colors[s % len(colors)],
-                alpha=0.25,
-                linewidths=0,
+            n = self.states.size
+            self.band_image_ = AxesImage(
+                ax_top,
+                extent=(-0.5, n - 0.5, 0, 1),
+                interpolation="nearest",
                 transform=transform,
-                label=f"state {s}",
+                origin="lower",
+                zorder=0.5,
             )
-            ax_top.add_collection(band, autolim=False)
-            self.bands_[s] = band
+            self.band_image_.set_data(
+                rgba[np.asarray(self.states, dtype=np.intp)][None]
+            )
+            ax_top.add_image(self.band_image_)
         steps = np.arange(self.series.size)
         xs, ys = _envelope(steps, self.series, self.max_points)
         (self.line_,) = ax_top.plot(xs, ys, color="0.15", linewidth=0.8)
@@ -239,7 +264,15 @@ class StateSequenceDisplay:
                 ax_top.axvline(edge - 0.5, color="k", linestyle=":", linewidth=1)
         ax_top.set_xlim(-0.5, self.series.size - 0.5)
         ax_top.set_ylabel(self.feature_name)
-        ax_top.legend(loc="upper right", fontsize="small", ncols=min(n_states, 6))
+        from matplotlib.patches import Patch
+
+        handles = [
+            Patch(color=colors[s % len(colors)], alpha=0.25, label=f"state {s}")
+            for s in range(n_states)
+        ]
+        ax_top.legend(
+            handles=handles, loc="upper right", fontsize="small", ncols=min(n_states, 6)
+        )
         px, P = _bin_means(self.posteriors, self.max_points)
         self.posterior_ = ax_bottom.stackplot(
             px,
