@@ -215,8 +215,9 @@ def estimator_html(est) -> str:
         estimator (folded); scikit-learn's display alone before fitting.
     """
     sklearn_html = estimator_html_repr(est)
-    if hasattr(est, "cpds_") and hasattr(est, "dag_"):
-        body = _network_body(est)
+    network = getattr(est, "network_", est)  # a structure learner's network
+    if hasattr(network, "cpds_") and hasattr(network, "dag_"):
+        body = _network_body(network)
     elif hasattr(est, "transmat_"):
         body = _hmm_body(est)
     elif hasattr(est, "weights_") and hasattr(est, "means_"):

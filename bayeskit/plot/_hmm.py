@@ -347,9 +347,8 @@ class TransitionDisplay:
         plt = check_matplotlib("TransitionDisplay")
         if ax is None:
             k = self.transmat.shape[0]
-            _, ax = plt.subplots(
-                figsize=(1.2 + 0.7 * k, 0.8 + 0.7 * k), layout="constrained"
-            )
+            size = max(0.7 * k, 2.6)
+            _, ax = plt.subplots(figsize=(size + 1.4, size + 0.6), layout="constrained")
         A = self.transmat
         k = A.shape[0]
         names = self.state_names or [str(s) for s in range(k)]

@@ -28,6 +28,12 @@ def _label(value, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _network(est):
+    """The fitted network of ``est``: itself, or the one a structure learner
+    (HillClimbSearch, PC) fitted with the edges it found."""
+    return getattr(est, "network_", est)
+
+
 def _draw_arrow(ax, pts, **style):
     from matplotlib.patches import FancyArrowPatch
     from matplotlib.path import Path
@@ -123,7 +129,8 @@ class NetworkDisplay:
 
         Parameters
         ----------
-        estimator : BayesianNetwork
+        estimator : BayesianNetwork, HillClimbSearch or PC
+            A network, or a fitted structure learner (its ``network_``).
         evidence : dict, default=None
             Observed states, ``{variable: state}``, as for ``query``.
         posteriors : bool, default=True
@@ -136,6 +143,7 @@ class NetworkDisplay:
         NetworkDisplay
         """
         check_matplotlib("NetworkDisplay")
+        estimator = _network(estimator)
         check_fitted(estimator, ["dag_"], "NetworkDisplay")
         evidence = dict(evidence or {})
         dag = estimator.dag_
@@ -406,13 +414,15 @@ class StructureDiffDisplay:
 
         Parameters
         ----------
-        learnt, true : BayesianNetwork (or anything with ``dag_``)
+        learnt, true : BayesianNetwork, HillClimbSearch or PC
+            Fitted networks, or structure learners (their ``network_``).
         ax : matplotlib Axes, default=None
 
         Returns
         -------
         StructureDiffDisplay
         """
+        learnt, true = _network(learnt), _network(true)
         check_fitted(learnt, ["dag_"], "StructureDiffDisplay")
         check_fitted(true, ["dag_"], "StructureDiffDisplay")
         nodes = [*true.dag_.nodes, *learnt.dag_.nodes]
@@ -515,6 +525,9 @@ class CPTDisplay:
     Attributes
     ----------
     table_ : matplotlib.table.Table
+        The parents' states in its first ``n_index_columns_`` columns, then
+        one column per state of the variable.
+    n_index_columns_ : int
     ax_ : matplotlib Axes
     figure_ : matplotlib Figure
     """
@@ -538,6 +551,7 @@ class CPTDisplay:
         CPTDisplay
         """
         check_matplotlib("CPTDisplay")
+        estimator = _network(estimator)
         check_fitted(estimator, ["cpds_"], "CPTDisplay")
         if variable not in estimator.cpds_:
             raise ValueError(f"variable: {variable!r} is no variable of the network")
@@ -559,32 +573,51 @@ class CPTDisplay:
         """
         plt = check_matplotlib("CPTDisplay")
         frame = self.frame
-        n_rows, n_cols = frame.shape
-        if ax is None:
-            _, ax = plt.subplots(figsize=(1.6 + 0.9 * n_cols, 0.5 + 0.3 * (n_rows + 1)))
-        ax.set_axis_off()
+        n_rows = frame.shape[0]
+        # The parents' states are the first columns of the table (row labels
+        # would be drawn outside the axes, and clipped).
         if isinstance(frame.index, pd.MultiIndex):
-            rows = [", ".join(map(str, r)) for r in frame.index]
-            title = ", ".join(map(str, frame.index.names))
-        else:
-            rows = [str(r) for r in frame.index]
-            title = str(frame.index.name) if frame.index.name is not None else ""
+            index = [list(map(str, r)) for r in frame.index]
+            names = [str(n) for n in frame.index.names]
+        elif frame.index.name is not None and not str(frame.index.name).startswith(
+            "P("
+        ):
+            index = [[str(r)] for r in frame.index]
+            names = [str(frame.index.name)]
+        else:  # no parents
+            index, names = [[] for _ in range(n_rows)], []
+        self.n_index_columns_ = len(names)
+        widths = [
+            max(len(h), *(len(r[j]) for r in index)) for j, h in enumerate(names)
+        ] + [max(len(str(c)), 5) for c in frame.columns]
+        if ax is None:
+            _, ax = plt.subplots(
+                figsize=(
+                    0.4 + 0.1 * sum(w + 2 for w in widths),
+                    0.6 + 0.28 * (n_rows + 1),
+                )
+            )
+        ax.set_axis_off()
         cells = [
-            [format(float(p), values_format) for p in row] for row in frame.to_numpy()
+            r + [format(float(p), values_format) for p in row]
+            for r, row in zip(index, frame.to_numpy())
         ]
+        total = sum(w + 2 for w in widths)
         self.table_ = ax.table(
             cellText=cells,
-            rowLabels=rows,
-            colLabels=[str(c) for c in frame.columns],
+            colLabels=names + [str(c) for c in frame.columns],
+            colWidths=[(w + 2) / total for w in widths],
             loc="center",
             cellLoc="center",
         )
+        for j in range(len(names)):  # the parents' columns read as headers
+            for r in range(n_rows + 1):
+                self.table_[r, j].set_facecolor("#eef3fb")
+        title = ", ".join(names)
         self.table_.auto_set_font_size(False)
         self.table_.set_fontsize(9)
         ax.set_title(
-            f"P({self.variable} | {title})"
-            if title and not title.startswith("P(")
-            else f"P({self.variable})",
+            f"P({self.variable} | {title})" if title else f"P({self.variable})",
             fontsize="medium",
         )
         self.ax_ = ax

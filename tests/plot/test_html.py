@@ -152,3 +152,21 @@ def test_names_are_escaped():
     html = bn._repr_html_()
     assert "<a>" not in html.split("parameters")[0]
     assert "&lt;a&gt;" in html and "b&amp;c" in html
+
+
+def test_a_structure_learner_displays_its_learnt_network():
+    from bayeskit.plot import NetworkDisplay, StructureDiffDisplay
+
+    asia = load_network("asia")
+    hc = bk.HillClimbSearch().fit(asia.sample(2000, random_state=0))
+    page = parse(hc._repr_html_())
+    assert sorted(e["data-edge"] for e in page.edges) == sorted(
+        f"{u}\u2192{v}" for u, v in hc.edges_
+    )
+    disp = NetworkDisplay.from_estimator(hc, evidence={"smoke": "yes"})
+    assert set(disp.arrows_) == set(hc.edges_)
+    diff = StructureDiffDisplay.from_estimator(hc, asia)
+    drawn = {e for arrows in diff.arrows_.values() for e in arrows}
+    assert drawn == set(hc.edges_) | {
+        e for e in asia.dag_.edges if e not in hc.edges_ and e[::-1] not in hc.edges_
+    }

@@ -225,19 +225,28 @@ def test_structure_difference_of_two_networks():
     assert len(disp.arrows_["common"]) == len(true.dag_.edges) - 1
 
 
-@pytest.mark.parametrize("variable", ["flu", "fever", "headache"])
+@pytest.mark.parametrize("variable", ["flu", "fever", "headache", "sinus_swelling"])
 def test_cpt_table_holds_every_value(variable):
     bn = flu_network()
     disp = CPTDisplay.from_estimator(bn, variable)
     table = disp.table_
     cpd = bn.cpds_[variable].reshape(-1, len(bn.states_[variable]))
     cells = table.get_celld()
+    parents = bn.dag_.parents(variable)
+    m = disp.n_index_columns_
+    assert m == len(parents)
+    cards = [len(bn.states_[u]) for u in parents]
+    combos = np.unravel_index(np.arange(cpd.shape[0]), cards) if parents else ()
     for r in range(cpd.shape[0]):
         for c in range(cpd.shape[1]):
-            assert float(cells[(r + 1, c)].get_text().get_text()) == pytest.approx(
+            assert float(cells[(r + 1, m + c)].get_text().get_text()) == pytest.approx(
                 cpd[r, c], abs=5e-4
             )
-    header = [cells[(0, c)].get_text().get_text() for c in range(cpd.shape[1])]
-    assert header == [str(s) for s in bn.states_[variable]]
+        for j, u in enumerate(parents):  # the row's parent states
+            assert cells[(r + 1, j)].get_text().get_text() == str(
+                bn.states_[u][combos[j][r]]
+            )
+    header = [cells[(0, c)].get_text().get_text() for c in range(m + cpd.shape[1])]
+    assert header == [*map(str, parents), *map(str, bn.states_[variable])]
     with pytest.raises(ValueError, match="variable"):
         CPTDisplay.from_estimator(bn, "no_such_variable")
