@@ -30,9 +30,13 @@ _STYLE = """<style>
 .bk-repr .bk-title{font-weight:bold;margin-bottom:4px}
 </style>"""
 
-# SVG units are pixels; a character of the 12 px font is about 7 px wide.
-_CHAR_PX = 7.2
+# SVG units are pixels; at 12 px, sans-serif capitals and digits are about
+# 8.7 px wide, other characters about 6.7 px.
 _BOX_H = 26.0
+
+
+def _text_width(text: str) -> float:
+    return sum(8.7 if c.isupper() or c.isdigit() else 6.7 for c in text)
 
 
 def _fmt(x) -> str:
@@ -70,7 +74,7 @@ def network_svg(nodes, edges) -> str:
     """
     nodes = list(nodes)
     edges = [tuple(e) for e in edges]
-    sizes = {v: (_CHAR_PX * len(str(v)) + 18.0, _BOX_H) for v in nodes}
+    sizes = {v: (_text_width(str(v)) + 16.0, _BOX_H) for v in nodes}
     lay = layered_layout(nodes, edges, sizes, node_gap=14.0, layer_gap=34.0)
     x0, x1, y0, y1 = lay.bounds
     pad = 6.0

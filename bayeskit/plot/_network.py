@@ -74,10 +74,10 @@ class NetworkDisplay:
     """A Bayesian network's DAG, each node with its posterior as bars.
 
     The nodes are laid out in layers, every edge pointing down (Sugiyama et
-    al. 1981; :mod:`bayeskit.graph` does it in pure Python, no Graphviz
+    al. 1981; ``bayeskit.graph`` does it in pure Python, no Graphviz
     needed), with one arrow per edge. With ``posteriors=True`` every node
     shows its marginal :math:`P(x_v \\mid e)` given the evidence (computed
-    exactly by :meth:`BayesianNetwork.query`), as pyAgrum's notebooks do;
+    exactly by :meth:`bayeskit.BayesianNetwork.query`), as pyAgrum's notebooks do;
     observed nodes are outlined and show their observed state.
 
     Parameters

@@ -4,7 +4,7 @@ Looking at a generative classifier
 
 Three views of classifiers on the iris measurements (shipped with
 scikit-learn), drawn by :mod:`bayeskit.plot` and scikit-learn's
-:class:`~sklearn.calibration.CalibrationDisplay`: decision regions shaded by
+``CalibrationDisplay``: decision regions shaded by
 the posterior (with and without costs), naive Bayes' per-feature densities,
 and a calibration curve beside logistic regression's.
 """
@@ -45,7 +45,7 @@ for ax, model, title in [
 # -----------------------
 # A Gaussian per class and feature: the whole model, with the class prior.
 
-FeatureDensityDisplay.from_estimator(GaussianNB().fit(iris.data, y))
+disp = FeatureDensityDisplay.from_estimator(GaussianNB().fit(iris.data, y))
 
 # %%
 # Calibration beside logistic regression

@@ -23,14 +23,14 @@ from bayeskit.datasets import load_network
 from bayeskit.plot import CPTDisplay, NetworkDisplay, StructureDiffDisplay
 
 asia = load_network("asia")
-NetworkDisplay.from_estimator(asia, evidence={"dysp": "yes", "xray": "yes"})
+disp = NetworkDisplay.from_estimator(asia, evidence={"dysp": "yes", "xray": "yes"})
 
 # %%
 # A table
 # -------
 # The CPT of ``either`` (tuberculosis or lung cancer): a logical OR.
 
-CPTDisplay.from_estimator(asia, "either")
+disp = CPTDisplay.from_estimator(asia, "either")
 
 # %%
 # Learnt against true
