@@ -21,6 +21,10 @@ __all__ = [
 _CHAR = 0.6 * 9 / 72
 _LINE = 0.17
 _MAX_STATES = 8
+# The bars of a node start _BAR_LEFT from its box's left side (room for the
+# state and its probability) and end _BAR_RIGHT from its right side.
+_BAR_LEFT = 0.9
+_BAR_RIGHT = 0.08
 
 
 def _label(value, limit: int) -> str:
@@ -96,7 +100,8 @@ class NetworkDisplay:
         ``{(parent, child): FancyArrowPatch}``, one per edge.
     bars_ : dict
         ``{node: ndarray of shape (n_states, 4, 2)}``: the corners of every
-        state's bar (its length is the posterior times the bars' span), with
+        state's bar (its length is the posterior times the bars' span, the
+        box's width less 0.98 inch), with
         ``posteriors=True``; all are drawn by ``bar_collection_``.
     bar_collection_ : PolyCollection or None
     ax_ : matplotlib Axes
@@ -196,7 +201,7 @@ class NetworkDisplay:
             height = 0.32
             if marginals is not None:
                 k = min(len(marginals[v]), _MAX_STATES)
-                width = max(width, 1.9)
+                width = max(width, 1.8)
                 height = 0.3 + _LINE * k
             sizes[v] = (width, height)
         layout = layered_layout(nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
@@ -261,8 +266,8 @@ class NetworkDisplay:
             probs = self.marginals[v]
             shown = probs.iloc[:_MAX_STATES]
             ys = top + 0.3 + _LINE * (np.arange(len(shown)) + 0.5)
-            left = x - w / 2 + 0.62
-            span = w - 0.62 - 0.42
+            left = x - w / 2 + _BAR_LEFT
+            span = w - _BAR_LEFT - _BAR_RIGHT
             widths = span * shown.to_numpy(dtype=float)
             y0, y1 = ys - 0.375 * _LINE, ys + 0.375 * _LINE
             self.bars_[v] = np.stack(
@@ -275,20 +280,13 @@ class NetworkDisplay:
                 axis=1,
             )
             bar_colors += ["#b5651d" if observed else "#5b84c4"] * len(ys)
+            # One text per state, its name and probability (text is most of
+            # the drawing time: one artist per state, not two).
             for yy, (state, p) in zip(ys, shown.items()):
                 ax.text(
                     left - 0.04,
                     yy,
-                    _label(state, 7),
-                    ha="right",
-                    va="center",
-                    fontsize=font * 0.8,
-                    zorder=3,
-                )
-                ax.text(
-                    x + w / 2 - 0.04,
-                    yy,
-                    f"{p:.2f}",
+                    f"{_label(state, 7)} {p:.2f}",
                     ha="right",
                     va="center",
                     fontsize=font * 0.8,

@@ -16,6 +16,7 @@ from bayeskit.plot import (
     StructureDiffDisplay,
     structure_difference,
 )
+from bayeskit.plot._network import _BAR_LEFT, _BAR_RIGHT
 
 
 def box(patch):
@@ -121,7 +122,7 @@ def test_posterior_bars_are_the_brute_force_marginals(name, evidence):
     for v, corners in disp.bars_.items():
         lengths = corners[:, 1, 0] - corners[:, 0, 0]
         x0, x1, _, _ = box(disp.nodes_[v])
-        span = (x1 - x0) - 0.62 - 0.42  # the bars' full length inside the box
+        span = (x1 - x0) - _BAR_LEFT - _BAR_RIGHT  # a bar's full length
         np.testing.assert_allclose(lengths / span, truth[v], atol=1e-12)
         # every bar inside its node's box
         assert corners[:, :, 0].min() >= x0 and corners[:, :, 0].max() <= x1
