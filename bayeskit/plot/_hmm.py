@@ -144,8 +144,9 @@ class StateSequenceDisplay:
         estimator : fitted HMM
             Any bayeskit (or hmmlearn) HMM with ``predict`` and
             ``predict_proba``.
-        X : array-like of shape (n_samples, n_features)
-            Concatenated sequences, as for ``estimator.predict``.
+        X : array-like of shape (n_samples, n_features), or list of them
+            Concatenated sequences (with ``lengths``), or a list of
+            sequences, as for ``estimator.predict``.
         lengths : array-like of int, default=None
             Lengths of the sequences (None: one sequence); their boundaries
             are drawn as vertical lines.
@@ -162,6 +163,15 @@ class StateSequenceDisplay:
         """
         check_matplotlib("StateSequenceDisplay")
         check_fitted(estimator, ["transmat_"], "StateSequenceDisplay")
+        if isinstance(X, (list, tuple)) and X and np.ndim(X[0]) == 2:
+            # A list of sequences (one array each): drawn one after another.
+            if lengths is not None:
+                raise ValueError(
+                    "lengths goes with concatenated rows; a list of sequences "
+                    "carries its own lengths"
+                )
+            lengths = [len(x) for x in X]
+            X = np.concatenate([np.asarray(x) for x in X])
         data = as_2d(X)
         if not (0 <= int(feature) < data.shape[1]):
             raise ValueError(

@@ -55,6 +55,26 @@ def test_each_band_covers_exactly_the_steps_decoded_as_its_state(rng, draw):
     assert len(disp.posterior_) == 3
 
 
+def test_a_list_of_sequences_is_drawn_as_its_concatenation(rng):
+    X = switching_series(rng, 120)
+    seqs = [X[:50], X[50:]]
+    hmm = GaussianHMM(3, random_state=0).fit(X, [50, 70])
+    listed = StateSequenceDisplay.from_estimator(hmm, seqs)
+    concatenated = StateSequenceDisplay.from_estimator(hmm, X, [50, 70])
+    states = hmm.predict(X, [50, 70])
+    for s in range(3):
+        np.testing.assert_array_equal(
+            covered_steps(listed.bands_[s]), np.flatnonzero(states == s)
+        )
+    np.testing.assert_array_equal(listed.states, concatenated.states)
+    np.testing.assert_allclose(listed.posteriors, concatenated.posteriors)
+    # one dotted line at the boundary between the sequences
+    (edge,) = [ln for ln in listed.ax_.lines if ln.get_linestyle() == ":"]
+    assert edge.get_xdata()[0] == 49.5
+    with pytest.raises(ValueError, match="lengths"):
+        StateSequenceDisplay.from_estimator(hmm, seqs, [50, 70])
+
+
 def test_a_long_series_keeps_exact_bands_and_every_extreme(rng):
     n = 100_000
     X = switching_series(rng, n)
