@@ -82,7 +82,8 @@ class NetworkDisplay:
     needed), with one arrow per edge. With ``posteriors=True`` every node
     shows its marginal :math:`P(x_v \\mid e)` given the evidence (computed
     exactly by :meth:`bayeskit.BayesianNetwork.query`), as pyAgrum's notebooks do;
-    observed nodes are outlined and show their observed state.
+    observed nodes are outlined and show their observed state. A variable
+    with more than eight states shows its first eight.
 
     Parameters
     ----------
