@@ -78,6 +78,8 @@ class StateSequenceDisplay:
     lengths : ndarray of int or None
     feature_name : str
     max_points : int
+    index : array-like of shape (n_samples,) or None
+        Labels of the steps, written on the time axis.
 
     Attributes
     ----------
@@ -125,6 +127,7 @@ class StateSequenceDisplay:
         lengths=None,
         feature_name="x0",
         max_points=2000,
+        index=None,
     ):
         self.series = series
         self.states = states
@@ -132,10 +135,19 @@ class StateSequenceDisplay:
         self.lengths = lengths
         self.feature_name = feature_name
         self.max_points = max_points
+        self.index = index
 
     @classmethod
     def from_estimator(
-        cls, estimator, X, lengths=None, *, feature=0, max_points=2000, ax=None
+        cls,
+        estimator,
+        X,
+        lengths=None,
+        *,
+        feature=0,
+        max_points=2000,
+        index=None,
+        ax=None,
     ):
         """Decode ``X`` with a fitted HMM and draw it.
 
@@ -154,6 +166,9 @@ class StateSequenceDisplay:
             The column drawn.
         max_points : int, default=2000
             Longer series are drawn by their envelope in bins.
+        index : array-like of shape (n_samples,), default=None
+            Labels of the steps (dates, years) written on the time axis in
+            place of the step numbers; a pandas Index names the axis.
         ax : pair of matplotlib Axes, default=None
             The series' axes and the posteriors' axes; a new figure when None.
 
@@ -179,12 +194,23 @@ class StateSequenceDisplay:
             )
         if int(max_points) < 2:
             raise ValueError(f"max_points must be at least 2, got {max_points!r}")
+        if index is not None and len(index) != data.shape[0]:
+            raise ValueError(
+                f"index must have one label per step ({data.shape[0]}), "
+                f"got {len(index)}"
+            )
         states = np.asarray(estimator.predict(X, lengths))
         posteriors = np.asarray(estimator.predict_proba(X, lengths))
         names = getattr(estimator, "feature_names_in_", None)
         name = str(names[int(feature)]) if names is not None else f"x{int(feature)}"
         disp = cls(
-            data[:, int(feature)], states, posteriors, lengths, name, int(max_points)
+            data[:, int(feature)],
+            states,
+            posteriors,
+            lengths,
+            name,
+            int(max_points),
+            index,
         )
         return disp.plot(ax=ax)
 
@@ -293,6 +319,21 @@ class StateSequenceDisplay:
         ax_bottom.set_ylim(0, 1)
         ax_bottom.set_ylabel("P(state | X)")
         ax_bottom.set_xlabel("step")
+        if self.index is not None:
+            # The bands stay in steps (exact); the ticks read the labels.
+            from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+            labels = list(self.index)
+            n = len(labels)
+
+            def label(t, _pos):
+                k = round(float(t))
+                return str(labels[k]) if 0 <= k < n and abs(t - k) < 1e-9 else ""
+
+            ax_bottom.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax_bottom.xaxis.set_major_formatter(FuncFormatter(label))
+            name = getattr(self.index, "name", None)
+            ax_bottom.set_xlabel(str(name) if name is not None else "")
         self.ax_ = ax_top
         self.ax_posterior_ = ax_bottom
         self.figure_ = ax_top.figure

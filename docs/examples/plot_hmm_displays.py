@@ -27,9 +27,8 @@ X = quakes[["count"]].to_numpy()
 hmm = PoissonHMM(2, n_iter=200, random_state=0).fit(X)
 print("rates:", hmm.lambdas_.ravel().round(1))
 
-disp = StateSequenceDisplay.from_estimator(hmm, X)
+disp = StateSequenceDisplay.from_estimator(hmm, X, index=quakes.index)
 disp.ax_.set_ylabel("earthquakes (M7+)")
-disp.ax_posterior_.set_xlabel(f"year - {quakes.index[0]}")
 
 # %%
 # Transitions

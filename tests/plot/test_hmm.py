@@ -141,8 +141,16 @@ def test_envelope_and_bin_means_against_loops(rng):
 def test_earthquake_counts_under_a_poisson_hmm():
     X = load_earthquakes()[["count"]].to_numpy()
     hmm = PoissonHMM(2, random_state=0).fit(X)
-    disp = StateSequenceDisplay.from_estimator(hmm, X)
+    years = load_earthquakes().index
+    disp = StateSequenceDisplay.from_estimator(hmm, X, index=years)
     states = hmm.predict(X)
+    # the time axis reads years, at the steps of its ticks
+    disp.figure_.canvas.draw()
+    for tick in disp.ax_posterior_.get_xticklabels():
+        step = tick.get_position()[0]
+        if 0 <= step < len(years):
+            assert tick.get_text() == str(years[int(step)])
+    assert disp.ax_posterior_.get_xlabel() == "year"
     for s in range(2):
         np.testing.assert_array_equal(
             covered_steps(disp.bands_[s]), np.flatnonzero(states == s)
