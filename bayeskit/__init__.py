@@ -54,7 +54,7 @@ __version__ = "0.1.0.dev0"
 
 # The subpackages, reachable as attributes after ``import bayeskit`` (as
 # scikit-learn's are): those the estimators import are loaded already, the
-# others (datasets, io, the command-line tool) on first access (PEP 562), so
+# others (datasets, io, plot, the command-line tool) on first access (PEP 562), so
 # that ``import bayeskit`` costs no more than the estimators.
 _SUBPACKAGES = (
     "cli",
@@ -67,6 +67,7 @@ _SUBPACKAGES = (
     "mixture",
     "naive_bayes",
     "network",
+    "plot",
     "priors",
 )
 

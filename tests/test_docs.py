@@ -9,6 +9,7 @@ import pytest
 import bayeskit
 import bayeskit.datasets
 import bayeskit.graph
+import bayeskit.plot
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -24,6 +25,10 @@ GALLERY = {
     "plot_wine_mixture.py": "select_mixture",
     "plot_semi_supervised_nb.py": "MultinomialNB",
     "plot_dask_mixture.py": "GaussianMixture",
+    "plot_mixture_displays.py": "MixtureEllipsesDisplay",
+    "plot_hmm_displays.py": "StateSequenceDisplay",
+    "plot_network_displays.py": "NetworkDisplay",
+    "plot_classifier_displays.py": "DecisionRegionDisplay",
 }
 
 
@@ -44,7 +49,9 @@ def _autosummary_entries() -> dict[str, set[str]]:
     return entries
 
 
-@pytest.mark.parametrize("module", [bayeskit, bayeskit.graph, bayeskit.datasets])
+@pytest.mark.parametrize(
+    "module", [bayeskit, bayeskit.graph, bayeskit.datasets, bayeskit.plot]
+)
 def test_api_reference_lists_every_public_name(module):
     public = {name for name in module.__all__ if not name.startswith("__")}
     listed = _autosummary_entries().get(module.__name__, set())

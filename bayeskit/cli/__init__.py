@@ -8,6 +8,8 @@
 - :mod:`~bayeskit.cli.curve`: the learning curve (``--learning-curve``,
   ``--plot``);
 - :mod:`~bayeskit.cli.report`: progress bar, text tables, JSON;
+- :mod:`~bayeskit.cli.figures`: the figure of the scores
+  (``--comparison-plot``) and the HTML report (``--html``);
 - :mod:`~bayeskit.cli.demo`: ``demo``, exact inference on small textbook networks.
 
 Nothing below this package imports it.

@@ -431,6 +431,13 @@ class StreamedTable:
         print(line, file=self.out, flush=True)
 
 
+def _wants_figures(args) -> bool:
+    """``--comparison-plot`` or ``--html`` given (:mod:`bayeskit.cli.figures`)."""
+    return any(
+        getattr(args, name, None) is not None for name in ("comparison_plot", "html")
+    )
+
+
 def run(args, out=None) -> int:
     """The ``compare`` subcommand; ``args`` from :mod:`bayeskit.cli.main`."""
     out = sys.stdout if out is None else out
@@ -441,7 +448,7 @@ def run(args, out=None) -> int:
     if args.csv is not None and args.target is None:
         raise CompareError("--csv needs --target COLUMN, the column to predict")
     cv = parse_cv(args.cv)
-    if args.plot is not None:
+    if args.plot is not None or _wants_figures(args):
         check_plot()
     text = getattr(args, "text", None)
     if text is not None and args.csv is None:
@@ -501,5 +508,14 @@ def run(args, out=None) -> int:
     if args.json is not None:
         write_json(as_dict(comparison, curve), args.json)
         print(f"results written to {args.json}", file=out)
+    if _wants_figures(args):
+        from .figures import comparison_figure, save_figure, write_html
+
+        if getattr(args, "comparison_plot", None) is not None:
+            save_figure(comparison_figure(comparison), args.comparison_plot)
+            print(f"comparison plot written to {args.comparison_plot}", file=out)
+        if getattr(args, "html", None) is not None:
+            write_html(comparison, results_table(comparison), args.html, curve)
+            print(f"HTML report written to {args.html}", file=out)
     print(f"({time.perf_counter() - start:.1f} s)", file=out)
     return 0

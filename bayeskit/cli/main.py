@@ -110,6 +110,18 @@ def _add_compare_arguments(parser: argparse.ArgumentParser) -> None:
         "--learning-curve)",
     )
     parser.add_argument(
+        "--comparison-plot",
+        metavar="PATH",
+        help="save the accuracy and log-loss of every model as a PNG (needs "
+        "matplotlib)",
+    )
+    parser.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write a self-contained HTML report: the results and the figures "
+        "(needs matplotlib)",
+    )
+    parser.add_argument(
         "--no-progress", action="store_true", help="no progress bar on stderr"
     )
     _add_version(parser)

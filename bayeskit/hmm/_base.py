@@ -686,3 +686,10 @@ class BaseHMM(HMMStart, BaseLatentModel):
     def aic(self, X, lengths=None):
         """Akaike information criterion (lower is better)."""
         return -2 * self.score(X, lengths=lengths) + 2 * self._n_parameters()
+
+    def _html_repr(self):
+        # The notebook display (scikit-learn's _repr_html_ calls it): what
+        # the fitted model holds, then scikit-learn's display.
+        from .._html import estimator_html
+
+        return estimator_html(self)

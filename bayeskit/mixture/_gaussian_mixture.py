@@ -731,3 +731,10 @@ default='kmeans'
     def aic(self, X):
         """Akaike information criterion on ``X`` (lower is better)."""
         return -2 * self.score(X) * np.shape(X)[0] + 2 * self._n_parameters()
+
+    def _html_repr(self):
+        # The notebook display (scikit-learn's _repr_html_ calls it): what
+        # the fitted model holds, then scikit-learn's display.
+        from .._html import estimator_html
+
+        return estimator_html(self)

@@ -745,3 +745,10 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
 
     def __sklearn_tags__(self):
         return categorical_input_tags(super().__sklearn_tags__())
+
+    def _html_repr(self):
+        # The notebook display (scikit-learn's _repr_html_ calls it): what
+        # the fitted model holds, then scikit-learn's display.
+        from .._html import estimator_html
+
+        return estimator_html(self)

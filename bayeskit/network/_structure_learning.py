@@ -191,6 +191,12 @@ def _validated(est, X) -> tuple:
 class _LearntNetwork(DensityMixin, BaseEstimator):
     """What a structure learner passes on to the network it fits (``network_``)."""
 
+    def _html_repr(self):
+        # The notebook display: the learnt network, then scikit-learn's.
+        from .._html import estimator_html
+
+        return estimator_html(self)
+
     # -- the fitted network's methods --------------------------------------------
     def predict(self, X):
         """Fill the missing cells of every row (:meth:`BayesianNetwork.predict`)."""
