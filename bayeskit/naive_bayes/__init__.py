@@ -7,8 +7,9 @@ over any family.
 """
 
 from ..network._tan import TreeAugmentedNB
+from ._mixed import MixedNB
 from ._model import NaiveBayes
-from ._naive_bayes import CategoricalNB, GaussianNB, MixedNB
+from ._naive_bayes import CategoricalNB, GaussianNB
 from ._text import BernoulliNB, ComplementNB, MultinomialNB
 
 __all__ = [

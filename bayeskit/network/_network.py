@@ -24,7 +24,6 @@ from sklearn.base import BaseEstimator, DensityMixin
 from .._base.classifier import Triple
 from .._base.encoding import categorical_input_tags
 from .._collections import handler_for
-from .._layout import Layout
 from .._validation import (
     Interval,
     StrOptions,
@@ -51,13 +50,15 @@ from ._queries import (
     posterior_frame,
     posterior_series,
 )
-from ._relayout import union_of_states
+from ._relayout import DescribedCounts
 from ._structure import NetworkStructure
 
 __all__ = ["BayesianNetwork", "NetworkStats"]
 
 
-class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimator):
+class BayesianNetwork(
+    DescribedCounts, NetworkTables, NetworkStructure, DensityMixin, BaseEstimator
+):
     """A discrete Bayesian network: m-estimate CPTs and exact junction-tree inference.
 
     The joint distribution of the variables factorises along a DAG,
@@ -479,21 +480,6 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
             self._summarize(X, sample_weight, reset), layout=self._described()
         )
 
-    def _described(self) -> Layout:
-        """The layout of this network's counts: the variables, the structure
-        and the states its last reset fixed (``_layout_keys``)."""
-        keys = getattr(self, "_layout_keys", ())
-        return Layout(
-            type(self), {k: getattr(self, k) for k in keys if hasattr(self, k)}
-        )
-
-    @classmethod
-    def _union_stats(cls, a: NetworkStats, b: NetworkStats) -> NetworkStats:
-        """``a + b`` over chunks that showed different states of some
-        variables: both re-laid over the sorted union of every variable's
-        states (the order a fit on all the rows gives)."""
-        return union_of_states(cls, a, b)
-
     def from_stats(self, stats: NetworkStats):
         """Set the CPTs from counts (summed over chunks).
 
@@ -634,14 +620,6 @@ class BayesianNetwork(NetworkTables, NetworkStructure, DensityMixin, BaseEstimat
         """
         codes, _ = self._codes(X)
         return log_likelihoods(self, codes)
-
-    def _output_spec(self, method: str, float32: bool) -> tuple:
-        """``log_likelihood`` / ``score_samples``: one float per row."""
-        return None, np.dtype(np.float64)
-
-    def _encoded_columns(self, X) -> list:
-        """Every column is a variable whose states the data fix."""
-        return list(range(X.shape[1]))
 
     def score_samples(self, X) -> np.ndarray:
         """Same as :meth:`log_likelihood`."""

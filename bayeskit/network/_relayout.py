@@ -17,7 +17,7 @@ import numpy as np
 from .._layout import Layout
 from ..graph.network import NetworkStats
 
-__all__ = ["union_of_states"]
+__all__ = ["DescribedCounts", "union_of_states"]
 
 _STATES = ("states_", "_state_index_", "_labels_")
 
@@ -62,3 +62,31 @@ def union_of_states(cls, a: NetworkStats, b: NetworkStats) -> NetworkStats:
         network._set_states(v, union[v])
     state = {name: getattr(network, name) for name in la.state}
     return replace(total, layout=Layout(cls, state))
+
+
+class DescribedCounts:
+    """What a network's counts say of themselves, and what it tells the Dask
+    edge (a mixin of :class:`~bayeskit.BayesianNetwork`)."""
+
+    def _described(self) -> Layout:
+        """The layout of this network's counts: the variables, the structure
+        and the states its last reset fixed (``_layout_keys``)."""
+        keys = getattr(self, "_layout_keys", ())
+        return Layout(
+            type(self), {k: getattr(self, k) for k in keys if hasattr(self, k)}
+        )
+
+    @classmethod
+    def _union_stats(cls, a: NetworkStats, b: NetworkStats) -> NetworkStats:
+        """``a + b`` over chunks that showed different states of some
+        variables: both re-laid over the sorted union of every variable's
+        states (the order a fit on all the rows gives)."""
+        return union_of_states(cls, a, b)
+
+    def _output_spec(self, method: str, float32: bool) -> tuple:
+        """``log_likelihood`` / ``score_samples``: one float per row."""
+        return None, np.dtype(np.float64)
+
+    def _encoded_columns(self, X) -> list:
+        """Every column is a variable whose states the data fix."""
+        return list(range(X.shape[1]))
