@@ -36,6 +36,7 @@ from .models import (
     score_structure,
     select_mixture,
 )
+from .models._bayesian_mixture import BayesianGaussianMixture
 
 # The edge modules that take other libraries' collections (Dask) register with
 # the estimators, which do not import them; none imports its library until such
@@ -66,6 +67,7 @@ def __dir__():
 __all__ = [
     "GMMHMM",
     "PC",
+    "BayesianGaussianMixture",
     "BayesianNetwork",
     "BernoulliNB",
     "CategoricalHMM",
