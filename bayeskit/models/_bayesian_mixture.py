@@ -218,6 +218,14 @@ default='kmeans'
     Wishart shared by all components; a Wishart-like posterior on the
     diagonal or on one variance with ``n_features`` in its digamma sums).
 
+    One deliberate difference from scikit-learn: with ``init_params`` of
+    'k-means++' or 'random_from_data' (one seed row per component) and the
+    'tied' type, scikit-learn's first covariance adds the uncentred second
+    moment of every row that seeds no component (it depends on the origin of
+    the coordinates); bayeskit's first covariance is the pooled scatter of
+    the seeds, as :class:`~bayeskit.GaussianMixture`'s. Every other start,
+    and every later step, is scikit-learn's.
+
     A ``sample_weight`` multiplies every row's responsibilities in the
     statistics (an integer weight equals repeated rows); the default
     ``mean_prior`` and ``covariance_prior`` are then the weighted mean and
