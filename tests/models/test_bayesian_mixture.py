@@ -333,7 +333,7 @@ def test_bad_priors_are_errors_naming_the_parameter(params, match, rng):
 
 def test_bad_sample_weight(rng):
     X = rng.normal(size=(20, 2))
-    with pytest.raises(ValueError, match="(?i)sample.weight"):
+    with pytest.raises(ValueError, match=r"(?i)sample.weight"):
         BayesianGaussianMixture().fit(X, sample_weight=np.zeros(20))
     with pytest.raises(ValueError):
         BayesianGaussianMixture().fit(X, sample_weight=-np.ones(20))
