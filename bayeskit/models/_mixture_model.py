@@ -24,6 +24,7 @@ References
 from __future__ import annotations
 
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -43,6 +44,7 @@ from ._hmm_base import _check_n_samples
 from ._mixture_missing import mean_imputed
 from ._mixture_start import initial_responsibilities
 from ._monitor import ChangeMonitor
+from ._variational import MixtureVariationalRun, variational_family
 from .base import Triple
 
 __all__ = ["MixtureModel"]
@@ -91,6 +93,17 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         Print every iteration's objective.
     n_jobs : int, default=None
         Starts run in parallel through joblib.
+    inference : {'em', 'variational'}, default='em'
+        'em' fits the MAP parameters; 'variational' keeps a posterior over
+        the weights (a Dirichlet of concentration ``weights_prior``) and the
+        family's parameters (its conjugate prior: a ``Gamma`` for 'poisson'
+        and 'exponential', a ``NormalInverseWishart`` for 'gaussian' with
+        full covariances; the other families are a ValueError), by
+        variational EM (Bishop 2006, ch. 10). ``lower_bound_`` is then the
+        evidence lower bound per unit of sample weight, the fitted parameters
+        are the posterior means, and predictions use the expected
+        log-parameters, as scikit-learn's ``BayesianGaussianMixture``.
+        ``partial_fit``, ``summarize`` and ``from_stats`` are EM's.
 
     Attributes
     ----------
@@ -159,6 +172,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "n_jobs": [Integral, None],
+        "inference": [StrOptions({"em", "variational"})],
     }
     _convention = SKLEARN
     _convergence_advice = (
@@ -181,6 +195,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         warm_start=False,
         verbose=0,
         n_jobs=None,
+        inference="em",
     ):
         self.n_components = n_components
         self.emission = emission
@@ -194,6 +209,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         self.warm_start = warm_start
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.inference = inference
 
     # -- the components: built once per fit, read by every other method ----------
     def _make_components(self) -> Triple:
@@ -282,8 +298,11 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
             raise ValueError("sample_weight must not be all zero")
         if not warm:
             self._triple = self._build(X)
+            self.__dict__.pop("_vb_state", None)
         rng = check_random_state(self.random_state)
-        if warm:
+        if self._variational():
+            self._fit_variational(X, sw, rng)
+        elif warm:
             current = self._current_params()
 
             def start(_):
@@ -297,6 +316,40 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         else:
             self._fit_components((X, sw), lambda r: self._start(X, sw, r), rng)
         return X
+
+    def _variational_run(self, X, sw):
+        structure, family, prior = self._triple
+        vb = variational_family(family)
+        given = self._emission_prior()
+        emission_prior = (
+            vb.default_prior(family, X, sw)
+            if given is None
+            else vb.check_prior(family, given)
+        )
+        weight_prior = Dirichlet(
+            np.broadcast_to(prior.structure.concentration, (self.n_components,))
+        )
+        return MixtureVariationalRun(
+            self, X, sw, structure, family, weight_prior, emission_prior
+        )
+
+    def _variational(self) -> bool:
+        # A named mixture (PoissonMixture) without the parameter is EM.
+        return getattr(self, "inference", "em") == "variational"
+
+    def _em_only(self, method):
+        if self._variational():
+            raise ValueError(
+                f"{method} is EM's (stepwise statistics of the MAP fit); with "
+                "inference='variational' fit the whole data with fit"
+            )
+
+    def _fit_variational(self, X, sw, rng):
+        """Variational EM (:mod:`bayeskit.models._variational`)."""
+        run = self._variational_run(X, sw)
+        weights, params = run.run(rng)
+        self._vb_run = run
+        self._set_params(LatentParams(NodeParams(weights), params))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -342,6 +395,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         -------
         self : object
         """
+        self._em_only("partial_fit")
         first = not hasattr(self, "stats_")
         X, sw = self._read(X, sample_weight, reset=first)
         if first:
@@ -378,11 +432,15 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         stats : LatentStats
         """
         check_is_fitted(self)
+        self._em_only("summarize")
         X, sw = self._read(X, sample_weight, reset=False)
         return self._expected_stats((X, sw), self._current_params(), self._triple)
 
     # -- inference ---------------------------------------------------------------
     def _posterior(self, X):
+        if self._variational() and hasattr(self, "_vb_run"):
+            log_resp, log_norm = self._vb_run.log_resp(X)
+            return SimpleNamespace(log_resp=log_resp, log_evidence=log_norm)
         structure, emission, _ = self._triple
         params = self._current_params()
         return structure.posterior(

@@ -118,3 +118,271 @@ def fit_variational(model, X, sample_weight, random_state):
     model.n_iter_ = n_iter
     model.lower_bound_ = bound
     model.lower_bounds_ = bounds
+
+
+# -- any family: the variational side of the conjugate families ------------------------
+class _VariationalFamily:
+    """How variational EM reads one emission family: its conjugate prior's
+    default, posterior, expected log-likelihood, KL divergence and the point
+    parameters shown as fitted attributes (the posterior means)."""
+
+    def default_prior(self, family, X, sw):
+        raise NotImplementedError
+
+    def check_prior(self, family, prior):
+        return prior
+
+    def posterior(self, family, stats, prior):
+        raise NotImplementedError
+
+    def expected_log_likelihood(self, family, X, q):
+        raise NotImplementedError
+
+    def kl(self, q, prior) -> float:
+        return float(np.sum(q.kl(prior)))
+
+    def point(self, family, q):
+        raise NotImplementedError
+
+
+class _PoissonVB(_VariationalFamily):
+    """Poisson rates with a Gamma prior (Bishop 2006, eq. 2.146)."""
+
+    def default_prior(self, family, X, sw):
+        from ..priors import Gamma
+
+        # An exponential prior whose mean is the data's mean count.
+        mean = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0)
+        return Gamma(1.0, 1.0 / np.maximum(mean, 1e-3))
+
+    def check_prior(self, family, prior):
+        from ..priors import Gamma
+
+        if not isinstance(prior, Gamma) or not (
+            np.all(prior.shape > 0) and np.all(prior.rate > 0)
+        ):
+            raise ValueError(
+                "emission_prior must be a proper Gamma (shape > 0 and rate > 0) "
+                "for inference='variational' with Poisson or exponential emissions"
+            )
+        return prior
+
+    def posterior(self, family, stats, prior):
+        return prior.posterior(stats.sums, stats.counts)
+
+    def expected_log_likelihood(self, family, X, q):
+        from scipy.special import gammaln
+
+        missing = np.isnan(X)
+        X0 = np.where(missing, 0.0, X)
+        observed = (~missing).astype(float)
+        return (
+            X0 @ q.expected_log().T
+            - observed @ q.mean().T
+            - gammaln(X0 + 1.0).sum(axis=1)[:, None]
+        )
+
+    def point(self, family, q):
+        from ..emissions.poisson import PoissonParams
+
+        return PoissonParams(q.mean())
+
+
+class _ExponentialVB(_PoissonVB):
+    """Exponential rates with a Gamma prior: the posterior adds the weight to
+    the shape and the weighted sum of the observations to the rate."""
+
+    def default_prior(self, family, X, sw):
+        from ..priors import Gamma
+
+        # An exponential prior on the rate whose mean is 1 / the data's mean.
+        mean = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0)
+        return Gamma(1.0, np.maximum(mean, 1e-12))
+
+    def posterior(self, family, stats, prior):
+        return prior.posterior(stats.counts, stats.sums)
+
+    def expected_log_likelihood(self, family, X, q):
+        missing = np.isnan(X)
+        X0 = np.where(missing, 0.0, X)
+        observed = (~missing).astype(float)
+        return observed @ q.expected_log().T - X0 @ q.mean().T
+
+    def point(self, family, q):
+        from ..emissions.exponential import ExponentialParams
+
+        return ExponentialParams(q.mean())
+
+
+class _GaussianVB(_VariationalFamily):
+    """Gaussian means and full covariances with a Normal-Wishart prior
+    (Bishop 2006, section 10.2)."""
+
+    def default_prior(self, family, X, sw):
+        from ..priors import NormalInverseWishart
+
+        d = X.shape[1]
+        mean = sw @ X / sw.sum()
+        r = X - mean
+        cov = np.atleast_2d((r * sw[:, None]).T @ r / sw.sum())
+        cov = cov + 1e-6 * np.eye(d)
+        # scikit-learn's BayesianGaussianMixture defaults: m_0 the mean,
+        # beta_0 = 1, nu_0 = d, W_0^{-1} the data's covariance.
+        return NormalInverseWishart.from_normal_wishart(mean, 1.0, float(d), cov)
+
+    def check_prior(self, family, prior):
+        from ..priors import NormalInverseWishart
+
+        if not isinstance(prior, NormalInverseWishart):
+            raise ValueError(
+                "emission_prior must be a NormalInverseWishart for "
+                "inference='variational' with Gaussian emissions"
+            )
+        prior.normal_wishart(1, family.n_features)  # proper, or a ValueError
+        return prior
+
+    def posterior(self, family, stats, prior):
+        return prior.posterior(stats)
+
+    def expected_log_likelihood(self, family, X, q):
+        return q.expected_log_likelihood(X)
+
+    def point(self, family, q):
+        from ..emissions import GaussianParams
+
+        k, d = np.shape(q.mean)
+        m, _, nu, psi = q.normal_wishart(k, d)
+        cov = psi / nu[:, None, None]  # the inverse of E[Lambda]
+        structure = family.covariance
+        P = structure.precision_cholesky(cov, rounding_floor=False)
+        log_det = structure.log_det_precision_cholesky(P, d)
+        return GaussianParams(np.array(m), cov, P, log_det, np.zeros(d))
+
+
+def variational_family(family) -> _VariationalFamily:
+    """The variational side of ``family``, or a ValueError that says which
+    families have one."""
+    from ..emissions import FULL, Gaussian
+    from ..emissions.exponential import Exponential
+    from ..emissions.poisson import Poisson
+
+    if isinstance(family, Poisson):
+        return _PoissonVB()
+    if isinstance(family, Exponential):
+        return _ExponentialVB()
+    if isinstance(family, Gaussian) and family.covariance is FULL:
+        return _GaussianVB()
+    raise ValueError(
+        "inference='variational' supports the emission families with a "
+        "conjugate prior written for it: 'poisson' and 'exponential' (Gamma) "
+        "and 'gaussian' with full covariances (Normal-Wishart); "
+        f"got {type(family).__name__}. For diagonal, tied or spherical "
+        "Gaussians use BayesianGaussianMixture"
+    )
+
+
+class MixtureVariationalRun:
+    """Variational EM of a mixture of any family with a conjugate prior: one
+    component node (:class:`~bayeskit.graph.LatentNode`) x the family x its
+    prior, with a Dirichlet posterior on the weights.
+
+    The hooks of :func:`fit_variational`; the bound is the evidence lower
+    bound itself (Bishop 2006, eq. 10.3), per unit of sample weight:
+    ``sum_i w_i sum_k r_ik (E[log pi_k] + E[log p(x_i | theta_k)])`` plus the
+    entropy of ``q(Z)``, minus the KL divergences of ``q(pi)`` and
+    ``q(theta)`` from their priors.
+    """
+
+    def __init__(self, model, X, sw, node, family, weight_prior, emission_prior):
+        self.model = model
+        self.node, self.family = node, family
+        self.vb = variational_family(family)
+        self.weight_prior = weight_prior
+        self.emission_prior = emission_prior
+        self.X, self.sw = X, sw
+        for name in ("n_init", "max_iter", "tol", "verbose", "warm_start"):
+            setattr(self, name, getattr(model, name))
+        self.verbose_interval = 1
+        if hasattr(model, "_vb_state"):
+            self.q_weights, self.q_emission = model._vb_state
+            self.converged_ = model.converged_
+            self.lower_bound_ = model.lower_bound_
+
+    # the hooks of fit_variational
+    def _initialize(self, X, sw, random_state):
+        from ._mixture_missing import mean_imputed
+        from ._mixture_start import initial_responsibilities
+
+        Xi = mean_imputed(X, sw)
+        resp = initial_responsibilities(
+            self.model.init_params, Xi, sw, self.node.n_states, random_state
+        )
+        w = resp * sw[:, None]
+        self._m_step(self.family.stats(Xi, w), w.sum(axis=0))
+
+    def _m_step(self, emission_stats, counts):
+        self.q_weights = self.weight_prior.posterior(counts)
+        self.q_emission = self.vb.posterior(
+            self.family, emission_stats, self.emission_prior
+        )
+
+    def _weighted(self, X):
+        return (
+            self.vb.expected_log_likelihood(self.family, X, self.q_emission)
+            + self.q_weights.expected_log()
+        )
+
+    def _e_step(self, X):
+        from scipy.special import logsumexp
+
+        weighted = self._weighted(X)
+        return weighted - logsumexp(weighted, axis=1, keepdims=True)
+
+    def _stats(self, X, log_resp, sw):
+        resp = np.exp(log_resp) * sw[:, None]
+        with np.errstate(invalid="ignore"):
+            plogp = np.where(log_resp > -np.inf, np.exp(log_resp) * log_resp, 0.0)
+        return (
+            self.family.stats(X, resp),
+            resp.sum(axis=0),
+            resp,
+            -float(sw @ plogp.sum(axis=1)),
+        )
+
+    def _from_stats(self, stats):
+        emission_stats, counts, _, _ = stats
+        self._m_step(emission_stats, counts)
+
+    def _lower_bound(self, stats):
+        _, _, resp, entropy = stats
+        expected = float(np.sum(resp * self._weighted(self.X)))
+        kl = float(np.sum(self.q_weights.kl(self.weight_prior))) + self.vb.kl(
+            self.q_emission, self.emission_prior
+        )
+        return (expected + entropy - kl) / float(self.sw.sum())
+
+    def _get_parameters(self):
+        return self.q_weights, self.q_emission
+
+    def _set_parameters(self, params):
+        self.q_weights, self.q_emission = params
+
+    # results
+    def run(self, random_state):
+        fit_variational(self, self.X, self.sw, random_state)
+        model = self.model
+        for name in ("converged_", "n_iter_", "lower_bound_", "lower_bounds_"):
+            setattr(model, name, getattr(self, name))
+        model._vb_state = (self.q_weights, self.q_emission)
+        model.weights_posterior_ = self.q_weights
+        model.emission_posterior_ = self.q_emission
+        return self.q_weights.mean(), self.vb.point(self.family, self.q_emission)
+
+    def log_resp(self, X):
+        """``(log-responsibilities, log of the normaliser)`` of ``X`` under
+        the posterior (the E-step's messages)."""
+        from scipy.special import logsumexp
+
+        weighted = self._weighted(X)
+        norm = logsumexp(weighted, axis=1)
+        return weighted - norm[:, None], norm
