@@ -61,6 +61,7 @@ ESTIMATORS = [
     BayesianGaussianMixture(n_components=2, covariance_type="diag"),
     MixtureModel(),
     MixtureModel(n_components=2, emission=Gaussian(DIAG)),
+    MixtureModel(n_components=2, inference="variational"),
     NaiveBayes(),
     HiddenMarkovModel(),
     HiddenMarkovModel(n_components=2, emission=Gaussian(DIAG)),

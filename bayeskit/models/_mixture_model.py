@@ -28,6 +28,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 
 from .._validation import (
     Interval,
@@ -337,15 +338,25 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         # A named mixture (PoissonMixture) without the parameter is EM.
         return getattr(self, "inference", "em") == "variational"
 
-    def _em_only(self, method):
+    def _em_only(self, method="partial_fit"):
+        """True for EM; with inference='variational' an AttributeError (the
+        method is not there: ``available_if``)."""
         if self._variational():
-            raise ValueError(
+            raise AttributeError(
                 f"{method} is EM's (stepwise statistics of the MAP fit); with "
                 "inference='variational' fit the whole data with fit"
             )
+        return True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._variational():
+            tags.input_tags.allow_nan = False
+        return tags
 
     def _fit_variational(self, X, sw, rng):
         """Variational EM (:mod:`bayeskit.models._variational`)."""
+        _no_missing(X)
         run = self._variational_run(X, sw)
         weights, params = run.run(rng)
         self._vb_run = run
@@ -375,6 +386,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         X = self._fit(X, sample_weight)
         return self._posterior(X).log_resp.argmax(axis=1)
 
+    @available_if(_em_only)
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, sample_weight=None):
         """One step of incremental EM on a chunk of rows.
@@ -395,7 +407,6 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         -------
         self : object
         """
-        self._em_only("partial_fit")
         first = not hasattr(self, "stats_")
         X, sw = self._read(X, sample_weight, reset=first)
         if first:
@@ -415,6 +426,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         self.stats_ = total
         return self
 
+    @available_if(lambda self: self._em_only("summarize"))
     def summarize(self, X, sample_weight=None) -> LatentStats:
         """Expected statistics of a chunk of rows under the current parameters.
 
@@ -432,13 +444,13 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         stats : LatentStats
         """
         check_is_fitted(self)
-        self._em_only("summarize")
         X, sw = self._read(X, sample_weight, reset=False)
         return self._expected_stats((X, sw), self._current_params(), self._triple)
 
     # -- inference ---------------------------------------------------------------
     def _posterior(self, X):
         if self._variational() and hasattr(self, "_vb_run"):
+            _no_missing(X)
             log_resp, log_norm = self._vb_run.log_resp(X)
             return SimpleNamespace(log_resp=log_resp, log_evidence=log_norm)
         structure, emission, _ = self._triple
@@ -500,3 +512,13 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         X = self._checked(X)
         log_lik = self._posterior(X).log_evidence.sum()
         return -2 * log_lik + 2 * self._n_parameters()
+
+
+def _no_missing(X):
+    """ValueError naming X where it has NaN cells: variational inference
+    does not marginalise them yet."""
+    if np.isnan(X).any():
+        raise ValueError(
+            "X has missing values (NaN): inference='variational' does not take "
+            "missing cells yet; use inference='em', which marginalises them"
+        )

@@ -213,8 +213,12 @@ def test_unsupported_families_and_improper_priors_are_errors(rng):
             inference="variational",
         ).fit(X)
     model = MixtureModel(2, emission="poisson", inference="variational").fit(counts)
-    with pytest.raises(ValueError, match="partial_fit"):
-        model.partial_fit(counts)
+    assert not hasattr(model, "partial_fit")
+    assert not hasattr(model, "summarize")
+    with pytest.raises(ValueError, match="NaN"):
+        MixtureModel(2, emission="poisson", inference="variational").fit(
+            np.where(counts > 4, np.nan, counts)
+        )
     with pytest.raises(ValueError, match="inference"):
         MixtureModel(2, inference="vb").fit(X)
 
