@@ -349,3 +349,25 @@ def test_data_not_mutated_and_sample_matches_scikit_learn(rng):
     b, yb = theirs.sample(50)
     np.testing.assert_array_equal(ya, yb)
     np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("prior_type", PRIOR_TYPES)
+def test_at_convergence_one_more_step_changes_nothing(prior_type, rng):
+    X = _blobs(rng, n=150)
+    model = BayesianGaussianMixture(
+        n_components=4,
+        weight_concentration_prior_type=prior_type,
+        tol=1e-12,
+        max_iter=5000,
+        random_state=0,
+    ).fit(X)
+    assert model.converged_
+    before = {name: np.copy(getattr(model, name)) for name in ATTRIBUTES}
+    bound = model.lower_bound_
+    model.set_params(warm_start=True, max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X)
+    assert abs(model.lower_bound_ - bound) < 1e-9
+    for name, value in before.items():
+        np.testing.assert_allclose(getattr(model, name), value, rtol=1e-6, atol=1e-9)
