@@ -15,7 +15,7 @@ Run from the repository root::
         MALLOC_TRIM_THRESHOLD_=100000000000 \\
         python benchmarks/bench_variational.py
 
-``--quick`` (5,000 rows, 3 repeats) runs in seconds, for CI.
+``--quick`` (2,000 rows, 5 iterations per fit, 3 repeats) runs in seconds, for CI.
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=None, help="default: 5")
     add_json_option(parser)
     args = parser.parse_args(argv)
-    n = 5_000 if args.quick else args.n_samples
+    n = 2_000 if args.quick else args.n_samples
     repeats = args.repeats or (3 if args.quick else 5)
-    k, d, iters = 10, 10, 20
+    k, d, iters = 10, 10, 5 if args.quick else 20
     rng = np.random.default_rng(0)
     centres = rng.normal(scale=4.0, size=(6, d))
     X = centres[rng.integers(0, 6, n)] + rng.normal(size=(n, d))
