@@ -146,6 +146,16 @@ default='kmeans'
         1 prints each initialisation, 2 also every ``verbose_interval``
         iterations.
     verbose_interval : int, default=10
+    total_samples : float, default=1e6
+        For :meth:`partial_fit` only: the (weighted) size of the whole data
+        set, by which each mini-batch's statistics are scaled (as
+        scikit-learn's ``LatentDirichletAllocation``).
+    learning_offset : float, default=10.0
+        For :meth:`partial_fit`: ``tau_0`` of the step size ``(tau_0 +
+        t)^(-kappa)``, at least 1.
+    learning_decay : float, default=0.7
+        For :meth:`partial_fit`: ``kappa`` in (0.5, 1] (the step sizes then
+        satisfy the Robbins-Monro conditions).
 
     Attributes
     ----------
@@ -183,7 +193,10 @@ default='kmeans'
         Its history, one value per iteration; it never decreases.
     stats_ : VariationalMixtureStats
         The statistics of the last M-step: :meth:`from_stats` of them gives
-        the same posterior.
+        the same posterior (after :meth:`partial_fit`, the running estimate
+        of the whole data's statistics).
+    n_batch_iter_ : int
+        Mini-batches seen by :meth:`partial_fit`.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (``n_features_in_``,)
 
@@ -273,6 +286,9 @@ default='kmeans'
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "verbose_interval": [Interval(Integral, 1, None, closed="left")],
+        "total_samples": [Interval(Real, 0.0, None, closed="neither")],
+        "learning_offset": [Interval(Real, 1.0, None, closed="left")],
+        "learning_decay": [Interval(Real, 0.5, 1.0, closed="right")],
     }
 
     def __init__(
@@ -295,6 +311,9 @@ default='kmeans'
         warm_start=False,
         verbose=0,
         verbose_interval=10,
+        total_samples=1e6,
+        learning_offset=10.0,
+        learning_decay=0.7,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -313,6 +332,9 @@ default='kmeans'
         self.warm_start = warm_start
         self.verbose = verbose
         self.verbose_interval = verbose_interval
+        self.total_samples = total_samples
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
 
     # -- the priors ----------------------------------------------------------------
     def _check_parameters(self, X, sample_weight=None):
@@ -704,6 +726,73 @@ default='kmeans'
         self.lower_bound_ = self._lower_bound(stats)
         return self
 
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y=None, sample_weight=None):
+        """One step of stochastic variational inference on a mini-batch.
+
+        The E-step runs on the batch under the current posterior; its
+        statistics, scaled to ``total_samples``, are an unbiased estimate of
+        the whole data's, and the running statistics move towards them by
+        the step ``rho_t = (learning_offset + t)^(-learning_decay)``:
+        ``S <- (1 - rho_t) S + rho_t (total_samples / w_batch) S_batch``; the
+        posterior is the M-step of ``S``. With conjugate priors this is the
+        natural-gradient step on the global variational parameters (Hoffman,
+        Blei, Wang and Paisley 2013, algorithm 2), and with step sizes that
+        satisfy the Robbins-Monro conditions it reaches a local optimum of
+        the evidence lower bound.
+
+        The first call (on an unfitted mixture) reads the priors' defaults
+        from its batch and starts from ``init_params`` on it, as :meth:`fit`
+        does; after :meth:`fit` the steps continue from the fitted posterior.
+        ``lower_bound_`` is not updated (it needs all the data).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : Ignored
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+
+        References
+        ----------
+        .. [1] M. D. Hoffman, D. M. Blei, C. Wang and J. Paisley, "Stochastic
+           variational inference", *Journal of Machine Learning Research* 14,
+           2013, pp. 1303-1347.
+        """
+        first = not hasattr(self, "stats_")
+        X = float_input(
+            validate_data(self, X, dtype=[np.float64, np.float32], reset=first)
+        )
+        sw = check_sample_weight(sample_weight, X, allow_all_zero=not first)
+        if first:
+            if X.shape[0] < max(self.n_components, 2):
+                raise ValueError(
+                    "Expected n_samples >= n_components (and 2) in the first "
+                    f"batch but got n_components = {self.n_components}, "
+                    f"n_samples = {X.shape[0]}"
+                )
+            if not sw.any():
+                raise ValueError("sample_weight must not be all zero")
+            self._check_parameters(X, sw)
+            self._initialize_parameters(X, check_random_state(self.random_state), sw)
+            self.stats_ = _scaled(self.stats_, self.total_samples / sw.sum())
+            self.n_batch_iter_ = 0
+            self.n_iter_, self.converged_ = 0, False
+            self.lower_bound_, self.lower_bounds_ = -np.inf, []
+        if not sw.any():
+            return self
+        batch = self._stats(X, self._e_step(X), sw)
+        t = getattr(self, "n_batch_iter_", 0)
+        rho = (self.learning_offset + t) ** (-self.learning_decay)
+        target = _scaled(batch, self.total_samples / sw.sum())
+        self._from_stats(_scaled(self.stats_, 1.0 - rho) + _scaled(target, rho))
+        self.n_batch_iter_ = t + 1
+        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
+        return self
+
     # -- prediction ----------------------------------------------------------------
     def _validate(self, X):
         check_is_fitted(self)
@@ -765,3 +854,14 @@ default='kmeans'
             self._center,
         )
         return self._family.sample(params, y, rng), y
+
+
+def _scaled(stats: VariationalMixtureStats, factor: float) -> VariationalMixtureStats:
+    """``stats`` of ``factor`` times as much data with the same means: the
+    weights, scatters and entropy multiplied by ``factor``."""
+    g = stats.gaussian
+    return VariationalMixtureStats(
+        GaussianStats(g.weight * factor, g.mean, g.scatter * factor, g.covariance),
+        stats.total_weight * factor,
+        stats.entropy * factor,
+    )
