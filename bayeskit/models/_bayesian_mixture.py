@@ -91,8 +91,9 @@ class BayesianGaussianMixture(DensityMixin, BaseEstimator):
 
     A drop-in for scikit-learn's ``BayesianGaussianMixture``: the same
     parameters, defaults, attributes, warnings and answers (to rounding, from
-    the same start), plus ``sample_weight`` in :meth:`fit`, and variational
-    EM on statistics: :meth:`summarize` / :meth:`from_stats`.
+    the same start), plus ``sample_weight`` in :meth:`fit`, variational EM on
+    statistics (:meth:`summarize` / :meth:`from_stats`) and stochastic
+    variational inference on mini-batches (:meth:`partial_fit`).
 
     Instead of point estimates, the fit keeps a posterior over the mixture's
     weights (a Dirichlet, or the sticks of a Dirichlet process), means and
