@@ -21,6 +21,7 @@ from .hmm import (
     PoissonHMM,
 )
 from .mixture import (
+    BayesianGaussianMixture,
     GaussianMixture,
     GaussianMixtureClassifier,
     MixtureModel,
@@ -87,6 +88,7 @@ def __dir__():
 __all__ = [
     "GMMHMM",
     "PC",
+    "BayesianGaussianMixture",
     "BayesianNetwork",
     "BernoulliNB",
     "CategoricalHMM",

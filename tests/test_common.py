@@ -11,6 +11,7 @@ from sklearn.utils.validation import _is_arraylike_not_scalar
 from bayeskit import (
     GMMHMM,
     PC,
+    BayesianGaussianMixture,
     BayesianNetwork,
     BernoulliNB,
     CategoricalHMM,
@@ -56,8 +57,11 @@ ESTIMATORS = [
         n_components=2, covariance_type="diag", covariance_prior_weight=1.0
     ),
     GaussianMixtureClassifier(),
+    BayesianGaussianMixture(),
+    BayesianGaussianMixture(n_components=2, covariance_type="diag"),
     MixtureModel(),
     MixtureModel(n_components=2, emission=Gaussian(DIAG)),
+    MixtureModel(n_components=2, inference="variational"),
     NaiveBayes(),
     HiddenMarkovModel(),
     HiddenMarkovModel(n_components=2, emission=Gaussian(DIAG)),
@@ -180,7 +184,10 @@ def expected_failed_checks(estimator):
         return expected
     if isinstance(estimator, MixtureModel) and estimator.n_components > 1:
         return {"check_sample_weight_equivalence_on_dense_data": _EM_START}
-    if isinstance(estimator, GaussianMixture) and estimator.n_components > 1:
+    if (
+        isinstance(estimator, (GaussianMixture, BayesianGaussianMixture))
+        and estimator.n_components > 1
+    ):
         return {"check_sample_weight_equivalence_on_dense_data": _EM_START}
     if (
         isinstance(estimator, QuadraticDiscriminantAnalysis)

@@ -216,8 +216,11 @@ _NAMED = re.compile(
 # Known defects of files owned elsewhere, each pinned by a strict xfail in
 # test_boundary.py: GaussianMixtureClassifier's message for a class of one
 # sample, and _encoding.py's np.isnan on an object column at prediction.
-# scikit-learn's own message for an X of too few rows, as its GaussianMixture says it.
-_KNOWN = ("is required by GaussianMixture.",)
+# scikit-learn's own message for an X of too few rows, as its mixtures say it.
+_KNOWN = (
+    "is required by GaussianMixture.",
+    "is required by BayesianGaussianMixture.",
+)
 
 
 def _names_what_is_wrong(exc):
@@ -339,7 +342,13 @@ DENSITY_MODELS, DENSITY_IDS = _density_models()
 
 
 def test_the_density_models_are_found_from_the_public_names():
-    for name in ("GaussianMixture", "GaussianHMM", "MixtureModel", "PoissonMixture"):
+    for name in (
+        "BayesianGaussianMixture",
+        "GaussianMixture",
+        "GaussianHMM",
+        "MixtureModel",
+        "PoissonMixture",
+    ):
         assert name in DENSITY_IDS
 
 

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from numbers import Integral, Real
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 
 from .._base.classifier import Triple
 from .._base.composed import FamilyAttributes, degenerate, read_family
@@ -40,6 +42,7 @@ from .._base.em import (
     described,
 )
 from .._base.monitor import ChangeMonitor
+from .._base.variational import MixtureVariationalRun, variational_family
 from .._validation import (
     Interval,
     StrOptions,
@@ -99,6 +102,17 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         Print every iteration's objective.
     n_jobs : int, default=None
         Starts run in parallel through joblib.
+    inference : {'em', 'variational'}, default='em'
+        'em' fits the MAP parameters; 'variational' keeps a posterior over
+        the weights (a Dirichlet of concentration ``weights_prior``) and the
+        family's parameters (its conjugate prior: a ``Gamma`` for 'poisson'
+        and 'exponential', a ``NormalInverseWishart`` for 'gaussian' with
+        full covariances; the other families are a ValueError), by
+        variational EM (Bishop 2006, ch. 10). ``lower_bound_`` is then the
+        evidence lower bound per unit of sample weight, the fitted parameters
+        are the posterior means, and predictions use the expected
+        log-parameters, as scikit-learn's ``BayesianGaussianMixture``.
+        ``partial_fit``, ``summarize`` and ``from_stats`` are EM's.
 
     Attributes
     ----------
@@ -167,6 +181,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
         "n_jobs": [Integral, None],
+        "inference": [StrOptions({"em", "variational"})],
     }
     _convention = SKLEARN
     _convergence_advice = (
@@ -189,6 +204,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         warm_start=False,
         verbose=0,
         n_jobs=None,
+        inference="em",
     ):
         self.n_components = n_components
         self.emission = emission
@@ -202,6 +218,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         self.warm_start = warm_start
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.inference = inference
 
     # -- the components: built once per fit, read by every other method ----------
     def _make_components(self) -> Triple:
@@ -290,8 +307,11 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
             raise ValueError("sample_weight must not be all zero")
         if not warm:
             self._triple = self._build(X)
+            self.__dict__.pop("_vb_state", None)
         rng = check_random_state(self.random_state)
-        if warm:
+        if self._variational():
+            self._fit_variational(X, sw, rng)
+        elif warm:
             current = self._current_params()
 
             def start(_):
@@ -305,6 +325,50 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         else:
             self._fit_components((X, sw), lambda r: self._start(X, sw, r), rng)
         return X
+
+    def _variational_run(self, X, sw):
+        structure, family, prior = self._triple
+        vb = variational_family(family)
+        given = self._emission_prior()
+        emission_prior = (
+            vb.default_prior(family, X, sw)
+            if given is None
+            else vb.check_prior(family, given)
+        )
+        weight_prior = Dirichlet(
+            np.broadcast_to(prior.structure.concentration, (self.n_components,))
+        )
+        return MixtureVariationalRun(
+            self, X, sw, structure, family, weight_prior, emission_prior
+        )
+
+    def _variational(self) -> bool:
+        # A named mixture (PoissonMixture) without the parameter is EM.
+        return getattr(self, "inference", "em") == "variational"
+
+    def _em_only(self, method="partial_fit"):
+        """True for EM; with inference='variational' an AttributeError (the
+        method is not there: ``available_if``)."""
+        if self._variational():
+            raise AttributeError(
+                f"{method} is EM's (stepwise statistics of the MAP fit); with "
+                "inference='variational' fit the whole data with fit"
+            )
+        return True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._variational():
+            tags.input_tags.allow_nan = False
+        return tags
+
+    def _fit_variational(self, X, sw, rng):
+        """Variational EM (``bayeskit._base.variational``)."""
+        _no_missing(X)
+        run = self._variational_run(X, sw)
+        weights, params = run.run(rng)
+        self._vb_run = run
+        self._set_params(LatentParams(NodeParams(weights), params))
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -330,6 +394,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         X = self._fit(X, sample_weight)
         return self._posterior(X).log_resp.argmax(axis=1)
 
+    @available_if(_em_only)
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y=None, sample_weight=None):
         """One step of incremental EM on a chunk of rows.
@@ -369,6 +434,7 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         self.stats_ = total
         return self
 
+    @available_if(lambda self: self._em_only("summarize"))
     def summarize(self, X, sample_weight=None) -> LatentStats:
         """Expected statistics of a chunk of rows under the current parameters.
 
@@ -392,6 +458,10 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
 
     # -- inference ---------------------------------------------------------------
     def _posterior(self, X):
+        if self._variational() and hasattr(self, "_vb_run"):
+            _no_missing(X)
+            log_resp, log_norm = self._vb_run.log_resp(X)
+            return SimpleNamespace(log_resp=log_resp, log_evidence=log_norm)
         structure, emission, _ = self._triple
         params = self._current_params()
         return structure.posterior(
@@ -451,3 +521,13 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         X = self._checked(X)
         log_lik = self._posterior(X).log_evidence.sum()
         return -2 * log_lik + 2 * self._n_parameters()
+
+
+def _no_missing(X):
+    """ValueError naming X where it has NaN cells: variational inference
+    does not marginalise them yet."""
+    if np.isnan(X).any():
+        raise ValueError(
+            "X has missing values (NaN): inference='variational' does not take "
+            "missing cells yet; use inference='em', which marginalises them"
+        )

@@ -1,5 +1,6 @@
 """Priors: small frozen objects, applied only where statistics become
-parameters (``map_params``).
+parameters (``map_params``), or kept whole by variational Bayes (their
+``posterior``, ``expected_log`` and ``kl``).
 
 - :class:`Dirichlet`: a Dirichlet on the rows of a table, read by its mode
   (the hidden Markov models' start, transition and emission tables).
@@ -13,6 +14,8 @@ parameters (``map_params``).
   counts).
 - :class:`NormalInverseWishart`: a prior on Gaussian means and covariances
   (the mixtures, discriminant analysis and the Gaussian HMMs).
+- :class:`StickBreaking`: the truncated stick-breaking prior of a Dirichlet
+  process's weights (variational mixtures).
 - :class:`NormalInverseGamma`: a prior on one mean and variance per state
   and feature (the log-normal family).
 """
@@ -22,6 +25,7 @@ from .dirichlet import Dirichlet, Fixed, MEstimate, log_m_estimate
 from .gamma import Gamma
 from .niw import NormalInverseWishart
 from .normal_inverse_gamma import NormalInverseGamma
+from .stick_breaking import StickBreaking
 
 __all__ = [
     "Beta",
@@ -31,5 +35,6 @@ __all__ = [
     "MEstimate",
     "NormalInverseGamma",
     "NormalInverseWishart",
+    "StickBreaking",
     "log_m_estimate",
 ]

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import xlog1py, xlogy
+from scipy.special import betaln, digamma, xlog1py, xlogy
 
 __all__ = ["Beta"]
 
@@ -94,3 +94,29 @@ class Beta:
         alpha = np.broadcast_to(self.alpha, p.shape)
         beta = np.broadcast_to(self.beta, p.shape)
         return float(np.sum(xlogy(alpha, p) + xlog1py(beta, -p)))
+
+    # -- variational Bayes: the whole posterior ------------------------------------
+    def posterior(self, successes, failures) -> Beta:
+        """The posterior ``Beta(alpha + successes, beta + failures)``."""
+        return Beta(
+            self.alpha + np.asarray(successes, dtype=float),
+            self.beta + np.asarray(failures, dtype=float),
+        )
+
+    def expected_log(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(E[log p], E[log(1 - p)])``: ``psi(alpha) - psi(alpha + beta)``
+        and ``psi(beta) - psi(alpha + beta)`` (the Dirichlet's of Bishop 2006,
+        eq. B.21, for two categories). Needs ``alpha, beta > 0``."""
+        a, b = np.broadcast_arrays(self.alpha, self.beta)
+        total = digamma(a + b)
+        return digamma(a) - total, digamma(b) - total
+
+    def kl(self, prior: Beta) -> np.ndarray:
+        """``KL(self || prior)``, element-wise: ``log B(a0, b0) - log B(a, b)
+        + (a - a0) E[log p] + (b - b0) E[log(1 - p)]``, the expectations
+        under ``self`` (from the density, Bishop 2006, eq. 2.13)."""
+        a, b, a0, b0 = np.broadcast_arrays(
+            self.alpha, self.beta, prior.alpha, prior.beta
+        )
+        log_p, log_q = self.expected_log()
+        return betaln(a0, b0) - betaln(a, b) + (a - a0) * log_p + (b - b0) * log_q

@@ -33,12 +33,21 @@ The two agree up to a shift of the concentration by one: the mean under
 ``alpha`` is the mode under ``alpha + 1``, so the m-estimate is also the MAP
 estimate under concentration ``m p0 + 1``.
 
+Variational Bayes keeps the whole posterior instead (:meth:`Dirichlet.posterior`)
+and reads it through the expected log-probabilities
+``E[log p_a] = psi(alpha_a) - psi(sum_b alpha_b)`` (:meth:`Dirichlet.expected_log`,
+Bishop 2006, eq. B.21) and its Kullback-Leibler divergence from the prior
+(:meth:`Dirichlet.kl`), the two terms of the evidence lower bound.
+
 References
 ----------
 .. [1] C. M. Bishop, *Pattern Recognition and Machine Learning*, Springer,
    2006, section 2.2 (multinomial variables, the Dirichlet distribution).
 .. [2] T. M. Mitchell, *Machine Learning*, McGraw-Hill, 1997, section 6.9.1
    (naive Bayes, estimating probabilities: the m-estimate).
+.. [3] C. M. Bishop, *Pattern Recognition and Machine Learning*, Springer,
+   2006, appendix B (the Dirichlet's moments) and section 10.2 (variational
+   mixtures of Gaussians).
 """
 
 from __future__ import annotations
@@ -46,6 +55,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import digamma, gammaln
 
 from .._logmath import safe_log
 
@@ -136,6 +146,65 @@ class Dirichlet:
         with np.errstate(divide="ignore", invalid="ignore"):
             terms = np.where(weight == 0, 0.0, weight * safe_log(prob))
         return float(terms.sum())
+
+    # -- variational Bayes: the whole posterior ------------------------------------
+    def posterior(self, counts) -> Dirichlet:
+        """The posterior ``Dirichlet(alpha + counts)`` (Bishop 2006, eq. 2.41).
+
+        Parameters
+        ----------
+        counts : array-like of shape (..., k)
+            Expected counts, one row per distribution; ``alpha`` broadcasts
+            against them.
+
+        Returns
+        -------
+        posterior : Dirichlet
+            Its concentration has the shape of ``counts`` (broadcast).
+        """
+        counts = np.asarray(counts, dtype=float)
+        return Dirichlet(self.concentration + counts)
+
+    def log_normalizer(self) -> np.ndarray:
+        """``log C(alpha) = log Gamma(sum alpha) - sum log Gamma(alpha)`` of
+        every row (Bishop 2006, eq. B.23), shape ``alpha.shape[:-1]``."""
+        alpha = np.atleast_1d(self.concentration)
+        return gammaln(alpha.sum(axis=-1)) - gammaln(alpha).sum(axis=-1)
+
+    def expected_log(self) -> np.ndarray:
+        """``E[log p_a] = psi(alpha_a) - psi(sum_b alpha_b)`` under this
+        Dirichlet (Bishop 2006, eq. B.21; the variational message of a
+        mixture's weights, eq. 10.66), the shape of ``alpha``."""
+        alpha = np.atleast_1d(self.concentration)
+        return digamma(alpha) - digamma(alpha.sum(axis=-1, keepdims=True))
+
+    def mean(self) -> np.ndarray:
+        """``E[p_a] = alpha_a / sum_b alpha_b`` (Bishop 2006, eq. B.17)."""
+        alpha = np.atleast_1d(self.concentration)
+        return alpha / alpha.sum(axis=-1, keepdims=True)
+
+    def kl(self, prior: Dirichlet) -> np.ndarray:
+        """``KL(self || prior)`` of every row, shape ``alpha.shape[:-1]``.
+
+        ``log C(alpha) - log C(alpha_0) + sum_a (alpha_a - alpha_0a) E[log
+        p_a]``, the expectation under ``self``: the closed form that follows
+        from the density (Bishop 2006, eq. B.16) and :meth:`expected_log`.
+
+        Parameters
+        ----------
+        prior : Dirichlet
+            Its concentration broadcasts against this one's.
+        """
+        alpha = np.atleast_1d(self.concentration)
+        alpha0 = np.broadcast_to(prior.concentration, alpha.shape)
+        return (
+            self.log_normalizer()
+            - prior._broadcast(alpha.shape).log_normalizer()
+            + ((alpha - alpha0) * self.expected_log()).sum(axis=-1)
+        )
+
+    def _broadcast(self, shape) -> Dirichlet:
+        return Dirichlet(np.broadcast_to(self.concentration, shape))
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import digamma, gammaln
 
 from .._logmath import safe_log
 
@@ -113,3 +114,37 @@ class Gamma:
         with np.errstate(invalid="ignore"):
             log_term = np.where(alpha == 0, 0.0, alpha * safe_log(rates))
         return float(np.sum(log_term - self.rate * rates))
+
+    # -- variational Bayes: the whole posterior ------------------------------------
+    def posterior(self, shape_add, rate_add) -> Gamma:
+        """The posterior ``Gamma(alpha + shape_add, beta + rate_add)`` (for a
+        Poisson rate, ``shape_add`` the weighted sums and ``rate_add`` the
+        weights; see :meth:`posterior_mean`)."""
+        return Gamma(
+            self.shape + np.asarray(shape_add, dtype=float),
+            self.rate + np.asarray(rate_add, dtype=float),
+        )
+
+    def mean(self) -> np.ndarray:
+        """``E[lambda] = alpha / beta`` (Bishop 2006, eq. B.27)."""
+        return self.shape / self.rate
+
+    def expected_log(self) -> np.ndarray:
+        """``E[log lambda] = psi(alpha) - log beta`` (Bishop 2006, eq. B.30).
+        Needs ``alpha, beta > 0``."""
+        return digamma(self.shape) - np.log(self.rate)
+
+    def kl(self, prior: Gamma) -> np.ndarray:
+        """``KL(self || prior)``, element-wise (from the density, Bishop 2006,
+        eq. B.26): ``(a - a0) psi(a) - log Gamma(a) + log Gamma(a0) + a0 (log b
+        - log b0) + a (b0 - b) / b``."""
+        a, b, a0, b0 = np.broadcast_arrays(
+            self.shape, self.rate, prior.shape, prior.rate
+        )
+        return (
+            (a - a0) * digamma(a)
+            - gammaln(a)
+            + gammaln(a0)
+            + a0 * (np.log(b) - np.log(b0))
+            + a * (b0 - b) / b
+        )

@@ -1,0 +1,93 @@
+"""Variational Gaussian mixtures: bayeskit against scikit-learn, as time ratios.
+
+Iterations of ``BayesianGaussianMixture(10, covariance_type='full')`` on
+200,000 rows of 10 features, from the same posterior in both libraries: one
+untimed fit of one iteration (the same k-means start, checked equal), then
+every timed ``fit`` is ``warm_start`` with 20 iterations (``tol=0``), so both
+libraries do the same arithmetic and the ratio of times is the ratio of times
+per iteration. Then ``score_samples`` of the fitted models. Each operation is
+warmed up, then ours and theirs are timed interleaved; the table shows medians
+and ours / theirs.
+
+Run from the repository root::
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE MALLOC_MMAP_MAX_=0 \\
+        MALLOC_TRIM_THRESHOLD_=100000000000 \\
+        python benchmarks/bench_variational.py
+
+``--quick`` (2,000 rows, 5 iterations per fit, 3 repeats) runs in seconds, for CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+
+import numpy as np
+from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.mixture import BayesianGaussianMixture as SkBGM
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.dirname(_HERE), _HERE]
+
+from _timing import add_json_option, compare, print_table, write_json  # noqa: E402
+
+import bayeskit  # noqa: E402
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--n-samples", type=int, default=200_000)
+    parser.add_argument("--repeats", type=int, default=None, help="default: 5")
+    add_json_option(parser)
+    args = parser.parse_args(argv)
+    n = 2_000 if args.quick else args.n_samples
+    repeats = args.repeats or (3 if args.quick else 5)
+    k, d, iters = 10, 10, 5 if args.quick else 20
+    rng = np.random.default_rng(0)
+    centres = rng.normal(scale=4.0, size=(6, d))
+    X = centres[rng.integers(0, 6, n)] + rng.normal(size=(n, d))
+    warnings.simplefilter("ignore", ConvergenceWarning)
+    kw = dict(n_components=k, random_state=0, tol=0.0, warm_start=True, max_iter=1)
+    ours = bayeskit.BayesianGaussianMixture(**kw).fit(X)
+    theirs = SkBGM(**kw).fit(X)
+    assert_allclose(ours.means_, theirs.means_, rtol=1e-8, atol=1e-8)
+    ours.set_params(max_iter=iters)
+    theirs.set_params(max_iter=iters)
+    ours.fit(X)
+    theirs.fit(X)
+    assert_allclose(ours.means_, theirs.means_, rtol=1e-6, atol=1e-8)
+    print(
+        f"{n} rows, {d} features, {k} components ('full'), {iters} iterations "
+        f"per fit; medians of {repeats} runs"
+    )
+    results = [
+        compare(
+            "BayesianGaussianMixture",
+            f"fit ({iters} it.)",
+            lambda: ours.fit(X),
+            lambda: theirs.fit(X),
+            repeats,
+            0.5,
+        ),
+        compare(
+            "BayesianGaussianMixture",
+            "score_samples",
+            lambda: ours.score_samples(X),
+            lambda: theirs.score_samples(X),
+            repeats,
+            0.5,
+        ),
+    ]
+    sizes = [f"{n:,} x {d}, {k} components ('full')"] * len(results)
+    print_table(results, peer="sklearn")
+    if args.json:
+        write_json(args.json, results, sizes, "sklearn")
+
+
+if __name__ == "__main__":
+    main()
