@@ -22,7 +22,6 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -40,8 +39,9 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ..emissions import Gaussian, GaussianParams, GaussianStats, covariance_from_name
+from ..emissions import Gaussian, GaussianParams, covariance_from_name
 from ..priors import Dirichlet, StickBreaking
+from ._bayesian_stats import BayesianMixtureStatistics, VariationalMixtureStats
 from ._missing import shifted_stats
 from ._start import initial_responsibilities
 from ._stats import _guard_empty
@@ -49,44 +49,7 @@ from ._stats import _guard_empty
 __all__ = ["BayesianGaussianMixture", "VariationalMixtureStats"]
 
 
-@dataclass(frozen=True)
-class VariationalMixtureStats:
-    """Expected statistics of a variational Gaussian mixture on some rows.
-
-    Attributes
-    ----------
-    gaussian : GaussianStats
-        The Gaussian family's statistics under the responsibilities (times
-        the sample weights).
-    total_weight : float
-        The rows' total sample weight.
-    entropy : float
-        ``-sum_i w_i sum_k r_ik log r_ik``: the entropy of ``q(Z)``, the
-        E-step's part of the lower bound.
-
-    Statistics of chunks add with ``+``.
-    """
-
-    gaussian: GaussianStats
-    total_weight: float
-    entropy: float
-
-    def __add__(self, other: VariationalMixtureStats) -> VariationalMixtureStats:
-        if not isinstance(other, VariationalMixtureStats):
-            return NotImplemented
-        return VariationalMixtureStats(
-            self.gaussian + other.gaussian,
-            self.total_weight + other.total_weight,
-            self.entropy + other.entropy,
-        )
-
-    def __radd__(self, other):
-        if isinstance(other, int) and other == 0:
-            return self
-        return NotImplemented
-
-
-class BayesianGaussianMixture(DensityMixin, BaseEstimator):
+class BayesianGaussianMixture(BayesianMixtureStatistics, DensityMixin, BaseEstimator):
     """Variational Bayesian estimation of a Gaussian mixture.
 
     A drop-in for scikit-learn's ``BayesianGaussianMixture``: the same
@@ -677,124 +640,6 @@ default='kmeans'
         self.precisions_ = self._family.covariance.precision(self.precisions_cholesky_)
 
     # -- statistics: summarize / from_stats ----------------------------------------
-    def summarize(self, X, sample_weight=None):
-        """Expected statistics of a chunk under the current posterior (the
-        E-step). Chunks' statistics add, and :meth:`from_stats` of their sum
-        is one iteration of variational EM over all the rows.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        stats : VariationalMixtureStats
-        """
-        X = self._validate(X)
-        sw = check_sample_weight(sample_weight, X, allow_all_zero=True)
-        return self._stats(X, self._e_step(X), sw)
-
-    def from_stats(self, stats):
-        """Set the posterior from statistics (summed over chunks): the M-step.
-
-        ``lower_bound_`` becomes the bound of the new posterior with the
-        entropy the statistics carry.
-
-        Parameters
-        ----------
-        stats : VariationalMixtureStats
-
-        Returns
-        -------
-        self : object
-        """
-        check_is_fitted(self)
-        k, d = self.n_components, self.n_features_in_
-        if not isinstance(
-            stats, VariationalMixtureStats
-        ) or stats.gaussian.mean.shape != (
-            k,
-            d,
-        ):
-            raise TypeError(
-                f"stats must be the VariationalMixtureStats of summarize for {k} "
-                f"components of {d} features, got {type(stats).__name__}"
-            )
-        if not stats.total_weight > 0:
-            raise ValueError("stats has no weight: summarize rows of positive weight")
-        self._from_stats(stats)
-        self.lower_bound_ = self._lower_bound(stats)
-        return self
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, y=None, sample_weight=None):
-        """One step of stochastic variational inference on a mini-batch.
-
-        The E-step runs on the batch under the current posterior; its
-        statistics, scaled to ``total_samples``, are an unbiased estimate of
-        the whole data's, and the running statistics move towards them by
-        the step ``rho_t = (learning_offset + t)^(-learning_decay)``:
-        ``S <- (1 - rho_t) S + rho_t (total_samples / w_batch) S_batch``; the
-        posterior is the M-step of ``S``. With conjugate priors this is the
-        natural-gradient step on the global variational parameters (Hoffman,
-        Blei, Wang and Paisley 2013, algorithm 2), and with step sizes that
-        satisfy the Robbins-Monro conditions it reaches a local optimum of
-        the evidence lower bound.
-
-        The first call (on an unfitted mixture) reads the priors' defaults
-        from its batch and starts from ``init_params`` on it, as :meth:`fit`
-        does; after :meth:`fit` the steps continue from the fitted posterior.
-        ``lower_bound_`` is not updated (it needs all the data).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : Ignored
-        sample_weight : array-like of shape (n_samples,), default=None
-
-        Returns
-        -------
-        self : object
-
-        References
-        ----------
-        .. [1] M. D. Hoffman, D. M. Blei, C. Wang and J. Paisley, "Stochastic
-           variational inference", *Journal of Machine Learning Research* 14,
-           2013, pp. 1303-1347.
-        """
-        first = not hasattr(self, "stats_")
-        X = float_input(
-            validate_data(self, X, dtype=[np.float64, np.float32], reset=first)
-        )
-        sw = check_sample_weight(sample_weight, X, allow_all_zero=not first)
-        if first:
-            if X.shape[0] < max(self.n_components, 2):
-                raise ValueError(
-                    "Expected n_samples >= n_components (and 2) in the first "
-                    f"batch but got n_components = {self.n_components}, "
-                    f"n_samples = {X.shape[0]}"
-                )
-            if not sw.any():
-                raise ValueError("sample_weight must not be all zero")
-            self._check_parameters(X, sw)
-            self._initialize_parameters(X, check_random_state(self.random_state), sw)
-            self.stats_ = _scaled(self.stats_, self.total_samples / sw.sum())
-            self.n_batch_iter_ = 0
-            self.n_iter_, self.converged_ = 0, False
-            self.lower_bound_, self.lower_bounds_ = -np.inf, []
-        if not sw.any():
-            return self
-        batch = self._stats(X, self._e_step(X), sw)
-        t = getattr(self, "n_batch_iter_", 0)
-        rho = (self.learning_offset + t) ** (-self.learning_decay)
-        target = _scaled(batch, self.total_samples / sw.sum())
-        self._from_stats(_scaled(self.stats_, 1.0 - rho) + _scaled(target, rho))
-        self.n_batch_iter_ = t + 1
-        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
-        return self
-
-    # -- prediction ----------------------------------------------------------------
     def _validate(self, X):
         check_is_fitted(self)
         return float_input(
@@ -855,14 +700,3 @@ default='kmeans'
             self._center,
         )
         return self._family.sample(params, y, rng), y
-
-
-def _scaled(stats: VariationalMixtureStats, factor: float) -> VariationalMixtureStats:
-    """``stats`` of ``factor`` times as much data with the same means: the
-    weights, scatters and entropy multiplied by ``factor``."""
-    g = stats.gaussian
-    return VariationalMixtureStats(
-        GaussianStats(g.weight * factor, g.mean, g.scatter * factor, g.covariance),
-        stats.total_weight * factor,
-        stats.entropy * factor,
-    )

@@ -42,7 +42,7 @@ from .._base.em import (
     described,
 )
 from .._base.monitor import ChangeMonitor
-from .._base.variational import MixtureVariationalRun, variational_family
+from .._base.variational import variational_family
 from .._validation import (
     Interval,
     StrOptions,
@@ -55,6 +55,7 @@ from ..graph import LatentNode, NodeParams
 from ..priors import Dirichlet
 from ._missing import mean_imputed
 from ._start import initial_responsibilities
+from ._variational import MixtureVariationalRun
 
 __all__ = ["MixtureModel"]
 
