@@ -7,6 +7,7 @@ sufficient statistics.
 
 from . import _dask
 from ._collections import register as _register
+from .lds import KalmanFilter, LinearGaussianSSM
 from .models import (
     GMMHMM,
     PC,
@@ -78,7 +79,9 @@ __all__ = [
     "HMMClassifier",
     "HiddenMarkovModel",
     "HillClimbSearch",
+    "KalmanFilter",
     "LinearDiscriminantAnalysis",
+    "LinearGaussianSSM",
     "MixedNB",
     "MixtureModel",
     "MultinomialHMM",
