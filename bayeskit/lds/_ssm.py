@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
-from sklearn.utils import check_random_state
+from sklearn.utils import TransformerTags, check_random_state
 
 from .._validation import (
     Interval,
@@ -259,6 +259,12 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         self.random_state = random_state
         self.verbose = verbose
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # missing values are latent
+        tags.transformer_tags = TransformerTags(preserves_dtype=["float64"])
+        return tags
+
     # -- hooks a subclass with other names changes ------------------------------
     def _n_components_param(self):
         return self.n_components
@@ -385,6 +391,7 @@ initial_state_mean_, initial_state_covariance_ : ndarray
                 stats = self._summarize(Y, lengths, weights, params)
                 monitor.report(self._objective(stats, params, priors))
                 params = map_params(stats, params, learn, priors)
+                _check_definite(params, len(Y))
                 if monitor.converged:
                     break
             if stats is None:  # n_iter=0: the start, and its statistics
@@ -432,7 +439,9 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         else:
             params, total = self._current(), self.stats_
         total = total + self._summarize(Y, lengths, weights, params)
-        self._set(map_params(total, params, learn, priors))
+        params = map_params(total, params, learn, priors)
+        _check_definite(params, len(Y))
+        self._set(params)
         self.stats_ = total
         return self
 
@@ -481,7 +490,9 @@ initial_state_mean_, initial_state_covariance_ : ndarray
                 f"and {stats.yx.shape[0]} features, this one has {k} and {d}"
             )
         learn = _params.resolve_em_vars(self._em_vars_param())
-        self._set(map_params(stats, params, learn, self._priors(k, d)))
+        params = map_params(stats, params, learn, self._priors(k, d))
+        _check_definite(params, stats.n_obs)
+        self._set(params)
         self.stats_ = stats
         return self
 
@@ -686,3 +697,27 @@ def _bad_prior(name, value, dim):
 def _check_positive_int(value, name: str) -> None:
     if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _check_definite(params: GaussianChainParams, n_steps) -> None:
+    """ValueError naming a covariance the M-step left singular (too few steps
+    for the parameters learned, or data on a subspace)."""
+    for name, field in (
+        ("observation_covariance", "observation_covariance"),
+        ("transition_covariance", "transition_covariance"),
+        ("initial_state_covariance", "initial_covariance"),
+    ):
+        value = getattr(params, field)
+        try:
+            np.linalg.cholesky(value)
+        except np.linalg.LinAlgError:
+            singular = True
+        else:
+            singular = not np.isfinite(value).all()
+        if singular:
+            raise ValueError(
+                f"EM estimated a singular {name} from {n_steps:g} step(s) "
+                f"(n_samples={n_steps:g}): the data do not determine it. Give it a "
+                f"prior ({name}_prior_weight > 0), keep it fixed (leave it out "
+                "of em_vars), or fit on more steps"
+            )
