@@ -51,12 +51,14 @@ import pandas as pd
 __all__ = [
     "fit_classifier",
     "fit_hmm",
+    "fit_lds",
     "fit_mixture",
     "fit_network",
     "is_dask",
     "partial_fit_mixture",
     "predict",
     "predict_hmm",
+    "predict_lds",
 ]
 
 # Children per node of the summing tree (Dask's own default fan-in for
@@ -525,5 +527,6 @@ from ._dask_em import (  # noqa: E402
     partial_fit_mixture,
 )
 from ._dask_hmm import fit_hmm, predict_hmm  # noqa: E402
+from ._dask_lds import fit_lds, predict_lds  # noqa: E402
 
 accepts = is_dask  # the handler's test (bayeskit._collections)

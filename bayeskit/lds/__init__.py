@@ -1,8 +1,8 @@
 """Linear dynamical systems: the Kalman filter and smoother, fitted by EM.
 
-- :class:`LinearGaussianSSM`: a linear Gaussian state-space model as a
+- :class:`~bayeskit.LinearGaussianSSM`: a linear Gaussian state-space model as a
   scikit-learn estimator (EM on many sequences, missing values, priors).
-- :class:`KalmanFilter`: the same model with pykalman's names, defaults and
+- :class:`~bayeskit.KalmanFilter`: the same model with pykalman's names, defaults and
   methods (``em``, ``loglikelihood``, ``sample``).
 - :class:`LDSStats`: their additive expected statistics (``summarize`` /
   ``from_stats``).

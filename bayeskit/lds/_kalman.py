@@ -15,7 +15,7 @@ __all__ = ["KalmanFilter"]
 
 
 class KalmanFilter(LinearGaussianSSM):
-    """:class:`LinearGaussianSSM` with pykalman's defaults and methods.
+    """:class:`~bayeskit.LinearGaussianSSM` with pykalman's defaults and methods.
 
     A pykalman user's calls mean what they mean in pykalman 0.11:
     ``n_dim_state`` and ``n_dim_obs`` size the model, ``em_vars=None`` learns
@@ -31,7 +31,7 @@ class KalmanFilter(LinearGaussianSSM):
     transition_matrices, observation_matrices, transition_covariance, \
 observation_covariance, transition_offsets, observation_offsets, \
 initial_state_mean, initial_state_covariance : array-like, default=None
-        As :class:`LinearGaussianSSM` (pykalman's names).
+        As :class:`~bayeskit.LinearGaussianSSM` (pykalman's names).
     random_state : int, RandomState instance or None, default=None
         Seeds :meth:`sample` and the random starts of ``n_init``.
     em_vars : 'all' or list of str, default=None
@@ -50,7 +50,7 @@ initial_state_mean, initial_state_covariance : array-like, default=None
 initial_state_covariance_prior, transition_covariance_prior_weight, \
 observation_covariance_prior_weight, initial_state_covariance_prior_weight, \
 n_init, verbose :
-        As :class:`LinearGaussianSSM`.
+        As :class:`~bayeskit.LinearGaussianSSM`.
 
     Attributes
     ----------
@@ -161,8 +161,11 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         return _params.start(checked, k, d, frozenset(), np.empty((0, d)), False, None)
 
     def _n_obs_unfitted(self):
-        for name, axis in (("observation_matrices", 0), ("observation_offsets", 0),
-                           ("observation_covariance", 0)):  # fmt: skip
+        for name, axis in (
+            ("observation_matrices", 0),
+            ("observation_offsets", 0),
+            ("observation_covariance", 0),
+        ):
             value = getattr(self, name)
             if value is not None and np.ndim(value) > axis:
                 return int(np.shape(value)[axis])
@@ -196,7 +199,7 @@ initial_state_mean_, initial_state_covariance_ : ndarray
             self._validate_params()
         Y, lengths, weights, _ = self._data(X, None, None, reset=True)
         # Every iteration runs (tol -inf), from the current parameters.
-        self._em(Y, lengths, weights, n_iter, -np.inf, 1, em_vars)
+        self._em(Y, self._e_step(Y, lengths, weights), n_iter, -np.inf, 1, em_vars)
         for name in _params.NAMES:
             setattr(self, name, getattr(self, f"{name}_"))
         self.n_dim_state = self.n_components_

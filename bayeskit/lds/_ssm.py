@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils import TransformerTags, check_random_state
 
+from .._collections import handler_for
 from .._validation import (
     Interval,
     StrOptions,
@@ -48,7 +49,7 @@ class LinearGaussianSSM(DensityMixin, BaseEstimator):
     and is seen through a linear map with Gaussian noise. Filtering,
     smoothing and the log-likelihood are Gaussian belief propagation on the
     chain (the square-root Kalman filter and Rauch-Tung-Striebel smoother of
-    :mod:`bayeskit.graph.gaussian_chain`); fitting is EM over many sequences,
+    ``bayeskit.graph.gaussian_chain``); fitting is EM over many sequences,
     learning the parameters named in ``em_vars`` (pykalman's names and
     meaning) and keeping the others at their given values.
 
@@ -302,16 +303,19 @@ initial_state_mean_, initial_state_covariance_ : ndarray
     # -- parameters ------------------------------------------------------------
     def _priors(self, k: int, d: int) -> dict:
         priors = {}
-        dims = {"transition_covariance": k, "observation_covariance": d,
-                "initial_covariance": k}  # fmt: skip
+        dims = {
+            "transition_covariance": k,
+            "observation_covariance": d,
+            "initial_covariance": k,
+        }
         for field, prefix in _PRIORS.items():
             name = f"{prefix}_prior"
             weight = float(getattr(self, f"{name}_weight"))
             S = getattr(self, name)
-            S = np.eye(dims[field]) if S is None else (
-                _params.check_value(name, S, (dims[field], dims[field]))
-                if np.ndim(S) == 2 else _bad_prior(name, S, dims[field])
-            )  # fmt: skip
+            if S is None:
+                S = np.eye(dims[field])
+            else:
+                S = _params.check_value(name, S, (dims[field], dims[field]))
             niw = NormalInverseWishart.from_covariance(S, weight)
             priors[field] = CovariancePrior(
                 niw.scatter_matrix(dims[field]), float(niw.covariance_weight)
@@ -371,11 +375,22 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         -------
         self : object
         """
+        if (handler := handler_for(X)) is not None:  # a Dask bag or array
+            return handler.fit_lds(self, X, lengths, sequence_weight)
         Y, lengths, weights, _ = self._data(X, lengths, sequence_weight, reset=True)
-        return self._em(Y, lengths, weights, self.n_iter, self.tol, self.n_init)
+        return self._em(
+            Y, self._e_step(Y, lengths, weights), self.n_iter, self.tol, self.n_init
+        )
 
-    def _em(self, Y, lengths, weights, n_iter, tol, n_init, em_vars=None):
-        """EM from ``n_init`` starts; the best log posterior's parameters."""
+    def _e_step(self, Y, lengths, weights):
+        return lambda params: self._summarize(Y, lengths, weights, params)
+
+    def _em(self, Y, e_step, n_iter, tol, n_init, em_vars=None):
+        """EM from ``n_init`` starts; the best log posterior's parameters.
+
+        ``Y`` are the steps the start reads (all of them, or a sample of a
+        Dask collection's), ``e_step(params)`` the statistics of all the data.
+        """
         k, d, checked, learn, priors = self._setup(Y)
         if em_vars is not None:
             learn = _params.resolve_em_vars(em_vars)
@@ -388,14 +403,14 @@ initial_state_mean_, initial_state_covariance_ : ndarray
             monitor = ConvergenceMonitor(tol, n_iter, self.verbose)
             stats = None
             for _ in range(n_iter):
-                stats = self._summarize(Y, lengths, weights, params)
+                stats = e_step(params)
                 monitor.report(self._objective(stats, params, priors))
                 params = map_params(stats, params, learn, priors)
-                _check_definite(params, len(Y))
+                _check_definite(params, stats.n_obs)
                 if monitor.converged:
                     break
             if stats is None:  # n_iter=0: the start, and its statistics
-                stats = self._summarize(Y, lengths, weights, params)
+                stats = e_step(params)
                 monitor.history.append(self._objective(stats, params, priors))
             objective = monitor.history[-1]
             if best is None or objective > best[0]:
@@ -517,8 +532,9 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         """
         params, Y, lengths, as_list = self._inputs(X, lengths)
         result = kalman_filter(Y, lengths, params)
-        return self._back(result.filtered_means, result.filtered_covariances,
-                          lengths, as_list)  # fmt: skip
+        return self._back(
+            result.filtered_means, result.filtered_covariances, lengths, as_list
+        )
 
     def smooth(self, X, lengths=None):
         """The smoothed state of every step: ``E[x_t | y]`` and its covariance.
@@ -576,7 +592,10 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         return self.fit(X, lengths, **fit_params).transform(X, lengths)
 
     def score_sequences(self, X, lengths=None):
-        """The log-likelihood of every sequence, shape ``(n_sequences,)``."""
+        """The log-likelihood of every sequence, shape ``(n_sequences,)`` (a
+        Dask bag or array of them for Dask input)."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_lds(self, "score_sequences", X, lengths)
         params, Y, lengths, _ = self._inputs(X, lengths)
         return kalman_filter(Y, lengths, params).log_likelihood
 
@@ -585,6 +604,8 @@ initial_state_mean_, initial_state_covariance_ : ndarray
 
         ``lengths`` is the second positional argument, as in hmmlearn.
         """
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_lds(self, "score", X, lengths)
         return float(self.score_sequences(X, lengths).sum())
 
     def forecast(self, X, n_steps=1, lengths=None):
@@ -610,10 +631,16 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         result = kalman_filter(Y, lengths, params)
         last = np.cumsum(lengths) - 1
         m, P = result.filtered_means[last], result.filtered_covariances[last]
-        A, b, Q = (params.transition_matrix, params.transition_offset,
-                   params.transition_covariance)  # fmt: skip
-        C, off, R = (params.observation_matrix, params.observation_offset,
-                     params.observation_covariance)  # fmt: skip
+        A, b, Q = (
+            params.transition_matrix,
+            params.transition_offset,
+            params.transition_covariance,
+        )
+        C, off, R = (
+            params.observation_matrix,
+            params.observation_offset,
+            params.observation_covariance,
+        )
         means, covs = [], []
         for _ in range(n_steps):
             m = m @ A.T + b
@@ -668,8 +695,11 @@ def _draw(params: GaussianChainParams, n: int, rng, initial_state=None):
             x = params.transition_matrix @ x + params.transition_offset
             x = x + LQ @ rng.standard_normal(k)
         states[t] = x
-        X[t] = (params.observation_matrix @ x + params.observation_offset
-                + LR @ rng.standard_normal(d))  # fmt: skip
+        X[t] = (
+            params.observation_matrix @ x
+            + params.observation_offset
+            + LR @ rng.standard_normal(d)
+        )
     return states, X
 
 
@@ -688,10 +718,6 @@ def _masked_to_nan(X):
         )
     data[mask] = np.nan
     return data
-
-
-def _bad_prior(name, value, dim):
-    raise ValueError(f"{name} must have shape ({dim}, {dim}), got {np.shape(value)}")
 
 
 def _check_positive_int(value, name: str) -> None:

@@ -92,10 +92,22 @@ class LDSStats:
         """The statistics of no data."""
         k, d = n_state, n_obs
         return cls(
-            0.0, np.zeros(d), np.zeros((d, d)), np.zeros((d, k)), np.zeros(k),
-            np.zeros((k, k)), 0.0, np.zeros(k), np.zeros((k, k)), np.zeros(k),
-            np.zeros((k, k)), np.zeros((k, k)), 0.0, np.zeros(k), np.zeros((k, k)),
-        )  # fmt: skip
+            0.0,
+            np.zeros(d),
+            np.zeros((d, d)),
+            np.zeros((d, k)),
+            np.zeros(k),
+            np.zeros((k, k)),
+            0.0,
+            np.zeros(k),
+            np.zeros((k, k)),
+            np.zeros(k),
+            np.zeros((k, k)),
+            np.zeros((k, k)),
+            0.0,
+            np.zeros(k),
+            np.zeros((k, k)),
+        )
 
     def __add__(self, other: LDSStats) -> LDSStats:
         if not isinstance(other, LDSStats):
