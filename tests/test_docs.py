@@ -24,6 +24,7 @@ GALLERY = {
     "plot_wine_mixture.py": "select_mixture",
     "plot_semi_supervised_nb.py": "MultinomialNB",
     "plot_dask_mixture.py": "GaussianMixture",
+    "plot_kalman_tracking.py": "LinearGaussianSSM",
 }
 
 
