@@ -37,8 +37,9 @@ makes no measurement update; a step with some coordinates missing updates
 with the observed rows of ``C``, ``d`` and the observed block of ``R``
 (marginalising the missing coordinates of that step).
 
-Many sequences run at once: they are ordered by length and stacked, so each
-step of the recursions is one batched QR over every sequence still running.
+Many sequences run at once, one per iteration of a compiled parallel loop
+(``bayeskit.graph._gaussian_kernels``), each step on small dense matrices
+with the Householder reflections written out.
 
 References
 ----------
@@ -59,7 +60,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numba
 import numpy as np
+
+from .._jit import run_parallel
+from . import _gaussian_kernels as _kernels
 
 __all__ = [
     "GaussianChainParams",
@@ -161,126 +166,58 @@ def covariance_factor(covariance: np.ndarray) -> np.ndarray:
     return np.linalg.cholesky(covariance).swapaxes(-1, -2)
 
 
-def _qr_r(stacked: np.ndarray) -> np.ndarray:
-    """The ``R`` factor of every matrix of a stack (``U^T U = M^T M``)."""
-    return np.linalg.qr(stacked, mode="r")
-
-
 def _gram(U: np.ndarray) -> np.ndarray:
     """``U^T U`` of every factor of a stack, made exactly symmetric."""
     P = U.swapaxes(-1, -2) @ U
     return 0.5 * (P + P.swapaxes(-1, -2))
 
 
-class _Layout:
-    """Sequences ordered by decreasing length and stacked along a time axis.
-
-    At step ``t`` the sequences still running are the first ``active[t]`` of
-    the stack; ``rows[i, t]`` is the row (of the concatenated input) of step
-    ``t`` of the ``i``-th sequence of the stack.
-    """
-
-    def __init__(self, lengths: np.ndarray):
-        lengths = np.asarray(lengths, dtype=np.intp)
-        self.order = np.argsort(-lengths, kind="stable")
-        self.lengths = lengths[self.order]
-        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])[self.order]
-        self.n_steps = int(self.lengths[0]) if lengths.size else 0
-        steps = np.arange(self.n_steps)
-        self.active = (self.lengths[:, None] > steps[None, :]).sum(axis=0)
-        self.rows = starts[:, None] + steps[None, :]
-
-    def rows_at(self, t: int) -> np.ndarray:
-        return self.rows[: self.active[t], t]
+def _n_threads(n_rows: int, n_sequences: int) -> int:
+    """Threads for the kernels: 0 (their source, nothing compiled) for a few
+    steps, 1 for one sequence or a modest number of steps, else all."""
+    if n_rows < 500:
+        return 0
+    if n_sequences == 1 or n_rows < 50_000:
+        return 1
+    return numba.get_num_threads()
 
 
-def _patterns(Y: np.ndarray):
-    """``(observed, complete, empty)``: masks of the observed cells, of the
-    steps with every coordinate observed and of those with none."""
-    observed = ~np.isnan(Y)
-    return observed, observed.all(axis=1), ~observed.any(axis=1)
-
-
-def _measurement(m, U, e, C, UR):
-    """Batched square-root measurement update (see the module).
-
-    ``m`` (b, k), ``U`` (b, k, k), ``e`` (b, p) the innovations, ``C`` (p, k),
-    ``UR`` (p, p). Returns the filtered mean, its factor and the step's
-    log-likelihood of every item.
-    """
-    b, k = m.shape
-    p = C.shape[0]
-    pre = np.zeros((b, p + k, p + k))
-    pre[:, :p, :p] = UR
-    pre[:, p:, :p] = U @ C.T
-    pre[:, p:, p:] = U
-    post = _qr_r(pre)
-    X = post[:, :p, :p]
-    Y = post[:, :p, p:]
-    white = np.linalg.solve(X.swapaxes(-1, -2), e[:, :, None])  # X^{-T} e
-    mean = m + (Y.swapaxes(-1, -2) @ white)[:, :, 0]
-    logdet = np.log(np.abs(np.diagonal(X, axis1=-2, axis2=-1))).sum(axis=-1)
-    loglik = -0.5 * (p * _LOG_2PI + (white[:, :, 0] ** 2).sum(axis=-1)) - logdet
-    return mean, post[:, p:, p:], loglik
-
-
-def _filter(Y, layout, params):
-    """The square-root filter over the stacked layout (rows of Y in place)."""
+def _filter(Y, lengths, params):
+    """The compiled square-root filter of every sequence."""
     n = Y.shape[0]
     k = params.n_state
-    A, b = params.transition_matrix, params.transition_offset
-    C, off = params.observation_matrix, params.observation_offset
+    lengths = np.ascontiguousarray(lengths, dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
     UQ = covariance_factor(params.transition_covariance)
-    UR = covariance_factor(params.observation_covariance)
-    observed, complete, empty = _patterns(Y)
     pred_m = np.empty((n, k))
     pred_U = np.empty((n, k, k))
     filt_m = np.empty((n, k))
     filt_U = np.empty((n, k, k))
-    loglik = np.zeros(len(layout.order))
-    n0 = layout.active[0] if layout.n_steps else 0
-    m = np.broadcast_to(params.initial_mean, (n0, k)).copy()
-    U = np.broadcast_to(covariance_factor(params.initial_covariance), (n0, k, k))
-    U = U.copy()
-    factor_cache: dict = {}
-    for t in range(layout.n_steps):
-        rows = layout.rows_at(t)
-        a = len(rows)
-        m, U = m[:a], U[:a]
-        pred_m[rows] = m
-        pred_U[rows] = U
-        fm, fU = m.copy(), U.copy()
-        full = complete[rows]
-        if full.any():
-            sel = np.flatnonzero(full)
-            e = Y[rows[sel]] - m[sel] @ C.T - off
-            fm[sel], fU[sel], ll = _measurement(m[sel], U[sel], e, C, UR)
-            loglik[sel] += ll
-        partial = ~full & ~empty[rows]
-        for i in np.flatnonzero(partial):
-            o = observed[rows[i]]
-            key = o.tobytes()
-            if key not in factor_cache:
-                factor_cache[key] = covariance_factor(
-                    params.observation_covariance[np.ix_(o, o)]
-                )
-            e = Y[rows[i], o] - C[o] @ m[i] - off[o]
-            mi, Ui, ll = _measurement(
-                m[i : i + 1], U[i : i + 1], e[None], C[o], factor_cache[key]
-            )
-            fm[i], fU[i] = mi[0], Ui[0]
-            loglik[i] += ll[0]
-        filt_m[rows] = fm
-        filt_U[rows] = fU
-        if t + 1 < layout.n_steps:
-            nxt = layout.active[t + 1]
-            fm, fU = fm[:nxt], fU[:nxt]
-            m = fm @ A.T + b
-            pre = np.concatenate([fU @ A.T, np.broadcast_to(UQ, (nxt, k, k))], axis=1)
-            U = _qr_r(pre)
-    out = np.empty_like(loglik)
-    out[layout.order] = loglik
-    return pred_m, pred_U, filt_m, filt_U, out, UQ
+    loglik = np.empty(len(lengths))
+    f64 = np.float64
+    run_parallel(
+        _kernels.filter_kernel,
+        _n_threads(n, len(lengths)),
+        1,
+        np.ascontiguousarray(Y, dtype=f64),
+        starts,
+        lengths,
+        np.ascontiguousarray(params.transition_matrix, dtype=f64),
+        np.ascontiguousarray(params.transition_offset, dtype=f64),
+        UQ,
+        np.ascontiguousarray(params.observation_matrix, dtype=f64),
+        np.ascontiguousarray(params.observation_offset, dtype=f64),
+        np.ascontiguousarray(params.observation_covariance, dtype=f64),
+        covariance_factor(params.observation_covariance),
+        np.ascontiguousarray(params.initial_mean, dtype=f64),
+        covariance_factor(params.initial_covariance),
+        pred_m,
+        pred_U,
+        filt_m,
+        filt_U,
+        loglik,
+    )
+    return pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths
 
 
 def kalman_filter(
@@ -300,8 +237,7 @@ def kalman_filter(
     -------
     result : KalmanFilterResult
     """
-    layout = _Layout(lengths)
-    pred_m, pred_U, filt_m, filt_U, loglik, _ = _filter(Y, layout, params)
+    pred_m, pred_U, filt_m, filt_U, loglik, *_ = _filter(Y, lengths, params)
     return KalmanFilterResult(pred_m, _gram(pred_U), filt_m, _gram(filt_U), loglik)
 
 
@@ -324,29 +260,27 @@ def kalman_smoother(
         Smoothed means and covariances, the lag-one cross-covariances and the
         log-likelihood of every sequence.
     """
-    layout = _Layout(lengths)
-    pred_m, pred_U, filt_m, filt_U, loglik, UQ = _filter(Y, layout, params)
+    pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths = _filter(
+        Y, lengths, params
+    )
     n, k = filt_m.shape
-    A = params.transition_matrix
-    eye = np.eye(k)
-    sm = filt_m.copy()
-    sU = filt_U.copy()
+    sm = np.empty((n, k))
+    sU = np.empty((n, k, k))
     cross = np.zeros((n, k, k))
-    for t in range(layout.n_steps - 2, -1, -1):
-        nxt = layout.active[t + 1]
-        rows = layout.rows[:nxt, t]
-        rows1 = layout.rows[:nxt, t + 1]
-        Uf, Up = filt_U[rows], pred_U[rows1]
-        Pf = _gram(Uf)
-        # J^T = P_pred^{-1} A P_f, by the two triangular factors of P_pred.
-        UpT = Up.swapaxes(-1, -2)
-        Jt = np.linalg.solve(Up, np.linalg.solve(UpT, A @ Pf))
-        J = Jt.swapaxes(-1, -2)
-        sm[rows] = filt_m[rows] + (J @ (sm[rows1] - pred_m[rows1])[:, :, None])[:, :, 0]
-        Us1 = sU[rows1]
-        pre = np.concatenate(
-            [Uf @ (eye - J @ A).swapaxes(-1, -2), UQ @ Jt, Us1 @ Jt], axis=1
-        )
-        sU[rows] = _qr_r(pre)
-        cross[rows1] = _gram(Us1) @ Jt
+    run_parallel(
+        _kernels.smoother_kernel,
+        _n_threads(n, len(lengths)),
+        1,
+        starts,
+        lengths,
+        np.ascontiguousarray(params.transition_matrix, dtype=np.float64),
+        UQ,
+        pred_m,
+        pred_U,
+        filt_m,
+        filt_U,
+        sm,
+        sU,
+        cross,
+    )
     return KalmanSmootherResult(sm, _gram(sU), cross, loglik)

@@ -278,3 +278,29 @@ def test_square_root_form_keeps_a_stiff_system_positive_definite():
         assert np.linalg.eigvalsh(P).min() >= 0
         scale = np.abs(ref).max()
         assert np.abs(P - ref).max() <= 1e-7 * scale
+
+
+@pytest.mark.parametrize("path", ["interpreted", "serial", "parallel"])
+def test_every_path_of_the_kernels_agrees(monkeypatch, path):
+    """The kernels' source run by the interpreter (small work), compiled
+    serial, and compiled parallel give the same answer (to 1e-12)."""
+    from bayeskit import _jit
+    from bayeskit.graph import gaussian_chain
+
+    rng = np.random.default_rng(7)
+    p = random_params(rng, 3, 4)
+    lengths = np.array([30, 1, 17, 25])
+    Y = rng.normal(size=(lengths.sum(), 4))
+    Y[rng.random(Y.shape) < 0.2] = np.nan
+    Y[5:8] = np.nan
+    reference = kalman_smoother(Y, lengths, p)
+    threads = {"interpreted": 0, "serial": 1, "parallel": 2}[path]
+    if path == "interpreted":
+        monkeypatch.setattr(_jit, "_INTERPRET_BUDGET", np.inf)
+        monkeypatch.setattr(_jit, "_compiled", lambda kernel: False)
+    monkeypatch.setattr(gaussian_chain, "_n_threads", lambda n, s: threads)
+    got = kalman_smoother(Y, lengths, p)
+    for name in ("means", "covariances", "cross_covariances", "log_likelihood"):
+        np.testing.assert_allclose(
+            getattr(got, name), getattr(reference, name), rtol=1e-12, atol=1e-12
+        )
