@@ -9,7 +9,8 @@ from sklearn.utils import check_random_state
 
 from .._validation import Interval
 from . import _params
-from ._ssm import LinearGaussianSSM, _check_positive_int, _draw
+from ._checks import check_positive_int, draw
+from ._ssm import LinearGaussianSSM
 
 __all__ = ["KalmanFilter"]
 
@@ -49,7 +50,9 @@ initial_state_mean, initial_state_covariance : array-like, default=None
     transition_covariance_prior, observation_covariance_prior, \
 initial_state_covariance_prior, transition_covariance_prior_weight, \
 observation_covariance_prior_weight, initial_state_covariance_prior_weight, \
-n_init, verbose :
+transition_matrices_prior, observation_matrices_prior, initial_state_mean_prior, \
+transition_matrices_prior_weight, observation_matrices_prior_weight, \
+initial_state_mean_prior_weight, n_init, verbose :
         As :class:`~bayeskit.LinearGaussianSSM`.
 
     Attributes
@@ -111,6 +114,12 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         transition_covariance_prior_weight=0.0,
         observation_covariance_prior_weight=0.0,
         initial_state_covariance_prior_weight=0.0,
+        transition_matrices_prior=None,
+        observation_matrices_prior=None,
+        initial_state_mean_prior=None,
+        transition_matrices_prior_weight=0.0,
+        observation_matrices_prior_weight=0.0,
+        initial_state_mean_prior_weight=0.0,
         n_init=1,
         verbose=False,
     ):
@@ -136,6 +145,12 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         self.initial_state_covariance_prior_weight = (
             initial_state_covariance_prior_weight
         )
+        self.transition_matrices_prior = transition_matrices_prior
+        self.observation_matrices_prior = observation_matrices_prior
+        self.initial_state_mean_prior = initial_state_mean_prior
+        self.transition_matrices_prior_weight = transition_matrices_prior_weight
+        self.observation_matrices_prior_weight = observation_matrices_prior_weight
+        self.initial_state_mean_prior_weight = initial_state_mean_prior_weight
         self.n_init = n_init
         self.verbose = verbose
 
@@ -226,7 +241,7 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         observations : ndarray of shape (n_timesteps, n_dim_obs)
         """
         params = self._current()
-        _check_positive_int(n_timesteps, "n_timesteps")
+        check_positive_int(n_timesteps, "n_timesteps")
         if initial_state is not None:
             initial_state = _params.check_value(
                 "initial_state", initial_state, (params.n_state,)
@@ -234,4 +249,4 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )
-        return _draw(params, n_timesteps, rng, initial_state)
+        return draw(params, n_timesteps, rng, initial_state)

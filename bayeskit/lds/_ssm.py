@@ -25,8 +25,15 @@ from ..models._monitor import ConvergenceMonitor
 from ..models._sequences import _as_rows, _check_sequence_weight, _split
 from ..models.base import float_input
 from ..priors import NormalInverseWishart
-from . import _params
-from ._stats import CovariancePrior, LDSStats, expected_stats, log_prior, map_params
+from . import _checks, _params
+from ._stats import (
+    CovariancePrior,
+    LDSStats,
+    MeanPrior,
+    expected_stats,
+    log_prior,
+    map_params,
+)
 
 __all__ = ["LinearGaussianSSM"]
 
@@ -97,6 +104,17 @@ initial_state_covariance_prior : array-like, default=None
 initial_state_covariance_prior_weight : float, default=0.0
         ``eta``: the number of virtual samples of covariance ``S``; the MAP
         estimate is ``(scatter + eta S) / (n + eta)``. 0 is maximum
+        likelihood.
+    transition_matrices_prior, observation_matrices_prior, \
+initial_state_mean_prior : array-like, default=None
+        The prior mean ``M`` of ``A``, of ``C`` and of ``mu_0`` (None: zero).
+    transition_matrices_prior_weight, observation_matrices_prior_weight, \
+initial_state_mean_prior_weight : float, default=0.0
+        ``lambda``: the weight of a Gaussian prior on ``A`` given ``Q`` (each
+        column of ``A - M`` has covariance ``Q / lambda``), on ``C`` given
+        ``R``, and on ``mu_0`` given ``P_0``: the MAP estimate is the ridge
+        ``(S_yx + lambda M)(S_xx + lambda I)^{-1}`` (for ``mu_0``, the mean
+        of ``n`` values and ``lambda`` virtual ones at ``M``). 0 is maximum
         likelihood.
     n_init : int, default=1
         The number of EM runs, from the data start and then from random
@@ -202,6 +220,12 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         "initial_state_covariance_prior_weight": [
             Interval(Real, 0, None, closed="left")
         ],
+        "transition_matrices_prior": ["array-like", None],
+        "observation_matrices_prior": ["array-like", None],
+        "initial_state_mean_prior": ["array-like", None],
+        "transition_matrices_prior_weight": [Interval(Real, 0, None, closed="left")],
+        "observation_matrices_prior_weight": [Interval(Real, 0, None, closed="left")],
+        "initial_state_mean_prior_weight": [Interval(Real, 0, None, closed="left")],
         "n_init": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
@@ -232,6 +256,12 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         transition_covariance_prior_weight=0.0,
         observation_covariance_prior_weight=0.0,
         initial_state_covariance_prior_weight=0.0,
+        transition_matrices_prior=None,
+        observation_matrices_prior=None,
+        initial_state_mean_prior=None,
+        transition_matrices_prior_weight=0.0,
+        observation_matrices_prior_weight=0.0,
+        initial_state_mean_prior_weight=0.0,
         n_init=1,
         random_state=None,
         verbose=False,
@@ -256,6 +286,12 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         self.initial_state_covariance_prior_weight = (
             initial_state_covariance_prior_weight
         )
+        self.transition_matrices_prior = transition_matrices_prior
+        self.observation_matrices_prior = observation_matrices_prior
+        self.initial_state_mean_prior = initial_state_mean_prior
+        self.transition_matrices_prior_weight = transition_matrices_prior_weight
+        self.observation_matrices_prior_weight = observation_matrices_prior_weight
+        self.initial_state_mean_prior_weight = initial_state_mean_prior_weight
         self.n_init = n_init
         self.random_state = random_state
         self.verbose = verbose
@@ -280,12 +316,13 @@ initial_state_mean_, initial_state_covariance_ : ndarray
     def _read(self, X, lengths, reset):
         """``(Y, lengths, as_list)``: the rows of all sequences, validated."""
         if isinstance(X, np.ma.MaskedArray):
-            X = _masked_to_nan(X)
+            X = _checks.masked_to_nan(X)
         elif isinstance(X, (list, tuple)) and any(
             isinstance(s, np.ma.MaskedArray) for s in X
         ):
             X = [
-                _masked_to_nan(s) if isinstance(s, np.ma.MaskedArray) else s for s in X
+                _checks.masked_to_nan(s) if isinstance(s, np.ma.MaskedArray) else s
+                for s in X
             ]
         X, lengths, as_list = _as_rows(X, lengths, lambda rows: True)
         if as_list and np.ndim(X) == 1:
@@ -320,6 +357,15 @@ initial_state_mean_, initial_state_covariance_ : ndarray
             priors[field] = CovariancePrior(
                 niw.scatter_matrix(dims[field]), float(niw.covariance_weight)
             )
+        for field, prefix, shape in (
+            ("transition_matrix", "transition_matrices", (k, k)),
+            ("observation_matrix", "observation_matrices", (d, k)),
+            ("initial_mean", "initial_state_mean", (k,)),
+        ):
+            name = f"{prefix}_prior"
+            M = getattr(self, name)
+            M = np.zeros(shape) if M is None else _params.check_value(name, M, shape)
+            priors[field] = MeanPrior(M, float(getattr(self, f"{name}_weight")))
         return priors
 
     def _current(self) -> GaussianChainParams:
@@ -406,7 +452,7 @@ initial_state_mean_, initial_state_covariance_ : ndarray
                 stats = e_step(params)
                 monitor.report(self._objective(stats, params, priors))
                 params = map_params(stats, params, learn, priors)
-                _check_definite(params, stats.n_obs)
+                _checks.check_definite(params, stats.n_obs)
                 if monitor.converged:
                     break
             if stats is None:  # n_iter=0: the start, and its statistics
@@ -455,7 +501,7 @@ initial_state_mean_, initial_state_covariance_ : ndarray
             params, total = self._current(), self.stats_
         total = total + self._summarize(Y, lengths, weights, params)
         params = map_params(total, params, learn, priors)
-        _check_definite(params, len(Y))
+        _checks.check_definite(params, len(Y))
         self._set(params)
         self.stats_ = total
         return self
@@ -506,7 +552,7 @@ initial_state_mean_, initial_state_covariance_ : ndarray
             )
         learn = _params.resolve_em_vars(self._em_vars_param())
         params = map_params(stats, params, learn, self._priors(k, d))
-        _check_definite(params, stats.n_obs)
+        _checks.check_definite(params, stats.n_obs)
         self._set(params)
         self.stats_ = stats
         return self
@@ -626,7 +672,7 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         covariances : ndarray of shape (n_steps, n_features, n_features)
             Their covariances.
         """
-        _check_positive_int(n_steps, "n_steps")
+        _checks.check_positive_int(n_steps, "n_steps")
         params, Y, lengths, as_list = self._inputs(X, lengths)
         result = kalman_filter(Y, lengths, params)
         last = np.cumsum(lengths) - 1
@@ -671,79 +717,9 @@ initial_state_mean_, initial_state_covariance_ : ndarray
             The latent states.
         """
         params = self._current()
-        _check_positive_int(n_samples, "n_samples")
+        _checks.check_positive_int(n_samples, "n_samples")
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )
-        states, X = _draw(params, n_samples, rng)
+        states, X = _checks.draw(params, n_samples, rng)
         return X, states
-
-
-def _draw(params: GaussianChainParams, n: int, rng, initial_state=None):
-    k, d = params.n_state, params.n_obs
-    states = np.empty((n, k))
-    X = np.empty((n, d))
-    LQ = np.linalg.cholesky(params.transition_covariance)
-    LR = np.linalg.cholesky(params.observation_covariance)
-    if initial_state is None:
-        L0 = np.linalg.cholesky(params.initial_covariance)
-        x = params.initial_mean + L0 @ rng.standard_normal(k)
-    else:
-        x = np.asarray(initial_state, dtype=float)
-    for t in range(n):
-        if t:
-            x = params.transition_matrix @ x + params.transition_offset
-            x = x + LQ @ rng.standard_normal(k)
-        states[t] = x
-        X[t] = (
-            params.observation_matrix @ x
-            + params.observation_offset
-            + LR @ rng.standard_normal(d)
-        )
-    return states, X
-
-
-def _masked_to_nan(X):
-    """A masked array's masked cells as NaN; pykalman drops a step with any
-    cell masked, so a step only partly masked is an error saying how to write
-    what bayeskit means."""
-    mask = np.ma.getmaskarray(X)
-    data = np.array(np.ma.getdata(X), dtype=np.float64)
-    if mask.ndim == 2 and (mask.any(axis=1) & ~mask.all(axis=1)).any():
-        raise ValueError(
-            "X is a masked array with steps only partly masked: pykalman ignores "
-            "such a step whole, bayeskit would use its unmasked values. Write "
-            "NaN for the missing cells (np.ma.filled(X.astype(float), np.nan)) to "
-            "use the observed values, or mask the whole step to drop it"
-        )
-    data[mask] = np.nan
-    return data
-
-
-def _check_positive_int(value, name: str) -> None:
-    if not isinstance(value, Integral) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
-
-
-def _check_definite(params: GaussianChainParams, n_steps) -> None:
-    """ValueError naming a covariance the M-step left singular (too few steps
-    for the parameters learned, or data on a subspace)."""
-    for name, field in (
-        ("observation_covariance", "observation_covariance"),
-        ("transition_covariance", "transition_covariance"),
-        ("initial_state_covariance", "initial_covariance"),
-    ):
-        value = getattr(params, field)
-        try:
-            np.linalg.cholesky(value)
-        except np.linalg.LinAlgError:
-            singular = True
-        else:
-            singular = not np.isfinite(value).all()
-        if singular:
-            raise ValueError(
-                f"EM estimated a singular {name} from {n_steps:g} step(s) "
-                f"(n_samples={n_steps:g}): the data do not determine it. Give it a "
-                f"prior ({name}_prior_weight > 0), keep it fixed (leave it out "
-                "of em_vars), or fit on more steps"
-            )

@@ -16,8 +16,13 @@ observation part, as in pykalman's masked steps.
 The M-step is pykalman's sequence of conditional maximisations, in its order
 (``C``, then ``R`` given the new ``C``, ``A``, then ``Q`` given the new ``A``,
 the initial mean and covariance, the offsets given the new matrices), summed
-over sequences, with the inverse-Wishart part of a normal-inverse-Wishart
-prior on each covariance (``Sigma = (S + Psi) / (n + c)``). Each step maximises
+over sequences, with conjugate priors on the blocks: an inverse-Wishart prior
+on each covariance (``Psi`` and weight ``c``), a matrix-normal prior on ``A``
+given ``Q`` and on ``C`` given ``R`` (mean ``M``, weight ``lambda``: a ridge
+``(S_xy + lambda M)(S_xx + lambda I)^{-1}``), and a normal prior on the
+initial mean given ``P_0`` (mean ``m_0``, weight ``kappa``), the
+normal-inverse-Wishart family (Murphy 2012, section 4.6.3), column by column
+for the matrices. Each step maximises
 the expected complete-data log posterior over its block given the others, so
 the log posterior never decreases (an ECM algorithm; Meng and Rubin 1993).
 
@@ -33,6 +38,8 @@ References
    Applications*, 2nd ed., Springer, 2006, section 6.4.
 .. [4] X.-L. Meng and D. B. Rubin, "Maximum likelihood estimation via the ECM
    algorithm: a general framework", Biometrika 80(2), 267-278, 1993.
+.. [5] K. P. Murphy, *Machine Learning: A Probabilistic Perspective*, MIT
+   Press, 2012, section 4.6.3.
 """
 
 from __future__ import annotations
@@ -248,6 +255,34 @@ class CovariancePrior:
         return float(-0.5 * self.weight * logdet - 0.5 * np.trace(W))
 
 
+@dataclass(frozen=True)
+class MeanPrior:
+    """A Gaussian prior on a mean or a matrix given its noise covariance
+    ``Sigma``: mean ``M``, weight ``lambda`` (each column of ``M - value``
+    has covariance ``Sigma / lambda``). Weight 0: no prior."""
+
+    mean: np.ndarray
+    weight: float
+
+    def log_density(self, value: np.ndarray, covariance: np.ndarray) -> float:
+        """``-cols/2 log|Sigma| - lambda/2 tr(Sigma^{-1} D D^T)``, ``D = value
+        - M`` (up to a constant)."""
+        if self.weight == 0:
+            return 0.0
+        D = np.reshape(value - self.mean, (len(covariance), -1))
+        L = np.linalg.cholesky(covariance)
+        logdet = 2.0 * np.log(np.diagonal(L)).sum()
+        W = np.linalg.solve(L, D)
+        return float(-0.5 * D.shape[1] * logdet - 0.5 * self.weight * (W**2).sum())
+
+    def scatter(self, value: np.ndarray) -> tuple[np.ndarray, int]:
+        """What the prior adds to its covariance's scatter and count."""
+        if self.weight == 0:
+            return 0.0, 0
+        D = np.reshape(value - self.mean, (len(value), -1))
+        return self.weight * D @ D.T, D.shape[1]
+
+
 def _solve_right(rhs: np.ndarray, gram: np.ndarray) -> np.ndarray:
     """``rhs gram^{-1}`` for a symmetric ``gram`` (least squares if singular)."""
     try:
@@ -277,7 +312,9 @@ def map_params(
         The fields of :class:`GaussianChainParams` to estimate.
     priors : dict
         ``CovariancePrior`` of ``"transition_covariance"``,
-        ``"observation_covariance"`` and ``"initial_covariance"``.
+        ``"observation_covariance"`` and ``"initial_covariance"``;
+        ``MeanPrior`` of ``"transition_matrix"``, ``"observation_matrix"``
+        and ``"initial_mean"``.
     """
     p = previous
     C, R, A, Q = (
@@ -289,9 +326,18 @@ def map_params(
     mu0, P0 = p.initial_mean, p.initial_covariance
     b, d = p.transition_offset, p.observation_offset
     s = stats
+    pC, pA, pmu = (
+        priors["observation_matrix"],
+        priors["transition_matrix"],
+        priors["initial_mean"],
+    )
+    eye = np.eye(len(mu0))
     if s.n_obs > 0:
         if "observation_matrix" in learn:
-            C = _solve_right(s.yx - np.outer(d, s.x_obs), s.xx_obs)
+            C = _solve_right(
+                s.yx - np.outer(d, s.x_obs) + pC.weight * pC.mean,
+                s.xx_obs + pC.weight * eye,
+            )
         if "observation_covariance" in learn:
             Cx = C @ s.x_obs
             S = (
@@ -305,10 +351,14 @@ def map_params(
                 + np.outer(Cx, d)
                 + s.n_obs * np.outer(d, d)
             )
-            R = priors["observation_covariance"].mode(_sym(S), s.n_obs)
+            extra, count = pC.scatter(C)
+            R = priors["observation_covariance"].mode(_sym(S) + extra, s.n_obs + count)
     if s.n_pairs > 0:
         if "transition_matrix" in learn:
-            A = _solve_right(s.x_cross - np.outer(b, s.x_prev), s.xx_prev)
+            A = _solve_right(
+                s.x_cross - np.outer(b, s.x_prev) + pA.weight * pA.mean,
+                s.xx_prev + pA.weight * eye,
+            )
         if "transition_covariance" in learn:
             Ax = A @ s.x_prev
             S = (
@@ -322,14 +372,16 @@ def map_params(
                 + np.outer(b, Ax)
                 + s.n_pairs * np.outer(b, b)
             )
-            Q = priors["transition_covariance"].mode(_sym(S), s.n_pairs)
+            extra, count = pA.scatter(A)
+            Q = priors["transition_covariance"].mode(_sym(S) + extra, s.n_pairs + count)
     if s.n_seq > 0:
         if "initial_mean" in learn:
-            mu0 = s.x0 / s.n_seq
+            mu0 = (s.x0 + pmu.weight * pmu.mean) / (s.n_seq + pmu.weight)
         if "initial_covariance" in learn:
             S = s.xx0 - np.outer(mu0, s.x0) - np.outer(s.x0, mu0)
             S = S + s.n_seq * np.outer(mu0, mu0)
-            P0 = priors["initial_covariance"].mode(_sym(S), s.n_seq)
+            extra, count = pmu.scatter(mu0)
+            P0 = priors["initial_covariance"].mode(_sym(S) + extra, s.n_seq + count)
     if "transition_offset" in learn and s.n_pairs > 0:
         b = (s.x_next - A @ s.x_prev) / s.n_pairs
     if "observation_offset" in learn and s.n_obs > 0:
@@ -348,9 +400,18 @@ def map_params(
 
 
 def log_prior(params: GaussianChainParams, priors: dict) -> float:
-    """The log density of the covariance priors at ``params`` (up to a constant)."""
+    """The log density of the priors at ``params`` (up to a constant)."""
     return (
         priors["transition_covariance"].log_density(params.transition_covariance)
         + priors["observation_covariance"].log_density(params.observation_covariance)
         + priors["initial_covariance"].log_density(params.initial_covariance)
+        + priors["transition_matrix"].log_density(
+            params.transition_matrix, params.transition_covariance
+        )
+        + priors["observation_matrix"].log_density(
+            params.observation_matrix, params.observation_covariance
+        )
+        + priors["initial_mean"].log_density(
+            params.initial_mean, params.initial_covariance
+        )
     )

@@ -58,13 +58,20 @@ def test_em_never_decreases_the_log_posterior(seed):
     X = np.concatenate(simulate(truth, lengths, rng))
     X[rng.random(X.shape) < 0.15] = np.nan
     prior = float(rng.choice([0.0, 2.0]))
+    ridge = float(rng.choice([0.0, 3.0]))
+    n = int(rng.integers(1, 4))
     model = LinearGaussianSSM(
-        int(rng.integers(1, 4)),
+        n,
         n_iter=25,
         tol=0,
         observation_covariance_prior_weight=prior,
         transition_covariance_prior_weight=prior,
         initial_state_covariance_prior_weight=prior,
+        transition_matrices_prior=0.5 * np.eye(n),
+        transition_matrices_prior_weight=ridge,
+        observation_matrices_prior_weight=ridge,
+        initial_state_mean_prior=np.ones(n),
+        initial_state_mean_prior_weight=ridge,
         random_state=seed,
     )
     model.fit(X, lengths, sequence_weight=rng.uniform(0.5, 2, size=len(lengths)))
@@ -336,6 +343,55 @@ def test_a_covariance_prior_is_the_closed_form_map_estimate():
     # Only the observation covariance was learned.
     np.testing.assert_array_equal(
         prior.transition_matrices_, model.transition_matrices_
+    )
+
+
+def test_matrix_and_mean_priors_are_the_closed_form_ridge():
+    """A = (S_cross - b S_prev^T + lambda M)(S_prev + lambda I)^{-1}, the
+    initial mean (sum + kappa m0) / (n + kappa), and Q's scatter gains
+    lambda (A - M)(A - M)^T with k more virtual steps."""
+    rng = np.random.default_rng(11)
+    model, seqs = _fitted(rng)
+    stats = model.summarize(seqs)
+    start = {n[:-1]: getattr(model, n) for n in _PARAMS}
+    M, lam, m0, kappa = np.array([[0.5, 0.1], [0.0, 0.5]]), 4.0, np.ones(2), 3.0
+    fitted = LinearGaussianSSM(
+        2,
+        **start,
+        n_iter=0,
+        transition_matrices_prior=M,
+        transition_matrices_prior_weight=lam,
+        initial_state_mean_prior=m0,
+        initial_state_mean_prior_weight=kappa,
+    ).fit(seqs)
+    ml = clone(fitted).set_params(
+        transition_matrices_prior_weight=0.0, initial_state_mean_prior_weight=0.0
+    )
+    ml = ml.fit(seqs).from_stats(stats)
+    fitted.from_stats(stats)
+    b = start["transition_offsets"]
+    A = np.linalg.solve(
+        stats.xx_prev + lam * np.eye(2),
+        (stats.x_cross - np.outer(b, stats.x_prev) + lam * M).T,
+    ).T
+    np.testing.assert_allclose(fitted.transition_matrices_, A, rtol=1e-10)
+    np.testing.assert_allclose(
+        fitted.initial_state_mean_, (stats.x0 + kappa * m0) / (stats.n_seq + kappa)
+    )
+    assert not np.allclose(ml.transition_matrices_, A)
+    # Q: the same scatter at the new A, plus lambda D D^T over n + k steps.
+    D = A - M
+    refit = LinearGaussianSSM(
+        2,
+        **{**start, "transition_matrices": A},
+        n_iter=0,
+        em_vars=["transition_covariance"],
+    ).fit(seqs)
+    scatter = refit.from_stats(stats).transition_covariance_ * stats.n_pairs
+    np.testing.assert_allclose(
+        fitted.transition_covariance_,
+        (scatter + lam * D @ D.T) / (stats.n_pairs + 2),
+        rtol=1e-10,
     )
 
 
