@@ -395,6 +395,16 @@ def test_matrix_and_mean_priors_are_the_closed_form_ridge():
     )
 
 
+def test_tol_stops_em_and_verbose_reports_every_iteration(capsys):
+    rng = np.random.default_rng(12)
+    _, seqs = _fitted(rng)
+    loose = LinearGaussianSSM(2, n_iter=50, tol=1e3).fit(seqs)
+    assert loose.n_iter_ == 2 and loose.converged_
+    strict = LinearGaussianSSM(2, n_iter=5, tol=0, verbose=True).fit(seqs)
+    assert strict.n_iter_ == 5
+    assert len(capsys.readouterr().err.strip().splitlines()) == 5
+
+
 def test_n_init_keeps_the_best_start():
     rng = np.random.default_rng(10)
     _, seqs = _fitted(rng)
