@@ -170,6 +170,26 @@ def test_fit_is_summarize_then_from_stats():
         )
 
 
+def test_partial_fit_is_incremental_em():
+    """partial_fit adds the chunk's statistics under the current parameters to
+    stats_ and derives the parameters from the sum."""
+    rng = np.random.default_rng(13)
+    model, seqs = _fitted(rng)
+    start = {n[:-1]: getattr(model, n) for n in _PARAMS}
+    online = LinearGaussianSSM(2, **start)
+    online.partial_fit(seqs[:3]).partial_fit(seqs[3:])
+    by_hand = LinearGaussianSSM(2, **start, n_iter=0).fit(seqs[:1])
+    first = by_hand.summarize(seqs[:3])
+    by_hand.from_stats(first)
+    total = first + by_hand.summarize(seqs[3:])
+    by_hand.from_stats(total)
+    _assert_stats_equal(online.stats_, total)
+    for name in _PARAMS:
+        np.testing.assert_allclose(
+            getattr(online, name), getattr(by_hand, name), rtol=1e-10, err_msg=name
+        )
+
+
 _PARAMS = (
     "transition_matrices_",
     "observation_matrices_",
