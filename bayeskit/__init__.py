@@ -20,6 +20,7 @@ from .hmm import (
     MultinomialHMM,
     PoissonHMM,
 )
+from .lds import KalmanFilter, LinearGaussianSSM
 from .mixture import (
     BayesianGaussianMixture,
     GaussianMixture,
@@ -65,6 +66,7 @@ _SUBPACKAGES = (
     "graph",
     "hmm",
     "io",
+    "lds",
     "mixture",
     "naive_bayes",
     "network",
@@ -101,7 +103,9 @@ __all__ = [
     "HMMClassifier",
     "HiddenMarkovModel",
     "HillClimbSearch",
+    "KalmanFilter",
     "LinearDiscriminantAnalysis",
+    "LinearGaussianSSM",
     "MixedNB",
     "MixtureModel",
     "MultinomialHMM",

@@ -56,7 +56,7 @@ RST_START = ".. begin-benchmarks-table"
 UNSET = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 SET = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": "100000000000"}
 
-LIBRARIES = ("numpy", "scipy", "scikit-learn", "hmmlearn", "pgmpy", "numba")
+LIBRARIES = ("numpy", "scipy", "scikit-learn", "hmmlearn", "pgmpy", "pykalman", "numba")
 
 COLUMNS = (
     "benchmark",

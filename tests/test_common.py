@@ -24,7 +24,9 @@ from bayeskit import (
     HiddenMarkovModel,
     HillClimbSearch,
     HMMClassifier,
+    KalmanFilter,
     LinearDiscriminantAnalysis,
+    LinearGaussianSSM,
     MixedNB,
     MixtureModel,
     MultinomialHMM,
@@ -73,6 +75,13 @@ ESTIMATORS = [
     PoissonHMM(),
     MultinomialHMM(),
     HMMClassifier(),
+    LinearGaussianSSM(),
+    LinearGaussianSSM(
+        2,
+        observation_covariance_prior_weight=1.0,
+        transition_covariance_prior_weight=1.0,
+    ),
+    KalmanFilter(),
     BayesianNetwork(),
     TreeAugmentedNB(),
     HillClimbSearch(),
@@ -160,8 +169,31 @@ def _draws_own_start(estimator):
     return family.init_params is not Emission.init_params
 
 
+_LDS_LENGTHS_CHECKS = (
+    *_HMM_LENGTHS_CHECKS,
+    "check_transformer_data_not_an_array",
+    "check_transformer_general",
+    "check_transformer_preserve_dtypes",
+)
+_PYKALMAN_UNFITTED = (
+    "pykalman's KalmanFilter filters, smooths and scores with the parameters it "
+    "was made with, before any fit (bayeskit's KalmanFilter too)"
+)
+
+
 def expected_failed_checks(estimator):
     """Checks an estimator fails on purpose, each with its reason."""
+    if isinstance(estimator, LinearGaussianSSM):
+        expected = {
+            "check_methods_sample_order_invariance": _SEQUENCE,
+            "check_methods_subset_invariance": _SEQUENCE,
+            "check_fit_score_takes_y": _LENGTHS_NAME,
+            **dict.fromkeys(_LDS_LENGTHS_CHECKS, _LENGTHS),
+        }
+        if isinstance(estimator, KalmanFilter):
+            expected["check_estimators_unfitted"] = _PYKALMAN_UNFITTED
+            expected["check_fit_check_is_fitted"] = _PYKALMAN_UNFITTED
+        return expected
     if isinstance(estimator, (BayesianNetwork, HillClimbSearch)):
         return {"check_sample_weight_equivalence_on_dense_data": _FIRST_SEEN}
     if isinstance(estimator, BaseHMM):
@@ -230,6 +262,35 @@ def test_hmm_checks_with_y_by_keyword(name, kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         getattr(ec, base)("_KeywordY", estimator, **extra)
+
+
+class _KeywordYLDS(LinearGaussianSSM):
+    """LinearGaussianSSM taking scikit-learn's y positionally, as the checks pass it."""
+
+    def fit(self, X, y=None, **kw):
+        return super().fit(X, y=y, **kw)
+
+    def score(self, X, y=None, **kw):
+        return super().score(X, y=y, **kw)
+
+    def partial_fit(self, X, y=None, **kw):
+        return super().partial_fit(X, y=y, **kw)
+
+
+@pytest.mark.parametrize(
+    # NaN cells are data (allow_nan): scikit-learn does not run its NaN check.
+    "name",
+    [n for n in _LDS_LENGTHS_CHECKS if n != "check_estimators_nan_inf"],
+)
+def test_lds_checks_with_y_by_keyword(name):
+    """The checks that pass a target in hmmlearn's lengths place, on
+    LinearGaussianSSM with the target by keyword: they pass."""
+    estimator = _KeywordYLDS(2)
+    base = name.split("(")[0]
+    extra = {"readonly_memmap": True} if "(readonly_memmap=True)" in name else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        getattr(ec, base)("_KeywordYLDS", estimator, **extra)
 
 
 # -- models over every registered family --------------------------------------------

@@ -29,6 +29,7 @@ GALLERY = {
     "plot_hmm_displays.py": "StateSequenceDisplay",
     "plot_network_displays.py": "NetworkDisplay",
     "plot_classifier_displays.py": "DecisionRegionDisplay",
+    "plot_kalman_tracking.py": "LinearGaussianSSM",
 }
 
 

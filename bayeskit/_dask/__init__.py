@@ -1,10 +1,11 @@
 """The Dask edge: fitting and predicting on Dask collections.
 
-Three modules, imported in one direction: :mod:`._edge` (the reduction of
-chunk statistics by a tree of tasks, the classifiers' and networks' fits,
-prediction over row blocks), :mod:`._em` (the Gaussian mixtures' EM, one
-reduction per iteration) and :mod:`._hmm` (Baum-Welch over Dask bags and
-arrays of sequences), both built on the first. ``bayeskit`` registers this
+Modules imported in one direction: :mod:`._edge` (the reduction of chunk
+statistics by a tree of tasks, the classifiers' and networks' fits,
+prediction over row blocks), then :mod:`._em` (the Gaussian mixtures' EM, one
+reduction per iteration), :mod:`._hmm` (Baum-Welch over Dask bags and arrays
+of sequences) and :mod:`._lds` (EM of the linear dynamical systems over the
+same partitions of sequences), built on it. ``bayeskit`` registers this
 package with :mod:`bayeskit._collections`; an estimator calls it only when
 :func:`accepts` says its input is a Dask collection, and Dask is imported
 then.
@@ -20,6 +21,7 @@ from ._edge import (
 )
 from ._em import fit_mixture, partial_fit_mixture
 from ._hmm import fit_hmm, predict_hmm
+from ._lds import fit_lds, predict_lds
 
 accepts = is_dask  # the handler's test (bayeskit._collections)
 
@@ -28,6 +30,7 @@ __all__ = [
     "accepts",
     "fit_classifier",
     "fit_hmm",
+    "fit_lds",
     "fit_mixture",
     "fit_network",
     "is_dask",
@@ -35,4 +38,5 @@ __all__ = [
     "predict",
     "predict_frame",
     "predict_hmm",
+    "predict_lds",
 ]

@@ -1,0 +1,139 @@
+"""Linear dynamical systems on Dask: EM with one reduction per iteration.
+
+Sequences come as the hidden Markov models take them on Dask
+(``bayeskit._dask._hmm``, whose partitioning this module reuses): a
+``dask.bag.Bag`` with one sequence per item, or a 2-D Dask array of rows with
+``lengths`` in memory, cut into blocks of whole sequences. Every EM iteration
+sums the expected statistics of every partition under the current parameters
+(``summarize`` of the partition's sequences, where the partition lives) by the
+tree of ``bayeskit._dask._edge``, and sets the parameters from the sum (the
+M-step, as ``from_stats``): only the statistics travel. The loop, the restarts
+and the monitor are the in-memory model's own, so from the same start the
+iterates are those of the in-memory fit. The start reads a sample of whole
+sequences in memory (all of them when they have at most
+``INIT_SAMPLE_STEPS`` steps, as for the hidden Markov models).
+
+``score`` is the computed sum; ``score_sequences`` is lazy: a bag of one value
+per sequence for a bag, a Dask array for an array.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import partial
+
+import numpy as np
+
+from ._edge import _add, _shared, _tree
+from ._hmm import (
+    _cut_at_sequences,
+    _describe_partition,
+    _is_bag,
+    _partitions,
+    _rows_of,
+    _sample,
+    _with_lengths,
+)
+
+__all__ = ["fit_lds", "predict_lds"]
+
+
+def _partition_stats(est, params, part, weights):
+    """The E-step of one partition's sequences (None: empty or of zero weight)."""
+    rows, lens = _rows_of(part)
+    if rows is None or (weights is not None and not np.sum(weights) > 0):
+        return None
+    Y, lens, w, _ = est._data(rows, lens, weights, reset=False)
+    return est._summarize(Y, lens, w, params)
+
+
+def fit_lds(est, X, lengths=None, sequence_weight=None):
+    """EM of a linear dynamical system on a Dask bag of sequences or a Dask
+    array with ``lengths``; a failure leaves ``est`` as it was."""
+    saved = dict(vars(est))
+    try:
+        return _fit_lds(est, X, lengths, sequence_weight)
+    except BaseException:
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
+
+
+def _fit_lds(est, X, lengths, sequence_weight):
+    from dask import compute, delayed
+    from sklearn.utils import check_random_state
+
+    from ..hmm._sequences import _concatenate
+
+    # ``source`` holds the persisted chunks until the fit returns.
+    parts, part_weights, weights, source = _partitions(X, lengths, sequence_weight)
+    task = delayed(_describe_partition, pure=True)
+    described = compute(*[task(p, False) for p in parts])
+    seqs, sample_weight = _sample(
+        parts, described, weights, check_random_state(est.random_state)
+    )
+    rows, lens = _concatenate(seqs)
+    Y, _, _, _ = est._data(rows, lens, sample_weight, reset=True)
+    shared = _shared(copy.deepcopy(est))
+    chunk = delayed(_partition_stats, pure=True)
+
+    def e_step(params):
+        current = _shared(params)
+        tasks = [chunk(shared, current, p, pw) for p, pw in zip(parts, part_weights)]
+        total = _tree(tasks, _add).compute()
+        if total is None:
+            raise ValueError("sequence_weight must not be all zero")
+        return total
+
+    est._em(Y, e_step, est.n_iter, est.tol, est.n_init)
+    del source
+    return est
+
+
+def _scores(part, est):
+    rows, lens = _rows_of(part)
+    if rows is None:
+        return np.zeros(0)
+    return est.score_sequences(rows, lens)
+
+
+def _listed(part, est):
+    return list(_scores(part, est))
+
+
+def _total(part, est):
+    return float(_scores(part, est).sum())
+
+
+def predict_lds(est, method, X, lengths=None):
+    """``est.<method>(X, lengths)`` on Dask input: 'score' (a computed float)
+    or 'score_sequences' (lazy, one value per sequence)."""
+    import dask.array as da
+    from dask import delayed
+
+    est._current()  # fitted and valid before any task runs
+    if _is_bag(X):
+        if lengths is not None:
+            raise ValueError(
+                "lengths must be None when X is a bag: every item of the bag "
+                "is one sequence"
+            )
+        if method == "score":
+            return float(X.reduction(partial(_total, est=est), sum).compute())
+        return X.map_partitions(_listed, est)
+    Xc, per_block = _cut_at_sequences(X, lengths)
+    blocks = Xc.to_delayed().ravel()
+    task = delayed(_scores, pure=True)
+    values = da.concatenate(
+        [
+            da.from_delayed(
+                task(delayed(_with_lengths)(b, lens), est),
+                (len(lens),),
+                dtype=np.float64,
+            )
+            for b, lens in zip(blocks, per_block)
+        ]
+    )
+    if method == "score":
+        return float(values.sum().compute())
+    return values

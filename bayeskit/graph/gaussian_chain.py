@@ -1,0 +1,286 @@
+"""Gaussian belief propagation on a chain: the Kalman filter and the RTS smoother.
+
+The linear dynamical system is the hidden Markov model's chain with a
+Gaussian state vector in place of a discrete state (Bishop 2006, chapter 13.3;
+Roweis and Ghahramani 1999):
+
+.. math::
+
+    x_0 \\sim \\mathcal N(\\mu_0, P_0), \\qquad
+    x_{t+1} = A x_t + b + w_t, \\; w_t \\sim \\mathcal N(0, Q), \\qquad
+    y_t = C x_t + d + v_t, \\; v_t \\sim \\mathcal N(0, R).
+
+Its forward messages are the Kalman filter and its backward pass the
+Rauch-Tung-Striebel smoother. Both run here in square-root form: every
+covariance is carried as a factor ``U`` with ``P = U^T U`` (upper triangular,
+from a QR decomposition), and every update is the QR decomposition of a
+stacked "pre-array" of factors (Kailath, Sayed and Hassibi 2000, chapter 12;
+Grewal and Andrews 2015, chapter 7). A covariance formed this way is positive
+semi-definite by construction, where the textbook update ``P - K C P``
+subtracts two nearly equal matrices and can lose it on stiff systems.
+
+- Measurement update: the QR decomposition of
+  ``[[U_R, 0], [U_P C^T, U_P]]`` is ``[[X, Y], [0, Z]]`` with ``X^T X`` the
+  innovation covariance ``C P C^T + R``, ``Y = X^{-T} C P`` and ``Z^T Z`` the
+  filtered covariance; the filtered mean is ``m + Y^T X^{-T} e`` for the
+  innovation ``e``, and the step's log-likelihood reads the whitened
+  innovation ``X^{-T} e`` and the diagonal of ``X``.
+- Time update: the ``R`` factor of ``[[U_F A^T], [U_Q]]``.
+- Smoothing: the gain ``J = P_F A^T P_{pred}^{-1}`` (two triangular solves),
+  and the ``R`` factor of ``[[U_F (I - J A)^T], [U_Q J^T], [U_S' J^T]]``
+  (the Joseph form of ``P_F + J (P_S' - P_{pred}) J^T``); the lag-one
+  cross-covariance ``Cov(x_{t+1}, x_t | y) = P_S' J^T`` (Shumway and Stoffer
+  1982) is what EM needs beyond the marginals.
+
+Missing values (NaN) are latent: a step whose every coordinate is missing
+makes no measurement update; a step with some coordinates missing updates
+with the observed rows of ``C``, ``d`` and the observed block of ``R``
+(marginalising the missing coordinates of that step).
+
+Many sequences run at once, one per iteration of a compiled parallel loop
+(``bayeskit.graph._gaussian_kernels``), each step on small dense matrices
+with the Householder reflections written out.
+
+References
+----------
+.. [1] R. E. Kalman, "A new approach to linear filtering and prediction
+   problems", Journal of Basic Engineering 82(1), 35-45, 1960.
+.. [2] H. E. Rauch, F. Tung and C. T. Striebel, "Maximum likelihood estimates
+   of linear dynamic systems", AIAA Journal 3(8), 1445-1450, 1965.
+.. [3] T. Kailath, A. H. Sayed and B. Hassibi, *Linear Estimation*,
+   Prentice Hall, 2000, chapters 9 and 12 (array square-root algorithms).
+.. [4] R. H. Shumway and D. S. Stoffer, "An approach to time series smoothing
+   and forecasting using the EM algorithm", Journal of Time Series Analysis
+   3(4), 253-264, 1982.
+.. [5] C. M. Bishop, *Pattern Recognition and Machine Learning*, Springer,
+   2006, section 13.3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from .._jit import run_parallel
+from . import _gaussian_kernels as _kernels
+
+__all__ = [
+    "GaussianChainParams",
+    "KalmanFilterResult",
+    "KalmanSmootherResult",
+    "covariance_factor",
+    "kalman_filter",
+    "kalman_smoother",
+]
+
+_LOG_2PI = np.log(2.0 * np.pi)
+
+
+@dataclass(frozen=True)
+class GaussianChainParams:
+    """The parameters of a linear Gaussian chain (see the module).
+
+    Attributes
+    ----------
+    transition_matrix : ndarray of shape (k, k)
+        ``A``.
+    transition_offset : ndarray of shape (k,)
+        ``b``.
+    transition_covariance : ndarray of shape (k, k)
+        ``Q``, positive definite.
+    observation_matrix : ndarray of shape (d, k)
+        ``C``.
+    observation_offset : ndarray of shape (d,)
+        ``d``.
+    observation_covariance : ndarray of shape (d, d)
+        ``R``, positive definite.
+    initial_mean : ndarray of shape (k,)
+        ``mu_0``.
+    initial_covariance : ndarray of shape (k, k)
+        ``P_0``, positive definite.
+    """
+
+    transition_matrix: np.ndarray
+    transition_offset: np.ndarray
+    transition_covariance: np.ndarray
+    observation_matrix: np.ndarray
+    observation_offset: np.ndarray
+    observation_covariance: np.ndarray
+    initial_mean: np.ndarray
+    initial_covariance: np.ndarray
+
+    @property
+    def n_state(self) -> int:
+        return self.transition_matrix.shape[0]
+
+    @property
+    def n_obs(self) -> int:
+        return self.observation_matrix.shape[0]
+
+
+@dataclass(frozen=True)
+class KalmanFilterResult:
+    """The forward messages of every step (rows of all sequences).
+
+    Attributes
+    ----------
+    predicted_means, predicted_covariances : ndarray
+        ``E[x_t | y_<t]`` and its covariance, shapes ``(n, k)``, ``(n, k, k)``.
+    filtered_means, filtered_covariances : ndarray
+        ``E[x_t | y_<=t]`` and its covariance.
+    log_likelihood : ndarray of shape (n_sequences,)
+        ``log p(y)`` of every sequence (observed coordinates only).
+    """
+
+    predicted_means: np.ndarray
+    predicted_covariances: np.ndarray
+    filtered_means: np.ndarray
+    filtered_covariances: np.ndarray
+    log_likelihood: np.ndarray
+
+
+@dataclass(frozen=True)
+class KalmanSmootherResult:
+    """The posterior of every step given its whole sequence.
+
+    Attributes
+    ----------
+    means, covariances : ndarray
+        ``E[x_t | y]`` and ``Cov(x_t | y)``, shapes ``(n, k)``, ``(n, k, k)``.
+    cross_covariances : ndarray of shape (n, k, k)
+        ``Cov(x_t, x_{t-1} | y)`` (zero at the first step of every sequence).
+    log_likelihood : ndarray of shape (n_sequences,)
+        ``log p(y)`` of every sequence.
+    """
+
+    means: np.ndarray
+    covariances: np.ndarray
+    cross_covariances: np.ndarray
+    log_likelihood: np.ndarray
+
+
+def covariance_factor(covariance: np.ndarray) -> np.ndarray:
+    """The upper-triangular ``U`` with ``U^T U = covariance`` (positive definite)."""
+    return np.linalg.cholesky(covariance).swapaxes(-1, -2)
+
+
+def _gram(U: np.ndarray) -> np.ndarray:
+    """``U^T U`` of every factor of a stack, made exactly symmetric."""
+    P = U.swapaxes(-1, -2) @ U
+    return 0.5 * (P + P.swapaxes(-1, -2))
+
+
+def _n_threads(n_rows: int, n_sequences: int) -> int:
+    """Threads for the kernels: 0 (their source, nothing compiled) for a few
+    steps, 1 for one sequence or a modest number of steps, else all."""
+    if n_rows < 500:
+        return 0
+    if n_sequences == 1 or n_rows < 50_000:
+        return 1
+    return numba.get_num_threads()
+
+
+def _filter(Y, lengths, params):
+    """The compiled square-root filter of every sequence."""
+    n = Y.shape[0]
+    k = params.n_state
+    lengths = np.ascontiguousarray(lengths, dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
+    UQ = covariance_factor(params.transition_covariance)
+    pred_m = np.empty((n, k))
+    pred_U = np.empty((n, k, k))
+    filt_m = np.empty((n, k))
+    filt_U = np.empty((n, k, k))
+    loglik = np.empty(len(lengths))
+    f64 = np.float64
+    run_parallel(
+        _kernels.filter_kernel,
+        _n_threads(n, len(lengths)),
+        1,
+        np.ascontiguousarray(Y, dtype=f64),
+        starts,
+        lengths,
+        np.ascontiguousarray(params.transition_matrix, dtype=f64),
+        np.ascontiguousarray(params.transition_offset, dtype=f64),
+        UQ,
+        np.ascontiguousarray(params.observation_matrix, dtype=f64),
+        np.ascontiguousarray(params.observation_offset, dtype=f64),
+        np.ascontiguousarray(params.observation_covariance, dtype=f64),
+        covariance_factor(params.observation_covariance),
+        np.ascontiguousarray(params.initial_mean, dtype=f64),
+        covariance_factor(params.initial_covariance),
+        pred_m,
+        pred_U,
+        filt_m,
+        filt_U,
+        loglik,
+    )
+    return pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths
+
+
+def kalman_filter(
+    Y: np.ndarray, lengths: np.ndarray, params: GaussianChainParams
+) -> KalmanFilterResult:
+    """The Kalman filter of every sequence (square-root form, NaN = missing).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_steps, d)
+        The steps of all sequences concatenated; NaN marks a missing value.
+    lengths : ndarray of int of shape (n_sequences,)
+        The steps of each sequence (summing to ``n_steps``).
+    params : GaussianChainParams
+
+    Returns
+    -------
+    result : KalmanFilterResult
+    """
+    pred_m, pred_U, filt_m, filt_U, loglik, *_ = _filter(Y, lengths, params)
+    return KalmanFilterResult(pred_m, _gram(pred_U), filt_m, _gram(filt_U), loglik)
+
+
+def kalman_smoother(
+    Y: np.ndarray, lengths: np.ndarray, params: GaussianChainParams
+) -> KalmanSmootherResult:
+    """The Rauch-Tung-Striebel smoother of every sequence (square-root form).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (n_steps, d)
+        The steps of all sequences concatenated; NaN marks a missing value.
+    lengths : ndarray of int of shape (n_sequences,)
+        The steps of each sequence.
+    params : GaussianChainParams
+
+    Returns
+    -------
+    result : KalmanSmootherResult
+        Smoothed means and covariances, the lag-one cross-covariances and the
+        log-likelihood of every sequence.
+    """
+    pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths = _filter(
+        Y, lengths, params
+    )
+    n, k = filt_m.shape
+    sm = np.empty((n, k))
+    sU = np.empty((n, k, k))
+    cross = np.zeros((n, k, k))
+    run_parallel(
+        _kernels.smoother_kernel,
+        _n_threads(n, len(lengths)),
+        1,
+        starts,
+        lengths,
+        np.ascontiguousarray(params.transition_matrix, dtype=np.float64),
+        UQ,
+        pred_m,
+        pred_U,
+        filt_m,
+        filt_U,
+        sm,
+        sU,
+        cross,
+    )
+    return KalmanSmootherResult(sm, _gram(sU), cross, loglik)

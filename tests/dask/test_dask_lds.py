@@ -1,0 +1,68 @@
+"""Linear dynamical systems on Dask: a bag of sequences, or a Dask array of rows
+with ``lengths``. The reference is the in-memory fit of the same sequences: EM
+on Dask sums the same statistics per iteration, so the parameters agree."""
+
+import numpy as np
+import pytest
+
+from bayeskit import LinearGaussianSSM
+
+da = pytest.importorskip("dask.array")
+db = pytest.importorskip("dask.bag")
+pytestmark = pytest.mark.usefixtures("sync")
+
+NAMES = (
+    "transition_matrices_",
+    "observation_matrices_",
+    "transition_covariance_",
+    "observation_covariance_",
+    "observation_offsets_",
+    "initial_state_covariance_",
+)
+
+
+def _sequences(rng, n=20, d=3):
+    seqs = []
+    for _ in range(n):
+        x = np.cumsum(rng.normal(size=(int(rng.integers(3, 25)), 1)), axis=0)
+        seqs.append(x @ rng.normal(size=(1, d)) + rng.normal(size=(len(x), d)))
+    seqs[0][1, 0] = np.nan  # a missing cell travels too
+    return seqs
+
+
+def test_bag_and_array_fits_equal_the_in_memory_fit():
+    rng = np.random.default_rng(0)
+    seqs = _sequences(rng)
+    weights = rng.uniform(0.5, 2.0, size=len(seqs))
+    model = LinearGaussianSSM(2, n_iter=4, tol=0)
+    memory = model.fit(seqs, sequence_weight=weights)
+    bag = LinearGaussianSSM(2, n_iter=4, tol=0).fit(
+        db.from_sequence(seqs, npartitions=4), sequence_weight=weights
+    )
+    rows, lengths = np.concatenate(seqs), [len(s) for s in seqs]
+    array = LinearGaussianSSM(2, n_iter=4, tol=0).fit(
+        da.from_array(rows, chunks=(37, 3)), lengths, sequence_weight=weights
+    )
+    for fitted in (bag, array):
+        for name in NAMES:
+            np.testing.assert_allclose(
+                getattr(fitted, name), getattr(memory, name), rtol=1e-9, atol=1e-12
+            )
+        np.testing.assert_allclose(fitted.lower_bound_, memory.lower_bound_, rtol=1e-12)
+    scores = memory.score_sequences(seqs)
+    np.testing.assert_allclose(
+        bag.score_sequences(db.from_sequence(seqs, npartitions=3)).compute(),
+        scores,
+        rtol=1e-10,
+    )
+    np.testing.assert_allclose(
+        bag.score(da.from_array(rows, chunks=(50, 3)), lengths),
+        scores.sum(),
+        rtol=1e-10,
+    )
+
+
+def test_a_bag_with_lengths_is_an_error():
+    seqs = _sequences(np.random.default_rng(1))
+    with pytest.raises(ValueError, match="lengths"):
+        LinearGaussianSSM(2).fit(db.from_sequence(seqs), [3])
