@@ -142,7 +142,7 @@ EDGES = ("bayeskit.cli", "bayeskit.datasets", "bayeskit.io", "bayeskit._dask")
 # another: GMMHMM starts its mixtures as GaussianMixture does, and
 # tree-augmented naive Bayes (a network over a Chow-Liu tree) is offered
 # beside the other naive Bayes classifiers.
-FAMILIES = ("naive_bayes", "discriminant_analysis", "mixture", "hmm", "network")
+FAMILIES = ("naive_bayes", "discriminant_analysis", "mixture", "hmm", "lds", "network")
 ACROSS_FAMILIES = {("hmm", "mixture"), ("naive_bayes", "network")}
 
 

@@ -64,7 +64,7 @@ def _with_lengths(rows, lengths):
 def _rows_of(part):
     """``(rows, lengths)`` of a partition: a list of sequences or an array
     block with its lengths."""
-    from ..hmm._sequences import _concatenate
+    from .._base.sequences import _concatenate
 
     if isinstance(part, tuple):
         return part
@@ -83,7 +83,7 @@ def _rows_of(part):
 def _cut_at_sequences(X, lengths):
     """A 2-D Dask array and its ``lengths`` as blocks that end where a
     sequence ends: ``(X rechunked, lengths of every block)``."""
-    from ..hmm._sequences import _check_lengths
+    from .._base.sequences import _check_lengths
 
     if X.ndim not in (1, 2):
         raise ValueError(
@@ -114,7 +114,7 @@ def _partitions(X, lengths, sequence_weight):
     (persisted on the workers, held as long as the caller holds it)."""
     from dask import compute, delayed
 
-    from ..hmm._sequences import _check_sequence_weight
+    from .._base.sequences import _check_sequence_weight
     from ._em import _persisted_if_it_fits
 
     if _is_bag(X):
@@ -171,7 +171,7 @@ def _describe_partition(part, symbols: bool):
 
 def _pick(part, index):
     """The sequences ``index`` of a partition, as a list of arrays."""
-    from ..hmm._sequences import _split
+    from .._base.sequences import _split
 
     rows, lens = _rows_of(part)
     seqs = _split(rows, lens)
@@ -235,7 +235,7 @@ def _fit_hmm(est, X, lengths, sequence_weight):
     from dask import compute, delayed
     from sklearn.utils import check_random_state
 
-    from ..hmm._sequences import _concatenate
+    from .._base.sequences import _concatenate
 
     # ``source`` holds the persisted chunks until the fit returns.
     parts, part_weights, weights, source = _partitions(X, lengths, sequence_weight)
@@ -291,7 +291,7 @@ def _fit_hmm(est, X, lengths, sequence_weight):
 def _apply(part, est, method, algorithm):
     """``method`` on a partition's sequences: a list with one result per
     sequence, and the partition's total log probability."""
-    from ..hmm._sequences import _split
+    from .._base.sequences import _split
 
     rows, lens = _rows_of(part)
     if rows is None:

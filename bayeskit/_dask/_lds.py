@@ -63,7 +63,7 @@ def _fit_lds(est, X, lengths, sequence_weight):
     from dask import compute, delayed
     from sklearn.utils import check_random_state
 
-    from ..hmm._sequences import _concatenate
+    from .._base.sequences import _concatenate
 
     # ``source`` holds the persisted chunks until the fit returns.
     parts, part_weights, weights, source = _partitions(X, lengths, sequence_weight)

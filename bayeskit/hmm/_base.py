@@ -51,6 +51,13 @@ from sklearn.utils import check_random_state
 from .._base.classifier import float_input
 from .._base.em import BaseLatentModel, LatentParams, LatentStats, described
 from .._base.monitor import ConvergenceMonitor
+from .._base.sequences import (
+    _as_rows,
+    _check_sequence_weight,
+    _n_observed_steps,
+    _observed_steps,
+    _split,
+)
 from .._collections import handler_for
 from .._validation import (
     ElementwiseInterval,
@@ -64,13 +71,6 @@ from .._validation import (
 from .._warnings import warn
 from ..graph import ChainParams, ChainPrior, LatentChain
 from ..priors import Dirichlet
-from ._sequences import (
-    _as_rows,
-    _check_sequence_weight,
-    _n_observed_steps,
-    _observed_steps,
-    _split,
-)
 from ._start import HMMStart
 
 __all__ = ["BaseHMM"]
@@ -137,14 +137,14 @@ class BaseHMM(HMMStart, BaseLatentModel):
     # -- input -------------------------------------------------------------------
     def _is_rows(self, rows) -> bool:
         """Whether a nested list that ``np.asarray`` reads as ``rows`` is
-        hmmlearn's rows form (see :mod:`bayeskit.hmm._sequences`)."""
+        hmmlearn's rows form (see :mod:`bayeskit._base.sequences`)."""
         return True  # any rectangular numeric table: steps by features
 
     def _encode(self, X, reset, as_list=False):
         """The rows of all sequences as the family reads them (validated).
 
         NaN marks a missing value (a step of NaN is a gap, see
-        :func:`~bayeskit.hmm._sequences._observed_steps`); an infinite
+        :func:`~bayeskit._base.sequences._observed_steps`); an infinite
         value is an error naming X.
         """
         if as_list and np.ndim(X) == 1:
@@ -193,7 +193,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
 
     def _messages(self, emission, X, params):
         """The family's messages for X, with message 1 for every gap (see
-        :func:`~bayeskit.hmm._sequences._observed_steps`)."""
+        :func:`~bayeskit._base.sequences._observed_steps`)."""
         observed = _observed_steps(X)
         if observed is None:
             return emission.messages(X, params)

@@ -13,9 +13,9 @@ from sklearn.base import clone
 from .._base.classifier import BaseGenerativeClassifier
 from .._base.encoding import encode_column, fit_categories, is_missing
 from .._base.per_class import PerClassClassifier
+from .._base.sequences import _concatenate, _is_sequence_list
 from .._validation import HasMethods
 from . import CategoricalHMM
-from ._sequences import _concatenate, _is_sequence_list
 
 __all__ = ["HMMClassifier"]
 

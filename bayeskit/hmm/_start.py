@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base.em import LatentParams
-from ._sequences import _complete_steps
+from .._base.sequences import _complete_steps
 
 __all__ = ["HMMStart"]
 

@@ -10,6 +10,7 @@ from sklearn.utils import TransformerTags, check_random_state
 
 from .._base.classifier import float_input
 from .._base.monitor import ConvergenceMonitor
+from .._base.sequences import _as_rows, _check_sequence_weight, _split
 from .._collections import handler_for
 from .._validation import (
     Interval,
@@ -23,7 +24,6 @@ from ..graph.gaussian_chain import (
     kalman_filter,
     kalman_smoother,
 )
-from ..hmm._sequences import _as_rows, _check_sequence_weight, _split
 from ..priors import NormalInverseWishart
 from . import _checks, _params
 from ._stats import (

@@ -19,7 +19,7 @@ from bayeskit import (
     HMMClassifier,
 )
 from bayeskit._base.per_class import PerClassStats
-from bayeskit.hmm._sequences import _concatenate
+from bayeskit._base.sequences import _concatenate
 
 
 def quiet(call):
