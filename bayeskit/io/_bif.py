@@ -358,7 +358,7 @@ def read_bif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELLS
             else ""
         )
         raise FileError(
-            None, f"the BIF text {shown(text)} declares no variable block{hint}"
+            1, f"the BIF text {shown(text)} declares no variable block{hint}"
         )
     p = _Parser(text, max_cells)
     variables: dict = {}
@@ -392,15 +392,15 @@ def _fmt(x: float) -> str:
 
 def _word(label, what: str) -> str:
     """``label`` as written in BIF: a bare word, or quoted (JavaBayes style)
-    when it holds blanks or punctuation; a quote, an empty label or a lone
-    surrogate cannot be written."""
+    when it holds blanks or punctuation or is empty (``""``, as the reader
+    reads it); a double quote or a lone surrogate cannot be written."""
     text = label_text(label, what, "BIF")
     if WORD.fullmatch(text) is not None:
         return text
-    if not text or '"' in text:
+    if '"' in text:
         raise ValueError(
             f"{what} {shown(label)} cannot be written in BIF: a name or state must "
-            "not be empty nor hold a double quote"
+            "not hold a double quote"
         )
     return f'"{text}"'
 

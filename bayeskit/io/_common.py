@@ -109,8 +109,7 @@ def _open_path(path, max_bytes: int) -> bytes:
             f"path {shown_path} cannot be read: {exc.strerror or exc}"
         ) from None
     with f:
-        magic = f.read(2)
-        f.seek(0)
+        magic = f.peek(2)[:2]  # no seek: a pipe can be read too
         if magic == _GZIP_MAGIC:
             try:
                 with gzip.GzipFile(fileobj=f) as z:

@@ -199,7 +199,7 @@ def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CE
     data = read_source(source, path, "XMLBIF", max_bytes)
     if isinstance(source, str) and "<" not in data:
         raise FileError(
-            None,
+            1,
             f"the XMLBIF text {shown(data)} holds no element (a str source is the "
             "text of the file: to read the file a str names, pass "
             "pathlib.Path(...) or path=...)",
