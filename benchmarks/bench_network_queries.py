@@ -90,16 +90,16 @@ def main(argv=None) -> int:
     file = resources.files("bayeskit.datasets") / "data" / "alarm.bif"
     with resources.as_file(file) as path:
         path = str(path)
-        queries = random_queries(read_bif(path), n, args.seed)
+        queries = random_queries(read_bif(path=path), n, args.seed)
 
         def ours_read():
-            return read_bif(path)
+            return read_bif(path=path)
 
         def theirs_read():
             return BIFReader(path).get_model()
 
         def ours_all():
-            bn = read_bif(path)
+            bn = read_bif(path=path)
             return [bn.query(t, evidence=e) for t, e in queries]
 
         def theirs_all():

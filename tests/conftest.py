@@ -1,5 +1,16 @@
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The fuzzers' budgets (tests/test_fuzz.py, tests/test_fuzz_files.py), registered
+# here too so that ``pytest --hypothesis-profile=thorough`` finds them: hypothesis
+# loads the profile when pytest starts, before any test module is imported.
+_FUZZ = dict(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("ci", max_examples=200, derandomize=True, **_FUZZ)
+settings.register_profile("thorough", max_examples=3000, **_FUZZ)
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ from .data import (
     read_csv,
     read_text_csv,
 )
-from .report import Progress, _pm, _summary, write_json
+from .report import Progress, _pm, _summary, check_outputs, write_json
 
 SMALL_DATA = 30  # fewer rows than this: leave-one-out cross-validation
 
@@ -459,6 +459,8 @@ def run(args, out=None) -> int:
     sep = getattr(args, "sep", None)
     if sep is not None and args.csv is None:
         raise CompareError("--sep goes with --csv PATH (a bundled dataset has none)")
+    # Before any work: no report may write over the table, or over another report.
+    check_outputs({"--csv": args.csv}, {"--json": args.json, "--plot": args.plot})
     if args.csv is not None:
         if text is not None:
             data = read_text_csv(args.csv, args.target, text, sep)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .data import CompareError, Dataset, _imputed, _numeric_steps, _one_hot
-from .report import Progress, _floats, _pm
+from .report import Progress, _floats, _pm, write_atomic
 
 
 @dataclass
@@ -175,7 +175,4 @@ def save_plot(curve: LearningCurve, path: str) -> None:
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    try:
-        fig.savefig(path, format="png", dpi=120)
-    except OSError as exc:
-        raise CompareError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_atomic(path, lambda f: fig.savefig(f, format="png", dpi=120), binary=True)

@@ -9,6 +9,7 @@ line prints as one line (exit status 2).
 from __future__ import annotations
 
 import gzip
+import io
 import lzma
 import tarfile
 import zipfile
@@ -153,6 +154,11 @@ def read_text_csv(path: str, target: str, text: str, sep: str | None = None) -> 
     return Dataset(data.name, X, data.y, data.source, text)
 
 
+# The most bytes of a table read, after decompression: 256 MiB. A small
+# compressed file can expand without bound; compare cross-validates a dozen
+# models, and a table this large is far beyond what it is for.
+MAX_CSV_BYTES = 256 * 2**20
+
 _DECOMPRESSION_ERRORS = (
     gzip.BadGzipFile,
     lzma.LZMAError,
@@ -162,6 +168,80 @@ _DECOMPRESSION_ERRORS = (
     EOFError,
     OSError,  # bz2's "Invalid data stream"
 )
+
+# How each compressed format starts (told by the bytes, not by the name).
+_MAGIC = {
+    "gzip": b"\x1f\x8b",
+    "bz2": b"BZh",
+    "xz": b"\xfd7zXZ\x00",
+    "zip": b"PK\x03\x04",
+    "zstd": b"\x28\xb5\x2f\xfd",
+}
+
+
+def _capped(stream, path: str, max_bytes: int) -> bytes:
+    data = stream.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        size = (
+            f"{max_bytes / 2**20:g} MiB" if max_bytes >= 2**20 else f"{max_bytes} bytes"
+        )
+        raise CompareError(
+            f"{path} holds more than {size} of text (after decompression): too "
+            "large to compare models on; take a sample of its rows"
+        )
+    return data
+
+
+def _one_member(names: list, path: str, kind: str) -> str:
+    if len(names) != 1:
+        raise CompareError(
+            f"{path} is a {kind} archive of {len(names)} files: it must hold one table"
+        )
+    return names[0]
+
+
+def _table_bytes(path: str, max_bytes: int | None = None) -> bytes:
+    """The bytes of the table at ``path``: decompressed when they are gzip,
+    bz2, xz, zstd or zip (a tar inside is unpacked), whatever the name, and
+    never more than ``max_bytes`` of them (a CompareError beyond; None:
+    ``MAX_CSV_BYTES``)."""
+    import bz2
+
+    max_bytes = MAX_CSV_BYTES if max_bytes is None else max_bytes
+
+    with open(path, "rb") as f:
+        head = f.read(8)
+        f.seek(0)
+        kind = next((k for k, m in _MAGIC.items() if head.startswith(m)), None)
+        if kind is None:
+            data = _capped(f, path, max_bytes)
+        elif kind == "gzip":
+            data = _capped(gzip.GzipFile(fileobj=f), path, max_bytes)
+        elif kind == "bz2":
+            data = _capped(bz2.BZ2File(f), path, max_bytes)
+        elif kind == "xz":
+            data = _capped(lzma.LZMAFile(f), path, max_bytes)
+        elif kind == "zstd":
+            try:
+                import zstandard
+            except ImportError:
+                raise CompareError(
+                    f"{path} is zstd-compressed: install zstandard "
+                    "(pip install zstandard) or decompress it first"
+                ) from None
+            reader = zstandard.ZstdDecompressor().stream_reader(f)
+            data = _capped(reader, path, max_bytes)
+        else:
+            with zipfile.ZipFile(f) as z:
+                files = [i.filename for i in z.infolist() if not i.is_dir()]
+                with z.open(_one_member(files, path, "zip")) as member:
+                    data = _capped(member, path, max_bytes)
+    if data[257:262] == b"ustar":  # a tar (.tar, .tar.gz, ...): its one table
+        with tarfile.open(fileobj=io.BytesIO(data)) as t:
+            files = [m for m in t.getmembers() if m.isfile()]
+            member = _one_member([m.name for m in files], path, "tar")
+            data = t.extractfile(member).read()
+    return data
 
 
 # Separators a table read as one column is likely to use, and how to name them
@@ -206,13 +286,13 @@ def read_csv(path: str, target: str, sep: str | None = None) -> Dataset:
     sep = _separator(sep)
     options = {} if sep is None else {"sep": sep}
     try:
-        try:
-            df = pd.read_csv(path, **options)  # compressed by the name's ending
-        except _DECOMPRESSION_ERRORS:
-            # A plain table whose name ends in .gz, .zip, .xz, ...
-            df = pd.read_csv(path, compression=None, **options)
+        data = _table_bytes(path)
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         raise CompareError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except _DECOMPRESSION_ERRORS as exc:
+        raise CompareError(f"cannot decompress {path}: {exc}") from None
+    try:
+        df = pd.read_csv(io.BytesIO(data), compression=None, **options)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise CompareError(f"cannot parse {path} as CSV: {reason}") from None

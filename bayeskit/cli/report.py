@@ -1,10 +1,16 @@
-"""The compare tool's output: the progress bar, text tables, numbers as JSON."""
+"""The compare tool's output: the progress bar, text tables, numbers as JSON,
+and the files it writes: never over one of its inputs (or another of its
+outputs), and atomically (a report appears whole or not at all; an old file of
+the name is left as it was until the new one is complete)."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 import sys
+import tempfile
 
 import numpy as np
 import pandas as pd
@@ -87,10 +93,96 @@ def _summary(values) -> dict:
     }
 
 
-def write_json(payload: dict, path: str) -> None:
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same path once resolved (links,
+    ``..``), or the same existing file (a hard link)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            json.dump(payload, f, indent=2)
-            f.write("\n")
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return False
+
+
+def check_outputs(inputs: dict, outputs: dict) -> None:
+    """Refuse, before any work, an output that would write over an input or
+    over another output. ``inputs`` and ``outputs`` map an option (``--csv``,
+    ``--json``, ...) to its path, or to None when it is not given."""
+    given_in = {k: v for k, v in inputs.items() if v is not None}
+    given_out = {k: v for k, v in outputs.items() if v is not None}
+    for option, path in given_out.items():
+        if os.path.isdir(path):
+            raise CompareError(f"{option} {path} is a directory; name a file")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise CompareError(f"{option} {path}: the folder {folder} does not exist")
+        for other, source in given_in.items():
+            if _same_file(path, source):
+                raise CompareError(
+                    f"{option} {path} would write over the input {other} {source}: "
+                    "name another file for the report"
+                )
+    names = list(given_out.items())
+    for i, (option, path) in enumerate(names):
+        for other, second in names[i + 1 :]:
+            if _same_file(path, second):
+                raise CompareError(
+                    f"{option} and {other} name the same file, {path}: name two files"
+                )
+
+
+def write_atomic(path, write, binary: bool = False) -> None:
+    """Call ``write(f)`` on a new file that replaces ``path`` only once it is
+    complete (a temporary file in the same folder, then ``os.replace``): a
+    failure leaves any old file of the name as it was, and no partial report.
+    A path that names something other than a regular file (``/dev/stdout``,
+    a pipe) is written directly."""
+    path = os.fspath(path)
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = None
+    try:
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(target, "wb" if binary else "w", **_text(binary)) as f:
+                write(f)
+            return
+        folder = os.path.dirname(target)
+        fd, tmp = tempfile.mkstemp(
+            dir=folder, prefix=f".{os.path.basename(target)}.", suffix=".tmp"
+        )
+        try:
+            with os.fdopen(fd, "wb" if binary else "w", **_text(binary)) as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+            if mode is None:  # a new file: the permissions open() would give
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
+            else:
+                os.chmod(tmp, stat.S_IMODE(mode))
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
     except OSError as exc:
         raise CompareError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _text(binary: bool) -> dict:
+    return {} if binary else {"encoding": "utf-8", "newline": "\n"}
+
+
+def write_json(payload: dict, path: str) -> None:
+    """``payload`` as indented JSON, written atomically to ``path``."""
+
+    def write(f) -> None:
+        json.dump(payload, f, indent=2)
+        f.write("\n")
+
+    write_atomic(path, write)

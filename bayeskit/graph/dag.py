@@ -141,10 +141,19 @@ class DAG:
                     "nodes must be an iterable of node labels, not a string; "
                     f"use nodes=[{nodes!r}] for a single node"
                 )
+            if not isinstance(nodes, Iterable):
+                raise TypeError(
+                    f"nodes must be an iterable of node labels, got {nodes!r}"
+                )
             for node in nodes:
                 if _add_node(index, node):
                     raise ValueError(f"node {node!r} is listed twice in nodes")
 
+        if isinstance(edges, (str, bytes, Mapping)) or not isinstance(edges, Iterable):
+            raise TypeError(
+                "edges must be an iterable of (parent, child) pairs, got "
+                f"{type(edges).__name__} {edges!r:.60}"
+            )
         edge_list: list[tuple[Node, Node]] = []
         seen_edges: set[tuple[Node, Node]] = set()
         for edge in edges:

@@ -15,6 +15,7 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 
 from .._logmath import log_normalize, safe_log
+from ._checks import MAX_AXES, cardinality, node_labels, real_array, sequence
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, Semiring
 
 __all__ = ["LogFactor"]
@@ -61,17 +62,23 @@ class LogFactor:
         cardinalities: Sequence[int],
         log_values,
     ) -> None:
-        variables = tuple(variables)
-        cards = tuple(int(c) for c in cardinalities)
+        variables = node_labels(variables, "variables")
+        cards = tuple(
+            cardinality(c, f"cardinalities[{i}]")
+            for i, c in enumerate(sequence(cardinalities, "cardinalities", "ints"))
+        )
         if len(set(variables)) != len(variables):
             raise ValueError(f"variables must be distinct, got {variables!r}")
         if len(cards) != len(variables):
             raise ValueError(
                 f"cardinalities has {len(cards)} entries for {len(variables)} variables"
             )
-        if any(c < 1 for c in cards):
-            raise ValueError(f"cardinalities must be positive, got {cards}")
-        values = np.asarray(log_values, dtype=float)
+        if len(cards) > MAX_AXES:
+            raise ValueError(
+                f"variables has {len(cards)} entries; a factor has at most "
+                f"{MAX_AXES} (numpy's axes)"
+            )
+        values = real_array(log_values, "log_values")
         if values.shape == cards:
             batched = False
         elif values.ndim == len(cards) + 1 and values.shape[1:] == cards:
@@ -108,7 +115,7 @@ class LogFactor:
         values,
     ) -> LogFactor:
         """A factor from non-negative potentials (probabilities or weights)."""
-        values = np.asarray(values, dtype=float)
+        values = real_array(values, "values")
         if np.isnan(values).any() or (values < 0).any():
             raise ValueError(
                 f"potential over {tuple(variables)} must have non-negative "

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import node_labels, sequence
 from .calibration import CalibrationPlan
 from .dag import DAG
 from .factor import LogFactor
@@ -164,12 +165,12 @@ class JunctionTree:
         edges: Sequence[tuple[int, int]] = (),
     ) -> None:
         layouts = []
-        for i, clique in enumerate(cliques):
+        for i, clique in enumerate(sequence(cliques, "cliques", "cliques")):
             if isinstance(clique, (str, bytes)):
                 raise TypeError(
                     f"clique {i} is a string; give an iterable of variables"
                 )
-            layout = tuple(clique)
+            layout = node_labels(clique, f"cliques[{i}]")
             if not layout:
                 raise ValueError(f"clique {i} is empty")
             if len(set(layout)) != len(layout):
@@ -185,8 +186,8 @@ class JunctionTree:
                 i = parent[i]
             return i
 
-        for edge in edges:
-            i, j = (int(e) for e in edge)
+        for edge in sequence(edges, "edges", "(i, j) pairs of clique indices"):
+            i, j = _clique_pair(edge, n)
             if not (0 <= i < n and 0 <= j < n) or i == j:
                 raise ValueError(f"edge {edge!r} does not join two of the {n} cliques")
             ri, rj = find(i), find(j)
@@ -311,6 +312,12 @@ class JunctionTree:
             Every family (a node and its parents) lies in some clique, so
             every conditional probability table can be assigned to one.
         """
+        if not isinstance(dag, DAG):
+            raise TypeError(
+                f"dag must be a bayeskit.graph.DAG, got {type(dag).__name__}: build "
+                "one with DAG(edges) (a dict of parents: DAG([(p, v) for v in "
+                "parents for p in parents[v]], nodes=parents))"
+            )
         nodes = list(dag.nodes)
         index = {node: i for i, node in enumerate(nodes)}
         groups: list[int] = []
@@ -666,3 +673,18 @@ class JunctionTreeCalibration:
         if not isinstance(self.semiring, SumProduct):
             return factor
         return factor.normalize()[0]
+
+
+def _clique_pair(edge, n: int) -> tuple[int, int]:
+    """An edge of cliques: two integer indices (not 1.5, not a string)."""
+    if isinstance(edge, (str, bytes)) or not isinstance(edge, Iterable):
+        raise TypeError(f"edges must hold (i, j) pairs of clique indices, got {edge!r}")
+    pair = list(edge)
+    if len(pair) != 2 or any(
+        isinstance(e, (bool, np.bool_)) or not isinstance(e, (int, np.integer))
+        for e in pair
+    ):
+        raise ValueError(
+            f"edges must hold (i, j) pairs of integer clique indices, got {edge!r}"
+        )
+    return int(pair[0]), int(pair[1])

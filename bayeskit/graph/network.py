@@ -25,6 +25,7 @@ import numpy as np
 
 from .._layout import add_described
 from .._logmath import safe_log
+from ._checks import cardinality, mapping
 from .calibration import CalibrationPlan
 from .dag import DAG
 from .junction_tree import JunctionTree
@@ -334,6 +335,27 @@ class BayesNet:
     """
 
     def __init__(self, dag: DAG, cards: Mapping, log_cpds: Mapping | None = None):
+        if not isinstance(dag, DAG):
+            raise TypeError(
+                f"dag must be a bayeskit.graph.DAG, got {type(dag).__name__}: build "
+                "one with DAG(edges)"
+            )
+        mapping(cards, "cards", "variable -> number of states")
+        missing = [v for v in dag.nodes if v not in cards]
+        if missing:
+            raise ValueError(f"cards has no number of states for {missing!r:.80}")
+        cards = {v: cardinality(cards[v], f"cards[{v!r}]") for v in dag.nodes}
+        if log_cpds is not None:
+            mapping(log_cpds, "log_cpds", "variable -> log table")
+            for v, table in log_cpds.items():
+                if v not in cards:
+                    raise ValueError(f"log_cpds names unknown variable {v!r}")
+                shape = tuple(cards[u] for u in (*dag.parents(v), v))
+                if np.shape(table) != shape:
+                    raise ValueError(
+                        f"log_cpds[{v!r}] has shape {np.shape(table)}; expected "
+                        f"{shape} (the parents' states, then {v!r}'s)"
+                    )
         self.dag = dag
         self.variables = dag.nodes
         self.cards = cards

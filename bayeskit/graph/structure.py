@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._logmath import safe_log
+from ._checks import cardinality
 from .chain import ChainFilter, ChainPosterior, forward, forward_backward, viterbi
 from .tree import node_belief
 
@@ -98,6 +99,10 @@ class LatentNode:
     """
 
     n_states: int
+
+    def __post_init__(self) -> None:
+        # Frozen: the checked int replaces 2.0 or np.int64(2) once, here.
+        object.__setattr__(self, "n_states", cardinality(self.n_states, "n_states"))
 
     # -- inference ---------------------------------------------------------------
     def posterior(self, log_lik: np.ndarray, params) -> NodePosterior:
@@ -287,6 +292,10 @@ class LatentChain:
     n_states: int
     update_start: bool = True
     update_transitions: bool = True
+
+    def __post_init__(self) -> None:
+        # Frozen: the checked int replaces 2.0 or np.int64(2) once, here.
+        object.__setattr__(self, "n_states", cardinality(self.n_states, "n_states"))
 
     # -- inference ---------------------------------------------------------------
     def posterior(

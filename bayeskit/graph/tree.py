@@ -23,12 +23,13 @@ every node of a larger tree.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._logmath import log_matmul, log_normalize, safe_log
+from ._checks import cardinality, mapping, real_array, sequence
 
 __all__ = ["Posterior", "TreeBP", "TreeMAP", "TreeMarginals", "node_belief"]
 
@@ -145,13 +146,17 @@ class TreeBP:
         edge_potentials: Sequence = (),
         node_potentials: Mapping[Hashable, object] | None = None,
     ) -> None:
+        mapping(cardinalities, "cardinalities", "node -> number of states")
         self.nodes = tuple(cardinalities)
         self.cardinalities = {}
         for node, k in cardinalities.items():
-            if int(k) != k or k < 1:
-                raise ValueError(f"cardinality of {node!r} must be a positive int")
-            self.cardinalities[node] = int(k)
-        edges = [tuple(e) for e in edges]
+            self.cardinalities[node] = cardinality(k, f"cardinalities[{node!r}]")
+        edges = [
+            _node_pair(e) for e in sequence(edges, "edges", "(u, v) pairs of nodes")
+        ]
+        edge_potentials = sequence(edge_potentials, "edge_potentials", "arrays")
+        if node_potentials is not None:
+            mapping(node_potentials, "node_potentials", "node -> array")
         if len(edges) != len(edge_potentials):
             raise ValueError(
                 f"{len(edges)} edges but {len(edge_potentials)} edge_potentials"
@@ -204,11 +209,23 @@ class TreeBP:
         atol : float, default=1e-8
             Tolerance of the sums to one.
         """
+        mapping(cardinalities, "cardinalities", "node -> number of states")
+        mapping(cpts, "cpts", "node -> (parent, table)")
         edges, pots, unary = [], [], {}
-        for node, (parent, table) in cpts.items():
+        for node, entry in cpts.items():
+            if isinstance(entry, (str, bytes)) or not isinstance(entry, Sequence):
+                raise TypeError(
+                    f"cpts[{node!r}] must be a (parent, table) pair, got {entry!r:.60}"
+                )
+            if len(entry) != 2:
+                raise ValueError(
+                    f"cpts[{node!r}] must be a (parent, table) pair, got "
+                    f"{len(entry)} items"
+                )
+            parent, table = entry
             if node not in cardinalities:
                 raise ValueError(f"cpts names unknown variable {node!r}")
-            table = np.asarray(table, dtype=float)
+            table = real_array(table, f"cpts[{node!r}]")
             if parent is not None and parent not in cardinalities:
                 raise ValueError(f"parent {parent!r} of {node!r} is unknown")
             shape = (
@@ -248,7 +265,7 @@ class TreeBP:
 
     @staticmethod
     def _log_potential(pot, shape, what: str) -> np.ndarray:
-        arr = np.asarray(pot, dtype=float)
+        arr = real_array(pot, what)
         if arr.shape != shape:
             raise ValueError(f"{what} has shape {arr.shape}, expected {shape}")
         if np.isnan(arr).any() or (arr < 0).any() or np.isinf(arr).any():
@@ -447,3 +464,13 @@ class TreeBP:
             else:
                 up[node] = log_matmul(belief, pot)
         return up, back
+
+
+def _node_pair(edge) -> tuple:
+    """An undirected edge: exactly two nodes."""
+    if isinstance(edge, (str, bytes)) or not isinstance(edge, Iterable):
+        raise TypeError(f"edges must hold (u, v) pairs of nodes, got {edge!r:.60}")
+    pair = tuple(edge)
+    if len(pair) != 2:
+        raise ValueError(f"edges must hold (u, v) pairs of nodes, got {edge!r:.60}")
+    return pair

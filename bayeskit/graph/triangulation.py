@@ -20,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._jit import njit, run_small
+from ._checks import cardinality, mapping, sequence
 
 __all__ = ["maximal_cliques", "min_fill_order", "triangulate"]
 
@@ -33,7 +34,11 @@ Adjacency = Mapping[Node, Iterable[Node]]
 
 def _copy_adjacency(adjacency: Adjacency) -> dict[Node, set[Node]]:
     """A mutable, checked copy: symmetric, no self-loop, no unknown node."""
-    adj = {node: set(nbs) for node, nbs in adjacency.items()}
+    mapping(adjacency, "adjacency", "node -> iterable of neighbours")
+    adj = {
+        node: set(sequence(nbs, f"adjacency[{node!r}]", "neighbours"))
+        for node, nbs in adjacency.items()
+    }
     for node, nbs in adj.items():
         if node in nbs:
             raise ValueError(f"node {node!r} is its own neighbour in adjacency")
@@ -94,14 +99,12 @@ def min_fill_order(
 def _cards_of(nodes: list, cardinalities: Mapping[Node, int] | None) -> np.ndarray:
     if cardinalities is None:
         return np.full(len(nodes), 2, dtype=np.int64)
+    mapping(cardinalities, "cardinalities", "node -> number of states")
     out = []
     for node in nodes:
         if node not in cardinalities:
             raise ValueError(f"cardinalities has no entry for node {node!r}")
-        k = int(cardinalities[node])
-        if k < 1:
-            raise ValueError(f"cardinality of {node!r} must be positive, got {k}")
-        out.append(k)
+        out.append(cardinality(cardinalities[node], f"cardinalities[{node!r}]"))
     return np.array(out, dtype=np.int64)
 
 

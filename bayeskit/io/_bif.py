@@ -12,11 +12,29 @@ quotes are not part of it, and it may then hold blanks, as pgmpy reads it.
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
 
-from ._common import FileError, build_network, check_word, number, read_text, write_text
+from ._common import (
+    MAX_BYTES,
+    MAX_CELLS,
+    WORD,
+    FileError,
+    build_network,
+    check_caps,
+    check_labels,
+    check_network,
+    check_size,
+    count_cells,
+    decode,
+    label_text,
+    number,
+    read_source,
+    shown,
+    write_text,
+)
 
 __all__ = ["read_bif", "write_bif"]
 
@@ -36,7 +54,7 @@ def _tokens(text: str) -> list:
     for m in _TOKEN.finditer(text):
         kind, value = m.lastgroup, m.group()
         if kind == "bad":
-            raise FileError(line, f"unexpected character {value!r}")
+            raise FileError(line, f"unexpected character {shown(value)}")
         if kind in ("word", "punct", "string"):
             out.append((value, line, kind))
         line += value.count("\n")
@@ -45,9 +63,10 @@ def _tokens(text: str) -> list:
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, max_cells: int = MAX_CELLS) -> None:
         self.tokens = _tokens(text)
         self.i = 0
+        self.cells, self.max_cells = 0, max_cells  # table cells read so far
 
     @property
     def line(self) -> int:
@@ -66,8 +85,8 @@ class _Parser:
     def expect(self, value: str) -> None:
         text, line, kind = self.next()
         if text != value or kind == "string":
-            shown = repr(text) if text else "the end of the file"
-            raise FileError(line, f"expected {value!r}, got {shown}")
+            got = shown(text) if text else "the end of the file"
+            raise FileError(line, f"expected {value!r}, got {got}")
 
     def word(self, what: str) -> str:
         """A name: a bare word, or a quoted string without its quotes
@@ -76,7 +95,8 @@ class _Parser:
         if kind == "string":
             return text[1:-1]
         if kind != "word":
-            raise FileError(line, f"expected {what}, got {text!r}")
+            got = shown(text) if kind != "end" else "the end of the file"
+            raise FileError(line, f"expected {what}, got {got}")
         return text
 
     def skip_statement(self) -> None:
@@ -121,7 +141,7 @@ def _variable(p: _Parser, variables: dict) -> None:
     line = p.line
     name = p.word("a variable name")
     if name in variables:
-        raise FileError(line, f"variable {name!r} is declared twice")
+        raise FileError(line, f"variable {shown(name)} is declared twice")
     p.expect("{")
     states = None
     while p.peek() != "}":
@@ -133,7 +153,7 @@ def _variable(p: _Parser, variables: dict) -> None:
             if kind != "discrete":
                 raise FileError(
                     at,
-                    f"variable {name!r} has type {kind!r}; only "
+                    f"variable {shown(name)} has type {shown(kind)}; only "
                     "discrete variables are supported",
                 )
             p.expect("[")
@@ -144,22 +164,27 @@ def _variable(p: _Parser, variables: dict) -> None:
             states = p.names("}", "a state")
             p.expect(";")
             if not size.isdigit() or int(size) != len(states):
+                declared = size if size.isdigit() and len(size) < 20 else shown(size)
                 raise FileError(
                     size_line,
-                    f"variable {name!r} declares {size} states "
-                    f"and lists {len(states)}: {states!r}",
+                    f"variable {shown(name)} declares {declared} states "
+                    f"and lists {len(states)}: {shown(states, 80)}",
                 )
             if len(set(states)) != len(states):
+                twice = next(x for x in states if states.count(x) > 1)
                 raise FileError(
-                    size_line, f"variable {name!r} lists a state twice: {states!r}"
+                    size_line,
+                    f"variable {shown(name)} lists the state {shown(twice)} twice",
                 )
         else:
             raise FileError(
-                at, f"expected 'type' or 'property' in variable {name!r}, got {text!r}"
+                at,
+                f"expected 'type' or 'property' in variable {shown(name)}, "
+                f"got {shown(text)}",
             )
     p.next()
     if states is None:
-        raise FileError(line, f"variable {name!r} has no 'type discrete' line")
+        raise FileError(line, f"variable {shown(name)} has no 'type discrete' line")
     variables[name] = (states, line)
 
 
@@ -185,16 +210,19 @@ def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None
         raise FileError(line, "a probability block names one variable before '|'")
     for v in names:
         if v not in variables:
-            raise FileError(line, f"unknown variable {v!r}: declare it first")
+            raise FileError(line, f"unknown variable {shown(v)}: declare it first")
     if child in tables:
-        raise FileError(line, f"variable {child!r} has two probability tables")
+        raise FileError(line, f"variable {shown(child)} has two probability tables")
     if len(set(names)) != len(names):
-        raise FileError(line, f"probability ( {' '.join(names)} ) repeats a variable")
+        listed = shown(" ".join(names), 80)
+        raise FileError(line, f"probability ( {listed} ) repeats a variable")
     states = {v: variables[v][0] for v in names}
     k = len(states[child])
     cards = [len(states[u]) for u in parents]
-    rows = int(np.prod(cards))
-    values = np.full((rows, k), np.nan)
+    p.cells = count_cells(cards, k, child, line, p.cells, p.max_cells)
+    rows = math.prod(cards)
+    values = np.zeros((rows, k))
+    given_rows = np.zeros(rows, dtype=bool)  # which rows the block sets
     default = None
     p.expect("{")
     while p.peek() != "}":
@@ -211,11 +239,16 @@ def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None
             if len(numbers) != size:
                 raise FileError(
                     at,
-                    f"the {text} of {child!r} has {len(numbers)} "
+                    f"the {text} of {shown(child)} has {len(numbers)} "
                     f"probabilities; expected {size}",
                 )
             if text == "table":  # the variable's states vary slowest
+                if given_rows.any():
+                    raise FileError(at, f"the table of {shown(child)} is given twice")
                 values[:] = np.asarray(numbers).reshape(k, rows).T
+                given_rows[:] = True
+            elif default is not None:
+                raise FileError(at, f"{shown(child)} has two default rows")
             else:
                 default = numbers
             continue
@@ -224,29 +257,37 @@ def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None
         if len(key) != len(parents):
             raise FileError(
                 at,
-                f"a row of {child!r} names {len(key)} parent states; "
-                f"its parents are {parents!r}",
+                f"a row of {shown(child)} names {len(key)} parent states; "
+                f"its parents are {shown(parents, 80)}",
             )
         flat = 0
         for u, s, c in zip(parents, key, cards):
             if s not in states[u]:
-                raise FileError(at, f"{s!r} is not a state of {u!r}: {states[u]!r}")
+                raise FileError(
+                    at,
+                    f"{shown(s)} is not a state of {shown(u)}: {shown(states[u], 80)}",
+                )
             flat = flat * c + states[u].index(s)
         numbers = p.numbers()
         if len(numbers) != k:
             raise FileError(
                 at,
-                f"the row {tuple(key)!r} of {child!r} has "
+                f"the row {shown(tuple(key), 80)} of {shown(child)} has "
                 f"{len(numbers)} probabilities; expected {k}",
             )
+        if given_rows[flat]:
+            raise FileError(
+                at, f"the row {shown(tuple(key), 80)} of {shown(child)} is given twice"
+            )
         values[flat] = numbers
+        given_rows[flat] = True
     p.next()
-    unset = np.isnan(values).all(axis=1)
+    unset = ~given_rows
     if unset.any():
         if default is None:
             raise FileError(
                 line,
-                f"the table of {child!r} gives no row for "
+                f"the table of {shown(child)} gives no row for "
                 f"{int(unset.sum())} joint state(s) of its parents and "
                 "no default",
             )
@@ -255,14 +296,27 @@ def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None
     lines[child] = line
 
 
-def read_bif(source):
+def read_bif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
     """Read a Bayesian network from a BIF file.
 
     Parameters
     ----------
-    source : str, path-like or file object
-        A path (a ``.gz`` one is decompressed), an open file, or the text of
-        the file itself.
+    source : str, bytes, file object or path-like, default=None
+        The file: its text (a ``str`` is always the text of the file, never a
+        path, so that text from elsewhere can never make the reader open a
+        file), an open file object, or a ``pathlib.Path``. Bytes are UTF-8
+        (a byte-order mark is skipped) or UTF-16 with its byte-order mark.
+    path : str or path-like, default=None
+        The path of the file, instead of ``source`` (``read_bif(path="a.bif")``
+        reads a path given as a ``str``); a gzip-compressed file is
+        decompressed (told by its bytes, not its name).
+    max_bytes : int, default=64 MiB
+        The most text read (after decompression); a longer file is a
+        ValueError, before it is parsed.
+    max_cells : int, default=2**24
+        The most table cells the file may imply, in all (a ``default`` row
+        implies every row it stands for); more is a ValueError that names the
+        table's line, before anything is allocated.
 
     Returns
     -------
@@ -275,10 +329,38 @@ def read_bif(source):
     ------
     ValueError
         For a malformed file, with the line number: a syntax error, an
-        unknown variable or state, a table of the wrong size, a row that
-        does not sum to one, a variable without a table, a cycle.
+        unknown variable or state, a table of the wrong size, a row given
+        twice, a probability that is not a finite number, a row that does not
+        sum to one, a variable without a table, a cycle; or a file over
+        ``max_bytes`` or ``max_cells``. A message quotes at most a short
+        excerpt of the file.
+    TypeError
+        For a ``source`` or ``path`` of another type, or both given.
+
+    Examples
+    --------
+    >>> from bayeskit.io import read_bif
+    >>> bn = read_bif('''
+    ... variable rain { type discrete [ 2 ] { no, yes }; }
+    ... probability ( rain ) { table 0.8, 0.2; }
+    ... ''')
+    >>> bn.states_["rain"].tolist()
+    ['no', 'yes']
     """
-    p = _Parser(read_text(source, "BIF"))
+    max_bytes, max_cells = check_caps(max_bytes, max_cells)
+    data = read_source(source, path, "BIF", max_bytes)
+    text = decode(data, "BIF")
+    if "{" not in text:
+        hint = (
+            " (a str source is the text of the file: to read the file a str "
+            "names, pass pathlib.Path(...) or path=...)"
+            if isinstance(source, str)
+            else ""
+        )
+        raise FileError(
+            1, f"the BIF text {shown(text)} declares no variable block{hint}"
+        )
+    p = _Parser(text, max_cells)
     variables: dict = {}
     tables: dict = {}
     lines: dict = {}
@@ -295,7 +377,8 @@ def read_bif(source):
             _probability(p, variables, tables, lines)
         else:
             raise FileError(
-                line, f"expected 'network', 'variable' or 'probability', got {text!r}"
+                line,
+                f"expected 'network', 'variable' or 'probability', got {shown(text)}",
             )
     if not variables:
         raise FileError(p.line, "the file declares no variable")
@@ -309,18 +392,35 @@ def _fmt(x: float) -> str:
 
 def _word(label, what: str) -> str:
     """``label`` as written in BIF: a bare word, or quoted (JavaBayes style)
-    when it holds blanks or punctuation; a quote or an empty label cannot be
-    written."""
-    try:
-        return check_word(label, what)
-    except ValueError:
-        text = str(label)
-        if not text or '"' in text:
-            raise
-        return f'"{text}"'
+    when it holds blanks or punctuation or is empty (``""``, as the reader
+    reads it); a double quote or a lone surrogate cannot be written."""
+    text = label_text(label, what, "BIF")
+    if WORD.fullmatch(text) is not None:
+        return text
+    if '"' in text:
+        raise ValueError(
+            f"{what} {shown(label)} cannot be written in BIF: a name or state must "
+            "not hold a double quote"
+        )
+    return f'"{text}"'
 
 
-def write_bif(network, path=None, *, name="unknown"):
+def _labels(labels: list, what: str) -> list:
+    """``labels`` as written, every one checked: each writable, and no two
+    that read back as one (``1.5`` and ``'1.5'``)."""
+    written = [_word(x, what) for x in labels]
+    check_labels(labels, what, [str(x) for x in labels])
+    return written
+
+
+def write_bif(
+    network,
+    path=None,
+    *,
+    name="unknown",
+    max_bytes=MAX_BYTES,
+    max_cells=MAX_CELLS,
+):
     """Write a Bayesian network as a BIF file.
 
     Parameters
@@ -332,6 +432,9 @@ def write_bif(network, path=None, *, name="unknown"):
         text.
     name : str, default="unknown"
         The name in the ``network`` block.
+    max_bytes, max_cells : int, default=64 MiB, 2**24
+        The caps of :func:`read_bif`: a network whose file would be over
+        either is a ValueError (the reader would refuse the file).
 
     Returns
     -------
@@ -339,24 +442,36 @@ def write_bif(network, path=None, *, name="unknown"):
         The text, when ``path`` is None. Probabilities are written with the
         shortest text that reads back as the same float, so
         ``read_bif(write_bif(bn))`` has the same tables exactly (states read
-        back as strings).
+        back as strings, ``str(state)``).
+
+    Raises
+    ------
+    TypeError
+        If ``network`` is not a BayesianNetwork.
+    ValueError
+        If a table is not set; if a name or state cannot be written (empty,
+        holding a double quote or a lone surrogate), or two states of a
+        variable (or two variables) read back as one (``1.5`` and ``'1.5'``);
+        or if the file would be over ``max_bytes`` or ``max_cells``.
     """
-    network._check_ready()
+    max_bytes, max_cells = check_caps(max_bytes, max_cells)
+    check_network(network, max_cells)
     name = _word(name, "name")
-    written = {v: _word(v, "variable") for v in network.variables_}
+    variables = list(network.variables_)
+    written = dict(zip(variables, _labels(variables, "variables")))
     labels = {
-        v: [_word(s, f"state of {v!r}") for s in network.states_[v].tolist()]
-        for v in network.variables_
+        v: _labels(network.states_[v].tolist(), f"states of {shown(v)}")
+        for v in variables
     }
     out = [f"network {name} {{", "}"]
-    for v in network.variables_:
+    for v in variables:
         states = labels[v]
         out += [
             f"variable {written[v]} {{",
             f"  type discrete [ {len(states)} ] {{ {', '.join(states)} }};",
             "}",
         ]
-    for v in network.variables_:
+    for v in variables:
         parents = network.dag_.parents(v)
         table = network.cpds_[v]
         if not parents:
@@ -372,4 +487,4 @@ def write_bif(network, path=None, *, name="unknown"):
             key = ", ".join(labels[u][i] for u, i in zip(parents, index))
             out.append(f"  ({key}) {', '.join(map(_fmt, table[index]))};")
         out.append("}")
-    return write_text("\n".join(out) + "\n", path)
+    return write_text(check_size("\n".join(out) + "\n", max_bytes), path)

@@ -1,18 +1,52 @@
-"""What the BIF and XMLBIF readers and writers share."""
+"""What the BIF and XMLBIF readers and writers share.
+
+The boundary of the file formats: where the bytes come from (a path, a file
+object, or the text itself, told apart by type, never by content), how much
+of them is read (``max_bytes``), how many table cells they may imply
+(``max_cells``), and how a message quotes the file (a capped excerpt).
+"""
 
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import re
 
 import numpy as np
 
-__all__ = ["FileError", "build_network", "number", "read_text", "write_text"]
+__all__ = [
+    "MAX_BYTES",
+    "MAX_CELLS",
+    "FileError",
+    "build_network",
+    "check_caps",
+    "check_network",
+    "label_text",
+    "number",
+    "read_source",
+    "shown",
+    "write_text",
+]
 
 # A name or state written bare in BIF: no blank, comma, bracket, brace,
-# parenthesis, semicolon, bar or quote.
-WORD = re.compile(r'[^\s{}()\[\];,|"]+')
+# parenthesis, semicolon, bar or quote, and no slash that starts a comment.
+WORD = re.compile(r'[^\s{}()\[\];,|"/]+(?:/(?![/*])[^\s{}()\[\];,|"/]*)*')
+
+# The readers' default caps: 64 MiB of text (decompressed), and 2**24 table
+# cells in all (128 MiB of float64). The largest networks of the bnlearn
+# repository (diabetes: 429,409 parameters, about 8 MB of BIF) are well inside.
+MAX_BYTES = 64 * 2**20
+MAX_CELLS = 2**24
+# numpy's limit on the number of axes of an array (32 before numpy 2).
+MAX_AXES = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+# What a message quotes of the file, at most.
+_EXCERPT = 40
+_MESSAGE = 400
+
+_GZIP_MAGIC = b"\x1f\x8b"
+# A probability as the files write it: a decimal number (no '_', no 'nan').
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 class FileError(ValueError):
@@ -20,29 +54,139 @@ class FileError(ValueError):
 
     def __init__(self, line: int | None, message: str) -> None:
         self.line = line
+        if len(message) > _MESSAGE:
+            message = message[: _MESSAGE - 3] + "..."
         super().__init__(message if line is None else f"line {line}: {message}")
 
 
-def read_text(source, what: str) -> str:
-    """The text of ``source``: a path (``.gz`` decompressed), a file object,
-    or the text itself (a string holding a newline, ``{`` or ``<``, which
-    no path of a network file does)."""
-    if hasattr(source, "read"):
-        text = source.read()
-        return text.decode("utf-8") if isinstance(text, bytes) else text
-    if isinstance(source, bytes):
-        return source.decode("utf-8")
-    if isinstance(source, (str, os.PathLike)):
-        s = os.fspath(source)
-        if isinstance(source, str) and any(c in s for c in "\n{<"):
-            return s
-        opener = gzip.open if s.endswith(".gz") else open
-        with opener(s, "rt", encoding="utf-8") as f:
-            return f.read()
-    raise TypeError(
-        f"source must be a path, a file object or the text of a {what} file, "
-        f"got {type(source).__name__}"
+def shown(value, limit: int = _EXCERPT) -> str:
+    """``repr`` of ``value`` (a piece of the file), cut to about ``limit``
+    characters: a message never echoes a whole token (which may be a whole
+    file)."""
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:limit]) + f"... ({len(value)} characters)"
+    text = repr(value)
+    return text if len(text) <= limit + 2 else text[:limit] + "..."
+
+
+def _check_cap(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive int, got {shown(value)}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value}")
+    return int(value)
+
+
+def check_caps(max_bytes, max_cells) -> tuple[int, int]:
+    """The caps, checked: positive ints."""
+    return _check_cap(max_bytes, "max_bytes"), _check_cap(max_cells, "max_cells")
+
+
+def _too_big(what: str, max_bytes: int) -> ValueError:
+    return ValueError(
+        f"{what} holds more than max_bytes={max_bytes} bytes of text; a network "
+        "file that large is refused (pass a larger max_bytes to read it)"
     )
+
+
+def _read_capped(stream, max_bytes: int, what: str):
+    data = stream.read(max_bytes + 1)
+    if data is None:
+        data = b""
+    if len(data) > max_bytes:
+        raise _too_big(what, max_bytes)
+    return data
+
+
+def _open_path(path, max_bytes: int) -> bytes:
+    """The bytes of the file at ``path``, decompressed when they are gzip's
+    (told by the bytes, not by the name), at most ``max_bytes`` of them."""
+    shown_path = shown(os.fspath(path), 200)
+    try:
+        f = open(path, "rb")
+    except OSError as exc:
+        raise ValueError(
+            f"path {shown_path} cannot be read: {exc.strerror or exc}"
+        ) from None
+    with f:
+        magic = f.peek(2)[:2]  # no seek: a pipe can be read too
+        if magic == _GZIP_MAGIC:
+            try:
+                with gzip.GzipFile(fileobj=f) as z:
+                    return _read_capped(z, max_bytes, f"path {shown_path}")
+            except (OSError, EOFError) as exc:
+                raise ValueError(
+                    f"path {shown_path} is not a valid gzip file: {exc}"
+                ) from None
+        return _read_capped(f, max_bytes, f"path {shown_path}")
+
+
+def read_source(source, path, what: str, max_bytes: int):
+    """What a reader reads, as ``bytes`` (a file's, to decode) or ``str``.
+
+    Exactly one of ``source`` and ``path`` is given. ``source`` is the text of
+    the file (``str`` or ``bytes``), an open file object, or a path-like
+    object (``pathlib.Path``); a ``str`` is always the text, never a path
+    (``path=`` takes a path as a ``str``). Nothing is ever opened because of
+    what a string holds.
+    """
+    if path is not None:
+        if source is not None:
+            raise TypeError(
+                f"give the {what} file as source (its text, a file object or a "
+                "pathlib.Path) or as path=, not both"
+            )
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise TypeError(
+                f"path must be a str or path-like object, got {type(path).__name__}"
+            )
+        return _open_path(path, max_bytes)
+    if source is None:
+        raise TypeError(
+            f"{what} needs a source (the text of the file, a file object or a "
+            "pathlib.Path) or path="
+        )
+    if isinstance(source, str):
+        if len(source) > max_bytes:
+            raise _too_big("source", max_bytes)
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        if len(source) > max_bytes:
+            raise _too_big("source", max_bytes)
+        return bytes(source)
+    if isinstance(source, os.PathLike):
+        return _open_path(source, max_bytes)
+    if callable(getattr(source, "read", None)):
+        data = _read_capped(source, max_bytes, "source")
+        if isinstance(data, (bytes, bytearray)):
+            return bytes(data)
+        if isinstance(data, str):
+            return data
+        raise TypeError(
+            f"source.read() must return str or bytes, got {type(data).__name__}"
+        )
+    raise TypeError(
+        f"source must be the text of a {what} file (str or bytes), a file object "
+        f"or a pathlib.Path (or give path=), got {type(source).__name__}"
+    )
+
+
+def decode(data, what: str) -> str:
+    """Text from the bytes of a file: UTF-8 (a byte-order mark skipped), or
+    UTF-16 when it starts with its byte-order mark."""
+    if isinstance(data, str):
+        return data[1:] if data.startswith("\ufeff") else data
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encoding = "utf-16"
+    else:
+        encoding = "utf-8-sig"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1 if encoding != "utf-16" else None
+        raise FileError(
+            line, f"the {what} file is not {encoding.upper()[:6]} text: {exc.reason}"
+        ) from None
 
 
 def write_text(text: str, path):
@@ -52,32 +196,62 @@ def write_text(text: str, path):
     if hasattr(path, "write"):
         path.write(text)
         return None
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(
+            "path must be None, a str, a path-like object or a file object, got "
+            f"{type(path).__name__}"
+        )
     s = os.fspath(path)
-    opener = gzip.open if s.endswith(".gz") else open
-    with opener(s, "wt", encoding="utf-8") as f:
+    gz = s.endswith(b".gz" if isinstance(s, bytes) else ".gz")
+    opener = gzip.open if gz else open
+    with opener(s, "wt", encoding="utf-8", newline="") as f:
         f.write(text)
     return None
 
 
 def number(text: str, line: int) -> float:
-    """A probability of the file."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise FileError(line, f"expected a probability, got {text!r}") from None
+    """A probability of the file: a finite decimal number."""
+    if _NUMBER.fullmatch(text) is None:
+        raise FileError(line, f"expected a probability, got {shown(text)}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise FileError(line, f"expected a probability, got {shown(text)}")
     return value
+
+
+def count_cells(cards, k: int, owner: str, line: int, total: int, max_cells: int):
+    """The cells of a table of ``owner`` over parents of ``cards`` states and
+    ``k`` states of its own, added to ``total``; a table numpy cannot hold,
+    or a total above ``max_cells``, is an error before anything is allocated."""
+    if len(cards) + 1 > MAX_AXES:
+        raise FileError(
+            line,
+            f"the table of {shown(owner)} has {len(cards)} parents; a table has "
+            f"at most {MAX_AXES - 1} (numpy's {MAX_AXES} axes)",
+        )
+    cells = math.prod(cards) * k  # Python ints: no overflow
+    if total + cells > max_cells:
+        raise FileError(
+            line,
+            f"the table of {shown(owner)} has {cells} cells, which brings the "
+            f"network over max_cells={max_cells}; pass a larger max_cells to "
+            "read it",
+        )
+    return total + cells
 
 
 def build_network(variables: dict, tables: dict, lines: dict):
     """The network of parsed ``variables`` ``{name: (states, line)}`` and
     ``tables`` ``{name: (parents, values (*parent cards, k))}``; ``lines``
     gives the line of each table, for errors."""
-    from ..network._network import BayesianNetwork
+    from .. import BayesianNetwork
 
     missing = [v for v in variables if v not in tables]
     if missing:
         v = missing[0]
-        raise FileError(variables[v][1], f"variable {v!r} has no probability table")
+        raise FileError(
+            variables[v][1], f"variable {shown(v)} has no probability table"
+        )
     edges = [(u, v) for v, (parents, _) in tables.items() for u in parents]
     states = {v: list(s) for v, (s, _) in variables.items()}
     try:
@@ -94,12 +268,60 @@ def build_network(variables: dict, tables: dict, lines: dict):
     return network
 
 
-def check_word(label, what: str) -> str:
-    """``label`` as it is written in a BIF file: a word of its own."""
-    text = str(label)
-    if WORD.fullmatch(text) is None:
+def check_network(network, max_cells: int):
+    """``network`` as the writers take it: a BayesianNetwork with every table
+    set, no more than ``max_cells`` cells in all (what the readers read)."""
+    from .. import BayesianNetwork
+
+    if not isinstance(network, BayesianNetwork):
+        raise TypeError(
+            "network must be a bayeskit BayesianNetwork with every table set, got "
+            f"{type(network).__name__}"
+        )
+    network._check_ready()
+    cells = sum(int(np.asarray(network.cpds_[v]).size) for v in network.variables_)
+    if cells > max_cells:
         raise ValueError(
-            f"{what} {label!r} cannot be written in BIF: a name or state must have "
-            "no blank, comma, bracket, brace, parenthesis, semicolon, bar or quote"
+            f"network has {cells} table cells, more than max_cells={max_cells}: "
+            "the readers would refuse the file; pass a larger max_cells here and "
+            "to the reader"
+        )
+    return network
+
+
+def check_size(text: str, max_bytes: int) -> str:
+    """``text`` if the readers read it with ``max_bytes``."""
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > max_bytes:
+        raise ValueError(
+            f"the file would hold {size} bytes, more than max_bytes={max_bytes}: "
+            "the readers would refuse it; pass a larger max_bytes here and to "
+            "the reader"
         )
     return text
+
+
+def label_text(label, what: str, fmt: str) -> str:
+    """``str(label)``, which a file in format ``fmt`` writes as UTF-8: a
+    label holding a lone surrogate cannot be."""
+    text = str(label)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"{what} {shown(label)} cannot be written in {fmt}: it holds a lone "
+            "surrogate, which UTF-8 cannot encode"
+        ) from None
+    return text
+
+
+def check_labels(labels: list, owner: str, written: list) -> None:
+    """Labels that are written the same would read back as one."""
+    seen: dict = {}
+    for label, text in zip(labels, written):
+        if text in seen:
+            raise ValueError(
+                f"{owner} {shown(seen[text])} and {shown(label)} are both written "
+                f"as {shown(text)} and would read back as one: rename one of them"
+            )
+        seen[text] = label

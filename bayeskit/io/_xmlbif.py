@@ -9,12 +9,32 @@ parent's slowest: the rows of ``get_cpd`` one after the other).
 
 from __future__ import annotations
 
+import math
+import re
 from xml.parsers import expat
 from xml.sax.saxutils import escape
 
 import numpy as np
 
-from ._common import FileError, build_network, number, read_text, write_text
+from ._common import (
+    MAX_BYTES,
+    MAX_CELLS,
+    FileError,
+    build_network,
+    check_caps,
+    check_labels,
+    check_network,
+    check_size,
+    count_cells,
+    label_text,
+    number,
+    read_source,
+    shown,
+    write_text,
+)
+
+# Characters XML 1.0 does not allow in a document (section 2.2).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 __all__ = ["read_xmlbif", "write_xmlbif"]
 
@@ -38,8 +58,14 @@ class _Element:
         return found[0]
 
 
-def _parse(text: str) -> _Element:
-    """The element tree of ``text``, each element with its line number."""
+def _parse_once(data) -> _Element:
+    """The element tree of ``data`` (``bytes``, in the encoding the XML
+    declares, or ``str``), each element with its line number.
+
+    A DTD may declare elements and attributes (XMLBIF 0.3 files often hold
+    one) but no entity: an entity can expand without bound or stand for
+    another file, and an undeclared one would be read as nothing.
+    """
     parser = expat.ParserCreate()
     root = _Element("", 0)
     stack = [root]
@@ -52,28 +78,102 @@ def _parse(text: str) -> _Element:
     def end(tag):
         stack.pop()
 
-    def data(chunk):
+    def characters(chunk):
         stack[-1].text.append(chunk)
+
+    def entity(name, *args):
+        raise FileError(
+            parser.CurrentLineNumber,
+            f"the DTD declares the entity {shown(name)}: a file with entities is "
+            "refused (they can expand without bound or read other files)",
+        )
+
+    def skipped(name, is_parameter):
+        raise FileError(
+            parser.CurrentLineNumber,
+            f"the entity {shown(name)} is not declared in the file: a file with "
+            "entities is refused",
+        )
+
+    def external(context, base, system_id, public_id):
+        raise FileError(
+            parser.CurrentLineNumber,
+            f"the external entity {shown(system_id)} is refused: the reader reads "
+            "no other file",
+        )
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    parser.CharacterDataHandler = data
+    parser.CharacterDataHandler = characters
+    parser.EntityDeclHandler = entity
+    parser.UnparsedEntityDeclHandler = entity
+    parser.SkippedEntityHandler = skipped
+    parser.ExternalEntityRefHandler = external
+    if isinstance(data, str) and data.startswith("\ufeff"):
+        data = data[1:]  # a byte-order mark decoded as text
     try:
-        parser.Parse(text, True)
+        parser.Parse(data, True)
     except expat.ExpatError as exc:
         message = f"malformed XML: {expat.ErrorString(exc.code)}"
         raise FileError(exc.lineno, message) from None
     return root
 
 
-def read_xmlbif(source):
+# The encoding an XML declaration names, read from ASCII-compatible bytes.
+_DECLARED = re.compile(rb"""<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z][\w.:-]*)["']""")
+
+
+def _parse(data) -> _Element:
+    """The element tree of ``data``; bytes in an encoding expat does not know
+    by the name declared (a Python name such as ``utf-16-le``, a multi-byte
+    code page) are decoded by Python's codec of that name first."""
+    try:
+        return _parse_once(data)
+    except FileError:
+        raise
+    except (ValueError, LookupError):  # expat's handler of unknown encodings
+        if not isinstance(data, bytes):
+            raise
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        name = "utf-16"
+    else:
+        found = _DECLARED.match(data.lstrip(b"\xef\xbb\xbf \t\r\n"))
+        name = found.group(1).decode("ascii") if found else "utf-8"
+    try:
+        text = data.decode(name)
+    except LookupError:
+        raise FileError(
+            1, f"the XML declares an unknown encoding, {shown(name)}"
+        ) from None
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise FileError(
+            line, f"the XML is not {shown(name)} text: {exc.reason}"
+        ) from None
+    return _parse_once(text)
+
+
+def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
     """Read a Bayesian network from an XMLBIF file.
 
     Parameters
     ----------
-    source : str, path-like or file object
-        A path (a ``.gz`` one is decompressed), an open file, or the text of
-        the file itself.
+    source : str, bytes, file object or path-like, default=None
+        The file: its text (a ``str`` is always the text of the file, never a
+        path, so that text from elsewhere can never make the reader open a
+        file), its bytes, an open file object, or a ``pathlib.Path``. Bytes
+        are read in the encoding the XML declares (UTF-8, UTF-16,
+        ISO-8859-1, ...), as XML says.
+    path : str or path-like, default=None
+        The path of the file, instead of ``source``
+        (``read_xmlbif(path="a.xml")``); a gzip-compressed file is
+        decompressed (told by its bytes, not its name).
+    max_bytes : int, default=64 MiB
+        The most bytes read (after decompression); a longer file is a
+        ValueError, before it is parsed.
+    max_cells : int, default=2**24
+        The most table cells the file may imply, in all; more is a ValueError
+        that names the line, before anything is allocated.
 
     Returns
     -------
@@ -86,11 +186,25 @@ def read_xmlbif(source):
     Raises
     ------
     ValueError
-        For a malformed file, with the line number: malformed XML, a
-        missing element, an unknown variable, a table of the wrong size or
-        whose rows do not sum to one, a variable without a table, a cycle.
+        For a malformed file, with the line number: malformed XML, a DTD
+        that declares an entity, a missing element, no variable, an unknown
+        variable, a table of the wrong size or whose rows do not sum to one,
+        a probability that is not a finite number, a variable without a
+        table, a cycle; or a file over ``max_bytes`` or ``max_cells``. A
+        message quotes at most a short excerpt of the file.
+    TypeError
+        For a ``source`` or ``path`` of another type, or both given.
     """
-    root = _parse(read_text(source, "XMLBIF"))
+    max_bytes, max_cells = check_caps(max_bytes, max_cells)
+    data = read_source(source, path, "XMLBIF", max_bytes)
+    if isinstance(source, str) and "<" not in data:
+        raise FileError(
+            1,
+            f"the XMLBIF text {shown(data)} holds no element (a str source is the "
+            "text of the file: to read the file a str names, pass "
+            "pathlib.Path(...) or path=...)",
+        )
+    root = _parse(data)
     bifs = root.find_all("BIF")
     if len(bifs) != 1:
         raise FileError(1, "an XMLBIF file has one <BIF> root element")
@@ -99,45 +213,90 @@ def read_xmlbif(source):
     for element in network.find_all("VARIABLE"):
         name = element.one("NAME", "a <VARIABLE>").value()
         if name in variables:
-            raise FileError(element.line, f"variable {name!r} is declared twice")
+            raise FileError(element.line, f"variable {shown(name)} is declared twice")
         states = [o.value() for o in element.find_all("OUTCOME")]
         if not states:
-            raise FileError(element.line, f"variable {name!r} has no <OUTCOME>")
+            raise FileError(element.line, f"variable {shown(name)} has no <OUTCOME>")
         if len(set(states)) != len(states):
+            twice = next(x for x in states if states.count(x) > 1)
             raise FileError(
-                element.line, f"variable {name!r} lists a state twice: {states!r}"
+                element.line,
+                f"variable {shown(name)} lists the state {shown(twice)} twice",
             )
         variables[name] = (states, element.line)
+    if not variables:
+        raise FileError(network.line, "the <NETWORK> declares no <VARIABLE>")
     tables: dict = {}
     lines: dict = {}
+    cells = 0
     definitions = network.find_all("DEFINITION") + network.find_all("PROBABILITY")
     for element in definitions:
         child = element.one("FOR", "a <DEFINITION>").value()
         parents = [g.value() for g in element.find_all("GIVEN")]
         for v in [child, *parents]:
             if v not in variables:
-                raise FileError(element.line, f"unknown variable {v!r}")
+                raise FileError(element.line, f"unknown variable {shown(v)}")
         if child in tables:
             raise FileError(
-                element.line, f"variable {child!r} has two <DEFINITION> elements"
+                element.line, f"variable {shown(child)} has two <DEFINITION> elements"
             )
         if len(set(parents)) != len(parents) or child in parents:
-            raise FileError(element.line, f"the <GIVEN> of {child!r} repeat a variable")
+            raise FileError(
+                element.line, f"the <GIVEN> of {shown(child)} repeat a variable"
+            )
         table = element.one("TABLE", "a <DEFINITION>")
-        values = [number(t, table.line) for t in table.value().split()]
         shape = (*[len(variables[u][0]) for u in parents], len(variables[child][0]))
-        if len(values) != int(np.prod(shape)):
+        cells = count_cells(
+            shape[:-1], shape[-1], child, element.line, cells, max_cells
+        )
+        size = math.prod(shape)
+        words = table.value().split()
+        if len(words) != size:
             raise FileError(
                 table.line,
-                f"the <TABLE> of {child!r} has {len(values)} probabilities; expected "
-                f"{int(np.prod(shape))}",
+                f"the <TABLE> of {shown(child)} has {len(words)} probabilities; "
+                f"expected {size}",
             )
+        values = [number(t, table.line) for t in words]
         tables[child] = (parents, np.asarray(values).reshape(shape))
         lines[child] = element.line
     return build_network(variables, tables, lines)
 
 
-def write_xmlbif(network, path=None, *, name="unknown"):
+def _xml(label, what: str) -> str:
+    """``label`` as XML text that reads back as ``str(label)``: no character
+    XML 1.0 forbids, no blank at either end (the reader strips them), a
+    carriage return as a character reference (XML reads a bare one as a
+    newline)."""
+    text = label_text(label, what, "XMLBIF")
+    bad = _NOT_XML.search(text)
+    if bad is not None:
+        raise ValueError(
+            f"{what} {shown(label)} cannot be written in XMLBIF: it holds the "
+            f"character {bad.group()!r}, which XML 1.0 does not allow"
+        )
+    if text != text.strip():
+        raise ValueError(
+            f"{what} {shown(label)} cannot be written in XMLBIF: it starts or ends "
+            "with a blank, which XMLBIF readers strip"
+        )
+    return escape(text).replace("\r", "&#13;")
+
+
+def _labels(labels: list, what: str) -> list:
+    written = [_xml(x, what) for x in labels]
+    check_labels(labels, what, [str(x) for x in labels])
+    return written
+
+
+def write_xmlbif(
+    network,
+    path=None,
+    *,
+    name="unknown",
+    max_bytes=MAX_BYTES,
+    max_cells=MAX_CELLS,
+):
     """Write a Bayesian network as an XMLBIF 0.3 file.
 
     Parameters
@@ -149,6 +308,9 @@ def write_xmlbif(network, path=None, *, name="unknown"):
         text.
     name : str, default="unknown"
         The ``NAME`` of the network.
+    max_bytes, max_cells : int, default=64 MiB, 2**24
+        The caps of :func:`read_xmlbif`: a network whose file would be over
+        either is a ValueError (the reader would refuse the file).
 
     Returns
     -------
@@ -156,28 +318,38 @@ def write_xmlbif(network, path=None, *, name="unknown"):
         The text, when ``path`` is None. Probabilities are written with the
         shortest text that reads back as the same float, so
         ``read_xmlbif(write_xmlbif(bn))`` has the same tables exactly
-        (states read back as strings).
+        (states read back as strings, ``str(state)``).
+
+    Raises
+    ------
+    TypeError
+        If ``network`` is not a BayesianNetwork.
+    ValueError
+        If a table is not set; if a name or state cannot be written (a
+        character XML forbids, a blank at either end, a lone surrogate), or
+        two states of a variable (or two variables) read back as one
+        (``1.5`` and ``'1.5'``); or if the file would be over ``max_bytes``
+        or ``max_cells``.
     """
-    network._check_ready()
+    max_bytes, max_cells = check_caps(max_bytes, max_cells)
+    check_network(network, max_cells)
+    variables = list(network.variables_)
+    written = dict(zip(variables, _labels(variables, "variables")))
     out = [
         "<?xml version='1.0' encoding='utf-8'?>",
         '<BIF VERSION="0.3">',
         "  <NETWORK>",
-        f"    <NAME>{escape(str(name))}</NAME>",
+        f"    <NAME>{_xml(name, 'name')}</NAME>",
     ]
-    for v in network.variables_:
-        out += ['    <VARIABLE TYPE="nature">', f"      <NAME>{escape(str(v))}</NAME>"]
-        out += [
-            f"      <OUTCOME>{escape(str(s))}</OUTCOME>"
-            for s in network.states_[v].tolist()
-        ]
+    for v in variables:
+        states = _labels(network.states_[v].tolist(), f"states of {shown(v)}")
+        out += ['    <VARIABLE TYPE="nature">', f"      <NAME>{written[v]}</NAME>"]
+        out += [f"      <OUTCOME>{s}</OUTCOME>" for s in states]
         out.append("    </VARIABLE>")
-    for v in network.variables_:
-        out += ["    <DEFINITION>", f"      <FOR>{escape(str(v))}</FOR>"]
-        out += [
-            f"      <GIVEN>{escape(str(u))}</GIVEN>" for u in network.dag_.parents(v)
-        ]
+    for v in variables:
+        out += ["    <DEFINITION>", f"      <FOR>{written[v]}</FOR>"]
+        out += [f"      <GIVEN>{written[u]}</GIVEN>" for u in network.dag_.parents(v)]
         values = " ".join(repr(float(x)) for x in network.cpds_[v].ravel())
         out += [f"      <TABLE>{values}</TABLE>", "    </DEFINITION>"]
     out += ["  </NETWORK>", "</BIF>"]
-    return write_text("\n".join(out) + "\n", path)
+    return write_text(check_size("\n".join(out) + "\n", max_bytes), path)

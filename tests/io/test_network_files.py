@@ -58,7 +58,7 @@ def test_bundled_networks_and_exact_round_trips(name, tmp_path):
     write_bif(bn, buffer)
     assert_same_network(bn, read_bif(io.StringIO(buffer.getvalue())))
     write_xmlbif(bn, tmp_path / "net.xml.gz")
-    assert_same_network(bn, read_xmlbif(str(tmp_path / "net.xml.gz")))
+    assert_same_network(bn, read_xmlbif(path=str(tmp_path / "net.xml.gz")))
 
 
 @pytest.mark.parity
@@ -210,7 +210,7 @@ def test_writing_checks_names_and_keeps_other_labels_as_text():
         )
     with pytest.raises(ValueError, match="name must be one of"):
         load_network("nope")
-    with pytest.raises(TypeError, match="source must be a path"):
+    with pytest.raises(TypeError, match="source must be the text"):
         read_bif(3)
     one_line = (
         "variable a { type discrete [ 2 ] { x, y }; } "
