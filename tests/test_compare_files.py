@@ -47,11 +47,28 @@ def _outputs(tmp_path, how):
         return csv, ["--plot", str(csv)]
     if how == "json and plot":
         return csv, ["--json", str(tmp_path / "r"), "--plot", str(tmp_path / "r")]
+    if how == "html":
+        return csv, ["--html", str(csv)]
+    if how == "comparison plot":
+        return csv, ["--comparison-plot", str(csv)]
+    if how == "html and json":
+        return csv, ["--html", str(tmp_path / "r"), "--json", str(tmp_path / "r")]
     raise AssertionError(how)
 
 
 @pytest.mark.parametrize(
-    "how", ["same", "relative", "symlink", "hardlink", "plot", "json and plot"]
+    "how",
+    [
+        "same",
+        "relative",
+        "symlink",
+        "hardlink",
+        "plot",
+        "json and plot",
+        "html",
+        "comparison plot",
+        "html and json",
+    ],
 )
 def test_no_report_writes_over_the_table_or_another_report(
     how, tmp_path, capsys, monkeypatch

@@ -460,7 +460,15 @@ def run(args, out=None) -> int:
     if sep is not None and args.csv is None:
         raise CompareError("--sep goes with --csv PATH (a bundled dataset has none)")
     # Before any work: no report may write over the table, or over another report.
-    check_outputs({"--csv": args.csv}, {"--json": args.json, "--plot": args.plot})
+    check_outputs(
+        {"--csv": args.csv},
+        {
+            "--json": args.json,
+            "--plot": args.plot,
+            "--comparison-plot": getattr(args, "comparison_plot", None),
+            "--html": getattr(args, "html", None),
+        },
+    )
     if args.csv is not None:
         if text is not None:
             data = read_text_csv(args.csv, args.target, text, sep)

@@ -17,7 +17,7 @@ from html import escape
 import numpy as np
 
 from .curve import check_plot, save_plot
-from .data import CompareError
+from .report import write_atomic
 
 __all__ = ["comparison_figure", "save_figure", "write_html"]
 
@@ -66,12 +66,10 @@ def _png(fig) -> bytes:
 
 
 def save_figure(fig, path: str) -> None:
-    """Write ``fig`` as a PNG, or a :class:`CompareError` naming ``path``."""
-    try:
-        with open(path, "wb") as f:
-            f.write(_png(fig))
-    except OSError as exc:
-        raise CompareError(f"cannot write {path}: {exc.strerror or exc}") from None
+    """Write ``fig`` as a PNG (atomically), or a :class:`CompareError` naming
+    ``path``."""
+    png = _png(fig)
+    write_atomic(path, lambda f: f.write(png), binary=True)
 
 
 def write_html(comparison, table, path: str, curve=None) -> None:
@@ -128,8 +126,4 @@ def write_html(comparison, table, path: str, curve=None) -> None:
         + images
         + "</body></html>"
     )
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(page)
-    except OSError as exc:
-        raise CompareError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_atomic(path, lambda f: f.write(page))

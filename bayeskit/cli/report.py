@@ -136,7 +136,10 @@ def write_atomic(path, write, binary: bool = False) -> None:
     complete (a temporary file in the same folder, then ``os.replace``): a
     failure leaves any old file of the name as it was, and no partial report.
     A path that names something other than a regular file (``/dev/stdout``,
-    a pipe) is written directly."""
+    a pipe) is written directly, as is an open file object."""
+    if hasattr(path, "write"):
+        write(path)
+        return
     path = os.fspath(path)
     target = os.path.realpath(path)
     try:

@@ -42,6 +42,11 @@ def network_from_pgmpy(cls, model):
             )
         cpds[cpd.variable] = cpd
     nodes = list(model.nodes())
+    if not nodes:
+        raise ValueError(
+            "model has no variable: a network needs at least one node with its "
+            "CPD (pgmpy's model.add_node and model.add_cpds)"
+        )
     missing = [v for v in nodes if v not in cpds]
     if missing:
         raise ValueError(

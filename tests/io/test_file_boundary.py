@@ -473,11 +473,6 @@ def test_the_writers_examples_of_the_report(read, write):
             write(lead)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="from_pgmpy lives in bayeskit/models/_network_pgmpy.py (being moved): "
-    "an empty pgmpy model gives an empty network instead of an error",
-)
 def test_from_pgmpy_of_an_empty_model_is_refused():
     pytest.importorskip("pgmpy")
     from pgmpy.models import DiscreteBayesianNetwork
