@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
 
 from .._base.encoding import categorical_input_tags
+from .._collections import handler_for
 from .._validation import (
     Interval,
     StrOptions,
@@ -181,6 +182,13 @@ def _fit_network(edges, m, X, sample_weight=None) -> BayesianNetwork:
 def _validated(est, X) -> tuple:
     """``X`` checked as scikit-learn checks it at fit (``n_features_in_`` and
     ``feature_names_in_`` set), and its columns (:func:`split_frame`)."""
+    if handler_for(X) is not None:
+        raise TypeError(
+            f"{type(est).__name__} learns a structure from data in memory, got a "
+            f"{type(X).__name__}: compute it first (X.compute()), or learn the "
+            "structure on a sample and fit BayesianNetwork(edges) on the Dask "
+            "collection, which sums the counts where the chunks live"
+        )
     if hasattr(X, "iloc"):
         validate_data(est, X, reset=True, skip_check_array=True)
     else:
@@ -190,6 +198,9 @@ def _validated(est, X) -> tuple:
 
 class _LearntNetwork(DensityMixin, BaseEstimator):
     """What a structure learner passes on to the network it fits (``network_``)."""
+
+    # Structure learning reads its data in memory (the Dask edge refuses it).
+    _learns_structure = True
 
     def _html_repr(self):
         # The notebook display: the learnt network, then scikit-learn's.

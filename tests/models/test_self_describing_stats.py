@@ -15,7 +15,7 @@ import itertools
 import pickle
 
 import numpy as np
-import pandas as pd
+import public_estimators
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,63 +28,14 @@ from bayeskit._base.per_class import PerClassClassifier
 def _public_with_statistics():
     """Every public estimator whose instances summarize (HMMClassifier's
     models are fitted by EM per class: it has no additive statistics)."""
-    out = []
-    for name in bayeskit.__all__:
-        cls = getattr(bayeskit, name)
-        if isinstance(cls, type) and hasattr(_make(cls), "summarize"):
-            out.append(cls)
-    return out
+    return [
+        cls for cls in public_estimators.classes() if hasattr(_make(cls), "summarize")
+    ]
 
 
-def _make(cls):
-    if cls is bayeskit.GaussianMixtureClassifier:
-        return cls(n_components=1, random_state=0)
-    try:
-        return cls(random_state=0)
-    except TypeError:
-        return cls()
-
-
-def _data(est, n=240, seed=0):
-    """Rows (and labels) the estimator reads."""
-    rng = np.random.default_rng(seed)
-    tags = est.__sklearn_tags__()
-    if isinstance(est, bayeskit.BayesianNetwork):
-        return (
-            pd.DataFrame(
-                {
-                    "a": rng.choice(["x", "y"], n),
-                    "b": rng.choice(["lo", "mid", "hi"], n),
-                    "c": rng.choice(["u", "v", "w"], n),
-                }
-            ),
-            None,
-        )
-    if isinstance(est, bayeskit.HMMClassifier):
-        y = rng.choice(["a", "b"], n)
-        X = [rng.integers(0, 2 + i % 2, (5, 1)) for i in range(n)]
-        return X, y
-    if isinstance(est, bayeskit.CategoricalHMM):
-        X = rng.integers(0, 3, (n, 1))
-    elif isinstance(est, (bayeskit.MultinomialHMM,)):
-        X = rng.multinomial(5, [0.2, 0.3, 0.5], size=n)
-    elif tags.input_tags.categorical and not isinstance(est, bayeskit.MixedNB):
-        X = rng.integers(0, 3, (n, 3))
-    elif isinstance(
-        est,
-        (
-            bayeskit.MultinomialNB,
-            bayeskit.ComplementNB,
-            bayeskit.BernoulliNB,
-            bayeskit.PoissonHMM,
-            bayeskit.PoissonMixture,
-        ),
-    ):
-        X = rng.poisson(3.0, (n, 3)).astype(float)
-    else:
-        X = rng.normal(size=(n, 3)) + np.array([0.0, 1.0, 2.0])
-    y = rng.choice(["a", "b", "c"], n) if is_classifier(est) else None
-    return X, y
+_make = public_estimators.make
+_data = public_estimators.data
+_rows = public_estimators.rows
 
 
 def _one_pass(est) -> bool:
@@ -94,12 +45,6 @@ def _one_pass(est) -> bool:
         and not isinstance(est, PerClassClassifier)
         and not isinstance(est, bayeskit.HMMClassifier)
     ) or isinstance(est, bayeskit.BayesianNetwork)
-
-
-def _rows(X, idx):
-    if isinstance(X, list):  # sequences
-        return [X[i] for i in idx]
-    return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
 
 
 def _summaries(est, X, y, chunks):
