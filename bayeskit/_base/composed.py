@@ -87,7 +87,15 @@ class FamilyAttributes:
         # Only the fields of the fitted family's parameters (lambdas_,
         # means_, ...); everything else is a plain missing attribute.
         if name.startswith("_") or not name.endswith("_"):
-            raise AttributeError(name)
+            # A method hidden by its condition (available_if): its own message
+            # says why, which Python's fallback to __getattr__ would lose.
+            for klass in type(self).__mro__:
+                attr = klass.__dict__.get(name)
+                if attr is not None and hasattr(attr, "__get__"):
+                    return attr.__get__(self, type(self))
+            raise AttributeError(
+                f"{type(self).__name__!r} object has no attribute {name!r}"
+            )
         triple = self.__dict__.get("_triple")
         params = self._family_params()
         if triple is not None and params is not None:

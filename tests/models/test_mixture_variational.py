@@ -229,3 +229,18 @@ def test_em_is_unchanged_by_default(rng):
     a = MixtureModel(2, emission="poisson", random_state=0).fit(X)
     b = PoissonMixture(2, random_state=0).fit(X)
     np.testing.assert_allclose(a.lambdas_, b.lambdas_)
+
+
+def test_a_method_variational_inference_lacks_says_why():
+    """``partial_fit`` is EM's: with inference='variational' the
+    AttributeError carries the reason (not lost in the fitted-attribute
+    lookup)."""
+    from bayeskit import MixtureModel
+
+    model = MixtureModel(inference="variational")
+    assert not hasattr(model, "partial_fit")
+    with pytest.raises(AttributeError) as info:
+        model.partial_fit  # noqa: B018
+    assert "inference='variational'" in str(info.value.__cause__)
+    with pytest.raises(AttributeError, match="no attribute 'means_'"):
+        model.means_  # noqa: B018
