@@ -464,7 +464,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         # Parameters that cannot be derived leave the estimator as it was.
         before = dict(self.__dict__)
         # The model's own statistics: their layout is now the model's.
-        self.stats_ = replace(stats, layout=None)
+        self.stats_ = stats if stats.layout is None else replace(stats, layout=None)
         try:
             self._check_params_vs_data()
             self._update_params()

@@ -351,7 +351,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         previous = self._current_params()
         self._set_params(self._params_from_stats(stats, previous, components))
         # The model's own statistics: their layout is now the model's.
-        self.stats_ = replace(stats, layout=None)
+        self.stats_ = stats if stats.layout is None else replace(stats, layout=None)
         return self
 
 

@@ -454,7 +454,7 @@ default='kmeans'
         """The M-step: parameters from statistics; ``stats_`` is ``stats``."""
         self._m_step_from(stats.gaussian)
         # The model's own statistics: their layout is now the model's.
-        self.stats_ = replace(stats, layout=None)
+        self.stats_ = stats if stats.layout is None else replace(stats, layout=None)
 
     def _m_step_from(self, raw, total=None):
         """Parameters from the Gaussian statistics ``raw`` (responsibilities

@@ -529,7 +529,7 @@ class BayesianNetwork(
                 "missing='available' for available-case counts"
             )
         # The model's own statistics: their layout is now the model's.
-        self.stats_ = replace(stats, layout=None)
+        self.stats_ = stats if stats.layout is None else replace(stats, layout=None)
         self._log_cpds_ = structure.map_params(stats, prior)
         self.cpds_ = {v: np.exp(t) for v, t in self._log_cpds_.items()}
         self._engine_ = structure.with_cpds(self._log_cpds_)
