@@ -15,11 +15,12 @@ from __future__ import annotations
 from html import escape
 
 import numpy as np
+import pandas as pd
 from sklearn.utils import estimator_html_repr
 
 from .graph._layout import edge_path, layered_layout
 
-__all__ = ["estimator_html", "network_svg"]
+__all__ = ["estimator_html", "network_svg", "posterior_html"]
 
 _STYLE = """<style>
 .bk-repr{font-family:sans-serif;font-size:13px;color:#222}
@@ -232,3 +233,37 @@ def estimator_html(est) -> str:
         f"{_STYLE}<div class='bk-repr'>{body}"
         f"<details><summary>parameters</summary>{sklearn_html}</details></div>"
     )
+
+
+def posterior_html(series) -> str:
+    """A query's posterior as an HTML table with named states.
+
+    Parameters
+    ----------
+    series : Series
+        Probabilities indexed by the states of one variable (the index named
+        after it) or by a MultiIndex over several variables' states.
+
+    Returns
+    -------
+    str
+        A table with one column per variable (headed by its name, holding
+        its states), then the probability (headed by the Series' name), one
+        row per joint state.
+    """
+    index = series.index
+    if isinstance(index, pd.MultiIndex):
+        names = [str(n) for n in index.names]
+        rows = [[str(s) for s in r] for r in index]
+    else:
+        names = [str(index.name) if index.name is not None else "state"]
+        rows = [[str(s)] for s in index]
+    title = str(series.name) if series.name is not None else "probability"
+    head = "".join(f"<th>{escape(h)}</th>" for h in [*names, title])
+    body = "".join(
+        "<tr>"
+        + "".join(f"<th>{escape(s)}</th>" for s in r)
+        + f"<td>{_fmt(p)}</td></tr>"
+        for r, p in zip(rows, series.to_numpy(dtype=float))
+    )
+    return f"{_STYLE}<div class='bk-repr'><table><tr>{head}</tr>{body}</table></div>"

@@ -8,6 +8,7 @@ here and in :mod:`bayeskit.naive_bayes`. Reading and writing network files is
 """
 
 from ._network import BayesianNetwork
+from ._queries import PosteriorSeries
 from ._structure_learning import PC, HillClimbSearch, score_structure
 from ._tan import TreeAugmentedNB, chow_liu_tree
 
@@ -15,6 +16,7 @@ __all__ = [
     "PC",
     "BayesianNetwork",
     "HillClimbSearch",
+    "PosteriorSeries",
     "TreeAugmentedNB",
     "chow_liu_tree",
     "score_structure",

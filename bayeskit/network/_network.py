@@ -566,10 +566,12 @@ class BayesianNetwork(
 
         Returns
         -------
-        Series
-            ``P(variables | evidence)``, indexed by the states of the variable
-            (a MultiIndex over the variables' states, in the order given, for
-            several); the values sum to one.
+        PosteriorSeries
+            ``P(variables | evidence)``, a pandas Series indexed by the states
+            of the variable (a MultiIndex over the variables' states, in the
+            order given, for several); the values sum to one. In a notebook
+            it shows as a table with named states
+            (:class:`~bayeskit.network.PosteriorSeries`).
 
         Raises
         ------

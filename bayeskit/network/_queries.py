@@ -23,6 +23,7 @@ from ..graph.network import BayesNet
 from ._data import evidence_codes, query_targets
 
 __all__ = [
+    "PosteriorSeries",
     "labelled_cpd",
     "log_likelihoods",
     "map_assignment",
@@ -31,6 +32,30 @@ __all__ = [
     "posterior_series",
     "soft_messages",
 ]
+
+
+class PosteriorSeries(pd.Series):
+    """A posterior from :meth:`~bayeskit.BayesianNetwork.query`: a pandas
+    Series, shown in a notebook as a table with named states.
+
+    It is a ``pandas.Series`` in every respect (indexing, arithmetic,
+    ``to_numpy``, ``isinstance(result, pd.Series)``); what is computed from
+    it (a copy, a product, a slice) is a plain Series. Its only addition is
+    ``_repr_html_``, which Jupyter calls: one column per queried variable
+    holding its states, then the probability, one row per joint state, as
+    pgmpy prints a ``DiscreteFactor``. ``to_frame()`` gives
+    the same table as a DataFrame, and ``pd.Series(result)`` a plain Series
+    (for ``pandas.testing.assert_series_equal``, which compares types).
+    """
+
+    @property
+    def _constructor(self):
+        return pd.Series
+
+    def _repr_html_(self) -> str:
+        from .._html import posterior_html
+
+        return posterior_html(self)
 
 
 # -- soft (virtual) evidence -----------------------------------------------------------
@@ -115,7 +140,9 @@ def _posterior(est, targets: tuple, codes: dict):
     return post
 
 
-def posterior_series(est, targets: tuple, evidence, soft_evidence=None) -> pd.Series:
+def posterior_series(
+    est, targets: tuple, evidence, soft_evidence=None
+) -> PosteriorSeries:
     """``P(targets | evidence)`` as a Series over the targets' states, with
     the likelihoods of ``soft_evidence`` as virtual evidence."""
     codes = evidence_codes(est, evidence)
@@ -142,7 +169,7 @@ def posterior_series(est, targets: tuple, evidence, soft_evidence=None) -> pd.Se
         index = pd.MultiIndex.from_product(
             [est.states_[v] for v in targets], names=list(targets)
         )
-    return pd.Series(probs, index=index, name=name)
+    return PosteriorSeries(probs, index=index, name=name)
 
 
 def map_assignment(est, variables, evidence, soft_evidence=None) -> dict:

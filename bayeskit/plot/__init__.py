@@ -11,7 +11,7 @@ ImportError that names the ``plot`` extra.
   :class:`MixtureSelectionDisplay` (the table of
   :func:`bayeskit.select_mixture`).
 - Hidden Markov models: :class:`StateSequenceDisplay`,
-  :class:`TransitionDisplay`.
+  :class:`TransitionDisplay` (a heat map), :class:`StateDiagramDisplay`.
 - Networks: :class:`NetworkDisplay` (the DAG laid out in pure Python, with the
   posterior bars), :class:`CPTDisplay`, :class:`StructureDiffDisplay` and
   :func:`structure_difference`.
@@ -31,6 +31,7 @@ from ._network import (
     StructureDiffDisplay,
     structure_difference,
 )
+from ._state_diagram import StateDiagramDisplay
 
 __all__ = [
     "CPTDisplay",
@@ -40,6 +41,7 @@ __all__ = [
     "MixtureEllipsesDisplay",
     "MixtureSelectionDisplay",
     "NetworkDisplay",
+    "StateDiagramDisplay",
     "StateSequenceDisplay",
     "StructureDiffDisplay",
     "TransitionDisplay",

@@ -20,7 +20,11 @@ import matplotlib.pyplot as plt
 
 from bayeskit import PoissonHMM
 from bayeskit.datasets import load_earthquakes
-from bayeskit.plot import StateSequenceDisplay, TransitionDisplay
+from bayeskit.plot import (
+    StateDiagramDisplay,
+    StateSequenceDisplay,
+    TransitionDisplay,
+)
 
 quakes = load_earthquakes()
 X = quakes[["count"]].to_numpy()
@@ -34,7 +38,12 @@ disp.ax_.set_ylabel("earthquakes (M7+)")
 # Transitions
 # -----------
 # Row ``i`` is the distribution of next year's state given this year's: both
-# states persist, so busy and quiet decades alternate.
+# states persist, so busy and quiet decades alternate. On the left, the same
+# matrix as a state diagram (an arrow per transition, as wide as it is
+# probable; those below ``threshold`` are left out); on the right, as a heat
+# map with every entry.
 
-TransitionDisplay.from_estimator(hmm)
+fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.6), layout="constrained")
+StateDiagramDisplay.from_estimator(hmm, threshold=0.02, ax=left)
+TransitionDisplay.from_estimator(hmm, ax=right)
 plt.show()

@@ -3,8 +3,9 @@ Looking at a Bayesian network
 =============================
 
 The asia network (Lauritzen and Spiegelhalter 1988), bundled with bayeskit,
-drawn by :mod:`bayeskit.plot` with no Graphviz needed: the DAG with every
-variable's posterior as bars, one of its tables, and the difference between
+drawn by :mod:`bayeskit.plot` (laid out by Graphviz's ``dot`` when pydot and
+Graphviz are installed, by bayeskit's own layered layout otherwise): the DAG
+with every variable's posterior as bars, one of its tables, and the difference between
 the structure learnt from data and the true one. In a notebook, the network
 itself displays as its graph and tables (its ``_repr_html_``).
 """
@@ -24,6 +25,14 @@ from bayeskit.plot import CPTDisplay, NetworkDisplay, StructureDiffDisplay
 
 asia = load_network("asia")
 disp = NetworkDisplay.from_estimator(asia, evidence={"dysp": "yes", "xray": "yes"})
+
+# %%
+# A query's answer
+# ----------------
+# ``query`` returns a pandas Series; in a notebook (and on this page) it shows
+# as a table with a column per queried variable, as pgmpy prints a factor.
+
+asia.query(["lung", "tub"], evidence={"dysp": "yes", "xray": "yes"})
 
 # %%
 # A table

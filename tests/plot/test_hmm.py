@@ -177,3 +177,82 @@ def test_bad_arguments_name_the_parameter(rng):
         StateSequenceDisplay.from_estimator(hmm, X, max_points=1)
     with pytest.raises(TypeError, match="ax"):
         StateSequenceDisplay.from_estimator(hmm, X, ax=object())
+
+
+def _distance_to_circle(point, center, radius):
+    return abs(np.hypot(*(np.asarray(point) - center)) - radius)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_state_diagram_draws_the_transitions_above_the_threshold(seed):
+    """On random transition matrices (sparse ones included), an arrow is
+    drawn for exactly the entries at least the threshold, from the source's
+    circle to the target's, wider for a larger probability, labelled with
+    it; the positive entries below it are listed as hidden."""
+    from bayeskit.plot import StateDiagramDisplay
+
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 8))
+    A = rng.dirichlet(np.full(k, 0.4), size=k)
+    A[rng.random((k, k)) < 0.2] = 0.0
+    A[A.sum(axis=1) == 0, 0] = 1.0
+    A /= A.sum(axis=1, keepdims=True)
+    threshold = float(rng.choice([0.0, 0.05, 0.2]))
+    disp = StateDiagramDisplay(A, threshold=threshold).plot(values_format=".3f")
+    expected = {(i, j) for i in range(k) for j in range(k) if A[i, j] >= threshold}
+    expected -= {(i, j) for i in range(k) for j in range(k) if A[i, j] == 0}
+    assert set(disp.arrows_) == expected
+    assert set(disp.labels_) == expected
+    assert sorted(disp.hidden_) == sorted(
+        (i, j) for i in range(k) for j in range(k) if 0 < A[i, j] < threshold
+    )
+    c, r = disp.centers_, disp.radius_
+    to_px = disp.ax_.transData.transform
+    px_per_unit = to_px([1.0, 0.0])[0] - to_px([0.0, 0.0])[0]
+    for i, node in disp.nodes_.items():
+        np.testing.assert_allclose(node.center, c[i])
+    for (i, j), arrow in disp.arrows_.items():
+        pts = arrow.get_path().vertices
+        assert _distance_to_circle(pts[0], c[i], r) < 1e-9  # leaves state i
+        # the head ends on state j's circle (matplotlib pulls the tip back
+        # by about a line width, here in data units)
+        width = arrow.get_linewidth() * disp.figure_.dpi / 72 / px_per_unit
+        tip = min(pts[1:], key=lambda p: _distance_to_circle(p, c[j], r))
+        assert _distance_to_circle(tip, c[j], r) < width
+        if i != j:  # outside both circles, from i's side to j's
+            assert np.hypot(*(tip - c[i])) > r
+            assert np.hypot(*(tip - c[j])) < np.hypot(*(pts[0] - c[j]))
+        assert disp.labels_[(i, j)].get_text() == f"{A[i, j]:.3f}"
+    # wider arrows for more probable transitions
+    drawn = sorted(disp.arrows_, key=lambda e: A[e])
+    widths = [disp.arrows_[e].get_linewidth() for e in drawn]
+    assert widths == sorted(widths)
+    for a, b, wa, wb in zip(drawn, drawn[1:], widths, widths[1:]):
+        assert (A[a] < A[b]) == (wa < wb)
+
+
+def test_state_diagram_of_a_fitted_hmm_beside_its_heat_map(rng):
+    import matplotlib.pyplot as plt
+
+    from bayeskit.plot import StateDiagramDisplay
+
+    X = switching_series(rng, 400)
+    hmm = GaussianHMM(3, random_state=0).fit(X)
+    _, (left, right) = plt.subplots(1, 2)
+    diagram = StateDiagramDisplay.from_estimator(hmm, threshold=0.02, ax=left)
+    heat = TransitionDisplay.from_estimator(hmm, ax=right)
+    assert diagram.ax_ is left and heat.ax_ is right
+    A = hmm.transmat_
+    assert set(diagram.arrows_) == set(zip(*np.nonzero(A >= 0.02)))
+    for e, text in diagram.labels_.items():
+        assert text.get_text() == f"{A[e]:.2f}" == heat.text_[e].get_text()
+
+
+@pytest.mark.parametrize(
+    ("threshold", "error"), [(-0.1, ValueError), (1.5, ValueError), ("x", TypeError)]
+)
+def test_state_diagram_threshold_is_checked(threshold, error):
+    from bayeskit.plot import StateDiagramDisplay
+
+    with pytest.raises(error, match="threshold"):
+        StateDiagramDisplay(np.eye(2), threshold=threshold).plot()

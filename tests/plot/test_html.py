@@ -170,3 +170,48 @@ def test_a_structure_learner_displays_its_learnt_network():
     assert drawn == set(hc.edges_) | {
         e for e in asia.dag_.edges if e not in hc.edges_ and e[::-1] not in hc.edges_
     }
+
+
+def test_query_html_is_pgmpys_factor_table_with_named_states(rng):
+    """A query's notebook table holds, row by row, the joint states of the
+    queried variables and the probability pgmpy's VariableElimination gives
+    them, on random queries with random evidence."""
+    pgmpy_inference = pytest.importorskip("pgmpy.inference")
+    import pandas as pd
+
+    bn = load_network("asia")
+    ve = pgmpy_inference.VariableElimination(bn.to_pgmpy())
+    nodes = list(bn.dag_.nodes)
+    for _ in range(15):
+        k = int(rng.integers(1, 4))
+        chosen = [nodes[i] for i in rng.permutation(len(nodes))[: k + 2]]
+        targets, observed = chosen[:k], chosen[k:]
+        evidence = {
+            v: bn.states_[v][int(rng.integers(len(bn.states_[v])))]
+            for v in observed[: int(rng.integers(0, 3))]
+        }
+        try:
+            result = bn.query(targets, evidence=evidence or None)
+        except ValueError:  # evidence of probability zero
+            continue
+        assert isinstance(result, pd.Series)
+        header, *rows = parse(result._repr_html_()).tables[0]
+        assert header == [*map(str, targets), f"P({', '.join(targets)} | evidence)"]
+        factor = ve.query(targets, evidence=evidence or None, show_progress=False)
+        assert len(rows) == np.prod([len(bn.states_[v]) for v in targets])
+        for row in rows:
+            assignment = dict(zip(targets, row[:-1]))
+            expected = factor.get_value(**assignment)
+            np.testing.assert_allclose(float(row[-1]), expected, rtol=5e-4, atol=1e-9)
+
+
+def test_query_result_is_a_series_and_what_it_makes_is_plain(rng):
+    import pandas as pd
+
+    bn = load_network("asia")
+    q = bn.query("lung", evidence={"smoke": "yes"})
+    plain = pd.Series(q.to_numpy(), index=q.index, name=q.name)
+    pd.testing.assert_series_equal(pd.Series(q), plain)
+    for made in (q * 2, q.copy(), q.iloc[:1], q.sort_values()):
+        assert type(made) is pd.Series
+    assert type(bn.query(["lung", "tub"])).__name__ == "PosteriorSeries"

@@ -2,6 +2,9 @@
 equal to brute-force enumeration, CPT tables and structure differences."""
 
 import itertools
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,6 +19,7 @@ from bayeskit.plot import (
     StructureDiffDisplay,
     structure_difference,
 )
+from bayeskit.plot._graphviz import choose_layout, dot_graph, parse_plain
 from bayeskit.plot._network import _BAR_LEFT, _BAR_RIGHT
 
 
@@ -251,3 +255,137 @@ def test_cpt_table_holds_every_value(variable):
     assert header == [*map(str, parents), *map(str, bn.states_[variable])]
     with pytest.raises(ValueError, match="variable"):
         CPTDisplay.from_estimator(bn, "no_such_variable")
+
+
+# -- Graphviz through pydot, and the fallback without them ------------------------
+NO_DOT = "Graphviz's dot program is not installed (Debian: apt-get install graphviz)"
+
+
+def network_and_sizes(name, rng):
+    bn = load_network(name)
+    nodes = list(bn.dag_.nodes)
+    sizes = {v: (rng.uniform(0.5, 2.0), rng.uniform(0.3, 1.0)) for v in nodes}
+    return nodes, list(bn.dag_.edges), sizes
+
+
+@pytest.mark.parametrize("name", ["asia", "child", "alarm"])
+def test_dot_graph_holds_every_box_and_edge(name, rng):
+    """The DOT that pydot writes, read back by pydot's parser: a fixed-size
+    box of the given size per node and one edge per edge."""
+    pydot = pytest.importorskip("pydot")
+    nodes, edges, sizes = network_and_sizes(name, rng)
+    graph = dot_graph(nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
+    (back,) = pydot.graph_from_dot_data(graph.to_string())
+    read = {n.get_name(): n for n in back.get_nodes() if n.get_name().startswith("n")}
+    assert len(read) == len(nodes)
+    for i, v in enumerate(nodes):
+        node = read[f"n{i}"]
+        assert node.get("shape") == "box" and node.get("fixedsize") == "true"
+        np.testing.assert_allclose(
+            [float(node.get("width")), float(node.get("height"))], sizes[v]
+        )
+    got = sorted((e.get_source(), e.get_destination()) for e in back.get_edges())
+    index = {v: f"n{i}" for i, v in enumerate(nodes)}
+    assert got == sorted((index[u], index[v]) for u, v in edges)
+    assert back.get("rankdir") == "TB"
+
+
+def test_parse_plain_reads_centres_and_routes(rng):
+    """``dot -Tplain`` as its format is documented: centres in inches with y
+    up, each edge's control points; the routes run centre to centre through
+    the control points outside both boxes."""
+    nodes = ["a", "b c", 3]  # any hashable, names with spaces included
+    sizes = {"a": (1.0, 0.4), "b c": (0.8, 0.3), 3: (1.2, 0.5)}
+    centres = {"a": (2.0, 3.0), "b c": (1.0, 1.5), 3: (2.5, 0.2)}
+    lines = ["graph 1 4 4"]
+    for i, v in enumerate(nodes):
+        x, y = centres[v]
+        lines.append(f'node n{i} {x} {y} {sizes[v][0]} {sizes[v][1]} "" solid box')
+    inner = rng.uniform(0.5, 2.5, size=(2, 2))
+    # from inside a's box (dot's boxes are its rounded sizes), to the base
+    # of the arrowhead, above b's box
+    ctrl = np.r_[[[1.9, 2.85]], inner, [[1.1, 1.8]]]
+    lines.append(
+        "edge n0 n1 4 " + " ".join(f"{x} {y}" for x, y in ctrl) + " solid black"
+    )
+    lines.append("edge n0 n2 2 2.1 2.85 2.4 0.35 solid black")  # both in boxes
+    lines.append("stop")
+    lay = parse_plain("\n".join(lines), nodes, [("a", "b c"), ("a", 3)], sizes)
+    for v in nodes:
+        assert lay.positions[v] == (centres[v][0], -centres[v][1])
+        assert lay.sizes[v] == sizes[v]
+    route = lay.routes[("a", "b c")]
+    np.testing.assert_array_equal(route[0], [2.0, -3.0])
+    np.testing.assert_array_equal(route[-1], [1.0, -1.5])
+    half = {v: np.array(sizes[v]) / 2 for v in nodes}
+    outside = [
+        p
+        for p in ctrl * [1, -1]
+        if (np.abs(p - [2.0, -3.0]) > half["a"]).any()
+        and (np.abs(p - [1.0, -1.5]) > half["b c"]).any()
+    ]
+    assert len(outside) >= 1  # the arrowhead's base at least
+    np.testing.assert_array_equal(route[1:-1], np.reshape(outside, (-1, 2)))
+    np.testing.assert_array_equal(lay.routes[("a", 3)], [[2.0, -3.0], [2.5, -0.2]])
+    assert lay.layers == [["a"], ["b c"], [3]]
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason=NO_DOT)
+@pytest.mark.parametrize("name", ["asia", "child", "alarm"])
+def test_dot_engine_draws_where_graphviz_puts_the_nodes(name):
+    """Drawn with engine='dot', every box is centred where Graphviz itself
+    (run here on the same DOT) places the node, no boxes overlap, and each
+    edge is one arrow from its parent's box down to its child's."""
+    pytest.importorskip("pydot")
+    bn = load_network(name)
+    edges = list(bn.dag_.edges)
+    disp = NetworkDisplay.from_edges(edges, nodes=bn.dag_.nodes, engine="dot")
+    assert_drawn_graph(disp, edges, disp.ax_)
+    nodes = list(bn.dag_.nodes)
+    graph = dot_graph(nodes, edges, disp.layout.sizes, node_gap=0.25, layer_gap=0.45)
+    out = subprocess.run(
+        ["dot", "-Tplain"],
+        input=graph.to_string(),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    placed = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "node":
+            placed[nodes[int(parts[1][1:])]] = (float(parts[2]), -float(parts[3]))
+    for v, patch in disp.nodes_.items():
+        centre = (
+            patch.get_x() + patch.get_width() / 2,
+            patch.get_y() + patch.get_height() / 2,
+        )
+        np.testing.assert_allclose(centre, placed[v], atol=1e-9)
+
+
+def test_without_pydot_auto_is_the_layered_layout_and_dot_says_what_to_install(
+    monkeypatch, rng
+):
+    nodes, edges, sizes = network_and_sizes("asia", rng)
+    monkeypatch.setitem(sys.modules, "pydot", None)  # import pydot fails
+    expected = layered_layout(nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
+    lay = choose_layout("auto", nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
+    assert lay.positions == expected.positions
+    with pytest.raises(ImportError, match="pydot"):
+        choose_layout("dot", nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
+
+
+def test_without_the_dot_program_auto_falls_back(monkeypatch, rng):
+    pytest.importorskip("pydot")
+    nodes, edges, sizes = network_and_sizes("asia", rng)
+    monkeypatch.setenv("PATH", "")  # no dot on the PATH
+    expected = layered_layout(nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
+    lay = choose_layout("auto", nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
+    assert lay.positions == expected.positions
+    with pytest.raises(FileNotFoundError, match="Graphviz"):
+        choose_layout("dot", nodes, edges, sizes, node_gap=0.25, layer_gap=0.45)
+
+
+def test_engine_is_checked():
+    with pytest.raises(ValueError, match="engine"):
+        NetworkDisplay.from_edges([("a", "b")], engine="neato")
