@@ -215,3 +215,13 @@ def test_no_module_is_longer_than_the_layout_allows():
         if (n := len(path.read_text().splitlines())) > MAX_LINES
     }
     assert not long, long
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports test modules by their basename (no __init__.py under
+    tests/): two files of one name in different folders make a collection
+    error on a clean checkout ("import file mismatch")."""
+    names = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        names.setdefault(path.name, []).append(path.relative_to(ROOT).as_posix())
+    assert not {n: p for n, p in names.items() if len(p) > 1}
