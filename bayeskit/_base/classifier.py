@@ -38,6 +38,7 @@ from ..priors import Fixed, MEstimate
 from .relayout import union_of_classes
 from .semi_supervised import (
     check_in_memory,
+    check_label_types,
     check_marker_not_a_class,
     fit_semi_supervised,
     partial_fit_semi_supervised,
@@ -512,6 +513,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, "
                 "but the target y is None"
             )
+        check_label_types(y)
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc" and np.isnan(y).any():
             raise ValueError(

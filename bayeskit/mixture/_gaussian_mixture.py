@@ -49,6 +49,7 @@ from .._validation import (
     _fit_context,
     check_covariance_prior,
     check_is_fitted,
+    check_n_samples,
     check_sample_weight,
     validate_data,
 )
@@ -708,6 +709,7 @@ default='kmeans'
         y : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        check_n_samples(n_samples)
         if n_samples < 1:
             raise ValueError(
                 f"Invalid value for 'n_samples': {n_samples}; sample draws at "

@@ -29,7 +29,7 @@ import numpy as np
 from .._base.classifier import float_input
 from .._collections import handler_for
 from .._logmath import has_nan, logsumexp
-from .._validation import check_is_fitted, validate_data
+from .._validation import check_is_fitted, check_sample_weight, validate_data
 
 __all__: list[str] = []
 
@@ -132,7 +132,13 @@ class MixturePrediction:
 
     def score(self, X, y=None, sample_weight=None):
         """Mean log-likelihood per sample (weighted by ``sample_weight``)."""
-        return float(np.average(self.score_samples(X), weights=sample_weight))
+        log_prob = self.score_samples(X)
+        if sample_weight is None:
+            return float(np.mean(log_prob))
+        # Non-negative numbers, one per row, named when they are not (the
+        # weights of fit mean the same).
+        sw = check_sample_weight(sample_weight, np.asarray(log_prob))
+        return float(sw @ np.asarray(log_prob, dtype=np.float64) / sw.sum())
 
     def predict_proba(self, X):
         """Posterior over the components, shape ``(n_samples, n_components)``."""

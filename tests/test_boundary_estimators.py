@@ -1,0 +1,140 @@
+"""Regression tests of the estimators' boundaries: labels, weights, markers of
+unlabelled rows and the mixtures' scoring and sampling arguments. Bad input is
+a ValueError or TypeError naming the argument, raised by bayeskit."""
+
+import inspect
+
+import numpy as np
+import pytest
+from sklearn.base import is_classifier
+
+import bayeskit as bk
+
+
+def _classifiers():
+    out = []
+    for name in bk.__all__:
+        cls = getattr(bk, name)
+        if inspect.isclass(cls):
+            try:
+                if is_classifier(cls()):
+                    out.append(cls)
+            except TypeError:
+                continue
+    return out
+
+
+CLASSIFIERS = _classifiers()
+
+
+def _data(cls, rng, n=24):
+    """Data every classifier reads: counts (read as numbers or categories), or
+    a list of short sequences for the sequence classifier."""
+    if cls is bk.HMMClassifier:
+        return [rng.integers(0, 3, size=5) for _ in range(n)]
+    return rng.poisson(3, size=(n, 3)).astype(float)
+
+
+def test_every_classifier_is_found():
+    assert len(CLASSIFIERS) >= 10
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_y_mixing_text_and_numbers_is_a_type_error_naming_y(cls, rng):
+    X = _data(cls, rng)
+    for y in (
+        np.array([1, "a"] * 12, dtype=object),
+        [0.5, "b", "c"] * 8,
+        np.array([b"x", 2] * 12, dtype=object),
+    ):
+        with pytest.raises(TypeError, match="y mixes text and non-text"):
+            cls().fit(X, y)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_sample_weight_of_text_is_a_type_error_naming_it(cls, rng):
+    """Including text numpy would parse ('2'): weights are numbers."""
+    X = _data(cls, rng)
+    y = [0, 1] * 12
+    for sw in (["a"] * 24, ["2"] * 24, np.array([1.0, "x"] * 12, dtype=object)):
+        with pytest.raises(TypeError, match="sample_weight must hold numbers"):
+            cls().fit(X, y, sample_weight=sw)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_text_marker_spelling_an_integer_label_is_an_error_naming_unlabeled(cls, rng):
+    """``unlabeled='-1'`` with integer labels used to mark nothing, and -1
+    became a class."""
+    if "unlabeled" not in cls().get_params():
+        pytest.skip("no unlabeled parameter")
+    X = _data(cls, rng)
+    y = np.array([0, 1, -1, 1] * 6)
+    with pytest.raises(ValueError, match=r"unlabeled='-1'.*write unlabeled=-1"):
+        cls(unlabeled="-1").fit(X, y)
+    with pytest.raises(ValueError, match=r"unlabeled=-1 .*write unlabeled='-1'"):
+        cls(unlabeled=-1).fit(X, y.astype(str))
+    # A text marker that spells no label marks no row: a warning, then the
+    # supervised fit, equal to the fit without the marker.
+    y = np.array([0, 1] * 12)
+    with pytest.warns(UserWarning, match="unlabeled='\\?' .* can mark no row"):
+        with_marker = cls(unlabeled="?").fit(X, y)
+    if cls is bk.HMMClassifier:
+        return
+    np.testing.assert_array_equal(
+        with_marker.predict_proba(X), cls().fit(X, y).predict_proba(X)
+    )
+
+
+# -- the Gaussian mixtures' score and sample ---------------------------------
+
+MIXTURES = [bk.GaussianMixture, bk.BayesianGaussianMixture]
+
+
+@pytest.mark.parametrize("cls", MIXTURES, ids=lambda c: c.__name__)
+def test_mixture_score_checks_sample_weight(cls, rng):
+    X = rng.normal(size=(40, 2))
+    model = cls(n_components=2, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        model.score(X, sample_weight=-np.ones(40))
+    with pytest.raises(ValueError, match="sample_weight"):
+        model.score(X, sample_weight=np.ones(39))
+    with pytest.raises(TypeError, match="sample_weight"):
+        model.score(X, sample_weight=["1"] * 40)
+    w = rng.uniform(0, 3, size=40)
+    np.testing.assert_allclose(
+        model.score(X, sample_weight=w),
+        np.sum(w * model.score_samples(X)) / w.sum(),
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("cls", MIXTURES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("n", [2.5, 3.0, "3", True])
+def test_mixture_sample_takes_an_integer_count(cls, n, rng):
+    model = cls(n_components=2, random_state=0).fit(rng.normal(size=(40, 2)))
+    with pytest.raises(TypeError, match="n_samples"):
+        model.sample(n)
+    assert model.sample(np.int64(3))[0].shape == (3, 2)
+
+
+def test_select_mixture_with_no_candidate_names_the_parameter(rng):
+    X = rng.normal(size=(30, 2))
+    with pytest.raises(ValueError, match="n_components must hold"):
+        bk.select_mixture(X, n_components=[])
+    with pytest.raises(ValueError, match="covariance_types must hold"):
+        bk.select_mixture(X, covariance_types=())
+
+
+def test_select_mixture_reads_one_pass_iterables_for_every_type(rng):
+    """A generator of component counts used to be exhausted by the first
+    covariance type: every (count, type) pair is a candidate."""
+    X = rng.normal(size=(30, 2))
+    table, _ = bk.select_mixture(
+        X, (k for k in (1, 2)), iter(["full", "diag"]), random_state=0
+    )
+    assert sorted(zip(table.n_components, table.covariance_type)) == [
+        (1, "diag"),
+        (1, "full"),
+        (2, "diag"),
+        (2, "full"),
+    ]
