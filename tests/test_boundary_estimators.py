@@ -6,6 +6,7 @@ import inspect
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 import bayeskit as bk
@@ -138,3 +139,67 @@ def test_select_mixture_reads_one_pass_iterables_for_every_type(rng):
         (2, "diag"),
         (2, "full"),
     ]
+
+
+# -- sparse counts in every scipy format, duplicates included -----------------
+
+
+def _duplicated(rng, n, d, fmt):
+    """A random count matrix with duplicate entries (non-canonical) in
+    ``fmt``, and its dense sum."""
+    nnz = 3 * n
+    rows, cols = rng.integers(0, n, nnz), rng.integers(0, d, nnz)
+    vals = rng.integers(1, 3, nnz).astype(float)
+    dense = np.zeros((n, d))
+    np.add.at(dense, (rows, cols), vals)
+    if fmt in ("csr", "csc"):
+        major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
+        order = np.argsort(major, kind="stable")
+        indptr = np.searchsorted(
+            major[order], np.arange((n if fmt == "csr" else d) + 1)
+        )
+        cls = sp.csr_matrix if fmt == "csr" else sp.csc_matrix
+        X = cls((vals[order], minor[order], indptr), shape=(n, d))
+    else:
+        X = sp.coo_matrix((vals, (rows, cols)), shape=(n, d))
+    return X, dense
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize(
+    "cls", [bk.BernoulliNB, bk.MultinomialNB, bk.ComplementNB], ids=lambda c: c.__name__
+)
+def test_duplicate_sparse_entries_read_as_their_sum(cls, fmt, rng):
+    """A non-canonical matrix means what scipy's arithmetic and ``toarray``
+    say: duplicates summed (BernoulliNB read them one by one, so a cell of
+    1 + 1 was not above ``binarize=1.5``). The caller's matrix is not touched."""
+    for seed in range(10):
+        r = np.random.default_rng(seed)
+        X, dense = _duplicated(r, 30, 6, fmt)
+        if fmt != "coo":
+            assert not X.has_canonical_format
+        before = (X.data.copy(), (X.row if fmt == "coo" else X.indices).copy())
+        y = r.integers(0, 2, 30)
+        kw = {"binarize": 1.5} if cls is bk.BernoulliNB else {}
+        sparse_fit = cls(**kw).fit(X, y)
+        dense_fit = cls(**kw).fit(dense, y)
+        np.testing.assert_allclose(
+            sparse_fit.feature_log_prob_, dense_fit.feature_log_prob_, rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            sparse_fit.predict_proba(X), dense_fit.predict_proba(dense), rtol=1e-10
+        )
+        np.testing.assert_array_equal(X.data, before[0])
+        np.testing.assert_array_equal((X.row if fmt == "coo" else X.indices), before[1])
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "bsr", "lil", "dok", "dia"])
+@pytest.mark.parametrize("array", [False, True], ids=["matrix", "array"])
+def test_bernoulli_reads_every_sparse_format(fmt, array, rng):
+    dense = rng.poisson(0.7, size=(25, 5)).astype(float)
+    X = (sp.csr_array if array else sp.csr_matrix)(dense).asformat(fmt)
+    y = rng.integers(0, 3, 25)
+    got = bk.BernoulliNB(binarize=0.5).fit(X, y)
+    want = bk.BernoulliNB(binarize=0.5).fit(dense, y)
+    np.testing.assert_allclose(got.feature_log_prob_, want.feature_log_prob_)
+    np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(dense))

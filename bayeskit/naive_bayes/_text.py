@@ -18,6 +18,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._base.classifier import BaseGenerativeClassifier, Triple
 from .._base.triple import TripleClassifier
@@ -65,6 +66,12 @@ def _read_counts(est, X, reset, sample_weight=None, grows=False):
     )
     if X.shape[0] == 0:
         raise ValueError("X has 0 samples; at least one is required")
+    if sp.issparse(X) and not X.has_canonical_format:
+        # Duplicate entries of a (non-canonical) CSR/CSC matrix mean their sum,
+        # as in scipy's arithmetic; summed on a copy, never the caller's matrix
+        # (validation may hand back the very object it was given).
+        X = X.copy()
+        X.sum_duplicates()
     counts = CountMatrix.of(X)
     if sample_weight is not None and est._non_negative and counts.min() < 0:
         raise ValueError(
