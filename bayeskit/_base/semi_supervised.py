@@ -75,8 +75,8 @@ def _as_1d(y):
 
 
 def check_label_types(y) -> None:
-    """TypeError naming ``y`` when its labels mix text and numbers (numpy
-    cannot order them, and scikit-learn's message names no argument)."""
+    """ValueError naming ``y`` when its labels mix text and numbers (numpy
+    cannot order them, and scikit-learn's ValueError names no argument)."""
     if isinstance(y, (list, tuple)):
         # numpy turns a list of text and numbers into text: read it as given
         values = [
@@ -91,7 +91,7 @@ def check_label_types(y) -> None:
     if any(text) and not all(text):
         first_text = values[text.index(True)]
         first_other = values[text.index(False)]
-        raise TypeError(
+        raise ValueError(
             "y mixes text and non-text labels (for example "
             f"{first_text!r} and {first_other!r}); the labels of y must be all "
             "strings or all numbers"
