@@ -5,6 +5,7 @@ a ValueError or TypeError naming the argument, raised by bayeskit."""
 import inspect
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.base import is_classifier
@@ -203,3 +204,25 @@ def test_bernoulli_reads_every_sparse_format(fmt, array, rng):
     want = bk.BernoulliNB(binarize=0.5).fit(dense, y)
     np.testing.assert_allclose(got.feature_log_prob_, want.feature_log_prob_)
     np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(dense))
+
+
+# -- structure learning's edge lists -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "param", ["black_list", "white_list", "fixed_edges", "start_dag"]
+)
+def test_hill_climb_edge_lists_name_the_parameter(param, rng):
+    """A flat list of names, or a pair holding an unhashable name, used to
+    fail inside Python (``len()`` of an int, an unhashable type) without
+    naming the parameter."""
+    from bayeskit.network import HillClimbSearch
+
+    data = pd.DataFrame(rng.integers(0, 2, (60, 3)), columns=[1, 2, 3])
+    with pytest.raises(ValueError, match=f"{param} must hold \\(parent, child\\)"):
+        HillClimbSearch(**{param: [1, 2]}).fit(data)
+    for bad in ([(1, [2])], [([1], 2)], [({1: 2}, 3)]):
+        with pytest.raises(TypeError, match=f"{param} must hold .* variable names"):
+            HillClimbSearch(**{param: bad}).fit(data)
+    # the same edges written well are read
+    HillClimbSearch(**{param: [(1, 2)]}).fit(data)
