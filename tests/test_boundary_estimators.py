@@ -226,3 +226,49 @@ def test_hill_climb_edge_lists_name_the_parameter(param, rng):
             HillClimbSearch(**{param: bad}).fit(data)
     # the same edges written well are read
     HillClimbSearch(**{param: [(1, 2)]}).fit(data)
+
+
+# -- nothing observed: a class, a feature, the whole of X --------------------
+
+GAUSSIAN_CLASSIFIERS = [
+    bk.LinearDiscriminantAnalysis,
+    bk.QuadraticDiscriminantAnalysis,
+    bk.GaussianMixtureClassifier,
+    bk.MixedNB,
+    bk.GaussianNB,
+]
+
+
+@pytest.mark.parametrize("cls", GAUSSIAN_CLASSIFIERS, ids=lambda c: c.__name__)
+def test_a_class_with_no_observed_value_is_an_error_naming_it(cls):
+    """Such a class used to fit silently and predict its prior (0.5 / 0.5)."""
+    for seed in range(5):
+        r = np.random.default_rng(seed)
+        X = r.normal(size=(30, 3))
+        y = r.choice(np.array(["a", "b", "c"]), 30)
+        y[:3] = ["a", "b", "c"]
+        blank = r.choice(["a", "b", "c"])
+        X[y == blank] = np.nan
+        X[r.random(X.shape) < 0.1] = np.nan  # scattered gaps elsewhere
+        X[np.flatnonzero(y != blank)[:3], 0] = 0.5  # ... never a whole class
+        with pytest.raises(ValueError, match=f"class '{blank}' has no observed"):
+            cls().fit(X, y)
+        # a row of weight 0 observed in that class does not count
+        keep = np.flatnonzero(y == blank)[0]
+        X[keep] = 1.0
+        sw = np.ones(30)
+        sw[keep] = 0.0
+        with pytest.raises(ValueError, match=f"class '{blank}' has no observed"):
+            cls().fit(X, y, sample_weight=sw)
+
+
+@pytest.mark.parametrize("cls", [bk.GaussianMixture], ids=lambda c: c.__name__)
+def test_a_mixture_with_nothing_observed_is_an_error(cls, rng):
+    """All-NaN data used to "fit" with zero means; a column never observed
+    was given the mean 0 from nothing."""
+    with pytest.raises(ValueError, match="X has no observed value"):
+        cls(n_components=2).fit(np.full((10, 2), np.nan))
+    X = rng.normal(size=(20, 3))
+    X[:, 1] = np.nan
+    with pytest.raises(ValueError, match=r"feature\(s\) \[1\] of X have no observed"):
+        cls(n_components=2).fit(X)

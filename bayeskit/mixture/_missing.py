@@ -153,3 +153,22 @@ class MixturePrediction:
             return handler.predict(self, "predict", X)
         X = self._validate(X)
         return np.argmax(self._log_likelihood(X) + np.log(self.weights_), axis=1)
+
+
+def check_observed(X, sample_weight) -> None:
+    """ValueError when ``X`` (with positive weight) has no observed cell, or
+    a feature with none: what is missing is latent, but a feature never
+    observed has nothing for its means and variances to come from."""
+    if not has_nan(X):
+        return
+    seen = (~np.isnan(X[sample_weight > 0])).any(axis=0)
+    if not seen.any():
+        raise ValueError(
+            "X has no observed value: every cell is missing (NaN), so the "
+            "mixture has nothing to fit"
+        )
+    if not seen.all():
+        raise ValueError(
+            f"feature(s) {np.flatnonzero(~seen).tolist()[:10]} of X have no "
+            "observed value (every cell missing, NaN): drop them"
+        )
