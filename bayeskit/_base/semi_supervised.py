@@ -15,7 +15,9 @@ Rubin 1977) maximises
     \\log \\sum_c P(x_i, c) + \\log p(\\theta),
 
 Nigam, McCallum, Thrun and Mitchell's (2000) objective with their weight
-lambda of the unlabelled rows; each iteration never decreases it.
+lambda of the unlabelled rows; each iteration never decreases it (for the
+models whose scores are a likelihood: not ComplementNB's complement weights,
+see its Notes).
 
 The loop is written once here, for every classifier: what it needs of one is
 the base's hooks (``_prepare_X``, ``_emission_stats`` under soft weights with

@@ -449,6 +449,18 @@ class ComplementNB(_TextNB):
     :meth:`predict_proba` normalises the scores; they are not probabilities of a
     generative model.
 
+    With unlabelled rows (``unlabeled``), the EM of :class:`MultinomialNB`
+    runs on these scores: the E-step takes the normalised scores as the class
+    posterior, the M-step refits the complements from the soft counts. It is
+    a heuristic, not EM on a likelihood: the complement estimate
+    :math:`\\tilde\\theta_c` is not the maximiser of the expected complete-data
+    objective :math:`\\sum_i r_{ic} \\sum_j x_{ij} \\log(\\cdot)`, so the
+    guarantee of Dempster, Laird and Rubin (1977) does not hold and
+    ``em_lower_bounds_`` (that objective, with the scores in place of
+    :math:`\\log P(x \\mid c)`) can decrease from one iteration to the next;
+    it is reported for monitoring. The loop stops at ``tol`` or after its
+    iterations as for the other classifiers.
+
     References
     ----------
     J. D. M. Rennie, L. Shih, J. Teevan and D. R. Karger, "Tackling the poor
