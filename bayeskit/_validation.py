@@ -129,6 +129,7 @@ def check_sample_weight(sample_weight, X, allow_all_zero=False) -> np.ndarray:
     """
     if sample_weight is None:  # scikit-learn's default, without its checks
         return np.ones(_num_samples(X))
+    _check_numeric_weights(sample_weight)
     if allow_all_zero:
         w = np.asarray(sample_weight)
         if w.ndim == 1 and w.shape[0] == _num_samples(X) and w.size and not w.any():
@@ -136,6 +137,20 @@ def check_sample_weight(sample_weight, X, allow_all_zero=False) -> np.ndarray:
     return _check_sample_weight(
         sample_weight, X, dtype=np.float64, ensure_non_negative=True
     )
+
+
+def _check_numeric_weights(sample_weight) -> None:
+    """TypeError naming ``sample_weight`` when it holds text (numpy would
+    parse ``'2'`` as a number, or fail with a message naming no argument)."""
+    if isinstance(sample_weight, (str, bytes)):
+        raise TypeError(f"sample_weight must hold numbers, got {sample_weight!r}")
+    if np.isscalar(sample_weight):
+        return
+    w = np.asarray(sample_weight)
+    if w.dtype.kind in "USO" and any(
+        isinstance(v, (str, bytes)) for v in w.ravel().tolist()
+    ):
+        raise TypeError(f"sample_weight must hold numbers, got text (dtype {w.dtype})")
 
 
 def check_probability_vector(p, name: str, size: int | None = None) -> np.ndarray:

@@ -35,9 +35,11 @@ from .._validation import (
 from .._warnings import warn
 from ..graph import LatentNode
 from ..priors import Fixed, MEstimate
+from .observed import check_every_class_observed
 from .relayout import union_of_classes
 from .semi_supervised import (
     check_in_memory,
+    check_label_types,
     check_marker_not_a_class,
     fit_semi_supervised,
     partial_fit_semi_supervised,
@@ -251,6 +253,11 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     # What a reset builds from the layout, rather than reads from the data
     # (rebuilt by from_stats): not part of the statistics' layout.
     _derived_attributes = ("_triple",)
+
+    # Whether a class none of whose cells is observed (every row of it all
+    # NaN) is an error: where no prior defines its parameters (Gaussian
+    # means and covariances), it would fit as a blank and predict the prior.
+    _unobserved_class_is_error = False
 
     # Fewest classes a fit accepts (scikit-learn's naive Bayes fits one class;
     # its discriminant analysis needs two).
@@ -512,6 +519,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} requires y to be passed, "
                 "but the target y is None"
             )
+        check_label_types(y)
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc" and np.isnan(y).any():
             raise ValueError(
@@ -577,6 +585,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                     f"do not exist in the initial classes {self.classes_.tolist()}; "
                     "pass every class to the first partial_fit with `classes`"
                 )
+        if refit and self._unobserved_class_is_error:
+            check_every_class_observed(X, idx, sw, self.classes_)
         weights = np.zeros((n, len(self.classes_)))
         weights[np.arange(n), idx] = sw
         class_weight = np.bincount(idx, weights=sw, minlength=len(self.classes_))

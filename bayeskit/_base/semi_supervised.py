@@ -15,7 +15,9 @@ Rubin 1977) maximises
     \\log \\sum_c P(x_i, c) + \\log p(\\theta),
 
 Nigam, McCallum, Thrun and Mitchell's (2000) objective with their weight
-lambda of the unlabelled rows; each iteration never decreases it.
+lambda of the unlabelled rows; each iteration never decreases it (for the
+models whose scores are a likelihood: not ComplementNB's complement weights,
+see its Notes).
 
 The loop is written once here, for every classifier: what it needs of one is
 the base's hooks (``_prepare_X``, ``_emission_stats`` under soft weights with
@@ -49,6 +51,7 @@ __all__ = [
     "EM_MAX_ITER",
     "EM_TOL",
     "check_in_memory",
+    "check_label_types",
     "check_marker_not_a_class",
     "fit_semi_supervised",
     "partial_fit_semi_supervised",
@@ -73,6 +76,63 @@ def _as_1d(y):
     return y if y.ndim == 1 else None
 
 
+def check_label_types(y) -> None:
+    """ValueError naming ``y`` when its labels mix text and numbers (numpy
+    cannot order them, and scikit-learn's ValueError names no argument)."""
+    if isinstance(y, (list, tuple)):
+        # numpy turns a list of text and numbers into text: read it as given
+        values = [
+            v[0] if isinstance(v, (list, tuple)) and len(v) == 1 else v for v in y
+        ]
+    else:
+        y = _as_1d(y)
+        if y is None or y.dtype.kind != "O" or y.size == 0:
+            return
+        values = y.tolist()
+    text = [isinstance(v, (str, bytes, np.str_, np.bytes_)) for v in values]
+    if any(text) and not all(text):
+        first_text = values[text.index(True)]
+        first_other = values[text.index(False)]
+        raise ValueError(
+            "y mixes text and non-text labels (for example "
+            f"{first_text!r} and {first_other!r}); the labels of y must be all "
+            "strings or all numbers"
+        )
+
+
+def _as_number(text):
+    """The number a text marker spells (``'-1'`` -> -1), or None."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if np.isfinite(value) else None
+
+
+def _check_marker_type(marker, y) -> None:
+    """A marker of the other kind than the labels can never match a row: an
+    error naming ``unlabeled`` when it spells one of the labels (``'-1'`` for
+    the integer -1, which would otherwise become a class), else a warning."""
+    values = np.unique(y)
+    if isinstance(marker, (str, bytes, np.str_)):
+        number = _as_number(marker)
+        hit = number is not None and bool(np.any(values == number))
+        fix = f"unlabeled={number:g}" if number is not None else None
+    else:
+        hit = bool(np.any(values.astype(str) == str(marker)))
+        fix = f"unlabeled={str(marker)!r}"
+    if hit:
+        raise ValueError(
+            f"unlabeled={marker!r} is {type(marker).__name__} but the labels of y "
+            f"are {values.dtype}: it marks no row, and the rows it was meant to "
+            f"mark would be fitted as a class of their own; write {fix}"
+        )
+    warn(
+        f"unlabeled={marker!r} is {type(marker).__name__} but the labels of y "
+        f"are {values.dtype}: it can mark no row, every row is fitted as labelled"
+    )
+
+
 def unlabeled_rows(est, y):
     """The mask of the rows whose label is ``est.unlabeled``, or None when
     there are none (or no marker is set): then the fit is the supervised one."""
@@ -90,11 +150,17 @@ def unlabeled_rows(est, y):
             mask = np.asarray(pd.isna(y), dtype=bool)
         else:
             return None
-    elif kind in "iufcb" and (
+    elif kind in "iufc" and (
         not isinstance(marker, (Real, np.number)) or isinstance(marker, bool)
     ):
-        return None  # a string marker never equals a number
+        _check_marker_type(marker, y)  # a string marker never equals a number
+        return None
+    elif kind == "b" and (
+        not isinstance(marker, (Real, np.number)) or isinstance(marker, bool)
+    ):
+        return None
     elif kind in "US" and not isinstance(marker, (str, bytes, np.str_)):
+        _check_marker_type(marker, y)
         return None
     elif kind == "O":
         mask = np.fromiter((_equals(v, marker) for v in y), bool, count=y.size)

@@ -219,6 +219,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
     """
 
     _solvers_with_shrinkage = ("lsqr", "eigen")
+    _unobserved_class_is_error = True  # no prior defines a blank class
 
     def _prepare_X(self, X, reset, sample_weight=None):
         X = validate_data(

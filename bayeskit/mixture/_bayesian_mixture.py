@@ -36,6 +36,7 @@ from .._validation import (
     StrOptions,
     _fit_context,
     check_is_fitted,
+    check_n_samples,
     check_sample_weight,
     validate_data,
 )
@@ -655,7 +656,11 @@ default='kmeans'
 
     def score(self, X, y=None, sample_weight=None):
         """The mean of :meth:`score_samples` (weighted by ``sample_weight``)."""
-        return float(np.average(self.score_samples(X), weights=sample_weight))
+        log_prob = self.score_samples(X)
+        if sample_weight is None:
+            return float(log_prob.mean())
+        sw = check_sample_weight(sample_weight, log_prob)
+        return float(sw @ log_prob / sw.sum())
 
     def predict_proba(self, X):
         """The responsibilities under the posterior, ``(n_samples, n_components)``."""
@@ -681,6 +686,7 @@ default='kmeans'
         y : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        check_n_samples(n_samples)
         if n_samples < 1:
             raise ValueError(
                 f"Invalid value for 'n_samples': {n_samples}; sample draws at "

@@ -128,6 +128,8 @@ covariance_prior, covariance_prior_weight, random_state
 
     _fits_class_models_by_em = True
 
+    _unobserved_class_is_error = True  # no prior defines a blank class
+
     _parameter_constraints: dict = {
         **BaseGenerativeClassifier._parameter_constraints,
         "n_components": [Interval(Integral, 1, None, closed="left"), "array-like"],

@@ -49,6 +49,7 @@ from .._validation import (
     _fit_context,
     check_covariance_prior,
     check_is_fitted,
+    check_n_samples,
     check_sample_weight,
     validate_data,
 )
@@ -56,7 +57,12 @@ from .._warnings import warn
 from ..emissions import Gaussian, GaussianParams, covariance_from_name
 from ..graph import LatentNode
 from ..priors.niw import NormalInverseWishart
-from ._missing import MixturePrediction, mean_imputed, shifted_stats
+from ._missing import (
+    MixturePrediction,
+    check_observed,
+    mean_imputed,
+    shifted_stats,
+)
 from ._start import check_initial_parameters, initial_responsibilities
 from ._stats import MixtureStats, _guard_empty
 
@@ -365,6 +371,7 @@ default='kmeans'
         sw = check_sample_weight(sample_weight, X)
         if not sw.any():
             raise ValueError("sample_weight must not be all zero")
+        check_observed(X, sw)
         return X, sw
 
     def _start(self, X, sw):
@@ -708,6 +715,7 @@ default='kmeans'
         y : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
+        check_n_samples(n_samples)
         if n_samples < 1:
             raise ValueError(
                 f"Invalid value for 'n_samples': {n_samples}; sample draws at "

@@ -29,7 +29,7 @@ import numpy as np
 from .._base.classifier import float_input
 from .._collections import handler_for
 from .._logmath import has_nan, logsumexp
-from .._validation import check_is_fitted, validate_data
+from .._validation import check_is_fitted, check_sample_weight, validate_data
 
 __all__: list[str] = []
 
@@ -132,7 +132,13 @@ class MixturePrediction:
 
     def score(self, X, y=None, sample_weight=None):
         """Mean log-likelihood per sample (weighted by ``sample_weight``)."""
-        return float(np.average(self.score_samples(X), weights=sample_weight))
+        log_prob = self.score_samples(X)
+        if sample_weight is None:
+            return float(np.mean(log_prob))
+        # Non-negative numbers, one per row, named when they are not (the
+        # weights of fit mean the same).
+        sw = check_sample_weight(sample_weight, np.asarray(log_prob))
+        return float(sw @ np.asarray(log_prob, dtype=np.float64) / sw.sum())
 
     def predict_proba(self, X):
         """Posterior over the components, shape ``(n_samples, n_components)``."""
@@ -147,3 +153,22 @@ class MixturePrediction:
             return handler.predict(self, "predict", X)
         X = self._validate(X)
         return np.argmax(self._log_likelihood(X) + np.log(self.weights_), axis=1)
+
+
+def check_observed(X, sample_weight) -> None:
+    """ValueError when ``X`` (with positive weight) has no observed cell, or
+    a feature with none: what is missing is latent, but a feature never
+    observed has nothing for its means and variances to come from."""
+    if not has_nan(X):
+        return
+    seen = (~np.isnan(X[sample_weight > 0])).any(axis=0)
+    if not seen.any():
+        raise ValueError(
+            "X has no observed value: every cell is missing (NaN), so the "
+            "mixture has nothing to fit"
+        )
+    if not seen.all():
+        raise ValueError(
+            f"feature(s) {np.flatnonzero(~seen).tolist()[:10]} of X have no "
+            "observed value (every cell missing, NaN): drop them"
+        )

@@ -70,6 +70,13 @@ def select_mixture(
     if criterion not in ("bic", "aic"):
         raise ValueError(f"criterion must be 'bic' or 'aic', got {criterion!r}")
     template = GaussianMixture(**params)
+    n_components, covariance_types = list(n_components), list(covariance_types)
+    for name, values in (
+        ("n_components", n_components),
+        ("covariance_types", covariance_types),
+    ):
+        if not values:
+            raise ValueError(f"{name} must hold at least one candidate, got none")
     candidates = [
         clone(template).set_params(n_components=k, covariance_type=cov)
         for cov in covariance_types

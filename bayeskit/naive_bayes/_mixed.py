@@ -169,6 +169,7 @@ class MixedNB(TripleClassifier):
     }
 
     _min_classes = 1  # as CategoricalNB and GaussianNB
+    _unobserved_class_is_error = True  # no prior defines a blank class
     _read = read_mixed
 
     def _encoded_columns(self, X) -> list:

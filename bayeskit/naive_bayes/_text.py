@@ -18,6 +18,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._base.classifier import BaseGenerativeClassifier, Triple
 from .._base.triple import TripleClassifier
@@ -65,6 +66,12 @@ def _read_counts(est, X, reset, sample_weight=None, grows=False):
     )
     if X.shape[0] == 0:
         raise ValueError("X has 0 samples; at least one is required")
+    if sp.issparse(X) and not X.has_canonical_format:
+        # Duplicate entries of a (non-canonical) CSR/CSC matrix mean their sum,
+        # as in scipy's arithmetic; summed on a copy, never the caller's matrix
+        # (validation may hand back the very object it was given).
+        X = X.copy()
+        X.sum_duplicates()
     counts = CountMatrix.of(X)
     if sample_weight is not None and est._non_negative and counts.min() < 0:
         raise ValueError(
@@ -441,6 +448,18 @@ class ComplementNB(_TextNB):
     prior is not used unless there is one class (as in scikit-learn), and
     :meth:`predict_proba` normalises the scores; they are not probabilities of a
     generative model.
+
+    With unlabelled rows (``unlabeled``), the EM of :class:`MultinomialNB`
+    runs on these scores: the E-step takes the normalised scores as the class
+    posterior, the M-step refits the complements from the soft counts. It is
+    a heuristic, not EM on a likelihood: the complement estimate
+    :math:`\\tilde\\theta_c` is not the maximiser of the expected complete-data
+    objective :math:`\\sum_i r_{ic} \\sum_j x_{ij} \\log(\\cdot)`, so the
+    guarantee of Dempster, Laird and Rubin (1977) does not hold and
+    ``em_lower_bounds_`` (that objective, with the scores in place of
+    :math:`\\log P(x \\mid c)`) can decrease from one iteration to the next;
+    it is reported for monitoring. The loop stops at ``tol`` or after its
+    iterations as for the other classifiers.
 
     References
     ----------

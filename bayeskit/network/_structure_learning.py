@@ -50,10 +50,29 @@ def _edge_pairs(
     if callable(edges):
         edges = edges()
     pairs = []
+    try:
+        edges = list(edges)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be a list of (parent, child) pairs, got {value!r}"
+        ) from None
     for edge in edges:
-        if isinstance(edge, (str, bytes)) or len(edge) != 2:
+        if (
+            isinstance(edge, (str, bytes))
+            or not hasattr(edge, "__len__")
+            or len(edge) != 2
+        ):
             raise ValueError(f"{name} must hold (parent, child) pairs, got {edge!r}")
         parent, child = edge
+        for v in (parent, child):
+            try:
+                hash(v)
+            except TypeError:
+                raise TypeError(
+                    f"{name} must hold (parent, child) pairs of variable names, "
+                    f"got {edge!r}, whose {v!r} is not a name (unhashable "
+                    f"{type(v).__name__})"
+                ) from None
         unknown = [v for v in (parent, child) if v not in index]
         if unknown:
             raise ValueError(

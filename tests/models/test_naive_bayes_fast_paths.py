@@ -189,7 +189,7 @@ def test_labels_are_encoded_once_and_checked(rng):
         )
     with pytest.raises(ValueError, match="Unknown label type"):
         GaussianNB().fit(X, rng.normal(size=12))
-    with pytest.raises(ValueError, match="Unknown label type"):
+    with pytest.raises(ValueError, match="y mixes text and non-text"):
         GaussianNB().fit(X, np.array([1, "a"] * 6, dtype=object))
     with pytest.raises(ValueError, match="NaN"):
         GaussianNB().fit(X, np.array([0.0, 1.0, np.nan] * 4))

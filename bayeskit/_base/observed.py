@@ -1,0 +1,37 @@
+"""A class with no observed value: the rule for missing data where nothing
+is observed (an error naming it, where no prior defines its parameters)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+__all__ = ["check_every_class_observed"]
+
+
+def check_every_class_observed(X, idx, sw, classes) -> None:
+    """ValueError naming the classes of positive weight none of whose cells
+    is observed in ``X`` (a 2-d array or frame; other inputs are left to the
+    emission family). What is missing is latent, but a class with nothing
+    observed has nothing for its parameters to come from."""
+    if sp.issparse(X) or isinstance(X, (list, tuple)):
+        return
+    try:
+        missing = np.asarray(pd.isna(X), dtype=bool)
+    except (TypeError, ValueError):
+        return
+    if missing.ndim != 2 or missing.shape[0] != len(idx) or not missing.any():
+        return
+    k = len(classes)
+    seen = np.bincount(idx, weights=(~missing).sum(axis=1) * (sw > 0), minlength=k)
+    weight = np.bincount(idx, weights=sw, minlength=k)
+    blank = (seen == 0) & (weight > 0)
+    if blank.any():
+        names = classes[blank].tolist()
+        more = f" (and {names[1:]!r})" if len(names) > 1 else ""
+        raise ValueError(
+            f"class {names[0]!r}{more} has no observed value in X: every cell "
+            "of its rows is missing (NaN), so its parameters would come from "
+            "nothing. Drop its rows, or give it at least one observed value"
+        )

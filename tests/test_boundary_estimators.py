@@ -1,0 +1,298 @@
+"""Regression tests of the estimators' boundaries: labels, weights, markers of
+unlabelled rows and the mixtures' scoring and sampling arguments. Bad input is
+a ValueError or TypeError naming the argument, raised by bayeskit."""
+
+import inspect
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from sklearn.base import is_classifier
+
+import bayeskit as bk
+
+
+def _classifiers():
+    out = []
+    for name in bk.__all__:
+        cls = getattr(bk, name)
+        if inspect.isclass(cls):
+            try:
+                if is_classifier(cls()):
+                    out.append(cls)
+            except TypeError:
+                continue
+    return out
+
+
+CLASSIFIERS = _classifiers()
+
+
+def _data(cls, rng, n=24):
+    """Data every classifier reads: counts (read as numbers or categories), or
+    a list of short sequences for the sequence classifier."""
+    if cls is bk.HMMClassifier:
+        return [rng.integers(0, 3, size=5) for _ in range(n)]
+    return rng.poisson(3, size=(n, 3)).astype(float)
+
+
+def test_every_classifier_is_found():
+    assert len(CLASSIFIERS) >= 10
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_y_mixing_text_and_numbers_is_an_error_naming_y(cls, rng):
+    X = _data(cls, rng)
+    for y in (
+        np.array([1, "a"] * 12, dtype=object),
+        [0.5, "b", "c"] * 8,
+        np.array([b"x", 2] * 12, dtype=object),
+    ):
+        with pytest.raises(ValueError, match="y mixes text and non-text"):
+            cls().fit(X, y)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_sample_weight_of_text_is_a_type_error_naming_it(cls, rng):
+    """Including text numpy would parse ('2'): weights are numbers."""
+    X = _data(cls, rng)
+    y = [0, 1] * 12
+    for sw in (["a"] * 24, ["2"] * 24, np.array([1.0, "x"] * 12, dtype=object)):
+        with pytest.raises(TypeError, match="sample_weight must hold numbers"):
+            cls().fit(X, y, sample_weight=sw)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_text_marker_spelling_an_integer_label_is_an_error_naming_unlabeled(cls, rng):
+    """``unlabeled='-1'`` with integer labels used to mark nothing, and -1
+    became a class."""
+    if "unlabeled" not in cls().get_params():
+        pytest.skip("no unlabeled parameter")
+    X = _data(cls, rng)
+    y = np.array([0, 1, -1, 1] * 6)
+    with pytest.raises(ValueError, match=r"unlabeled='-1'.*write unlabeled=-1"):
+        cls(unlabeled="-1").fit(X, y)
+    with pytest.raises(ValueError, match=r"unlabeled=-1 .*write unlabeled='-1'"):
+        cls(unlabeled=-1).fit(X, y.astype(str))
+    # A text marker that spells no label marks no row: a warning, then the
+    # supervised fit, equal to the fit without the marker.
+    y = np.array([0, 1] * 12)
+    with pytest.warns(UserWarning, match="unlabeled='\\?' .* can mark no row"):
+        with_marker = cls(unlabeled="?").fit(X, y)
+    if cls is bk.HMMClassifier:
+        return
+    np.testing.assert_array_equal(
+        with_marker.predict_proba(X), cls().fit(X, y).predict_proba(X)
+    )
+
+
+# -- the Gaussian mixtures' score and sample ---------------------------------
+
+MIXTURES = [bk.GaussianMixture, bk.BayesianGaussianMixture]
+
+
+@pytest.mark.parametrize("cls", MIXTURES, ids=lambda c: c.__name__)
+def test_mixture_score_checks_sample_weight(cls, rng):
+    X = rng.normal(size=(40, 2))
+    model = cls(n_components=2, random_state=0).fit(X)
+    with pytest.raises(ValueError, match="sample_weight"):
+        model.score(X, sample_weight=-np.ones(40))
+    with pytest.raises(ValueError, match="sample_weight"):
+        model.score(X, sample_weight=np.ones(39))
+    with pytest.raises(TypeError, match="sample_weight"):
+        model.score(X, sample_weight=["1"] * 40)
+    w = rng.uniform(0, 3, size=40)
+    np.testing.assert_allclose(
+        model.score(X, sample_weight=w),
+        np.sum(w * model.score_samples(X)) / w.sum(),
+        rtol=1e-12,
+    )
+
+
+@pytest.mark.parametrize("cls", MIXTURES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("n", [2.5, 3.0, "3", True])
+def test_mixture_sample_takes_an_integer_count(cls, n, rng):
+    model = cls(n_components=2, random_state=0).fit(rng.normal(size=(40, 2)))
+    with pytest.raises(TypeError, match="n_samples"):
+        model.sample(n)
+    assert model.sample(np.int64(3))[0].shape == (3, 2)
+
+
+def test_select_mixture_with_no_candidate_names_the_parameter(rng):
+    X = rng.normal(size=(30, 2))
+    with pytest.raises(ValueError, match="n_components must hold"):
+        bk.select_mixture(X, n_components=[])
+    with pytest.raises(ValueError, match="covariance_types must hold"):
+        bk.select_mixture(X, covariance_types=())
+
+
+def test_select_mixture_reads_one_pass_iterables_for_every_type(rng):
+    """A generator of component counts used to be exhausted by the first
+    covariance type: every (count, type) pair is a candidate."""
+    X = rng.normal(size=(30, 2))
+    table, _ = bk.select_mixture(
+        X, (k for k in (1, 2)), iter(["full", "diag"]), random_state=0
+    )
+    assert sorted(zip(table.n_components, table.covariance_type)) == [
+        (1, "diag"),
+        (1, "full"),
+        (2, "diag"),
+        (2, "full"),
+    ]
+
+
+# -- sparse counts in every scipy format, duplicates included -----------------
+
+
+def _duplicated(rng, n, d, fmt):
+    """A random count matrix with duplicate entries (non-canonical) in
+    ``fmt``, and its dense sum."""
+    nnz = 3 * n
+    rows, cols = rng.integers(0, n, nnz), rng.integers(0, d, nnz)
+    vals = rng.integers(1, 3, nnz).astype(float)
+    dense = np.zeros((n, d))
+    np.add.at(dense, (rows, cols), vals)
+    if fmt in ("csr", "csc"):
+        major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
+        order = np.argsort(major, kind="stable")
+        indptr = np.searchsorted(
+            major[order], np.arange((n if fmt == "csr" else d) + 1)
+        )
+        cls = sp.csr_matrix if fmt == "csr" else sp.csc_matrix
+        X = cls((vals[order], minor[order], indptr), shape=(n, d))
+    else:
+        X = sp.coo_matrix((vals, (rows, cols)), shape=(n, d))
+    return X, dense
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize(
+    "cls", [bk.BernoulliNB, bk.MultinomialNB, bk.ComplementNB], ids=lambda c: c.__name__
+)
+def test_duplicate_sparse_entries_read_as_their_sum(cls, fmt, rng):
+    """A non-canonical matrix means what scipy's arithmetic and ``toarray``
+    say: duplicates summed (BernoulliNB read them one by one, so a cell of
+    1 + 1 was not above ``binarize=1.5``). The caller's matrix is not touched."""
+    for seed in range(10):
+        r = np.random.default_rng(seed)
+        X, dense = _duplicated(r, 30, 6, fmt)
+        if fmt != "coo":
+            assert not X.has_canonical_format
+        before = (X.data.copy(), (X.row if fmt == "coo" else X.indices).copy())
+        y = r.integers(0, 2, 30)
+        kw = {"binarize": 1.5} if cls is bk.BernoulliNB else {}
+        sparse_fit = cls(**kw).fit(X, y)
+        dense_fit = cls(**kw).fit(dense, y)
+        np.testing.assert_allclose(
+            sparse_fit.feature_log_prob_, dense_fit.feature_log_prob_, rtol=1e-12
+        )
+        np.testing.assert_allclose(
+            sparse_fit.predict_proba(X), dense_fit.predict_proba(dense), rtol=1e-10
+        )
+        np.testing.assert_array_equal(X.data, before[0])
+        np.testing.assert_array_equal((X.row if fmt == "coo" else X.indices), before[1])
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo", "bsr", "lil", "dok", "dia"])
+@pytest.mark.parametrize("array", [False, True], ids=["matrix", "array"])
+def test_bernoulli_reads_every_sparse_format(fmt, array, rng):
+    dense = rng.poisson(0.7, size=(25, 5)).astype(float)
+    X = (sp.csr_array if array else sp.csr_matrix)(dense).asformat(fmt)
+    y = rng.integers(0, 3, 25)
+    got = bk.BernoulliNB(binarize=0.5).fit(X, y)
+    want = bk.BernoulliNB(binarize=0.5).fit(dense, y)
+    np.testing.assert_allclose(got.feature_log_prob_, want.feature_log_prob_)
+    np.testing.assert_allclose(got.predict_proba(X), want.predict_proba(dense))
+
+
+# -- structure learning's edge lists -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "param", ["black_list", "white_list", "fixed_edges", "start_dag"]
+)
+def test_hill_climb_edge_lists_name_the_parameter(param, rng):
+    """A flat list of names, or a pair holding an unhashable name, used to
+    fail inside Python (``len()`` of an int, an unhashable type) without
+    naming the parameter."""
+    from bayeskit.network import HillClimbSearch
+
+    data = pd.DataFrame(rng.integers(0, 2, (60, 3)), columns=[1, 2, 3])
+    with pytest.raises(ValueError, match=f"{param} must hold \\(parent, child\\)"):
+        HillClimbSearch(**{param: [1, 2]}).fit(data)
+    for bad in ([(1, [2])], [([1], 2)], [({1: 2}, 3)]):
+        with pytest.raises(TypeError, match=f"{param} must hold .* variable names"):
+            HillClimbSearch(**{param: bad}).fit(data)
+    # the same edges written well are read
+    HillClimbSearch(**{param: [(1, 2)]}).fit(data)
+
+
+# -- nothing observed: a class, a feature, the whole of X --------------------
+
+GAUSSIAN_CLASSIFIERS = [
+    bk.LinearDiscriminantAnalysis,
+    bk.QuadraticDiscriminantAnalysis,
+    bk.GaussianMixtureClassifier,
+    bk.MixedNB,
+    bk.GaussianNB,
+]
+
+
+@pytest.mark.parametrize("cls", GAUSSIAN_CLASSIFIERS, ids=lambda c: c.__name__)
+def test_a_class_with_no_observed_value_is_an_error_naming_it(cls):
+    """Such a class used to fit silently and predict its prior (0.5 / 0.5)."""
+    for seed in range(5):
+        r = np.random.default_rng(seed)
+        X = r.normal(size=(30, 3))
+        y = r.choice(np.array(["a", "b", "c"]), 30)
+        y[:3] = ["a", "b", "c"]
+        blank = r.choice(["a", "b", "c"])
+        X[y == blank] = np.nan
+        X[r.random(X.shape) < 0.1] = np.nan  # scattered gaps elsewhere
+        X[np.flatnonzero(y != blank)[:3], 0] = 0.5  # ... never a whole class
+        with pytest.raises(ValueError, match=f"class '{blank}' has no observed"):
+            cls().fit(X, y)
+        # a row of weight 0 observed in that class does not count
+        keep = np.flatnonzero(y == blank)[0]
+        X[keep] = 1.0
+        sw = np.ones(30)
+        sw[keep] = 0.0
+        with pytest.raises(ValueError, match=f"class '{blank}' has no observed"):
+            cls().fit(X, y, sample_weight=sw)
+
+
+@pytest.mark.parametrize("cls", [bk.GaussianMixture], ids=lambda c: c.__name__)
+def test_a_mixture_with_nothing_observed_is_an_error(cls, rng):
+    """All-NaN data used to "fit" with zero means; a column never observed
+    was given the mean 0 from nothing."""
+    with pytest.raises(ValueError, match="X has no observed value"):
+        cls(n_components=2).fit(np.full((10, 2), np.nan))
+    X = rng.normal(size=(20, 3))
+    X[:, 1] = np.nan
+    with pytest.raises(ValueError, match=r"feature\(s\) \[1\] of X have no observed"):
+        cls(n_components=2).fit(X)
+
+
+# -- semi-supervised EM: the objective's guarantee and its exception ---------
+
+
+def test_complement_nb_em_objective_is_documented_as_not_monotone():
+    """ComplementNB's M-step (complement counts) is not the maximiser of the
+    objective it reports, so its EM objective can decrease (it does on every
+    draw below); MultinomialNB's, a true EM on the same data, never does. The
+    docs say which is which."""
+    decreases = {bk.ComplementNB: 0, bk.MultinomialNB: 0}
+    for seed in range(15):
+        r = np.random.default_rng(seed)
+        X = r.poisson(r.uniform(0.2, 3, size=(3, 8))[r.integers(0, 3, 60)])
+        y = r.integers(0, 3, 60)
+        y[r.random(60) < 0.7] = -1
+        for cls in decreases:
+            bounds = np.asarray(cls(unlabeled=-1).fit(X, y).em_lower_bounds_)
+            step = np.diff(bounds)
+            decreases[cls] += bool((step < -1e-9 * np.abs(bounds[1:])).any())
+    assert decreases[bk.MultinomialNB] == 0
+    assert decreases[bk.ComplementNB] > 0
+    assert "can decrease" in bk.ComplementNB.__doc__
+    assert "not EM on a likelihood" in bk.ComplementNB.__doc__
