@@ -14,7 +14,10 @@ Two statistics with equal layouts add as numbers. Two with different
 layouts (chunks that showed different classes, or different states of a
 variable) are first re-laid over the union, in the estimator's one ordering
 policy, by the estimator class that made them (``_union_stats``); where that
-is not defined, adding them is a ValueError that says what differs.
+is not defined, adding them is a ValueError that says what differs. The
+expected statistics of EM (an estimator class with ``_em_statistics``) add
+under any parameters of one model, as incremental EM adds them; the sum
+carries the model of its last term.
 
 This module imports no estimator: the statistics of the graph core carry a
 layout as an opaque value.
@@ -82,6 +85,14 @@ class Layout:
         vars(estimator).update(copy.deepcopy(self.state))
         estimator._layout = self
 
+    def apply_if_fresh(self, estimator) -> None:
+        """:meth:`apply` on an estimator not fitted yet (a map-reduce's
+        driver); a fitted one keeps its own state, as its statistics' M-step
+        reads it."""
+        if not _fitted(estimator):
+            estimator._validate_params()
+            self.apply(estimator)
+
     def __getstate__(self):
         return {"estimator": self.estimator, "state": self.state}
 
@@ -109,6 +120,11 @@ def add_described(a, b, plain):
     la, lb = a.layout, b.layout
     if la is None or lb is None or la is lb or la.key == lb.key:
         return dataclasses.replace(plain(a, b), layout=la if la is not None else lb)
+    if lb.estimator is la.estimator and getattr(la.estimator, "_em_statistics", False):
+        # Expected statistics under different parameters of one model add:
+        # that is incremental EM (Neal and Hinton 1998). The sum carries the
+        # model of its last term (the newest, in a running sum).
+        return dataclasses.replace(plain(a, b), layout=lb)
     union = getattr(la.estimator, "_union_stats", None)
     if union is not None and lb.estimator is la.estimator:
         return union(a, b)
@@ -119,3 +135,14 @@ def add_described(a, b, plain):
         "same parameters, or a first fit on a chunk showing every class, "
         "category and state)"
     )
+
+
+def _fitted(estimator) -> bool:
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    try:
+        check_is_fitted(estimator)
+    except NotFittedError:
+        return False
+    return True

@@ -184,6 +184,10 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
     models keep hmmlearn's total instead). EM never decreases it.
     """
 
+    # Statistics are expected under the fitted parameters: those of several
+    # parameters of one model add (incremental EM; bayeskit._layout).
+    _em_statistics = True
+
     _convergence_advice = "increase max_iter or tol"
     #: The peer's habits of the components path's loop (see :class:`Convention`).
     _convention = HMMLEARN
@@ -345,8 +349,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
                 f"got {type(stats).__name__}"
             )
         if stats.layout is not None:
-            self._validate_params()
-            stats.layout.apply(self)
+            stats.layout.apply_if_fresh(self)
         components = self._make_components()
         previous = self._current_params()
         self._set_params(self._params_from_stats(stats, previous, components))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -9,6 +10,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils import TransformerTags, check_random_state
 
 from .._base.classifier import float_input
+from .._base.em import described
 from .._base.monitor import ConvergenceMonitor
 from .._base.sequences import _as_rows, _check_sequence_weight, _split
 from .._collections import handler_for
@@ -198,6 +200,10 @@ initial_state_mean_, initial_state_covariance_ : ndarray
     >>> means.shape, covariances.shape
     ((200, 1), (200, 1, 1))
     """
+
+    # Statistics are expected under the fitted parameters: those of several
+    # parameters of one model add (incremental EM; bayeskit._layout).
+    _em_statistics = True
 
     _parameter_constraints: dict = {
         "n_components": [Interval(Integral, 1, None, closed="left"), None],
@@ -524,7 +530,9 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         """
         params = self._current()
         Y, lengths, weights, _ = self._data(X, lengths, sequence_weight, reset=False)
-        return self._summarize(Y, lengths, weights, params)
+        return replace(
+            self._summarize(Y, lengths, weights, params), layout=described(self)
+        )
 
     def from_stats(self, stats: LDSStats):
         """The M-step: the parameters from ``stats`` (the current ones where
@@ -533,7 +541,8 @@ initial_state_mean_, initial_state_covariance_ : ndarray
         Parameters
         ----------
         stats : LDSStats
-            From :meth:`summarize` (summed over chunks).
+            From :meth:`summarize` (summed over chunks, by copies of this
+            fitted model anywhere: they carry it).
 
         Returns
         -------
@@ -543,6 +552,17 @@ initial_state_mean_, initial_state_covariance_ : ndarray
             raise TypeError(
                 f"stats must be the LDSStats of summarize, got {type(stats).__name__}"
             )
+        if stats.layout is not None:
+            # Statistics carry the fitted model they were computed under: a
+            # fresh estimator (a map-reduce's driver) takes it, as does a
+            # KalmanFilter still at pykalman's default one-dimensional model.
+            state = stats.layout.state.get("n_features_in_")
+            if state is not None and getattr(self, "n_features_in_", None) != state:
+                self._validate_params()
+                stats.layout.apply(self)
+            else:
+                stats.layout.apply_if_fresh(self)
+            stats = replace(stats, layout=None)
         params = self._current()
         k, d = params.n_state, params.n_obs
         if stats.yx.shape != (d, k):

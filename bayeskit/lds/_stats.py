@@ -44,13 +44,24 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
+from .._layout import add_described
 from ..graph.gaussian_chain import GaussianChainParams, KalmanSmootherResult
 
 __all__ = ["LDSStats", "expected_stats", "log_prior", "map_params"]
+
+
+def _add(a: LDSStats, b: LDSStats) -> LDSStats:
+    return LDSStats(
+        **{
+            f.name: getattr(a, f.name) + getattr(b, f.name)
+            for f in fields(a)
+            if f.name != "layout"
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -93,6 +104,9 @@ class LDSStats:
     x0: np.ndarray
     xx0: np.ndarray
     log_evidence: float = 0.0
+    #: The fitted model the statistics were computed under (set by the
+    #: public ``summarize``; :class:`bayeskit._layout.Layout`).
+    layout: object = field(default=None, compare=False, repr=False)
 
     @classmethod
     def zeros(cls, n_state: int, n_obs: int) -> LDSStats:
@@ -119,12 +133,7 @@ class LDSStats:
     def __add__(self, other: LDSStats) -> LDSStats:
         if not isinstance(other, LDSStats):
             return NotImplemented
-        return LDSStats(
-            **{
-                f.name: getattr(self, f.name) + getattr(other, f.name)
-                for f in fields(self)
-            }
-        )
+        return add_described(self, other, _add)
 
     def __radd__(self, other):
         if isinstance(other, int) and other == 0:  # sum() starts from 0

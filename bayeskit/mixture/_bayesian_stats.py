@@ -69,6 +69,10 @@ class BayesianMixtureStatistics:
     """``summarize``, ``from_stats`` and ``partial_fit`` of
     :class:`~bayeskit.BayesianGaussianMixture` (a mixin)."""
 
+    # Statistics are expected under the fitted parameters: those of several
+    # parameters of one model add (incremental EM; bayeskit._layout).
+    _em_statistics = True
+
     def summarize(self, X, sample_weight=None):
         """Expected statistics of a chunk under the current posterior (the
         E-step). Chunks' statistics add, and :meth:`from_stats` of their sum
@@ -105,8 +109,7 @@ class BayesianMixtureStatistics:
         self : object
         """
         if isinstance(stats, VariationalMixtureStats) and stats.layout is not None:
-            self._validate_params()
-            stats.layout.apply(self)
+            stats.layout.apply_if_fresh(self)
             stats = replace(stats, layout=None)
         check_is_fitted(self)
         k, d = self.n_components, self.n_features_in_

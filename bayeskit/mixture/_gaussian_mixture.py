@@ -623,8 +623,7 @@ default='kmeans'
             The mixture with parameters from ``stats``; ``stats_`` is ``stats``.
         """
         if isinstance(stats, MixtureStats) and stats.layout is not None:
-            self._validate_params()
-            stats.layout.apply(self)
+            stats.layout.apply_if_fresh(self)
         if not hasattr(self, "_family"):
             raise ValueError(
                 "from_stats needs a fitted mixture (its covariance structure and "

@@ -147,12 +147,28 @@ def test_statistics_of_another_estimator_class_are_refused():
         bayeskit.LinearDiscriminantAnalysis().from_stats(stats)
 
 
-def test_em_statistics_under_different_models_do_not_add():
+def test_em_statistics_under_successive_parameters_add_as_incremental_em():
+    """Statistics of one model under successive parameters add (incremental
+    EM, Neal and Hinton 1998): the sum carries the model of its last term, so
+    a fresh estimator's from_stats gives the running model's step."""
     X, _ = _data(bayeskit.GaussianMixture())
-    a = bayeskit.GaussianMixture(2, random_state=0).fit(X)
-    b = bayeskit.GaussianMixture(2, random_state=1, max_iter=3).fit(X)
-    with pytest.raises(ValueError, match="different layouts"):
-        a.summarize(X[:100]) + b.summarize(X[100:])
+    model = bayeskit.GaussianMixture(2, random_state=0, max_iter=2).fit(X)
+    first = model.summarize(X[:100])
+    model.from_stats(first)
+    total = first + model.summarize(X[100:])
+    ref = copy.deepcopy(model).from_stats(total)
+    got = clone(model).from_stats(total)
+    np.testing.assert_allclose(got.means_, ref.means_, rtol=1e-12)
+
+
+def test_statistics_of_different_estimators_of_one_class_do_not_add_by_accident():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 2))
+    y = rng.choice(["a", "b"], 60)
+    one = bayeskit.GaussianMixtureClassifier(1, random_state=0).fit(X, y)
+    two = bayeskit.GaussianMixtureClassifier(1, random_state=1).fit(X + 1, y)
+    with pytest.raises(ValueError, match="differ in more than their classes"):
+        one.summarize(X[:30], y[:30]) + two.summarize(X[30:], y[30:])
 
 
 @pytest.mark.parametrize("cls", [bayeskit.CategoricalNB, bayeskit.TreeAugmentedNB])
