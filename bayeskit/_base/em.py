@@ -147,9 +147,9 @@ def described(est) -> Layout:
     were computed under (every attribute but the hyperparameters and the
     statistics themselves)."""
     params = set(est.get_params(deep=False))
-    # (The triple and the parameters a model keeps between calls are its
-    # own, rebuilt from the rest.)
-    skip = {"stats_", "_layout", "_triple", "_triple_of", "_params_of"}
+    # (What an HMM keeps between calls, the triple's key and the parameters
+    # validated under it, is its own: rebuilt from the rest.)
+    skip = {"stats_", "_layout", "_triple_of", "_params_of"}
     state = {k: v for k, v in vars(est).items() if k not in params and k not in skip}
     return Layout(type(est), state)
 
