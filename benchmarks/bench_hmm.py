@@ -4,11 +4,13 @@ Both libraries run in this one process on identical parameters (8 states, 20
 symbols), hmmlearn in its fastest setting, ``implementation='scaling'``. Two
 cases: (a) one sequence of 10**6 steps, (b) 10,000 sequences of 100 steps.
 Operations: ``score``, ``decode`` (Viterbi), ``predict_proba`` and ``fit`` (10
-Baum-Welch iterations from the same start). The estimator's timing includes
-everything a user pays: validation, symbol encoding, emissions, the chain
-kernels (``benchmarks/bench_chain.py`` times the kernels alone). Each
-operation is warmed up, then ours and theirs are timed interleaved; the table
-shows medians and ours / theirs.
+Baum-Welch iterations from the same start). A third case, (c), is many small
+calls: GaussianHMM's ``predict_proba`` on 50-step sequences, one call after
+another, where what a call costs beside the arithmetic shows. The
+estimator's timing includes everything a user pays: validation, symbol
+encoding, emissions, the chain kernels (``benchmarks/bench_chain.py`` times
+the kernels alone). Each operation is warmed up, then ours and theirs are
+timed interleaved; the table shows medians and ours / theirs.
 
 Run from the repository root::
 
@@ -93,6 +95,37 @@ def run_case(case, lengths, rng, repeats):
     return [compare(f"HMM {case}", op, a, b, repeats, GOAL) for op, a, b in ops]
 
 
+def run_small_calls(rng, repeats, n_calls):
+    """GaussianHMM's ``predict_proba`` called ``n_calls`` times on 50-step
+    sequences (3 states, 2 features, the default 'diag' covariances): what a
+    call costs beside its arithmetic (validation, the model's triple and
+    parameters, the dispatch to the kernels)."""
+    X = np.concatenate([rng.normal(m, 1.0, size=(200, 2)) for m in (-3, 0, 3)])
+    ours = bayeskit.GaussianHMM(3, random_state=0, n_iter=5).fit(X)
+    theirs = hh.GaussianHMM(3, implementation="scaling", init_params="", params="")
+    theirs.n_features = 2
+    theirs.startprob_, theirs.transmat_ = ours.startprob_, ours.transmat_
+    theirs.means_, theirs.covars_ = ours.means_, ours.covariances_
+    seqs = [X[i : i + 50] for i in range(0, len(X), 50)][:8]
+    for x in seqs:
+        assert_allclose(ours.predict_proba(x), theirs.predict_proba(x), atol=1e-10)
+
+    def calls(model):
+        def run():
+            for i in range(n_calls):
+                model.predict_proba(seqs[i % len(seqs)])
+
+        return run
+
+    return compare(
+        "GaussianHMM (c)",
+        f"predict_proba x {n_calls}",
+        calls(ours),
+        calls(theirs),
+        repeats,
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -113,6 +146,9 @@ def main(argv=None):
         results += case_results
         shape = f"{len(lengths):,} x {lengths[0]:,} steps"
         sizes += [f"{shape}, {K} states, {M} symbols"] * len(case_results)
+    n_calls = 200 if args.quick else 2000
+    results.append(run_small_calls(rng, repeats, n_calls))
+    sizes.append(f"{n_calls} calls on 50 steps, 3 states, 2 features")
     print(f"{K} states, {M} symbols; medians of {repeats} runs")
     print_table(results, peer="hmmlearn")
     if args.json:

@@ -147,7 +147,9 @@ def described(est) -> Layout:
     were computed under (every attribute but the hyperparameters and the
     statistics themselves)."""
     params = set(est.get_params(deep=False))
-    skip = {"stats_", "_layout"}
+    # (What an HMM keeps between calls, the triple's key and the parameters
+    # validated under it, is its own: rebuilt from the rest.)
+    skip = {"stats_", "_layout", "_triple_of", "_params_of"}
     state = {k: v for k, v in vars(est).items() if k not in params and k not in skip}
     return Layout(type(est), state)
 
@@ -248,6 +250,11 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         parameters' shapes); called in every fit."""
         raise NotImplementedError
 
+    def _components(self):
+        """The triple the methods read: here ``_make_components()``; a model
+        that stores the triple of its fit returns the stored one."""
+        return self._make_components()
+
     def _params_from_stats(self, stats, previous, components):
         """The M-step: both parts' MAP parameters from ``stats``."""
         structure, emission, prior = components
@@ -285,7 +292,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         over the partitions of data that lives elsewhere).
         """
         e_step = expected_stats or self._expected_stats
-        components = self._make_components()
+        components = self._components()
         monitor = self._new_monitor()
         # The starts one after the other from random_state (the draws of a
         # sequential loop), then the iterations from every start through
@@ -350,7 +357,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             )
         if stats.layout is not None:
             stats.layout.apply_if_fresh(self)
-        components = self._make_components()
+        components = self._components()
         previous = self._current_params()
         self._set_params(self._params_from_stats(stats, previous, components))
         # The model's own statistics: their layout is now the model's.

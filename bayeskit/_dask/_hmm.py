@@ -215,7 +215,7 @@ def _partition_stats(est, params, part, weights):
     if rows is None or (weights is not None and not np.sum(weights) > 0):
         return None
     data = est._data(rows, lens, weights, reset=False)
-    return est._expected_stats(data, params, est._make_components())
+    return est._expected_stats(data, params, est._components())
 
 
 def fit_hmm(est, X, lengths=None, sequence_weight=None):
@@ -267,7 +267,7 @@ def _fit_hmm(est, X, lengths, sequence_weight):
     per_step = Xt.size / len(Xt) if Xt.ndim > 1 else 1
     est._plan_init(int(n_steps * per_step))
     row_weight = np.ones(len(Xt)) if w is None else np.repeat(w, lens)
-    components = est._make_components()
+    components = est._components()
 
     start = est._starts(Xt, row_weight, components)
     shared = _shared(copy.deepcopy(est))

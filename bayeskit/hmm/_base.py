@@ -41,16 +41,15 @@ References
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import replace
-from numbers import Integral, Real
+from numbers import Integral, Number, Real
 
 import numpy as np
-from sklearn.utils import check_random_state
 
-from .._base.classifier import float_input
+from .._base.classifier import Triple, float_input
 from .._base.em import BaseLatentModel, LatentParams, LatentStats, described
-from .._base.monitor import ConvergenceMonitor
 from .._base.sequences import (
     _as_rows,
     _check_sequence_weight,
@@ -65,20 +64,67 @@ from .._validation import (
     StrOptions,
     _fit_context,
     check_is_fitted,
-    check_n_samples,
     validate_data,
 )
 from .._warnings import warn
 from ..graph import ChainParams, ChainPrior, LatentChain
 from ..priors import Dirichlet
+from ._hooks import HMMHooks
 from ._start import HMMStart
 
 __all__ = ["BaseHMM"]
 
 _log = logging.getLogger("bayeskit.hmm")
 
+# What a model keeps between calls: the triple of its fit, what it was built
+# from, and the parameters validated under it (see BaseHMM._components).
+_STORED = ("_triple", "_triple_of", "_params_of")
 
-class BaseHMM(HMMStart, BaseLatentModel):
+
+def _handler(X):
+    """The handler of ``X`` if it lives in another library's collection (a
+    Dask bag or array); a numpy array never does."""
+    return None if type(X) is np.ndarray else handler_for(X)
+
+
+@functools.cache
+def _hyperparameters(cls) -> tuple:
+    """The names of the hyperparameters of ``cls`` (its ``__init__``'s)."""
+    return tuple(cls._get_param_names())
+
+
+def _frozen(values) -> tuple:
+    """``(value, copy)`` for every value: a copy of an array-like value (to
+    see it changed in place), None for any other."""
+    kept = []
+    for value in values:
+        copy = None
+        if isinstance(value, (np.ndarray, list)):
+            try:
+                copy = np.array(value, copy=True)
+            except ValueError:  # ragged: compared by identity only
+                pass
+        kept.append((value, copy))
+    return tuple(kept)
+
+
+def _unchanged(stored, values) -> bool:
+    """Whether ``values`` are those ``stored`` by :func:`_frozen`: the same
+    objects, with the same contents, or equal numbers and strings."""
+    if len(stored) != len(values):
+        return False
+    for (value, copy), now in zip(stored, values):
+        if copy is not None:
+            if now is not value or not np.array_equal(now, copy):
+                return False
+        elif now is not value and not (
+            isinstance(now, (Number, str)) and type(now) is type(value) and now == value
+        ):
+            return False
+    return True
+
+
+class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
     """Base of the hidden Markov models (see the module)."""
 
     _parameter_constraints: dict = {
@@ -114,9 +160,48 @@ class BaseHMM(HMMStart, BaseLatentModel):
     _keeps_generator = False
     # Whether the steps are symbols (labels encoded per model), not numbers.
     _reads_symbols = False
+    # Attributes the parameters are read from besides those of _param_names.
+    _stored_params: tuple = ()
     warm_start = False
 
-    # -- the components ----------------------------------------------------------
+    # -- the components: built once per fit, read by every other method ----------
+    def _components(self) -> Triple:
+        """The triple of the current fit.
+
+        Built by ``_make_components()`` once the data has fixed what it reads
+        (the number of features, the alphabet), and stored: validation,
+        prediction, scoring, sampling and :meth:`summarize` read the stored
+        one. It is built again when a hyperparameter (``set_params`` or an
+        assignment) or the size it was built for has changed since, so that
+        the model answers as one built afresh.
+        """
+        key = self._triple_key()
+        stored = self.__dict__.get("_triple_of")
+        if stored is None or not _unchanged(stored, key):
+            self.__dict__.pop("_params_of", None)
+            self._triple = self._make_components()
+            self._triple_of = _frozen(key)
+        return self._triple
+
+    def _triple_key(self) -> tuple:
+        """What ``_make_components()`` reads: every hyperparameter and the
+        size fit fixed (``_triple_size``)."""
+        values = [getattr(self, name) for name in _hyperparameters(type(self))]
+        values.append(self._triple_size())
+        return tuple(values)
+
+    def _triple_size(self):
+        """The size of the data the triple is built for (``n_features``)."""
+        try:
+            return self.n_features
+        except AttributeError:
+            return None
+
+    def _forget_triple(self) -> None:
+        """Drop the stored triple and parameters (a fit starts afresh)."""
+        for name in _STORED:
+            self.__dict__.pop(name, None)
+
     def _chain(self) -> LatentChain:
         """The chain, updating the tables named in ``params``."""
         return LatentChain(self.n_components, "s" in self.params, "t" in self.params)
@@ -169,7 +254,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
     # -- gaps: steps with missing values (what is missing is latent) -------------
     def _takes_missing_coordinates(self) -> bool:
         """Whether the family marginalises missing coordinates of a step."""
-        emission = self._make_components()[1]
+        emission = self._components()[1]
         return bool(getattr(emission, "missing_coordinates", False))
 
     def _check_missing(self, X) -> None:
@@ -205,6 +290,8 @@ class BaseHMM(HMMStart, BaseLatentModel):
     def _sequences(self, X, lengths, reset):
         """``(Xt, lengths, as_list)`` with the rows of all sequences concatenated."""
         X, lengths, as_list = _as_rows(X, lengths, self._is_rows)
+        if reset:
+            self._forget_triple()
         return self._encode(X, reset, as_list), lengths, as_list
 
     def _back(self, values, lengths, as_list):
@@ -237,19 +324,50 @@ class BaseHMM(HMMStart, BaseLatentModel):
         return {name: getattr(params, f) for name, f in self._emission_fields.items()}
 
     def _current_params(self) -> LatentParams:
+        """The parameters, validated, from the fitted attributes.
+
+        The validated parameters are kept with the stored triple and given
+        again while the attributes they were read from are the same objects
+        with the same values: parameters set by hand (assigned, or changed
+        in place) are validated anew, as is everything after a
+        hyperparameter changed.
+        """
+        triple = self.__dict__.get("_triple")
+        if triple is not None and self._components() is triple:
+            stored = self.__dict__.get("_params_of")
+            if stored is not None and _unchanged(stored[0], self._param_values()):
+                return stored[1]
         if self._features_from is not None and not hasattr(self, "n_features_in_"):
             # Parameters set by hand, without fit: their shape says how many
             # features X has.
             value = np.asarray(getattr(self, self._features_from))
             if value.ndim >= 2:
                 self.n_features_in_ = value.shape[-1]
-        return LatentParams(self._chain_params(), self._emission_params())
+        params = LatentParams(self._chain_params(), self._emission_params())
+        if "_triple_of" in self.__dict__:
+            self._params_of = (_frozen(self._param_values()), params)
+        return params
+
+    def _param_values(self) -> tuple:
+        """The attributes the parameters are read from (``_param_names``,
+        ``n_features_in_`` and ``_stored_params``), None where unset."""
+        found = self.__dict__
+        names = ("n_features_in_", *self._param_names.values(), *self._stored_params)
+        return tuple(found.get(name) for name in names)
 
     def _set_params(self, params: LatentParams) -> None:
         self.startprob_ = params.structure.startprob
         self.transmat_ = params.structure.transmat
         for name, value in self._emission_attributes(params.emission).items():
             setattr(self, name, value)
+        # The new parameters validated once, here: prediction reads them as
+        # kept (and leaves the model as it found it).
+        self.__dict__.pop("_params_of", None)
+        if "_triple_of" in self.__dict__:
+            try:
+                self._current_params()
+            except ValueError:  # left to the method that reads them
+                pass
 
     def _checked(self, name, shape, *, rows_sum_to_one=False, signed=False):
         """The attribute ``name`` as a float array of ``shape``: finite and
@@ -283,56 +401,6 @@ class BaseHMM(HMMStart, BaseLatentModel):
     @n_features.setter
     def n_features(self, value):
         self._n_features = int(value)
-
-    @property
-    def monitor_(self):
-        """hmmlearn's ``ConvergenceMonitor``: what Baum-Welch did (after
-        ``fit``), or the one the next ``fit`` reports to. A monitor assigned
-        here (a subclass with its own stopping rule, say) is used by ``fit``."""
-        monitor = self.__dict__.get("_monitor")
-        if monitor is None:
-            return ConvergenceMonitor(self.tol, self.n_iter, self.verbose)
-        return monitor
-
-    @monitor_.setter
-    def monitor_(self, monitor):
-        self._monitor = monitor
-        self._monitor_given = monitor is not self.__dict__.get("_monitor_made")
-
-    def _new_monitor(self):
-        """The monitor of this fit: the one assigned to ``monitor_``, or a new
-        one with the current ``tol``, ``n_iter`` and ``verbose``."""
-        if self.__dict__.get("_monitor_given"):
-            return self._monitor
-        self._monitor_made = ConvergenceMonitor(self.tol, self.n_iter, self.verbose)
-        return self._monitor_made
-
-    def _check_and_set_n_features(self, X):
-        """hmmlearn's hook: check the number of features of ``X`` against
-        ``n_features`` if that is set, or set it."""
-        n = np.shape(X)[1]
-        if hasattr(self, "n_features"):
-            if self.n_features != n:
-                raise ValueError(
-                    f"Unexpected number of dimensions, got {n} but expected "
-                    f"{self.n_features}"
-                )
-        else:
-            self.n_features = n
-
-    def _check(self):
-        """hmmlearn's hook: validate the hyperparameters and the parameters
-        (shapes, rows summing to one); raises ValueError."""
-        self._validate_params()
-        self._current_params()
-
-    def get_stationary_distribution(self):
-        """The stationary distribution of the states: the left eigenvector of
-        ``transmat_`` for eigenvalue 1, normalised."""
-        check_is_fitted(self, "transmat_")
-        values, vectors = np.linalg.eig(np.asarray(self.transmat_, dtype=float).T)
-        vector = np.real_if_close(vectors[:, np.argmin(np.abs(values - 1.0))])
-        return vector / vector.sum()
 
     # -- learning ----------------------------------------------------------------
     def _expected_stats(self, data, params, components) -> LatentStats:
@@ -409,7 +477,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
         -------
         self : object
         """
-        if (handler := handler_for(X)) is not None:  # a Dask bag or array
+        if (handler := _handler(X)) is not None:  # a Dask bag or array
             return handler.fit_hmm(self, X, lengths, sequence_weight)
         data = self._data(X, lengths, sequence_weight, reset=True)
         Xt, lengths, weights = data
@@ -417,7 +485,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
         row_weight = (
             np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
         )
-        components = self._make_components()
+        components = self._components()
         start = self._starts(Xt, row_weight, components)
         self._fit_components(data, start, None)
         if self.n_iter_:
@@ -457,7 +525,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
         """
         first = not hasattr(self, "stats_")
         data = self._data(X, lengths, sequence_weight, reset=first)
-        components = self._make_components()
+        components = self._components()
         if first:
             Xt, lengths, weights = data
             self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
@@ -512,7 +580,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
         check_is_fitted(self)
         params = self._current_params()
         data = self._data(X, lengths, sequence_weight, reset=False)
-        return self._expected_stats(data, params, self._make_components())
+        return self._expected_stats(data, params, self._components())
 
     def _warn_unvisited(self, stats):
         """Warn about states that no sequence visited in the last iteration."""
@@ -532,13 +600,13 @@ class BaseHMM(HMMStart, BaseLatentModel):
         check_is_fitted(self)
         params = self._current_params()
         Xt, lengths, as_list = self._sequences(X, lengths, reset=False)
-        components = self._make_components()
+        components = self._components()
         messages = self._messages(components[1], Xt, params.emission)
         return components, params, messages, lengths, as_list
 
     def score_sequences(self, X, lengths=None):
         """Log-likelihood of every sequence, shape ``(n_sequences,)``."""
-        if (handler := handler_for(X)) is not None:
+        if (handler := _handler(X)) is not None:
             return handler.predict_hmm(self, "score_sequences", X, lengths)
         (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
         return structure.filter(messages, params.structure, lengths).log_evidence
@@ -549,13 +617,13 @@ class BaseHMM(HMMStart, BaseLatentModel):
         ``lengths`` is the second positional argument, as in hmmlearn (see
         :meth:`fit`); ``y`` is ignored and accepted by keyword only.
         """
-        if (handler := handler_for(X)) is not None:
+        if (handler := _handler(X)) is not None:
             return handler.predict_hmm(self, "score", X, lengths)
         return float(self.score_sequences(X, lengths).sum())
 
     def score_samples(self, X, lengths=None):
         """``(log-likelihood, posteriors)``: the total and every step's posterior."""
-        if (handler := handler_for(X)) is not None:
+        if (handler := _handler(X)) is not None:
             return handler.predict_hmm(self, "score_samples", X, lengths)
         (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
         post = structure.posterior(messages, params.structure, lengths)
@@ -572,7 +640,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
         'viterbi' gives the most probable joint path and its log probability;
         'map' the most probable state of each step and the log-likelihood.
         """
-        if (handler := handler_for(X)) is not None:
+        if (handler := _handler(X)) is not None:
             return handler.predict_hmm(self, "decode", X, lengths, algorithm)
         algorithm = algorithm or self.algorithm
         if algorithm not in ("viterbi", "map"):
@@ -589,82 +657,9 @@ class BaseHMM(HMMStart, BaseLatentModel):
         """The decoded state of every step (see :meth:`decode`)."""
         return self.decode(X, lengths)[1]
 
-    def sample(self, n_samples=1, random_state=None, currstate=None):
-        """Draw one sequence of ``n_samples`` steps: ``(X, states)``.
-
-        The draws are hmmlearn's, in its order, so the same ``random_state``
-        gives hmmlearn's sequence: the first state (``currstate`` if given,
-        else the first index whose cumulative ``startprob_`` exceeds a uniform
-        draw), its observation, then for every further step the next state
-        (the same rule on the current state's row of ``transmat_``) and its
-        observation. ``random_state`` None reads the model's ``random_state``.
-        ``n_samples`` is a non-negative integer (a TypeError or ValueError
-        naming it otherwise).
-
-        Parameters
-        ----------
-        n_samples : int, default=1
-            Number of steps.
-        random_state : int, RandomState instance or None, default=None
-            The generator of the draws (None: the model's ``random_state``).
-        currstate : int, default=None
-            The state of the first step; None draws it from ``startprob_``.
-
-        Returns
-        -------
-        X : ndarray of shape (n_samples, n_features)
-            The observations.
-        states : ndarray of int of shape (n_samples,)
-            The state of every step.
-        """
-        check_n_samples(n_samples)
-        check_is_fitted(self)
-        params = self._current_params()
-        if currstate is not None and not (
-            isinstance(currstate, Integral) and 0 <= currstate < self.n_components
-        ):
-            raise ValueError(
-                f"currstate must be a state, an integer in 0 .. "
-                f"{self.n_components - 1}, got {currstate!r}"
-            )
-        rng = check_random_state(
-            self.random_state if random_state is None else random_state
-        )
-        kept = self.__dict__.get("_generator")
-        if random_state is None and kept is not None:
-            seed = self.random_state
-            if isinstance(seed, Integral) and not isinstance(seed, bool):
-                if seed == kept[0]:
-                    rng = kept[1]  # hmmlearn's model drew its start from it
-        draw = self._sampler(params)
-        if n_samples == 0:
-            return self._samples(draw(None, rng)), np.zeros(0, dtype=int)
-        # hmmlearn's rule, a cumulative table against one uniform draw per step.
-        start_cdf = np.cumsum(params.structure.startprob)
-        trans_cdf = np.cumsum(params.structure.transmat, axis=1)
-        state = currstate
-        if state is None:
-            state = (start_cdf > rng.rand()).argmax()
-        states, X = [state], [draw(state, rng)]
-        for _ in range(n_samples - 1):
-            state = (trans_cdf[state] > rng.rand()).argmax()
-            states.append(state)
-            X.append(draw(state, rng))
-        return self._samples(np.atleast_2d(X)), np.array(states, dtype=int)
-
-    def _sampler(self, params):
-        """``draw(state, rng)``: one observation of ``state``, drawn as
-        hmmlearn's ``_generate_sample_from_state`` draws it;
-        ``draw(None, rng)`` is the empty sample ``(0, n_features)``."""
-        raise NotImplementedError
-
-    def _samples(self, X):
-        """The family's samples as the model gives them out."""
-        return X
-
     def _n_parameters(self, components=None):
         """Free scalars of the parameters in ``params``."""
-        structure, emission, _ = components or self._make_components()
+        structure, emission, _ = components or self._components()
         n = structure.n_parameters()
         if self._updates_emission():
             n += emission.n_parameters(self.n_components)
@@ -677,7 +672,7 @@ class BaseHMM(HMMStart, BaseLatentModel):
         check_is_fitted(self)
         params = self._current_params()
         Xt, lengths, _ = self._sequences(X, lengths, reset=False)
-        structure, emission, _ = self._make_components()
+        structure, emission, _ = self._components()
         messages = self._messages(emission, Xt, params.emission)
         log_lik = structure.filter(messages, params.structure, lengths).log_evidence
         n = _n_observed_steps(Xt)

@@ -155,6 +155,7 @@ default=1.0
     _keeps_generator = True
     _reads_symbols = True
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "emissionprob_"}
+    _stored_params = ("symbols_", "n_features_")
 
     def __init__(
         self,
@@ -195,6 +196,12 @@ default=1.0
         n_symbols = self.__dict__.get("n_features_") or self._alphabet_by_hand()
         prior = LatentPrior(self._chain_prior(), Dirichlet(self.emissionprob_prior))
         return Triple(self._chain(), Categorical([n_symbols]), prior)
+
+    def _triple_size(self):
+        try:
+            return self.__dict__.get("n_features_") or self._alphabet_by_hand()
+        except AttributeError:  # no alphabet yet
+            return None
 
     # -- hmmlearn's names: emissionprob_ and n_features ----------------------------
     def _emission_params(self):

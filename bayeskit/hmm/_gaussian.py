@@ -194,6 +194,7 @@ class GaussianHMM(BaseHMM):
     _param_names = {"s": "startprob_", "t": "transmat_", "m": "means_", "c": "covars_"}
     _features_from = "means_"
     _gaussian = True
+    _stored_params = ("_covars_",)  # covars_ is read from it
 
     def __init__(
         self,

@@ -136,7 +136,7 @@ class GMMHMM(BaseHMM):
         return Triple(self._chain(), emission, LatentPrior(self._chain_prior(), prior))
 
     def _emission_params(self):
-        emission, (k, m) = self._make_components()[1], (self.n_components, self.n_mix)
+        emission, (k, m) = self._components()[1], (self.n_components, self.n_mix)
         weights = self._checked("weights_", (k, m), rows_sum_to_one=True)
         means = self._checked("means_", (k, m, self.n_features), signed=True)
         covars = self._checked("covars_", emission.covars_shape(k), signed=True)

@@ -155,7 +155,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
 
     def _sampler(self, params):
         """One row of a state from the family's own sampler."""
-        emission = self._make_components().emission
+        emission = self._components().emission
 
         def draw(state, rng):
             if state is None:

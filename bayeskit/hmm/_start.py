@@ -44,7 +44,7 @@ class HMMStart:
                 self._to_init.add(code)
             elif not hasattr(self, name):
                 self._to_init.add(code)
-        n_free = self._n_parameters(self._make_components())
+        n_free = self._n_parameters(self._components())
         if n_values < n_free:
             _log.warning(
                 "Fitting a model with %d free scalar parameters with only %d data "
@@ -144,8 +144,6 @@ class HMMStart:
         (those in ``init_params`` and those not set), without running EM."""
         Xt, lengths, _ = self._sequences(X, lengths, reset=True)
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
-        self._initialize(
-            Xt, np.ones(len(Xt)), self.random_state, self._make_components()
-        )
+        self._initialize(Xt, np.ones(len(Xt)), self.random_state, self._components())
         self._keep_generator()
         return self
