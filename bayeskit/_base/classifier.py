@@ -148,7 +148,7 @@ class ClassifierStats:
     emission: object
     #: What the statistics are over (classes, encoding of X): set by the
     #: public ``summarize``, so that ``from_stats`` of a fresh estimator reads
-    #: them (:class:`bayeskit._layout.Layout`).
+    #: them (``bayeskit._layout.Layout``).
     layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: ClassifierStats) -> ClassifierStats:

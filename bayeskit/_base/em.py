@@ -114,7 +114,7 @@ class LatentStats:
     log_evidence: float = 0.0
     #: The fitted model the statistics were computed under (set by the public
     #: ``summarize``), so that ``from_stats`` of a fresh estimator reads them
-    #: (:class:`bayeskit._layout.Layout`).
+    #: (``bayeskit._layout.Layout``).
     layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: LatentStats) -> LatentStats:

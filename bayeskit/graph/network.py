@@ -50,7 +50,7 @@ class NetworkStats:
     #: of the families that miss it (0 for expected counts).
     incomplete_weight: float = 0.0
     #: What the counts are over, as the estimator that made them describes it
-    #: (its variables and their states; :class:`bayeskit._layout.Layout`), or
+    #: (its variables and their states; ``bayeskit._layout.Layout``), or
     #: None.
     layout: object = field(default=None, compare=False, repr=False)
 

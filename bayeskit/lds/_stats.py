@@ -105,7 +105,7 @@ class LDSStats:
     xx0: np.ndarray
     log_evidence: float = 0.0
     #: The fitted model the statistics were computed under (set by the
-    #: public ``summarize``; :class:`bayeskit._layout.Layout`).
+    #: public ``summarize``; ``bayeskit._layout.Layout``).
     layout: object = field(default=None, compare=False, repr=False)
 
     @classmethod

@@ -45,7 +45,7 @@ class VariationalMixtureStats:
     total_weight: float
     entropy: float
     #: The fitted posterior the statistics were computed under (set by the
-    #: public ``summarize``; :class:`bayeskit._layout.Layout`).
+    #: public ``summarize``; ``bayeskit._layout.Layout``).
     layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: VariationalMixtureStats) -> VariationalMixtureStats:

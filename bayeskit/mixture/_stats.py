@@ -41,7 +41,7 @@ class MixtureStats:
     total_weight: float
     log_likelihood: float
     #: The fitted mixture the statistics were computed under (set by the
-    #: public ``summarize``; :class:`bayeskit._layout.Layout`).
+    #: public ``summarize``; ``bayeskit._layout.Layout``).
     layout: object = field(default=None, compare=False, repr=False)
 
     def __add__(self, other: MixtureStats) -> MixtureStats:
