@@ -30,7 +30,7 @@ import dataclasses
 import hashlib
 import pickle
 
-__all__ = ["Layout", "add_described"]
+__all__ = ["Layout", "add_described", "fixed_by"]
 
 
 class Layout:
@@ -103,6 +103,17 @@ class Layout:
 
     def __repr__(self) -> str:
         return f"Layout({self.estimator.__name__}, {sorted(self.state)})"
+
+
+def fixed_by(estimator, before: dict) -> tuple:
+    """The attributes a reset of ``estimator`` set (new, or another object
+    than in ``before``, a snapshot of ``vars`` taken before it): what its
+    statistics' layout holds."""
+    return tuple(
+        k
+        for k, v in vars(estimator).items()
+        if k != "_layout_keys" and (k not in before or before[k] is not v)
+    )
 
 
 def _dump(value) -> bytes:

@@ -21,7 +21,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import column_or_1d
 
 from .._collections import handler_for
-from .._layout import Layout, add_described
+from .._layout import Layout, add_described, fixed_by
 from .._logmath import logsumexp
 from .._validation import (
     Interval,
@@ -570,11 +570,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             self.classes_ = labels
             # What this reset fixed (the classes, the encoding of X): the
             # layout that statistics from summarize carry.
-            self._layout_keys = tuple(
-                k
-                for k, v in vars(self).items()
-                if k != "_layout_keys" and (k not in before or before[k] is not v)
-            )
+            self._layout_keys = fixed_by(self, before)
         if not fresh:
             idx = np.searchsorted(self.classes_, y)
             idx = np.clip(idx, 0, len(self.classes_) - 1)

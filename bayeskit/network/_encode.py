@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._layout import fixed_by
 from .._validation import check_sample_weight
 from ._data import fit_states, network_columns, state_encoder, warn_continuous
 from ._em import check_latent, latent_states
@@ -41,11 +42,7 @@ def encode_rows(est, X, sample_weight, reset: bool) -> tuple:
             est._set_states(v, states)
         # What this reset fixed (variables, structure, states): the layout
         # that counts from summarize carry.
-        est._layout_keys = tuple(
-            k
-            for k, v in vars(est).items()
-            if k != "_layout_keys" and (k not in before or before[k] is not v)
-        )
+        est._layout_keys = fixed_by(est, before)
     else:
         encoder = state_encoder(est)
     codes = encoder.encode(cols, fitting=True, keep=keep, hint=_HINT)
