@@ -75,7 +75,10 @@ class LogNormal(IndependentFamily):
         scikit-learn's ``reg_covar``; not part of the prior's density). With
         no prior, a state and feature whose observed ``log x`` are all equal
         (one observation, say) has variance 0 and a density that is infinite
-        there: ``reg_var > 0`` or a prior ``scatter > 0`` avoids it.
+        there, which :meth:`map_params` refuses (a LinAlgError):
+        ``reg_var > 0`` or a prior ``scatter > 0`` avoids it. The family an
+        estimator builds from the name ``"lognormal"`` has ``reg_var=1e-6``,
+        scikit-learn's ``reg_covar`` default, as the Gaussian family's.
 
     Attributes
     ----------
@@ -140,6 +143,13 @@ class LogNormal(IndependentFamily):
         self.reg_var = reg_var
 
     _cell_parameters = 2
+
+    @classmethod
+    def by_default(cls) -> LogNormal:
+        """The family an estimator's ``emission="lognormal"`` names:
+        ``reg_var=1e-6`` (scikit-learn's ``reg_covar`` default), so that a
+        state on one distinct value still has a density."""
+        return cls(None, reg_var=1e-6)
 
     def log_likelihood(self, X, params: LogNormalParams) -> np.ndarray:
         """``log p(x_i | z = k)``, ``(n, n_states)``, summed over the observed
@@ -230,6 +240,11 @@ class LogNormal(IndependentFamily):
         )
         if self.reg_var:
             variances = variances + self.reg_var
+        if not np.all(variances > 0):
+            raise np.linalg.LinAlgError(
+                "a variance of log x is zero (a state's observed values of a "
+                "feature are all equal): set reg_var > 0 or a prior scatter > 0"
+            )
         return LogNormalParams(means, variances)
 
     def log_prior(

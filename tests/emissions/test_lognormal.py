@@ -241,3 +241,30 @@ def test_check_support():
         family.check_support(np.array([[0.0, 1.0]]))
     with pytest.raises(ValueError, match="X holds"):
         family.check_support(np.array([[-2.0, 1.0]]))
+
+
+def test_one_distinct_value_is_refused_without_a_ridge_and_kept_finite_with_one():
+    # a state whose observed values of a feature are all equal has variance 0
+    X = np.array([[2.0], [2.0], [3.0]])
+    w = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    with pytest.raises(np.linalg.LinAlgError, match="reg_var"):
+        LogNormal(1).map_params(LogNormal(1).stats(X, w))
+    family = LogNormal.by_default().for_data(X)
+    assert family.reg_var == 1e-6  # what emission="lognormal" builds
+    params = family.map_params(family.stats(X, w))
+    assert_allclose(params.variances, 1e-6)
+    assert np.isfinite(family.log_likelihood(X, params)).all()
+
+
+def test_a_mixture_with_a_one_row_component_is_finite_or_a_clear_error():
+    from bayeskit import MixtureModel
+
+    X = np.exp(np.random.default_rng(0).normal(size=(60, 2)))
+    X[0] = [1e6, 1e6]  # a component of its own
+    for method in ("fit", "partial_fit"):
+        model = MixtureModel(2, emission="lognormal", random_state=0)
+        getattr(model, method)(X)
+        assert np.isfinite(model.score_samples(X)).all()
+        assert np.isclose(model.weights_.min(), 1 / 60, atol=1e-3)
+        with pytest.raises(ValueError, match=r"degenerate.*emission_prior"):
+            getattr(MixtureModel(2, emission=LogNormal(), random_state=0), method)(X)
