@@ -21,7 +21,7 @@ from ._edge import (
 )
 from ._em import fit_mixture, partial_fit_mixture
 from ._hmm import fit_hmm, predict_hmm
-from ._lds import fit_lds, predict_lds
+from ._lds import fit_lds, predict_lds, states_lds
 
 accepts = is_dask  # the handler's test (bayeskit._collections)
 
@@ -39,4 +39,5 @@ __all__ = [
     "predict_frame",
     "predict_hmm",
     "predict_lds",
+    "states_lds",
 ]

@@ -14,7 +14,11 @@ sequences in memory (all of them when they have at most
 ``INIT_SAMPLE_STEPS`` steps, as for the hidden Markov models).
 
 ``score`` is the computed sum; ``score_sequences`` is lazy: a bag of one value
-per sequence for a bag, a Dask array for an array.
+per sequence for a bag, a Dask array for an array. ``filter``, ``smooth``,
+``predict`` and ``transform`` are lazy too, computed where each partition
+lives: for a bag, a bag of one result per sequence (a ``(means,
+covariances)`` pair, or the means); for an array, Dask arrays of one row per
+step, block by block of whole sequences.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from ._hmm import (
     _with_lengths,
 )
 
-__all__ = ["fit_lds", "predict_lds"]
+__all__ = ["fit_lds", "predict_lds", "states_lds"]
 
 
 def _partition_stats(est, params, part, weights):
@@ -137,3 +141,55 @@ def predict_lds(est, method, X, lengths=None):
     if method == "score":
         return float(values.sum().compute())
     return values
+
+
+def _states_of_block(part, est, method):
+    rows, lens = _rows_of(part)
+    return getattr(est, method)(rows, lens)
+
+
+def _states_per_sequence(part, est, method):
+    rows, lens = _rows_of(part)
+    if rows is None:
+        return []
+    result = getattr(est, method)(rows, lens)
+    if method in ("filter", "smooth"):
+        means, covariances = result
+        bounds = np.cumsum(lens)[:-1]
+        return list(zip(np.split(means, bounds), np.split(covariances, bounds)))
+    return np.split(result, np.cumsum(lens)[:-1])
+
+
+def states_lds(est, method, X, lengths=None):
+    """``est.<method>(X, lengths)`` on Dask input, lazily: ``method`` is
+    'filter' or 'smooth' (a pair of means and covariances) or 'predict' /
+    'transform' (the smoothed means). A bag gives a bag with one result per
+    sequence; an array gives Dask arrays of one row per step."""
+    import dask.array as da
+    from dask import delayed
+
+    est._current()  # fitted and valid before any task runs
+    if _is_bag(X):
+        if lengths is not None:
+            raise ValueError(
+                "lengths must be None when X is a bag: every item of the bag "
+                "is one sequence"
+            )
+        return X.map_partitions(_states_per_sequence, est, method)
+    Xc, per_block = _cut_at_sequences(X, lengths)
+    blocks = Xc.to_delayed().ravel()
+    task = delayed(_states_of_block, pure=True)
+    k = est.n_components
+    pair = method in ("filter", "smooth")
+    means, covariances = [], []
+    for block, lens in zip(blocks, per_block):
+        n = int(np.sum(lens))
+        value = task(delayed(_with_lengths)(block, lens), est, method)
+        if pair:
+            means.append(da.from_delayed(value[0], (n, k), dtype=np.float64))
+            covariances.append(da.from_delayed(value[1], (n, k, k), dtype=np.float64))
+        else:
+            means.append(da.from_delayed(value, (n, k), dtype=np.float64))
+    if pair:
+        return da.concatenate(means), da.concatenate(covariances)
+    return da.concatenate(means)

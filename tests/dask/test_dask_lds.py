@@ -66,3 +66,29 @@ def test_a_bag_with_lengths_is_an_error():
     seqs = _sequences(np.random.default_rng(1))
     with pytest.raises(ValueError, match="lengths"):
         LinearGaussianSSM(2).fit(db.from_sequence(seqs), [3])
+
+
+@pytest.mark.parametrize("method", ["filter", "smooth", "predict", "transform"])
+def test_states_on_dask_are_lazy_and_equal_the_in_memory_ones(method):
+    rng = np.random.default_rng(1)
+    seqs = _sequences(rng)
+    model = LinearGaussianSSM(2, n_iter=3, tol=0).fit(seqs)
+    rows, lengths = np.concatenate(seqs), [len(s) for s in seqs]
+    expected = getattr(model, method)(rows, lengths)
+    got = getattr(model, method)(da.from_array(rows, chunks=(41, 3)), lengths)
+    per_sequence = getattr(model, method)(db.from_sequence(seqs, npartitions=3))
+    if method in ("filter", "smooth"):
+        assert all(isinstance(part, da.Array) for part in got)
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g.compute(), e, rtol=1e-12, atol=1e-14)
+        items = per_sequence.compute()
+        means = np.concatenate([m for m, _ in items])
+        covariances = np.concatenate([c for _, c in items])
+        np.testing.assert_allclose(means, expected[0], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(covariances, expected[1], rtol=1e-12, atol=1e-14)
+    else:
+        assert isinstance(got, da.Array) and got.shape == expected.shape
+        np.testing.assert_allclose(got.compute(), expected, rtol=1e-12, atol=1e-14)
+        items = per_sequence.compute()
+        assert [len(m) for m in items] == lengths
+        np.testing.assert_allclose(np.concatenate(items), expected, rtol=1e-12)
