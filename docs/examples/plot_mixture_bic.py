@@ -24,10 +24,10 @@ of samples), and :func:`~bayeskit.select_mixture` fits one
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Ellipse
 from sklearn.model_selection import GridSearchCV
 
 from bayeskit import GaussianMixture, select_mixture
+from bayeskit.plot import MixtureEllipsesDisplay, MixtureSelectionDisplay
 
 rng = np.random.default_rng(1)
 X = np.vstack(
@@ -55,21 +55,9 @@ print("best:", best)
 # The criterion against the number of components, and the model it picks.
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
-for cov_type, marker in zip(covariance_types, "osD^"):
-    rows = table[table["covariance_type"] == cov_type].sort_values("n_components")
-    ax1.plot(rows["n_components"], rows["bic"], marker=marker, label=cov_type)
-ax1.set_xlabel("number of components")
-ax1.set_ylabel("BIC (lower is better)")
+MixtureSelectionDisplay.from_table(table, criterion="bic", ax=ax1)
 ax1.set_title("BIC of every candidate")
-ax1.legend(title="covariance_type")
-
-ax2.scatter(*X.T, s=6, c=best.predict(X), cmap="viridis")
-for mean, cov in zip(best.means_, best.covariances_):
-    vals, vecs = np.linalg.eigh(cov)
-    angle = np.degrees(np.arctan2(vecs[1, 1], vecs[0, 1]))
-    for k in (1, 2):
-        w, h = 2 * k * np.sqrt(vals[::-1])
-        ax2.add_patch(Ellipse(mean, w, h, angle=angle, fill=False, lw=1.5, ec="C3"))
+MixtureEllipsesDisplay.from_estimator(best, X, ax=ax2)
 ax2.set_aspect("equal")
 ax2.set_title(f"Best: {best.n_components} components, '{best.covariance_type}'")
 fig.tight_layout()

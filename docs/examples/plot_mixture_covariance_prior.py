@@ -19,9 +19,9 @@ covariance), and with a MAP prior on the covariances (Fraley and Raftery, 2007).
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.patches import Ellipse
 
 from bayeskit import GaussianMixture
+from bayeskit.plot import MixtureEllipsesDisplay
 
 rng = np.random.default_rng(0)
 
@@ -89,13 +89,8 @@ for name, gm in fits.items():
 
 
 def draw(ax, gm, title):
-    ax.scatter(*X.T, s=6, color="0.6")
-    for mean, cov in zip(gm.means_, gm.covariances_):
-        vals, vecs = np.linalg.eigh(cov)
-        angle = np.degrees(np.arctan2(vecs[1, 1], vecs[0, 1]))
-        for k in (1, 2):  # one and two standard deviations
-            w, h = 2 * k * np.sqrt(np.maximum(vals[::-1], 1e-4))
-            ax.add_patch(Ellipse(mean, w, h, angle=angle, fill=False, lw=1.5, ec="C3"))
+    # each component at one and two standard deviations, over the data
+    MixtureEllipsesDisplay.from_estimator(gm, X, ax=ax)
     ax.set_title(title, fontsize="medium")
     ax.set_aspect("equal")
     ax.set_xlim(-4.5, 6)
