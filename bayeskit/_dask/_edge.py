@@ -421,7 +421,9 @@ def fit_network(est, X, sample_weight=None, partial=False):
 
 
 # -- prediction -----------------------------------------------------------------------
-def _call(part, est, method):
+def _call(part, est, method, width=None, dtype=None):
+    if part.shape[0] == 0:  # an empty chunk or partition (after a filter, say)
+        return np.empty((0,) if width is None else (0, width), dtype=dtype)
     return getattr(est, method)(part)
 
 
@@ -444,7 +446,7 @@ def predict(est, method: str, X):
     if _is_frame_like(X):
         if not hasattr(X, "columns"):
             raise TypeError("X must be a Dask DataFrame or a 2-D Dask array")
-        return X.map_partitions(_call, est, method, meta=meta)
+        return X.map_partitions(_call, est, method, width, dtype, meta=meta)
     if X.ndim != 2:
         raise ValueError(
             f"Expected a 2-D Dask array for X, got {X.ndim} dimension(s); "
@@ -452,13 +454,24 @@ def predict(est, method: str, X):
         )
     X = X.rechunk({1: -1})
     if width is None:
-        return X.map_blocks(_call, est, method, drop_axis=1, dtype=dtype, meta=meta)
+        return X.map_blocks(
+            _call, est, method, None, dtype, drop_axis=1, dtype=dtype, meta=meta
+        )
     return X.map_blocks(
-        _call, est, method, chunks=(X.chunks[0], (width,)), dtype=dtype, meta=meta
+        _call,
+        est,
+        method,
+        width,
+        dtype,
+        chunks=(X.chunks[0], (width,)),
+        dtype=dtype,
+        meta=meta,
     )
 
 
-def _call_with(part, est, method, kwargs):
+def _call_with(part, est, method, kwargs, meta):
+    if len(part) == 0:  # an empty partition: an empty frame of the result's columns
+        return meta.set_axis(part.index[:0], axis=0) if method != "predict" else part
     return getattr(est, method)(part, **kwargs)
 
 
@@ -479,4 +492,4 @@ def predict_frame(est, method: str, X, **kwargs):
         meta = X._meta
     else:
         meta = getattr(est, method)(blank, **kwargs).iloc[:0]
-    return X.map_partitions(_call_with, est, method, kwargs, meta=meta)
+    return X.map_partitions(_call_with, est, method, kwargs, meta, meta=meta)

@@ -31,6 +31,7 @@ from sklearn.utils import check_random_state
 
 from .._base.classifier import float_input
 from .._base.variational import fit_variational
+from .._collections import handler_for
 from .._validation import (
     Interval,
     StrOptions,
@@ -647,10 +648,20 @@ default='kmeans'
             validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
         )
 
+    def _output_spec(self, method: str, float32: bool) -> tuple:
+        """The width (None: one value per row) and dtype of ``self.<method>``
+        (for prediction over Dask blocks)."""
+        if method == "predict":
+            return None, np.dtype(np.intp)
+        width = self.n_components if method == "predict_proba" else None
+        return width, np.dtype(np.float64)
+
     def score_samples(self, X):
         """The log of the variational predictive weights' mixture at every
         row: ``logsumexp_k (E[log pi_k] + E[log N(x | mu_k, Lambda_k)])``, as
         scikit-learn's, shape ``(n_samples,)``."""
+        if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
+            return handler.predict(self, "score_samples", X)
         X = self._validate(X)
         return logsumexp(self._weighted_log_prob(X), axis=1)
 
@@ -664,11 +675,15 @@ default='kmeans'
 
     def predict_proba(self, X):
         """The responsibilities under the posterior, ``(n_samples, n_components)``."""
+        if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
+            return handler.predict(self, "predict_proba", X)
         X = self._validate(X)
         return np.exp(self._e_step(X))
 
     def predict(self, X):
         """The most probable component of every row."""
+        if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
+            return handler.predict(self, "predict", X)
         X = self._validate(X)
         return np.argmax(self._weighted_log_prob(X), axis=1)
 

@@ -43,6 +43,7 @@ from .._base.em import (
 )
 from .._base.monitor import ChangeMonitor
 from .._base.variational import variational_family
+from .._collections import handler_for
 from .._validation import (
     Interval,
     StrOptions,
@@ -473,8 +474,18 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         check_is_fitted(self)
         return self._read(X, None, reset=False)[0]
 
+    def _output_spec(self, method: str, float32: bool) -> tuple:
+        """The width (None: one value per row) and dtype of ``self.<method>``
+        (for prediction over Dask blocks)."""
+        if method == "predict":
+            return None, np.dtype(np.intp)
+        width = self.n_components if method == "predict_proba" else None
+        return width, np.dtype(np.float64)
+
     def score_samples(self, X):
         """Log density of every row, ``(n_samples,)``."""
+        if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
+            return handler.predict(self, "score_samples", X)
         return self._posterior(self._checked(X)).log_evidence
 
     def score(self, X, y=None, sample_weight=None):
@@ -488,10 +499,14 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
 
     def predict_proba(self, X):
         """Posterior probability of every component, ``(n_samples, n_components)``."""
+        if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
+            return handler.predict(self, "predict_proba", X)
         return np.exp(self._posterior(self._checked(X)).log_resp)
 
     def predict(self, X):
         """The most probable component of every row."""
+        if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
+            return handler.predict(self, "predict", X)
         return self._posterior(self._checked(X)).log_resp.argmax(axis=1)
 
     def sample(self, n_samples=1):

@@ -68,3 +68,39 @@ def test_fit_on_dask_gives_the_in_memory_answer(cls):
         )
     else:
         np.testing.assert_allclose(got.score(X), ref.score(X), rtol=1e-7)
+
+
+def _filtered(X, keep):
+    """``X`` on Dask, filtered by a boolean mask: chunks of unknown size, some
+    of them empty (as after ``X[X[:, 0] > t]``)."""
+    if hasattr(X, "iloc"):
+        frame = dd.from_pandas(X.assign(_keep=keep), npartitions=4)
+        return frame[frame._keep].drop(columns="_keep"), X[keep]
+    A = da.from_array(np.asarray(X), chunks=(CHUNKS, -1))
+    return A[da.from_array(keep, chunks=(CHUNKS,))], np.asarray(X)[keep]
+
+
+@pytest.mark.parametrize("cls", public_estimators.classes(), ids=lambda c: c.__name__)
+def test_prediction_on_empty_chunks_is_an_empty_part_of_the_answer(cls):
+    est = public_estimators.make(cls)
+    X, y = public_estimators.data(est)
+    if isinstance(X, list) or public_estimators.reads_sequences(est):
+        pytest.skip(f"{cls.__name__} reads sequences: Dask input is per sequence")
+    fitted = clone(est).fit(X) if y is None else clone(est).fit(X, y)
+    keep = np.zeros(len(X), dtype=bool)
+    keep[60:75] = True  # only the second chunk keeps rows: the others are empty
+    for method in ("predict_proba", "score_samples", "predict"):
+        if not hasattr(fitted, method) or (
+            method == "predict" and hasattr(X, "iloc")  # a frame's predict fills it
+        ):
+            continue
+        dask_X, kept = _filtered(X, keep)
+        got = np.asarray(getattr(fitted, method)(dask_X).compute())
+        expected = np.asarray(getattr(fitted, method)(kept))
+        if expected.dtype.kind == "f":
+            np.testing.assert_allclose(got, expected, rtol=1e-10)
+        else:
+            np.testing.assert_array_equal(got, expected)
+        # every row filtered out: an empty answer, not an error
+        dask_X, _ = _filtered(X, np.zeros(len(X), dtype=bool))
+        assert len(getattr(fitted, method)(dask_X).compute()) == 0
