@@ -296,3 +296,52 @@ def test_complement_nb_em_objective_is_documented_as_not_monotone():
     assert decreases[bk.ComplementNB] > 0
     assert "can decrease" in bk.ComplementNB.__doc__
     assert "not EM on a likelihood" in bk.ComplementNB.__doc__
+
+
+# -- hidden Markov models: params letters, prior shapes, lengths, ragged lists --
+HMMS = [bk.GaussianHMM, bk.CategoricalHMM, bk.PoissonHMM, bk.GMMHMM, bk.MultinomialHMM]
+
+
+def _hmm_data(cls, rng):
+    if cls is bk.CategoricalHMM:
+        return rng.integers(0, 3, size=(40, 1))
+    if cls in (bk.PoissonHMM, bk.MultinomialHMM):
+        return rng.integers(0, 4, size=(40, 3))
+    return rng.normal(size=(40, 2))
+
+
+@pytest.mark.parametrize("cls", HMMS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("name", ["params", "init_params"])
+def test_hmm_letters_name_a_parameter(cls, name, rng):
+    X = _hmm_data(cls, rng)
+    letters = "".join(cls._param_names) + "qz"
+    with pytest.raises(
+        ValueError, match=rf"{name} has unknown letter\(s\) \['q', 'z'\]"
+    ):
+        cls(n_components=2, **{name: letters}).fit(X)
+    cls(n_components=2, n_iter=2, **{name: "".join(cls._param_names)}).fit(X)
+
+
+@pytest.mark.parametrize("cls", HMMS, ids=lambda c: c.__name__)
+def test_hmm_chain_prior_shapes_are_checked(cls, rng):
+    X = _hmm_data(cls, rng)
+    with pytest.raises(ValueError, match=r"startprob_prior must be .* shape \(2,\)"):
+        cls(n_components=2, startprob_prior=np.ones(5)).fit(X)
+    with pytest.raises(ValueError, match=r"transmat_prior must be .* shape \(2, 2\)"):
+        cls(n_components=2, transmat_prior=np.ones((3, 3))).fit(X)
+    # what broadcasts, as in hmmlearn, is a prior: one per row of the table
+    row = cls(n_components=2, n_iter=1, transmat_prior=np.array([[2.0, 3.0]]))
+    row.fit(X)
+
+
+@pytest.mark.parametrize("lengths", [[20.0, 20.0], np.array([20.0, 20.0])])
+def test_hmm_lengths_of_floats_are_an_error(lengths, rng):
+    X = _hmm_data(bk.CategoricalHMM, rng)
+    with pytest.raises(ValueError, match=r"lengths .* of dtype float64"):
+        bk.CategoricalHMM(2).fit(X, lengths)
+
+
+def test_hmm_sequences_of_different_widths_are_an_error_naming_x(rng):
+    seqs = [rng.normal(size=(10, 2)), rng.normal(size=(12, 3))]
+    with pytest.raises(ValueError, match=r"different numbers of features \(\[2, 3\]\)"):
+        bk.GaussianHMM(2).fit(seqs)

@@ -2,7 +2,8 @@
 
 Random shapes, dtypes (bool, int8..uint64, float16..float64, object, text,
 pandas extension types), magnitudes (1e-300..1e300), NaN and inf patterns, and
-list, nested-list and DataFrame forms go into ``fit`` and the prediction
+list, nested-list, DataFrame and scipy sparse forms (every format, duplicate
+entries included) go into ``fit`` and the prediction
 methods; mixed-type DataFrames into MixedNB and TreeAugmentedNB; rows and
 ``lengths`` (zeros, negatives, wrong sums, sums that wrap around int64) into
 every HMM; categorical frames and random evidence into BayesianNetwork;
@@ -78,6 +79,31 @@ DTYPES = [
     "str",
 ]
 EXTENSION = ["Int64", "Float64", "boolean", "string", "category"]
+# Every scipy sparse format, and COO / CSR with duplicate entries (not in
+# canonical form: a cell's value is the sum of its entries).
+SPARSE = ["csr", "csc", "coo", "bsr", "lil", "dok", "dia", "coo_dup", "csr_dup"]
+
+
+def _sparse(arr, fmt, rng):
+    """``arr`` as a scipy sparse matrix of format ``fmt``."""
+    import scipy.sparse as sp
+
+    if arr.dtype == np.float16:  # a dtype scipy.sparse does not hold
+        arr = arr.astype(np.float32)
+    if not fmt.endswith("_dup"):
+        return sp.coo_matrix(arr).asformat(fmt)
+    rows, cols = np.nonzero(arr)
+    values = arr[rows, cols].astype(np.float64)
+    split = rng.random(values.shape) < 0.5  # these cells get two entries
+    parts = np.where(split, values / 2, values)
+    rows = np.concatenate([rows, rows[split]])
+    cols = np.concatenate([cols, cols[split]])
+    parts = np.concatenate([parts, values[split] / 2])
+    if fmt == "coo_dup":
+        return sp.coo_matrix((parts, (rows, cols)), shape=arr.shape)
+    order = np.lexsort((cols, rows))  # CSR arrays kept as given: not summed
+    indptr = np.searchsorted(rows[order], np.arange(arr.shape[0] + 1))
+    return sp.csr_matrix((parts[order], cols[order], indptr), shape=arr.shape)
 
 
 @st.composite
@@ -106,7 +132,7 @@ def tables(draw, min_rows=0, max_rows=24, max_cols=4):
         if fill is None:
             fill = rng.choice([np.nan, np.inf, -np.inf], size=values.shape)[mask]
         values[mask] = fill
-    form = draw(st.sampled_from(["array", "list", "frame", "extension"]))
+    form = draw(st.sampled_from(["array", "list", "frame", "extension", "sparse"]))
     dtype = draw(st.sampled_from(DTYPES))
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -127,6 +153,8 @@ def tables(draw, min_rows=0, max_rows=24, max_cols=4):
         return arr
     if form == "list":
         return arr.tolist()
+    if form == "sparse" and arr.dtype.kind in "biuf":
+        return _sparse(arr, draw(st.sampled_from(SPARSE)), rng)
     columns = [f"f{j}" for j in range(d)]
     frame = pd.DataFrame(arr, columns=columns)
     if form == "extension" and d:
@@ -163,11 +191,27 @@ def labels(draw, n):
     return codes.tolist()
 
 
+def _rows(X) -> int:
+    """The number of rows of a table in any of its forms (sparse included)."""
+    return X.shape[0] if hasattr(X, "shape") else len(X)
+
+
 def _snapshot(obj):
     return copy.deepcopy(obj)
 
 
 def _same(a, b) -> bool:
+    if hasattr(a, "tocoo"):  # a scipy sparse matrix: its format and entries
+        return (
+            a.format == b.format
+            and a.shape == b.shape
+            and all(
+                _same(getattr(a, k), getattr(b, k))
+                for k in ("data", "indices", "indptr", "row", "col", "offsets")
+                if hasattr(a, k)
+            )
+            and (a.format != "dok" or dict(a.items()) == dict(b.items()))
+        )
     if isinstance(a, pd.DataFrame | pd.Series):
         return a.equals(b) and list(getattr(a, "columns", [])) == list(
             getattr(b, "columns", [])
@@ -287,7 +331,7 @@ CLASSIFIER_IDS = [
 def test_classifiers_work_or_refuse_at_the_boundary(make, data):
     """fit / predict_proba / predict / score on any table and labels."""
     X = data.draw(tables(min_rows=1))
-    n = len(X)
+    n = _rows(X)
     y = data.draw(labels(n))
     X_new = data.draw(tables(min_rows=1, max_rows=8))
     before = [_snapshot(v) for v in (X, y, X_new)]
@@ -305,7 +349,7 @@ def test_classifiers_work_or_refuse_at_the_boundary(make, data):
     if "proba" in out:
         _check_probabilities(out["proba"], n)
     if "new" in out:
-        _check_probabilities(out["new"], len(X_new))
+        _check_probabilities(out["new"], _rows(X_new))
     for original, now in zip(before, (X, y, X_new)):
         assert _same(original, now), "an input was modified"
 
@@ -365,7 +409,7 @@ def test_density_models_work_or_refuse_at_the_boundary(make, data):
         calls.insert(1, lambda: out.setdefault("proba", est.predict_proba(X)))
     _run(calls)
     if "proba" in out:
-        _check_probabilities(out["proba"], len(X))
+        _check_probabilities(out["proba"], _rows(X))
     if "score" in out:
         assert not np.isnan(out["score"])
     assert _same(before, X), "an input was modified"
@@ -517,7 +561,7 @@ def test_mixed_frames_work_or_refuse_at_the_boundary(make, data):
     if "proba" in out:
         _check_probabilities(out["proba"], len(X))
     if "new" in out:
-        _check_probabilities(out["new"], len(X_new))
+        _check_probabilities(out["new"], _rows(X_new))
     for original, now in zip(before, (X, y, X_new)):
         assert _same(original, now), "an input was modified"
 

@@ -66,9 +66,8 @@ def _check_lengths(lengths, n_rows: int) -> np.ndarray:
             valid = valid.reshape(1)
     if (
         valid is None
-        or valid.dtype.kind not in "iuf"
+        or valid.dtype.kind not in "iu"  # not floats: 10.0 is no length
         or valid.size == 0
-        or not np.all(valid == np.round(valid))
         or (valid <= 0).any()
         or valid.max() > n_rows  # before the sum, which could wrap around
         or valid.sum() != n_rows
@@ -78,7 +77,13 @@ def _check_lengths(lengths, n_rows: int) -> np.ndarray:
         raise ValueError(
             "lengths (the second positional argument, as in hmmlearn) must be "
             f"positive integers summing to the {n_rows} rows of X, one per "
-            f"sequence; got {shown}. A hidden Markov model has no target: call "
+            f"sequence; got {shown}"
+            + (
+                f", of dtype {valid.dtype}"
+                if valid is not None and valid.size and valid.dtype.kind not in "iu"
+                else ""
+            )
+            + ". A hidden Markov model has no target: call "
             "fit(X) or score(X) without y (scikit-learn's y, always ignored, may "
             "be given by keyword, y=...), or give X as a list of sequences"
         )
@@ -91,10 +96,17 @@ def _split(values: np.ndarray, lengths: np.ndarray) -> list:
 
 def _concatenate(seqs):
     """The rows of all sequences and their lengths (a 1-d sequence of numbers
-    is one value per step)."""
+    is one value per step); ValueError naming X when their widths differ."""
     arrays = [np.asarray(s) for s in seqs]
     if all(a.ndim == 1 for a in arrays):
         arrays = [a[:, None] for a in arrays]
+    widths = sorted({a.shape[1:] for a in arrays})
+    if len(widths) > 1:
+        raise ValueError(
+            "X holds sequences with different numbers of features "
+            f"({[w[0] if w else 1 for w in widths]}); every sequence must have "
+            "the same columns"
+        )
     return np.concatenate(arrays, axis=0), np.array([len(a) for a in arrays])
 
 
@@ -127,6 +139,13 @@ def _sequence_list(X, is_rows):
             "X is a list mixing sequences of different dimensions "
             f"({sorted({s.ndim for s in seqs})}); give every sequence in the "
             "same form, or pass the rows of all sequences with lengths="
+        )
+    widths = {s.shape[1:] for s in seqs}
+    if len(widths) > 1:
+        shown = sorted(w[0] if w else 1 for w in widths)
+        raise ValueError(
+            "X is a list of sequences with different numbers of features "
+            f"({shown}); every sequence must have the same columns"
         )
     return seqs
 

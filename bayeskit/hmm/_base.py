@@ -203,11 +203,31 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             self.__dict__.pop(name, None)
 
     def _chain(self) -> LatentChain:
-        """The chain, updating the tables named in ``params``."""
+        """The chain, updating the tables named in ``params`` (whose letters,
+        and those of ``init_params``, must each name a parameter)."""
+        for name in ("params", "init_params"):
+            unknown = sorted(set(getattr(self, name)) - set(self._param_names))
+            if unknown:
+                raise ValueError(
+                    f"{name} has unknown letter(s) {unknown}: the letters of "
+                    f"{type(self).__name__} are "
+                    + ", ".join(f"'{c}' ({v})" for c, v in self._param_names.items())
+                )
         return LatentChain(self.n_components, "s" in self.params, "t" in self.params)
 
     def _chain_prior(self) -> ChainPrior:
-        """The Dirichlet priors of the start and transition tables."""
+        """The Dirichlet priors of the start and transition tables (each a
+        scalar or an array that broadcasts to its table, as in hmmlearn)."""
+        k = self.n_components
+        for name, shape in (("startprob_prior", (k,)), ("transmat_prior", (k, k))):
+            try:
+                np.broadcast_shapes(np.shape(getattr(self, name)), shape)
+            except ValueError:
+                raise ValueError(
+                    f"{name} must be a scalar or an array of shape {shape} (one "
+                    f"value per entry of the table, n_components = {k}), got "
+                    f"shape {np.shape(getattr(self, name))}"
+                ) from None
         return ChainPrior(
             Dirichlet(self.startprob_prior), Dirichlet(self.transmat_prior)
         )

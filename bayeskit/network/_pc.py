@@ -80,6 +80,13 @@ def ci_test(codes: np.ndarray, cards: np.ndarray, x: int, y: int, given, g: bool
             s, d = _table_statistic(table, g)
             stat += s
             dof += d
+    if dof == 0 and not given:
+        # No two states on both sides (a constant column, a single row): the
+        # data cannot show a dependence, and the test does not reject
+        # independence, as scipy.stats.chi2_contingency's p-value of 1 in
+        # pgmpy. Given other variables, a sum of no degree of freedom keeps
+        # pgmpy's undefined p-value (NaN), which never removes an edge.
+        return stat, dof, 1.0
     with np.errstate(invalid="ignore"):
         p_value = 1.0 - stats.chi2.cdf(stat, df=dof)
     return stat, dof, float(p_value)

@@ -863,3 +863,18 @@ def test_nearly_unique_column_warns_by_categorical_nbs_rule():
     assert len(record) == 1 and record[0].filename == __file__
     assert "'patient' (200 distinct values in 200 rows)" in str(record[0].message)
     assert not _recorded(lambda: HillClimbSearch().fit(_asia(200)))
+
+
+def test_tests_with_no_degree_of_freedom_do_not_reject_independence():
+    # scipy's chi2_contingency gives p = 1 where a table has no two states on
+    # both sides, and pgmpy's PC removes the edge there: a constant column is
+    # isolated, a single row has no edge, the rest is learnt as without them.
+    df = load_network("asia").sample(3000, random_state=0)
+    for g in (False, True):
+        assert ci_test(
+            np.array([[0, 1, 0, 1], [0, 0, 0, 0]]), np.array([2, 1]), 0, 1, [], g
+        )[1:] == (0, 1.0)
+    with_constant = df.assign(constant="x")
+    assert not [e for e in PC().fit(with_constant).edges_ if "constant" in e]
+    assert sorted(PC().fit(with_constant).edges_) == sorted(PC().fit(df).edges_)
+    assert PC().fit(df.iloc[:1]).edges_ == []
