@@ -274,8 +274,7 @@ class CLGNetwork:
             means[:, hid] = mh
             resid = rhs - mh @ Wh.T
             logdet += 2 * np.sum(np.log(np.diag(R)))
-            Rinv = solve_triangular(R, np.eye(R.shape[0]), lower=False)
-            cov[np.ix_(hid, hid)] = Rinv @ Rinv.T
+            cov[np.ix_(hid, hid)] = cho_solve((R, False), np.eye(R.shape[0]))
         else:
             resid = rhs
         quad = np.einsum("nc,nc->n", resid, resid)
