@@ -270,7 +270,10 @@ class CLGNetwork:
         if hid.any():
             Wh = W[:, hid]
             R = cholesky(Wh.T @ Wh, lower=False)
-            mh = cho_solve((R, False), Wh.T @ rhs.T).T  # (n, h)
+            # One solve per pattern and configuration, then a product for the
+            # rows: the least-squares map from residual targets to x_H.
+            gain = cho_solve((R, False), Wh.T)  # (h, c)
+            mh = rhs @ gain.T  # (n, h)
             means[:, hid] = mh
             resid = rhs - mh @ Wh.T
             logdet += 2 * np.sum(np.log(np.diag(R)))
