@@ -37,12 +37,11 @@ __all__ = [
 ]
 
 
-def not_for_hybrid(est, what: str) -> None:
+def not_for_hybrid(est, what: str, hint: str = "") -> None:
     """A ValueError for what this first version of hybrid networks lacks."""
     if _declared(est) or hasattr(est, "continuous_"):
         raise ValueError(
-            f"{what} is not available for a network with continuous nodes yet: "
-            "fit it on the whole data in memory"
+            f"{what} is not available for a network with continuous nodes yet{hint}"
         )
 
 
@@ -290,7 +289,11 @@ def _mixture_frame(est, post, v) -> pd.DataFrame:
             est.states_[d][post.components[keep, k]]
             for k, d in enumerate(clg.cdiscrete)
         ]
-        index = pd.MultiIndex.from_arrays(labels, names=clg.cdiscrete)
+        index = (
+            pd.Index(labels[0], name=clg.cdiscrete[0])
+            if len(labels) == 1
+            else pd.MultiIndex.from_arrays(labels, names=clg.cdiscrete)
+        )
     else:
         index = pd.RangeIndex(1)
     return pd.DataFrame(data, index=index)
@@ -395,6 +398,57 @@ def hybrid_n_parameters(est) -> int:
     return n
 
 
+def hybrid_get_cpd(est, variable):
+    """A discrete node's table, or a continuous node's regressions: a
+    DataFrame with one row per state of its discrete parents and columns
+    ``intercept``, one coefficient per continuous parent, ``variance``."""
+    _check_node(est, variable)
+    node = est.cpds_[variable]
+    if variable not in est.continuous_:
+        return est._discrete_net_.get_cpd(variable)
+    dp, cp = node.discrete_parents, node.continuous_parents
+    n = int(np.size(node.variance))
+    data = {"intercept": np.ravel(node.intercept)}
+    for j, p in enumerate(cp):
+        data[f"coef[{p}]"] = np.reshape(node.coef, (n, len(cp)))[:, j]
+    data["variance"] = np.ravel(node.variance)
+    if len(dp) == 1:
+        index = pd.Index(est.states_[dp[0]], name=dp[0])
+    elif dp:
+        index = pd.MultiIndex.from_product([est.states_[p] for p in dp], names=dp)
+    else:
+        index = pd.RangeIndex(1)
+    return pd.DataFrame(data, index=index)
+
+
+def hybrid_to_pgmpy(est):
+    """An all-continuous network as pgmpy's ``LinearGaussianBayesianNetwork``."""
+    if est._clg_.discrete:
+        raise ValueError(
+            "to_pgmpy of a network with discrete and continuous nodes: pgmpy has "
+            "no hybrid networks; only an all-continuous network converts (to a "
+            "LinearGaussianBayesianNetwork)"
+        )
+    try:
+        from pgmpy.factors.continuous import LinearGaussianCPD
+        from pgmpy.models import LinearGaussianBayesianNetwork
+    except ImportError as exc:  # pragma: no cover - pgmpy is optional
+        raise ImportError("to_pgmpy needs pgmpy: pip install pgmpy") from exc
+    model = LinearGaussianBayesianNetwork(list(est.dag_.edges))
+    model.add_nodes_from(est.variables_)
+    for v in est.variables_:
+        node = est.cpds_[v]
+        model.add_cpds(
+            LinearGaussianCPD(
+                v,
+                [float(node.intercept), *np.asarray(node.coef, dtype=float).tolist()],
+                float(np.sqrt(node.variance)),
+                list(node.continuous_parents),
+            )
+        )
+    return model
+
+
 def _no_soft(soft_evidence) -> None:
     if soft_evidence:
         raise ValueError(
@@ -421,24 +475,28 @@ def _predict_proba(est, X, variable=None, *, soft_evidence=None):
     return hybrid_predict_proba(est, X, variable)
 
 
-def _refuse(what):
+def _refuse(what, hint=""):
     def method(est, *args, **kwargs):
-        not_for_hybrid(est, what)
+        not_for_hybrid(est, what, hint)
 
     return method
 
 
+_IN_MEMORY = ": fit the network on the whole data in memory"
 _METHODS = {
     "fit": _fit,
-    "partial_fit": _refuse("partial_fit"),
-    "summarize": _refuse("summarize"),
-    "from_stats": _refuse("from_stats"),
+    "partial_fit": _refuse("partial_fit", _IN_MEMORY),
+    "summarize": _refuse("summarize", _IN_MEMORY),
+    "from_stats": _refuse("from_stats", _IN_MEMORY),
     "query": _query,
     "map_query": _map_query,
     "log_likelihood": hybrid_log_likelihood,
     "predict": hybrid_predict,
     "predict_proba": _predict_proba,
     "n_parameters": hybrid_n_parameters,
+    "get_cpd": hybrid_get_cpd,
+    "set_cpd": _refuse("set_cpd"),
+    "to_pgmpy": hybrid_to_pgmpy,
     "sample": lambda est, n_samples=1, random_state=None: hybrid_sample(
         est, n_samples, random_state
     ),
@@ -457,7 +515,7 @@ def hybrid_aware(method):
         hybrid = hasattr(self, "continuous_")
         if name == "fit":
             hybrid = _declared(self)
-        elif name in {"partial_fit", "summarize", "from_stats"}:
+        elif name in {"partial_fit", "summarize", "from_stats", "set_cpd"}:
             hybrid = hybrid or _declared(self)
         if hybrid:
             return impl(self, *args, **kwargs)
@@ -467,4 +525,5 @@ def hybrid_aware(method):
 
 
 def _declared(est) -> bool:
-    return est.continuous is not None and len(est.continuous) > 0
+    declared = getattr(est, "continuous", None)
+    return declared is not None and len(declared) > 0

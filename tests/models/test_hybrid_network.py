@@ -402,3 +402,56 @@ def test_map_query_is_the_argmax_of_the_discrete_posterior(rng):
         assert bn.map_query(evidence=ev) == {
             v: bn.states_[v][k] for v, k in zip(disc, best)
         }
+
+
+def test_get_cpd_labels_the_regressions(rng):
+    df = simulate(rng, 200)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    table = bn.get_cpd("c")
+    assert list(table.columns) == ["intercept", "coef[b]", "coef[e]", "variance"]
+    assert list(table.index) == list(bn.states_["d"])
+    for s in bn.states_["d"]:
+        rows = (df["d"] == s).to_numpy()
+        lr = LinearRegression().fit(df.loc[rows, ["b", "e"]], df.loc[rows, "c"])
+        np.testing.assert_allclose(
+            table.loc[s, ["intercept", "coef[b]", "coef[e]"]],
+            [lr.intercept_, *lr.coef_],
+            rtol=1e-10,
+        )
+    np.testing.assert_allclose(bn.get_cpd("d").to_numpy(), bn.cpds_["d"])
+    assert "coef[b]" in bn._repr_html_()
+
+
+@pytest.mark.parity
+def test_to_pgmpy_of_an_all_continuous_network(rng):
+    names, edges, df = _chain(rng)
+    bn = BayesianNetwork(edges, continuous=names).fit(df)
+    model = bn.to_pgmpy()
+    assert model.check_model()
+    reference = _pgmpy_model(bn, edges)
+    mean, cov = model.to_joint_gaussian()
+    ref_mean, ref_cov = reference.to_joint_gaussian()
+    np.testing.assert_allclose(mean, ref_mean)
+    np.testing.assert_allclose(cov, ref_cov)
+    hybrid = BayesianNetwork(EDGES, continuous=CONT).fit(simulate(rng, 100))
+    with pytest.raises(ValueError, match="only an all-continuous network"):
+        hybrid.to_pgmpy()
+
+
+def test_an_array_reads_as_the_frame_of_its_columns(rng):
+    df = simulate(rng, 200)
+    cols = {v: j for j, v in enumerate(df.columns)}
+    edges = [(cols[a], cols[b]) for a, b in EDGES]
+    by_array = BayesianNetwork(edges, continuous=[cols[v] for v in CONT]).fit(
+        df.to_numpy()
+    )
+    by_frame = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    rows = random_rows(rng, df, 15)
+    np.testing.assert_allclose(
+        by_array.score_samples(rows.to_numpy()), by_frame.score_samples(rows)
+    )
+    filled = by_array.predict(rows.to_numpy())
+    assert isinstance(filled, np.ndarray)
+    np.testing.assert_allclose(
+        filled[:, cols["c"]].astype(float), by_frame.predict(rows)["c"].to_numpy()
+    )
