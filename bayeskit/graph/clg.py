@@ -109,8 +109,11 @@ class CLGPosterior:
         every continuous configuration.
     means : ndarray of shape (n, U, n_continuous)
         ``E[x | row, configuration u]`` (observed cells keep their value).
-    covariances : ndarray of shape (n, U, n_continuous, n_continuous)
-        ``Cov[x | row, u]`` (zero for observed cells).
+    covariances : ndarray of shape (n_patterns, U, n_continuous, n_continuous)
+        ``Cov[x | row, u]`` of the rows of each pattern of observed continuous
+        cells (zero for observed cells); it does not depend on the values.
+    pattern : ndarray of shape (n,)
+        The pattern of every row: ``covariances[pattern[i]]`` is row ``i``'s.
     """
 
     log_evidence: np.ndarray
@@ -120,10 +123,15 @@ class CLGPosterior:
     components: np.ndarray
     means: np.ndarray
     covariances: np.ndarray
+    pattern: np.ndarray
 
     def component_log_weights(self) -> np.ndarray:
         """``log P(u | row)`` of every continuous configuration, ``(n, U)``."""
         n, u = len(self.log_joint), len(self.components)
+        if self.log_joint.shape[1] == u and np.array_equal(
+            self.component, np.arange(u)
+        ):
+            return self.log_joint  # one discrete configuration per component
         out = np.full((n, u), -np.inf)
         for j in range(u):
             cols = self.log_joint[:, self.component == j]
@@ -149,9 +157,24 @@ class CLGPosterior:
         ``(n, n_continuous)``."""
         w = np.exp(self.component_log_weights())
         m = np.einsum("nu,nuc->nc", w, self.means)
-        var = np.diagonal(self.covariances, axis1=2, axis2=3)
+        var = np.diagonal(self.covariances, axis1=2, axis2=3)[self.pattern]
         second = np.einsum("nu,nuc->nc", w, var + (self.means - m[:, None]) ** 2)
         return second
+
+
+def _patterns(observed: np.ndarray):
+    """``(mask, rows)`` of every distinct row of the boolean ``observed``."""
+    c = observed.shape[1]
+    if c <= 62:  # one integer per row: a 1-d sort instead of a sort of rows
+        keys = observed.astype(np.int64) @ (np.int64(1) << np.arange(c, dtype=np.int64))
+    else:
+        _, keys = np.unique(observed, axis=0, return_inverse=True)
+        keys = keys.ravel()
+    order = np.argsort(keys, kind="stable")
+    bounds = np.flatnonzero(np.diff(keys[order])) + 1
+    for rows in np.split(order, bounds):
+        if len(rows):
+            yield observed[rows[0]], rows
 
 
 class CLGNetwork:
@@ -303,23 +326,26 @@ class CLGNetwork:
         observed = ~np.isnan(values)
         log_lik = np.zeros((n, U))
         means = np.zeros((n, U, c))
-        covs = np.zeros((n, U, c, c))
-        patterns, inverse = np.unique(observed, axis=0, return_inverse=True)
-        for p, obs in enumerate(patterns):
-            rows = np.flatnonzero(inverse.ravel() == p)
+        covs, pattern = [], np.zeros(n, dtype=int)
+        for p, (obs, rows) in enumerate(_patterns(observed)):
+            pattern[rows] = p
+            covs.append(np.zeros((U, c, c)))
             x_obs = values[np.ix_(rows, obs)]
             for u in range(U):
                 ld, m, cov = self._condition(u, obs, x_obs)
                 log_lik[rows, u] = ld
                 means[rows, u] = m
-                covs[rows, u] = cov
+                covs[p][u] = cov
         log_joint = self.log_prior[None, :] + log_lik[:, self.component]
         for j in range(len(self.discrete)):
             seen = codes[:, j] >= 0
             if seen.any():
                 clash = self.configs[None, :, j] != codes[seen, j][:, None]
                 log_joint[seen] = np.where(clash, -np.inf, log_joint[seen])
-        log_evidence = logsumexp(log_joint, axis=1) if log_joint.shape[1] else 0.0
+        if log_joint.shape[1] == 1:
+            log_evidence = log_joint[:, 0].copy()
+        else:
+            log_evidence = logsumexp(log_joint, axis=1)
         with np.errstate(invalid="ignore"):
             log_joint = log_joint - log_evidence[:, None]
         log_joint[~np.isfinite(log_evidence)] = -np.inf
@@ -330,7 +356,8 @@ class CLGNetwork:
             self.component,
             self.components,
             means,
-            covs,
+            np.array(covs).reshape(-1, U, c, c),
+            pattern,
         )
 
     def sample(self, n: int, rng) -> tuple:

@@ -89,6 +89,9 @@ def _continuous_values(frame, names) -> np.ndarray:
     out = np.empty((len(frame), len(names)))
     for j, v in enumerate(names):
         col = frame[v]
+        if col.dtype.kind in "biuf":
+            out[:, j] = col.to_numpy(dtype=float)
+            continue
         if col.dtype == object or isinstance(col.dtype, pd.CategoricalDtype):
             bad = [x for x in col.tolist() if isinstance(x, (str, bytes))]
             if bad:
@@ -282,7 +285,7 @@ def _mixture_frame(est, post, v) -> pd.DataFrame:
     data = {
         "weight": w[keep],
         "mean": post.means[0, keep, j],
-        "variance": post.covariances[0, keep, j, j],
+        "variance": post.covariances[post.pattern[0], keep, j, j],
     }
     if clg.cdiscrete:
         labels = [
