@@ -455,3 +455,17 @@ def test_an_array_reads_as_the_frame_of_its_columns(rng):
     np.testing.assert_allclose(
         filled[:, cols["c"]].astype(float), by_frame.predict(rows)["c"].to_numpy()
     )
+
+
+def test_continuous_prior_per_node_and_its_checks(rng):
+    df = simulate(rng, 150)
+    prior = NormalInverseGamma(mean_weight=3.0, scatter=1.0, variance_weight=2.0)
+    bn = BayesianNetwork(EDGES, continuous=CONT, continuous_prior={"c": prior}).fit(df)
+    ml = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    # Only c's regressions move.
+    np.testing.assert_allclose(bn.cpds_["b"].intercept, ml.cpds_["b"].intercept)
+    assert not np.allclose(bn.cpds_["c"].coef, ml.cpds_["c"].coef)
+    with pytest.raises(TypeError, match=r"continuous_prior.*'c'"):
+        BayesianNetwork(EDGES, continuous=CONT, continuous_prior={"c": 1.0}).fit(df)
+    with pytest.raises(ValueError, match="continuous must name distinct columns"):
+        BayesianNetwork(EDGES, continuous=["b", "nope"]).fit(df)
