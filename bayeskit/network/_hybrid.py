@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 
+from .._collections import handler_for
 from .._validation import check_sample_weight
 from ..graph import DAG
 from ..graph.clg import CLGNetwork
@@ -57,6 +58,11 @@ def _check_node(est, v) -> None:
 
 
 def _frame(est, X, reset: bool) -> pd.DataFrame:
+    if handler_for(X) is not None:
+        raise ValueError(
+            "Dask input is not available for a network with continuous nodes "
+            "yet: compute the rows into a pandas DataFrame first"
+        )
     if isinstance(X, pd.DataFrame):
         frame = X
     else:

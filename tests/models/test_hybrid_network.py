@@ -469,3 +469,18 @@ def test_continuous_prior_per_node_and_its_checks(rng):
         BayesianNetwork(EDGES, continuous=CONT, continuous_prior={"c": 1.0}).fit(df)
     with pytest.raises(ValueError, match="continuous must name distinct columns"):
         BayesianNetwork(EDGES, continuous=["b", "nope"]).fit(df)
+
+
+def test_dask_input_with_continuous_nodes(rng):
+    dd = pytest.importorskip("dask.dataframe")
+    df = simulate(rng, 60)
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match="Dask input is not available"):
+        BayesianNetwork(EDGES, continuous=CONT).fit(ddf)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    # score_samples maps over the partitions (each a pandas frame).
+    np.testing.assert_allclose(
+        np.asarray(bn.score_samples(ddf).compute()), bn.score_samples(df)
+    )
+    with pytest.raises(ValueError, match="Dask input is not available"):
+        bn.predict(ddf)
