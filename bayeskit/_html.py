@@ -120,6 +120,12 @@ def _network_body(est) -> str:
     )
     cpts = []
     for v in dag.nodes:
+        if v in getattr(est, "continuous_", ()):  # a regression per parent state
+            frame = est.get_cpd(v)
+            title = f"{v} | {', '.join(map(str, dag.parents(v)))}"
+            table = _table(frame.to_numpy(), frame.columns, frame.index.tolist())
+            cpts.append(f"<details><summary>{escape(title)}</summary>{table}</details>")
+            continue
         cpd = np.asarray(est.cpds_[v], dtype=float)
         states = list(est.states_[v])
         parents = list(dag.parents(v))

@@ -13,6 +13,7 @@ from ..graph import DAG
 from ..graph.network import BayesNet
 from ._data import checked_table, declared_states
 from ._em import latent_states
+from ._hybrid import hybrid_aware
 from ._pgmpy import network_from_pgmpy, network_to_pgmpy
 from ._queries import labelled_cpd
 
@@ -23,6 +24,7 @@ class NetworkTables:
     """``set_cpd`` / ``get_cpd`` / ``from_pgmpy`` / ``to_pgmpy`` of a network."""
 
     # -- CPDs by hand ------------------------------------------------------------
+    @hybrid_aware
     def set_cpd(self, variable, table, *, states=None, parents=None):
         """Set the CPT of one variable by hand.
 
@@ -107,6 +109,7 @@ class NetworkTables:
             self._engine_ = BayesNet(self.dag_, self._cards(), self._log_cpds_)
         return self
 
+    @hybrid_aware
     def get_cpd(self, variable):
         """The CPT of one variable as a labelled pandas object.
 
@@ -144,6 +147,7 @@ class NetworkTables:
         """
         return network_from_pgmpy(cls, model)
 
+    @hybrid_aware
     def to_pgmpy(self):
         """The network as a pgmpy ``DiscreteBayesianNetwork``.
 

@@ -31,9 +31,9 @@ from .._validation import (
     check_is_fitted,
     check_sample_weight,
 )
-from ..graph import DAG
 from ..graph._network_em import expected_stats
 from ..graph.network import BayesNet, NetworkStats
+from ..priors import NormalInverseGamma
 from ._by_hand import NetworkTables
 from ._data import (
     NetworkMEstimate,
@@ -43,6 +43,7 @@ from ._data import (
 )
 from ._em import fit_em
 from ._encode import encode_rows
+from ._hybrid import hybrid_aware
 from ._queries import (
     log_likelihoods,
     map_assignment,
@@ -127,6 +128,13 @@ class BayesianNetwork(
         EM's start for some CPTs, ``{variable: table}`` in any form that
         :meth:`set_cpd` takes; the others start from the available-case
         estimate (random for a latent variable and its children).
+    continuous : list, default=None
+        Continuous (real-valued) variables: conditional linear Gaussian
+        nodes, whose parents may be discrete and continuous; a discrete
+        node's parents must be discrete. See :doc:`/hybrid`.
+    continuous_prior : NormalInverseGamma or dict, default=None
+        The prior of the continuous nodes' regressions (or a dict from node
+        to prior); ``None`` is maximum likelihood.
 
     Attributes
     ----------
@@ -285,6 +293,8 @@ class BayesianNetwork(
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "cpds_init": [dict, None],
+        "continuous": ["array-like", None],
+        "continuous_prior": [NormalInverseGamma, dict, None],
     }
 
     def __init__(
@@ -301,6 +311,8 @@ class BayesianNetwork(
         tol=1e-3,
         random_state=None,
         cpds_init=None,
+        continuous=None,
+        continuous_prior=None,
     ):
         self.edges = edges
         self.m = m
@@ -313,6 +325,8 @@ class BayesianNetwork(
         self.tol = tol
         self.random_state = random_state
         self.cpds_init = cpds_init
+        self.continuous = continuous
+        self.continuous_prior = continuous_prior
 
     def _make_components(self) -> Triple:
         """The structure (the DAG and every variable's number of states), no
@@ -356,29 +370,9 @@ class BayesianNetwork(
     def _cards(self) -> dict:
         return {v: len(self.states_[v]) for v in self.variables_}
 
-    def _set_structure(
-        self, names: list, by_hand: bool = False, latent: list = ()
-    ) -> None:
-        """The DAG over the variables ``names`` (the columns of X) and the
-        ``latent`` ones; edges must name only these, unless the network is
-        built by hand."""
-        if len(set(names)) != len(names):
-            raise ValueError(f"X has repeated column names: {names!r}")
-        edges = [] if self.edges is None else list(self.edges)
-        self.latent_ = list(latent)
-        names = list(names) + self.latent_
-        self.dag_ = DAG(edges, nodes=names)
-        extra = [v for v in self.dag_.nodes if v not in set(names)]
-        if extra and not by_hand:
-            raise ValueError(
-                f"edges name {extra!r}, which are not columns of X; the columns "
-                f"are {list(names)!r}"
-            )
-        self.variables_ = list(self.dag_.nodes)
-        self.states_, self._state_index_, self._labels_ = {}, {}, {}
-
     # -- fitting: statistics that add --------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
+    @hybrid_aware
     def fit(self, X, y=None, sample_weight=None):
         """Learn the CPTs from data.
 
@@ -414,6 +408,7 @@ class BayesianNetwork(
         return fit_em(self, structure, prior, stats, codes, sw)
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @hybrid_aware
     def partial_fit(self, X, y=None, sample_weight=None):
         """Add the counts of a chunk of data and update the CPTs.
 
@@ -448,6 +443,7 @@ class BayesianNetwork(
             chunk, _ = expected_stats(self._engine_, codes[keep], sw[keep])
         return self.from_stats(self.stats_ + chunk)
 
+    @hybrid_aware
     def summarize(self, X, sample_weight=None) -> NetworkStats:
         """The counts of a chunk of data, without fitting.
 
@@ -480,6 +476,7 @@ class BayesianNetwork(
             self._summarize(X, sample_weight, reset), layout=self._described()
         )
 
+    @hybrid_aware
     def from_stats(self, stats: NetworkStats):
         """Set the CPTs from counts (summed over chunks).
 
@@ -544,6 +541,7 @@ class BayesianNetwork(
         return encode_rows(self, X, sample_weight, reset)
 
     # -- queries -------------------------------------------------------------------
+    @hybrid_aware
     def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:
         """Posterior marginal of a variable, or joint posterior of several.
 
@@ -586,6 +584,7 @@ class BayesianNetwork(
             self, query_targets(self, variables), evidence, soft_evidence
         )
 
+    @hybrid_aware
     def map_query(self, variables=None, evidence=None, *, soft_evidence=None) -> dict:
         """The most probable joint assignment.
 
@@ -615,6 +614,7 @@ class BayesianNetwork(
         self._check_ready()
         return query_codes(self, X)
 
+    @hybrid_aware
     def log_likelihood(self, X) -> np.ndarray:
         """``log P(observed cells)`` of every row, shape ``(n_samples,)``.
 
@@ -648,6 +648,7 @@ class BayesianNetwork(
         keep = sw > 0
         return float(np.average(ll[keep], weights=sw[keep]))
 
+    @hybrid_aware
     def predict(self, X):
         """Fill the missing cells of every row with their most probable joint state.
 
@@ -673,6 +674,7 @@ class BayesianNetwork(
         d = len(cols) - len(getattr(self, "latent_", ()))  # the columns of X
         return fill_missing(self, X, cols[:d], codes[:, :d], filled[:, :d])
 
+    @hybrid_aware
     def predict_proba(self, X, variable=None, *, soft_evidence=None) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
 

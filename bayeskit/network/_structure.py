@@ -15,12 +15,34 @@ from sklearn.utils import check_random_state
 from .._validation import check_is_fitted
 from ..graph import DAG, JunctionTree
 from ..graph.network import BayesNet
+from ._hybrid import hybrid_aware
 
 __all__ = ["NetworkStructure"]
 
 
 class NetworkStructure:
     """The structure's methods of a network, and ``bic`` / ``aic`` / ``sample``."""
+
+    def _set_structure(
+        self, names: list, by_hand: bool = False, latent: list = ()
+    ) -> None:
+        """The DAG over the variables ``names`` (the columns of X) and the
+        ``latent`` ones; edges must name only these, unless the network is
+        built by hand."""
+        if len(set(names)) != len(names):
+            raise ValueError(f"X has repeated column names: {names!r}")
+        edges = [] if self.edges is None else list(self.edges)
+        self.latent_ = list(latent)
+        names = list(names) + self.latent_
+        self.dag_ = DAG(edges, nodes=names)
+        extra = [v for v in self.dag_.nodes if v not in set(names)]
+        if extra and not by_hand:
+            raise ValueError(
+                f"edges name {extra!r}, which are not columns of X; the columns "
+                f"are {list(names)!r}"
+            )
+        self.variables_ = list(self.dag_.nodes)
+        self.states_, self._state_index_, self._labels_ = {}, {}, {}
 
     # -- structure -----------------------------------------------------------------
     def _dag(self) -> DAG:
@@ -100,6 +122,7 @@ class NetworkStructure:
         )
         return JunctionTree.from_dag(dag, cards)
 
+    @hybrid_aware
     def n_parameters(self) -> int:
         """Number of free parameters: ``sum_v (k_v - 1) prod_{u in pa(v)} k_u``."""
         if not hasattr(self, "states_") or len(self.states_) < len(self.variables_):
@@ -116,6 +139,7 @@ class NetworkStructure:
         """Akaike information criterion on ``X`` (lower is better)."""
         return float(-2 * self.log_likelihood(X).sum() + 2 * self.n_parameters())
 
+    @hybrid_aware
     def sample(self, n_samples=1, random_state=None) -> pd.DataFrame:
         """Draw rows by forward (ancestral) sampling.
 

@@ -1,0 +1,538 @@
+"""Hybrid Bayesian networks: discrete and conditional linear Gaussian nodes.
+
+:class:`~bayeskit.BayesianNetwork` with ``continuous=[...]`` comes here: its
+discrete nodes (with discrete parents only) are a discrete network of their
+own, learnt as every network is; its continuous nodes are regressions on
+their continuous parents, one per configuration of their discrete parents
+(:mod:`bayeskit.network._hybrid_fit`); every query is exact inference in the
+graph core's :class:`~bayeskit.graph.clg.CLGNetwork`, batched over the rows
+that share a pattern of observed continuous cells.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_random_state
+
+from .._collections import handler_for
+from .._validation import check_sample_weight
+from ..graph import DAG
+from ..graph.clg import CLGNetwork
+from ._hybrid_fit import fit_clg_node, prior_of
+
+__all__ = [
+    "fit_hybrid",
+    "hybrid_aware",
+    "hybrid_log_likelihood",
+    "hybrid_map_query",
+    "hybrid_n_parameters",
+    "hybrid_predict",
+    "hybrid_predict_proba",
+    "hybrid_query",
+    "hybrid_sample",
+    "not_for_hybrid",
+]
+
+
+def not_for_hybrid(est, what: str, hint: str = "") -> None:
+    """A ValueError for what this first version of hybrid networks lacks."""
+    if _declared(est) or hasattr(est, "continuous_"):
+        raise ValueError(
+            f"{what} is not available for a network with continuous nodes yet{hint}"
+        )
+
+
+def _check_node(est, v) -> None:
+    try:
+        ok = v in set(est.variables_)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"unknown variable {v!r}; the variables are {est.variables_!r}"
+        )
+
+
+def _frame(est, X, reset: bool) -> pd.DataFrame:
+    if handler_for(X) is not None:
+        raise ValueError(
+            "Dask input is not available for a network with continuous nodes "
+            "yet: compute the rows into a pandas DataFrame first"
+        )
+    if isinstance(X, pd.DataFrame):
+        frame = X
+    else:
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
+        frame = pd.DataFrame(arr)
+    if len(frame) == 0:
+        raise ValueError("X has 0 samples; at least one is required")
+    if reset:
+        return frame
+    cols = list(frame.columns)
+    if hasattr(est, "feature_names_in_") and cols != list(est.feature_names_in_):
+        missing = [v for v in est.variables_ if v not in cols]
+        raise ValueError(
+            f"X must have the columns seen in fit, {est.variables_!r}; "
+            f"missing {missing!r}"
+        )
+    if frame.shape[1] != est.n_features_in_:
+        raise ValueError(
+            f"X has {frame.shape[1]} columns; the network has "
+            f"{est.n_features_in_} variables"
+        )
+    return frame
+
+
+def _continuous_values(frame, names) -> np.ndarray:
+    """The continuous columns as floats, NaN where missing; a string is an
+    error naming its column."""
+    out = np.empty((len(frame), len(names)))
+    for j, v in enumerate(names):
+        col = frame[v]
+        if col.dtype.kind in "biuf":
+            out[:, j] = col.to_numpy(dtype=float)
+            continue
+        if col.dtype == object or isinstance(col.dtype, pd.CategoricalDtype):
+            bad = [x for x in col.tolist() if isinstance(x, (str, bytes))]
+            if bad:
+                raise ValueError(
+                    f"continuous node {v!r} has non-numeric values such as "
+                    f"{bad[0]!r}; a continuous column holds numbers (NaN for missing)"
+                )
+        try:
+            out[:, j] = pd.to_numeric(col.astype(object), errors="raise").astype(float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"continuous node {v!r} has values that are not numbers: {exc}"
+            ) from None
+    if np.isinf(out).any():
+        j = int(np.flatnonzero(np.isinf(out).any(axis=0))[0])
+        raise ValueError(f"continuous node {names[j]!r} has infinite values")
+    return out
+
+
+def fit_hybrid(est, X, sample_weight):
+    """Fit a network with continuous nodes (``est.continuous``)."""
+    est._reset()
+    if est.latent:
+        raise ValueError("latent variables are not available with continuous nodes yet")
+    if est.missing == "em":
+        raise ValueError(
+            "missing='em' is not available with continuous nodes yet: use "
+            "missing='available' (rows missing a cell of a family are left "
+            "out of that family's estimate)"
+        )
+    frame = _frame(est, X, reset=True)
+    names = list(frame.columns)
+    continuous = list(est.continuous)
+    unknown = [v for v in continuous if v not in names]
+    if unknown or len(set(continuous)) != len(continuous):
+        raise ValueError(
+            f"continuous must name distinct columns of X; {unknown!r} are not "
+            f"columns (the columns are {names!r})"
+        )
+    edges = [] if est.edges is None else [tuple(e) for e in est.edges]
+    dag = DAG(edges, nodes=names)
+    extra = [v for v in dag.nodes if v not in set(names)]
+    if extra:
+        raise ValueError(f"edges name {extra!r}, which are not columns of X")
+    cset = set(continuous)
+    for parent, child in edges:
+        if parent in cset and child not in cset:
+            raise ValueError(
+                f"discrete node {child!r} has the continuous parent {parent!r}: "
+                "in a conditional linear Gaussian network a discrete node has "
+                "discrete parents only; reverse the edge, or declare "
+                f"{child!r} continuous"
+            )
+    sw = check_sample_weight(sample_weight, np.empty((len(frame), 0)))
+    if not (sw > 0).any():
+        raise ValueError("sample_weight is zero for every row")
+    order = dag.topological_order()
+    discrete = [v for v in order if v not in cset]
+    cont = [v for v in order if v in cset]
+    values = _continuous_values(frame, cont)
+    inner = None
+    if discrete:
+        inner = type(est)(
+            [e for e in edges if e[0] not in cset and e[1] not in cset],
+            m=est.m,
+            p=est.p,
+            states=est.states,
+            handle_unknown=est.handle_unknown,
+            missing="available",
+        )
+        inner.fit(frame[discrete], sample_weight=sw)
+        codes, _ = inner._codes(frame[discrete])
+    else:
+        codes = np.zeros((len(frame), 0), dtype=int)
+    states = {} if inner is None else dict(inner.states_)
+    cards = {v: len(states[v]) for v in discrete}
+    d_index = {v: j for j, v in enumerate(discrete)}
+    c_index = {v: j for j, v in enumerate(cont)}
+    nodes = {}
+    for v in cont:
+        parents = dag.parents(v)
+        dp = tuple(p for p in parents if p not in cset)
+        cp = tuple(p for p in parents if p in cset)
+        dc = codes[:, [d_index[p] for p in dp]]
+        xc = values[:, [c_index[p] for p in cp]]
+        y = values[:, c_index[v]]
+        ok = (dc >= 0).all(axis=1) & ~np.isnan(xc).any(axis=1) & ~np.isnan(y)
+        nodes[v] = fit_clg_node(
+            v, dp, cp, cards, states, dc[ok], xc[ok], y[ok], sw[ok], prior_of(est, v)
+        )
+    log_cpds = {}
+    for v in discrete:
+        parents = tuple(inner.dag_.parents(v))
+        log_cpds[v] = (parents, np.log(inner.cpds_[v]))
+    est.dag_ = dag
+    est.variables_ = names
+    est.continuous_ = [v for v in names if v in cset]
+    est.states_ = {v: states[v] for v in names if v in states}
+    est._labels_ = {v: inner._labels_[v] for v in discrete}
+    est._state_index_ = {v: inner._state_index_[v] for v in discrete}
+    est.cpds_ = {v: inner.cpds_[v] if v in states else nodes[v] for v in names}
+    est.n_features_in_ = len(names)
+    if all(isinstance(v, str) for v in names):
+        est.feature_names_in_ = np.asarray(names, dtype=object)
+    est._discrete_net_ = inner
+    est._clg_ = CLGNetwork(discrete, cards, log_cpds, cont, nodes)
+    return est
+
+
+def _evidence_rows(est, X) -> tuple:
+    """Discrete codes and continuous values of ``X`` in the engine's order."""
+    frame = _frame(est, X, reset=False)
+    clg = est._clg_
+    if clg.discrete:
+        codes, _ = est._discrete_net_._codes(frame[clg.discrete])
+    else:
+        codes = np.zeros((len(frame), 0), dtype=int)
+    return codes, _continuous_values(frame, clg.continuous), frame
+
+
+def _evidence_dict(est, evidence) -> tuple:
+    if evidence is None:
+        evidence = {}
+    if not isinstance(evidence, Mapping):
+        raise TypeError(f"evidence must be a dict, got {type(evidence).__name__}")
+    for v in evidence:
+        _check_node(est, v)
+    row = pd.DataFrame(
+        {v: [evidence.get(v, np.nan)] for v in est.variables_}, dtype=object
+    )
+    row.columns = pd.Index(est.variables_, dtype=object)
+    if hasattr(est, "feature_names_in_"):
+        row.columns = pd.Index(est.feature_names_in_)
+    codes, values, _ = _evidence_rows(est, row)
+    return codes, values, set(evidence)
+
+
+def hybrid_log_likelihood(est, X) -> np.ndarray:
+    """``log p(observed cells)`` of every row (a density in continuous cells)."""
+    codes, values, _ = _evidence_rows(est, X)
+    return est._clg_.posterior(codes, values).log_evidence
+
+
+def _check_evidence(post) -> None:
+    if not np.isfinite(post.log_evidence).all():
+        raise ValueError("the evidence has probability zero under the network")
+
+
+def hybrid_query(est, variables, evidence):
+    """``query`` of a hybrid network."""
+    targets = list(variables) if isinstance(variables, (list, tuple)) else [variables]
+    for v in targets:
+        _check_node(est, v)
+    codes, values, seen = _evidence_dict(est, evidence)
+    clash = [v for v in targets if v in seen]
+    if clash:
+        raise ValueError(f"variables {clash!r} are both queried and observed")
+    clg = est._clg_
+    post = clg.posterior(codes, values)
+    _check_evidence(post)
+    cont = [v for v in targets if v in clg.continuous]
+    if cont:
+        if len(targets) > 1:
+            raise ValueError(
+                "query one continuous variable at a time (its posterior is a "
+                f"mixture of Gaussians), got {targets!r}"
+            )
+        return _mixture_frame(est, post, targets[0])
+    idx = [clg.discrete.index(v) for v in targets]
+    p = np.exp(post.log_joint[0])
+    shape = [len(est.states_[v]) for v in targets]
+    table = np.zeros(shape)
+    np.add.at(table, tuple(post.configs[:, idx].T), p)
+    name = f"P({', '.join(map(str, targets))} | evidence)"
+    if len(targets) == 1:
+        index = est._labels_[targets[0]]
+    else:
+        index = pd.MultiIndex.from_product(
+            [est.states_[v] for v in targets], names=targets
+        )
+    return pd.Series(table.ravel(), index=index, name=name)
+
+
+def _mixture_frame(est, post, v) -> pd.DataFrame:
+    """The mixture posterior of continuous ``v`` in the first row of
+    ``post``: one row per configuration of positive weight."""
+    clg = est._clg_
+    j = clg.continuous.index(v)
+    w = np.exp(post.component_log_weights()[0])
+    keep = w > 0
+    data = {
+        "weight": w[keep],
+        "mean": post.means[0, keep, j],
+        "variance": post.covariances[post.pattern[0], keep, j, j],
+    }
+    if clg.cdiscrete:
+        labels = [
+            est.states_[d][post.components[keep, k]]
+            for k, d in enumerate(clg.cdiscrete)
+        ]
+        index = (
+            pd.Index(labels[0], name=clg.cdiscrete[0])
+            if len(labels) == 1
+            else pd.MultiIndex.from_arrays(labels, names=clg.cdiscrete)
+        )
+    else:
+        index = pd.RangeIndex(1)
+    return pd.DataFrame(data, index=index)
+
+
+def hybrid_predict_proba(est, X, variable) -> pd.DataFrame:
+    """``predict_proba`` of a hybrid network: discrete variables only."""
+    codes, values, frame = _evidence_rows(est, X)
+    clg = est._clg_
+    if variable is not None:
+        _check_node(est, variable)
+        if variable in clg.continuous:
+            raise ValueError(
+                f"{variable!r} is continuous: predict_proba gives the posterior of "
+                "a discrete variable; use predict for its posterior mean, or query "
+                "for its mixture"
+            )
+    post = clg.posterior(codes, values)
+    index = frame.index if isinstance(X, pd.DataFrame) else None
+    targets = clg.discrete if variable is None else [variable]
+    parts = []
+    for v in targets:
+        j = clg.discrete.index(v)
+        probs = post.discrete_marginal(j, len(est.states_[v]))
+        parts.append(pd.DataFrame(probs, columns=est._labels_[v], index=index))
+    if variable is not None:
+        return parts[0]
+    return pd.concat(parts, axis=1, keys=targets)
+
+
+def hybrid_predict(est, X):
+    """Missing discrete cells: their most probable joint state; missing
+    continuous cells: their posterior mean."""
+    codes, values, frame = _evidence_rows(est, X)
+    clg = est._clg_
+    post = clg.posterior(codes, values)
+    best = clg.configs[np.argmax(post.log_joint, axis=1)]
+    means = post.mean()
+    out = frame.copy()
+    for j, v in enumerate(clg.discrete):
+        miss = codes[:, j] < 0
+        if miss.any():
+            col = np.array(out[v].to_numpy(), dtype=object)
+            col[miss] = est.states_[v][best[miss, j]]
+            out[v] = pd.Series(col, index=out.index).infer_objects()
+    for j, v in enumerate(clg.continuous):
+        miss = np.isnan(values[:, j])
+        if miss.any():
+            out[v] = np.where(miss, means[:, j], values[:, j])
+    if isinstance(X, pd.DataFrame):
+        return out
+    return out.to_numpy()
+
+
+def hybrid_map_query(est, variables, evidence) -> dict:
+    """The most probable joint state of discrete variables given evidence on
+    either kind (the continuous variables integrated out)."""
+    codes, values, seen = _evidence_dict(est, evidence)
+    clg = est._clg_
+    if variables is None:
+        variables = [v for v in clg.discrete if v not in seen]
+    cont = [v for v in variables if v in clg.continuous]
+    if cont:
+        raise ValueError(
+            f"map_query of a hybrid network is over discrete variables; {cont!r} "
+            "are continuous (query gives their posterior)"
+        )
+    post = clg.posterior(codes, values)
+    _check_evidence(post)
+    idx = [clg.discrete.index(v) for v in variables]
+    table = np.zeros([len(est.states_[v]) for v in variables])
+    np.add.at(table, tuple(post.configs[:, idx].T), np.exp(post.log_joint[0]))
+    best = np.unravel_index(int(np.argmax(table)), table.shape)
+    return {v: est.states_[v][k] for v, k in zip(variables, best)}
+
+
+def hybrid_sample(est, n_samples, random_state) -> pd.DataFrame:
+    """Forward sampling: labels for discrete variables, floats for continuous."""
+    if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
+    if not isinstance(random_state, np.random.Generator):
+        random_state = check_random_state(random_state)
+    clg = est._clg_
+    codes, values = clg.sample(int(n_samples), random_state)
+    cols = {}
+    for v in est.variables_:
+        if v in clg.continuous:
+            cols[v] = values[:, clg.continuous.index(v)]
+        else:
+            cols[v] = est.states_[v][codes[:, clg.discrete.index(v)]]
+    return pd.DataFrame(cols, columns=pd.Index(est.variables_))
+
+
+def hybrid_n_parameters(est) -> int:
+    """The discrete network's parameters, plus per continuous node and
+    configuration of its discrete parents an intercept, a coefficient per
+    continuous parent and a variance."""
+    n = 0 if est._discrete_net_ is None else est._discrete_net_.n_parameters()
+    for v in est.continuous_:
+        node = est.cpds_[v]
+        n += int(np.size(node.variance)) * (2 + len(node.continuous_parents))
+    return n
+
+
+def hybrid_get_cpd(est, variable):
+    """A discrete node's table, or a continuous node's regressions: a
+    DataFrame with one row per state of its discrete parents and columns
+    ``intercept``, one coefficient per continuous parent, ``variance``."""
+    _check_node(est, variable)
+    node = est.cpds_[variable]
+    if variable not in est.continuous_:
+        return est._discrete_net_.get_cpd(variable)
+    dp, cp = node.discrete_parents, node.continuous_parents
+    n = int(np.size(node.variance))
+    data = {"intercept": np.ravel(node.intercept)}
+    for j, p in enumerate(cp):
+        data[f"coef[{p}]"] = np.reshape(node.coef, (n, len(cp)))[:, j]
+    data["variance"] = np.ravel(node.variance)
+    if len(dp) == 1:
+        index = pd.Index(est.states_[dp[0]], name=dp[0])
+    elif dp:
+        index = pd.MultiIndex.from_product([est.states_[p] for p in dp], names=dp)
+    else:
+        index = pd.RangeIndex(1)
+    return pd.DataFrame(data, index=index)
+
+
+def hybrid_to_pgmpy(est):
+    """An all-continuous network as pgmpy's ``LinearGaussianBayesianNetwork``."""
+    if est._clg_.discrete:
+        raise ValueError(
+            "to_pgmpy of a network with discrete and continuous nodes: pgmpy has "
+            "no hybrid networks; only an all-continuous network converts (to a "
+            "LinearGaussianBayesianNetwork)"
+        )
+    try:
+        from pgmpy.factors.continuous import LinearGaussianCPD
+        from pgmpy.models import LinearGaussianBayesianNetwork
+    except ImportError as exc:  # pragma: no cover - pgmpy is optional
+        raise ImportError("to_pgmpy needs pgmpy: pip install pgmpy") from exc
+    model = LinearGaussianBayesianNetwork(list(est.dag_.edges))
+    model.add_nodes_from(est.variables_)
+    for v in est.variables_:
+        node = est.cpds_[v]
+        model.add_cpds(
+            LinearGaussianCPD(
+                v,
+                [float(node.intercept), *np.asarray(node.coef, dtype=float).tolist()],
+                float(np.sqrt(node.variance)),
+                list(node.continuous_parents),
+            )
+        )
+    return model
+
+
+def _no_soft(soft_evidence) -> None:
+    if soft_evidence:
+        raise ValueError(
+            "soft_evidence is not available for a network with continuous nodes yet"
+        )
+
+
+def _fit(est, X, y=None, sample_weight=None):
+    return fit_hybrid(est, X, sample_weight)
+
+
+def _query(est, variables, evidence=None, *, soft_evidence=None):
+    _no_soft(soft_evidence)
+    return hybrid_query(est, variables, evidence)
+
+
+def _map_query(est, variables=None, evidence=None, *, soft_evidence=None):
+    _no_soft(soft_evidence)
+    return hybrid_map_query(est, variables, evidence)
+
+
+def _predict_proba(est, X, variable=None, *, soft_evidence=None):
+    _no_soft(soft_evidence)
+    return hybrid_predict_proba(est, X, variable)
+
+
+def _refuse(what, hint=""):
+    def method(est, *args, **kwargs):
+        not_for_hybrid(est, what, hint)
+
+    return method
+
+
+_IN_MEMORY = ": fit the network on the whole data in memory"
+_METHODS = {
+    "fit": _fit,
+    "partial_fit": _refuse("partial_fit", _IN_MEMORY),
+    "summarize": _refuse("summarize", _IN_MEMORY),
+    "from_stats": _refuse("from_stats", _IN_MEMORY),
+    "query": _query,
+    "map_query": _map_query,
+    "log_likelihood": hybrid_log_likelihood,
+    "predict": hybrid_predict,
+    "predict_proba": _predict_proba,
+    "n_parameters": hybrid_n_parameters,
+    "get_cpd": hybrid_get_cpd,
+    "set_cpd": _refuse("set_cpd"),
+    "to_pgmpy": hybrid_to_pgmpy,
+    "sample": lambda est, n_samples=1, random_state=None: hybrid_sample(
+        est, n_samples, random_state
+    ),
+}
+
+
+def hybrid_aware(method):
+    """Decorate a method of :class:`~bayeskit.BayesianNetwork` so that a
+    network with continuous nodes (``continuous`` given to ``fit``, and
+    ``continuous_`` after it) runs this module's version instead."""
+    name = method.__name__
+    impl = _METHODS[name]
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        hybrid = hasattr(self, "continuous_")
+        if name == "fit":
+            hybrid = _declared(self)
+        elif name in {"partial_fit", "summarize", "from_stats", "set_cpd"}:
+            hybrid = hybrid or _declared(self)
+        if hybrid:
+            return impl(self, *args, **kwargs)
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _declared(est) -> bool:
+    declared = getattr(est, "continuous", None)
+    return declared is not None and len(declared) > 0

@@ -1,0 +1,486 @@
+"""BayesianNetwork with continuous nodes: learning, queries and bad input.
+
+References: weighted least squares (scikit-learn's LinearRegression with
+sample weights, and the closed-form ridge solve for the prior), the density
+by hand (enumeration of the discrete configurations, each configuration's
+joint Gaussian in moment form by dense linear algebra, scipy's densities),
+and pgmpy's LinearGaussianBayesianNetwork on all-continuous networks.
+"""
+
+import itertools
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import logsumexp
+from scipy.stats import multivariate_normal
+from sklearn.linear_model import LinearRegression
+
+from bayeskit import BayesianNetwork
+from bayeskit.priors import NormalInverseGamma
+
+
+def simulate(rng, n=400):
+    """A hybrid network: discrete a -> d, a -> b, d -> c; continuous b -> c,
+    e a root with child c."""
+    a = rng.choice(["lo", "hi", "mid"], size=n, p=[0.5, 0.3, 0.2])
+    d = np.where(rng.random(n) < np.where(a == "hi", 0.8, 0.3), "yes", "no")
+    shift = {"lo": -1.0, "hi": 2.0, "mid": 0.5}
+    b = np.array([shift[x] for x in a]) + rng.normal(size=n) * 0.7
+    e = 3.0 + rng.normal(size=n)
+    slope = np.where(d == "yes", 1.5, -0.5)
+    c = 1.0 + slope * b + 0.4 * e + rng.normal(size=n) * np.where(d == "yes", 0.5, 1)
+    return pd.DataFrame({"a": a, "d": d, "b": b, "e": e, "c": c})
+
+
+EDGES = [("a", "d"), ("a", "b"), ("d", "c"), ("b", "c"), ("e", "c")]
+CONT = ["b", "e", "c"]
+
+
+def reference(bn, row: dict):
+    """Enumeration: ``(log density of the observed cells, {config: weight},
+    {config: (mean, cov)})`` from the fitted tables."""
+    disc = [v for v in bn.variables_ if v not in bn.continuous_]
+    cont = list(bn.dag_.topological_order())
+    cont = [v for v in cont if v in bn.continuous_]
+    idx = {v: j for j, v in enumerate(cont)}
+    logw, moments = {}, {}
+    for conf in itertools.product(*[range(len(bn.states_[v])) for v in disc]):
+        z = dict(zip(disc, conf))
+        if any(v in row and bn.states_[v][z[v]] != row[v] for v in disc):
+            continue
+        lp = 0.0
+        for v in disc:
+            pa = bn.dag_.parents(v)
+            lp += np.log(bn.cpds_[v][(*[z[p] for p in pa], z[v])])
+        k = len(cont)
+        a, B, var = np.zeros(k), np.zeros((k, k)), np.zeros(k)
+        for v in cont:
+            node = bn.cpds_[v]
+            u = tuple(z[p] for p in node.discrete_parents)
+            a[idx[v]], var[idx[v]] = node.intercept[u], node.variance[u]
+            for p, coef in zip(node.continuous_parents, node.coef[u]):
+                B[idx[v], idx[p]] = coef
+        A = np.linalg.inv(np.eye(k) - B)
+        mu, S = A @ a, A @ np.diag(var) @ A.T
+        obs = np.array([v in row for v in cont])
+        x = np.array([row.get(v, np.nan) for v in cont], dtype=float)
+        if obs.any():
+            lp += multivariate_normal(mu[obs], S[np.ix_(obs, obs)]).logpdf(x[obs])
+        h = ~obs
+        m, cov = x.copy(), np.zeros((k, k))
+        if h.any():
+            gain = (
+                np.linalg.solve(S[np.ix_(obs, obs)], S[np.ix_(h, obs)].T).T
+                if obs.any()
+                else np.zeros((h.sum(), 0))
+            )
+            m[h] = mu[h] + gain @ (x[obs] - mu[obs])
+            cov[np.ix_(h, h)] = S[np.ix_(h, h)] - gain @ S[np.ix_(h, obs)].T
+        logw[conf] = lp
+        moments[conf] = (dict(zip(cont, m)), dict(zip(cont, np.diag(cov))))
+    ev = logsumexp(list(logw.values()))
+    return ev, {c: np.exp(w - ev) for c, w in logw.items()}, moments, disc
+
+
+def random_rows(rng, df, n):
+    rows = df.sample(n, random_state=int(rng.integers(1 << 31))).reset_index(drop=True)
+    mask = rng.random(rows.shape) < 0.4
+    rows = rows.astype(object).mask(mask)
+    for v in CONT:
+        rows[v] = rows[v].astype(float)
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_queries_equal_enumeration(seed):
+    rng = np.random.default_rng(seed)
+    df = simulate(rng)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    rows = random_rows(rng, df, 20)
+    ll = bn.score_samples(rows)
+    proba = bn.predict_proba(rows)
+    filled = bn.predict(rows)
+    for i in range(len(rows)):
+        row = {k: v for k, v in rows.iloc[i].items() if not pd.isna(v)}
+        ev, w, moments, disc = reference(bn, row)
+        np.testing.assert_allclose(ll[i], ev, rtol=1e-10, atol=1e-10)
+        for j, v in enumerate(disc):
+            for k, s in enumerate(bn.states_[v]):
+                p = sum(wc for c, wc in w.items() if c[j] == k)
+                np.testing.assert_allclose(proba[(v, s)].iloc[i], p, atol=1e-10)
+        for v in CONT:
+            mean = sum(wc * moments[c][0][v] for c, wc in w.items())
+            np.testing.assert_allclose(filled[v].iloc[i], mean, rtol=1e-10, atol=1e-10)
+        # The joint MAP of the missing discrete cells.
+        best = max(w, key=w.get)
+        for j, v in enumerate(disc):
+            assert filled[v].iloc[i] == bn.states_[v][best[j]]
+        # query: a continuous node's mixture, a discrete node's marginal.
+        hidden = [v for v in bn.variables_ if v not in row]
+        for v in hidden:
+            q = bn.query(v, evidence=row)
+            if v in CONT:
+                np.testing.assert_allclose(
+                    (q["weight"] * q["mean"]).sum(),
+                    filled[v].iloc[i],
+                    rtol=1e-10,
+                    atol=1e-10,
+                )
+                np.testing.assert_allclose(q["weight"].sum(), 1.0, atol=1e-12)
+                second = sum(
+                    wc * (moments[c][1][v] + moments[c][0][v] ** 2)
+                    for c, wc in w.items()
+                )
+                got = (q["weight"] * (q["variance"] + q["mean"] ** 2)).sum()
+                np.testing.assert_allclose(got, second, rtol=1e-9, atol=1e-9)
+            else:
+                np.testing.assert_allclose(
+                    q.to_numpy(), proba[v].iloc[i].to_numpy(), atol=1e-10
+                )
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_learning_is_weighted_least_squares_per_parent_configuration(seed):
+    rng = np.random.default_rng(seed)
+    df = simulate(rng)
+    w = rng.uniform(0.1, 3.0, size=len(df))
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df, sample_weight=w)
+    node = bn.cpds_["c"]
+    assert node.discrete_parents == ("d",) and node.continuous_parents == ("b", "e")
+    for k, s in enumerate(bn.states_["d"]):
+        rows = (df["d"] == s).to_numpy()
+        X, y = df.loc[rows, ["b", "e"]].to_numpy(), df.loc[rows, "c"].to_numpy()
+        lr = LinearRegression().fit(X, y, sample_weight=w[rows])
+        np.testing.assert_allclose(node.intercept[k], lr.intercept_, rtol=1e-10)
+        np.testing.assert_allclose(node.coef[k], lr.coef_, rtol=1e-10)
+        resid = y - lr.predict(X)
+        var = np.sum(w[rows] * resid**2) / w[rows].sum()
+        np.testing.assert_allclose(node.variance[k], var, rtol=1e-10)
+    # No continuous parent: the weighted mean and variance per state of a.
+    b = bn.cpds_["b"]
+    for k, s in enumerate(bn.states_["a"]):
+        rows = (df["a"] == s).to_numpy()
+        mean = np.average(df["b"][rows], weights=w[rows])
+        var = np.average((df["b"][rows] - mean) ** 2, weights=w[rows])
+        np.testing.assert_allclose([b.intercept[k], b.variance[k]], [mean, var])
+
+
+def test_integer_weights_are_repeated_rows(rng):
+    df = simulate(rng, 150)
+    w = rng.integers(0, 4, size=len(df))
+    a = BayesianNetwork(EDGES, continuous=CONT).fit(df, sample_weight=w)
+    b = BayesianNetwork(EDGES, continuous=CONT).fit(df.loc[np.repeat(df.index, w)])
+    rows = random_rows(rng, df, 30)
+    np.testing.assert_allclose(a.score_samples(rows), b.score_samples(rows))
+
+
+def test_map_under_normal_inverse_gamma_is_the_ridge_solve(rng):
+    df = simulate(rng, 120)
+    prior = NormalInverseGamma(
+        mean=0.7, mean_weight=5.0, scatter=3.0, variance_weight=4.0
+    )
+    bn = BayesianNetwork(EDGES, continuous=CONT, continuous_prior=prior).fit(df)
+    ml = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    node = bn.cpds_["c"]
+    assert not np.allclose(node.coef, ml.cpds_["c"].coef)
+    theta0 = np.array([0.7, 0.0, 0.0])
+    for k, s in enumerate(bn.states_["d"]):
+        rows = (df["d"] == s).to_numpy()
+        Z = np.column_stack([np.ones(rows.sum()), df.loc[rows, ["b", "e"]]])
+        y = df.loc[rows, "c"].to_numpy()
+        theta = np.linalg.solve(Z.T @ Z + 5.0 * np.eye(3), Z.T @ y + 5.0 * theta0)
+        np.testing.assert_allclose(node.intercept[k], theta[0], rtol=1e-10)
+        np.testing.assert_allclose(node.coef[k], theta[1:], rtol=1e-10)
+        spread = (
+            3.0 + np.sum((y - Z @ theta) ** 2) + 5.0 * np.sum((theta - theta0) ** 2)
+        )
+        np.testing.assert_allclose(node.variance[k], spread / (4.0 + rows.sum()))
+    # No continuous parent: NormalInverseGamma's own mode.
+    for k, s in enumerate(bn.states_["a"]):
+        x = df.loc[(df["a"] == s).to_numpy(), "b"].to_numpy()
+        m, v = prior.map(
+            np.array([[len(x)]]),
+            np.array([[x.mean()]]),
+            np.array([[np.sum((x - x.mean()) ** 2)]]),
+            np.zeros((1, 1)),
+            np.ones((1, 1)),
+        )
+        np.testing.assert_allclose(bn.cpds_["b"].intercept[k], m[0, 0])
+        np.testing.assert_allclose(bn.cpds_["b"].variance[k], v[0, 0])
+
+
+def _chain(rng, n=300, k=4):
+    """An all-continuous network: a random DAG over k nodes and its data."""
+    names = [f"x{i}" for i in range(k)]
+    edges = [
+        (names[i], names[j]) for j in range(k) for i in range(j) if rng.random() < 0.6
+    ]
+    data = {}
+    for _j, v in enumerate(names):
+        pa = [p for p, c in edges if c == v]
+        data[v] = rng.normal(0, 2) + sum(rng.normal() * data[p] for p in pa)
+        data[v] = data[v] + rng.uniform(0.3, 1.5) * rng.normal(size=n)
+    return names, edges, pd.DataFrame(data)
+
+
+def _pgmpy_model(bn, edges):
+    pytest.importorskip("pgmpy")
+    from pgmpy.factors.continuous import LinearGaussianCPD
+    from pgmpy.models import LinearGaussianBayesianNetwork
+
+    model = LinearGaussianBayesianNetwork(edges)
+    model.add_nodes_from(bn.variables_)
+    for v in bn.variables_:
+        node = bn.cpds_[v]
+        model.add_cpds(
+            LinearGaussianCPD(
+                v,
+                [float(node.intercept), *node.coef.tolist()],
+                float(np.sqrt(node.variance)),
+                list(node.continuous_parents),
+            )
+        )
+    return model
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("seed", range(6))
+def test_all_continuous_equals_pgmpy(seed):
+    rng = np.random.default_rng(seed)
+    names, edges, df = _chain(rng)
+    bn = BayesianNetwork(edges, continuous=names).fit(df)
+    model = _pgmpy_model(bn, edges)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_allclose(
+            bn.score_samples(df).sum(), model.log_likelihood(df), rtol=1e-8
+        )
+        hide = [v for v in names if rng.random() < 0.5] or names[:1]
+        seen = [v for v in names if v not in hide]
+        variables, mu, cov = model.predict_probability(df[seen].head(25))
+    filled = bn.predict(df.head(25).assign(**{v: np.nan for v in hide}))
+    # pgmpy's posterior means agree to about 1e-8 (absolute); the dense
+    # conditioning of the test below is the reference at 1e-10.
+    np.testing.assert_allclose(filled[variables].to_numpy(), mu, rtol=1e-7, atol=1e-7)
+    row = df.iloc[0]
+    for j, v in enumerate(variables):
+        q = bn.query(v, evidence={s: row[s] for s in seen})
+        np.testing.assert_allclose(q["variance"].iloc[0], cov[j, j], rtol=1e-7)
+    # pgmpy's learnt std is sqrt(RSS / (n - p)); the MLE divides by n.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = type(model)(edges)
+        fitted.add_nodes_from(names)
+        fitted.fit(df)
+    for cpd in fitted.cpds:
+        node = bn.cpds_[cpd.variable]
+        p = 1 + len(node.continuous_parents)
+        np.testing.assert_allclose(cpd.beta, [float(node.intercept), *node.coef])
+        np.testing.assert_allclose(cpd.std**2 * (len(df) - p) / len(df), node.variance)
+
+
+def test_all_continuous_joint_gaussian_by_dense_conditioning(rng):
+    names, edges, df = _chain(rng, k=5)
+    bn = BayesianNetwork(edges, continuous=names).fit(df)
+    for _ in range(20):
+        row = df.iloc[int(rng.integers(len(df)))]
+        seen = [v for v in names if rng.random() < 0.5]
+        ev, _w, moments, _ = reference(bn, {v: row[v] for v in seen})
+        np.testing.assert_allclose(
+            bn.score_samples(
+                df.iloc[[0]]
+                .assign(**{v: np.nan for v in names})
+                .assign(**{v: row[v] for v in seen})
+            ),
+            ev,
+            rtol=1e-10,
+            atol=1e-10,
+        )
+        for v in names:
+            if v in seen:
+                continue
+            q = bn.query(v, evidence={s: row[s] for s in seen})
+            np.testing.assert_allclose(q["mean"].iloc[0], moments[()][0][v], rtol=1e-10)
+            np.testing.assert_allclose(
+                q["variance"].iloc[0], moments[()][1][v], rtol=1e-10
+            )
+
+
+def test_sample_then_fit_recovers_the_tables(rng):
+    df = simulate(rng, 300)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    again = BayesianNetwork(EDGES, continuous=CONT).fit(
+        bn.sample(40_000, random_state=1)
+    )
+    for v in CONT:
+        np.testing.assert_allclose(again.cpds_[v].coef, bn.cpds_[v].coef, atol=0.05)
+        np.testing.assert_allclose(
+            again.cpds_[v].variance, bn.cpds_[v].variance, rtol=0.06
+        )
+    np.testing.assert_allclose(again.cpds_["d"], bn.cpds_["d"], atol=0.03)
+
+
+def test_n_parameters_counts_every_regression(rng):
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(simulate(rng, 200))
+    # a: 2; d | a: 3; b | a: 3 x (intercept, variance); e: 2; c | d: 2 x 4.
+    assert bn.n_parameters() == 2 + 3 + 6 + 2 + 8
+
+
+def test_a_string_in_a_continuous_column_names_the_node(rng):
+    df = simulate(rng, 50).astype({"b": object})
+    df.loc[3, "b"] = "high"
+    with pytest.raises(ValueError, match=r"continuous node 'b'.*'high'"):
+        BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(simulate(rng, 50))
+    with pytest.raises(ValueError, match="continuous node 'b'"):
+        bn.score_samples(df)
+
+
+def test_a_discrete_child_of_a_continuous_parent_is_refused(rng):
+    df = simulate(rng, 50)
+    with pytest.raises(
+        ValueError, match="discrete node 'd' has the continuous parent 'b'"
+    ):
+        BayesianNetwork([*EDGES, ("b", "d")], continuous=CONT).fit(df)
+
+
+def test_a_singular_regression_names_the_node(rng):
+    df = simulate(rng, 60)
+    df["f"] = 2 * df["b"] - 1  # collinear with b
+    edges = [*EDGES, ("b", "g"), ("f", "g"), ("f", "c")]
+    df["g"] = df["b"] + rng.normal(size=len(df))
+    with pytest.raises(ValueError, match="continuous node 'g': singular regression"):
+        BayesianNetwork(edges[:-1], continuous=[*CONT, "f", "g"]).fit(df)
+    # A configuration of the discrete parents with no rows.
+    df2 = simulate(rng, 60)
+    df2 = df2[df2["a"] != "mid"]
+    with pytest.raises(ValueError, match=r"continuous node 'b': no rows.*a='mid'"):
+        BayesianNetwork(EDGES, continuous=CONT, states={"a": ["hi", "lo", "mid"]}).fit(
+            df2
+        )
+    # The prior makes both identifiable.
+    prior = NormalInverseGamma(mean_weight=1.0, scatter=1.0, variance_weight=1.0)
+    BayesianNetwork(
+        EDGES,
+        continuous=CONT,
+        states={"a": ["hi", "lo", "mid"]},
+        continuous_prior=prior,
+    ).fit(df2)
+
+
+def test_not_yet_available_paths_say_so(rng):
+    df = simulate(rng, 50)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    with pytest.raises(ValueError, match="continuous nodes"):
+        bn.partial_fit(df)
+    with pytest.raises(ValueError, match="continuous nodes"):
+        BayesianNetwork(EDGES, continuous=CONT).summarize(df)
+    with pytest.raises(ValueError, match="continuous"):
+        bn.predict_proba(df, "b")
+    with pytest.raises(ValueError, match="soft_evidence"):
+        bn.query("a", soft_evidence={"d": [1, 2]})
+
+
+def test_the_caller_data_is_not_changed(rng):
+    df = simulate(rng, 80)
+    rows = random_rows(rng, df, 10)
+    before = rows.copy()
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    bn.predict(rows)
+    pd.testing.assert_frame_equal(rows, before)
+
+
+def test_map_query_is_the_argmax_of_the_discrete_posterior(rng):
+    df = simulate(rng, 300)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    for _ in range(10):
+        ev = {"b": rng.normal(0, 2), "c": rng.normal(0, 3)}
+        _, w, _, disc = reference(bn, ev)
+        best = max(w, key=w.get)
+        assert bn.map_query(evidence=ev) == {
+            v: bn.states_[v][k] for v, k in zip(disc, best)
+        }
+
+
+def test_get_cpd_labels_the_regressions(rng):
+    df = simulate(rng, 200)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    table = bn.get_cpd("c")
+    assert list(table.columns) == ["intercept", "coef[b]", "coef[e]", "variance"]
+    assert list(table.index) == list(bn.states_["d"])
+    for s in bn.states_["d"]:
+        rows = (df["d"] == s).to_numpy()
+        lr = LinearRegression().fit(df.loc[rows, ["b", "e"]], df.loc[rows, "c"])
+        np.testing.assert_allclose(
+            table.loc[s, ["intercept", "coef[b]", "coef[e]"]],
+            [lr.intercept_, *lr.coef_],
+            rtol=1e-10,
+        )
+    np.testing.assert_allclose(bn.get_cpd("d").to_numpy(), bn.cpds_["d"])
+    assert "coef[b]" in bn._repr_html_()
+
+
+@pytest.mark.parity
+def test_to_pgmpy_of_an_all_continuous_network(rng):
+    names, edges, df = _chain(rng)
+    bn = BayesianNetwork(edges, continuous=names).fit(df)
+    model = bn.to_pgmpy()
+    assert model.check_model()
+    reference = _pgmpy_model(bn, edges)
+    mean, cov = model.to_joint_gaussian()
+    ref_mean, ref_cov = reference.to_joint_gaussian()
+    np.testing.assert_allclose(mean, ref_mean)
+    np.testing.assert_allclose(cov, ref_cov)
+    hybrid = BayesianNetwork(EDGES, continuous=CONT).fit(simulate(rng, 100))
+    with pytest.raises(ValueError, match="only an all-continuous network"):
+        hybrid.to_pgmpy()
+
+
+def test_an_array_reads_as_the_frame_of_its_columns(rng):
+    df = simulate(rng, 200)
+    cols = {v: j for j, v in enumerate(df.columns)}
+    edges = [(cols[a], cols[b]) for a, b in EDGES]
+    by_array = BayesianNetwork(edges, continuous=[cols[v] for v in CONT]).fit(
+        df.to_numpy()
+    )
+    by_frame = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    rows = random_rows(rng, df, 15)
+    np.testing.assert_allclose(
+        by_array.score_samples(rows.to_numpy()), by_frame.score_samples(rows)
+    )
+    filled = by_array.predict(rows.to_numpy())
+    assert isinstance(filled, np.ndarray)
+    np.testing.assert_allclose(
+        filled[:, cols["c"]].astype(float), by_frame.predict(rows)["c"].to_numpy()
+    )
+
+
+def test_continuous_prior_per_node_and_its_checks(rng):
+    df = simulate(rng, 150)
+    prior = NormalInverseGamma(mean_weight=3.0, scatter=1.0, variance_weight=2.0)
+    bn = BayesianNetwork(EDGES, continuous=CONT, continuous_prior={"c": prior}).fit(df)
+    ml = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    # Only c's regressions move.
+    np.testing.assert_allclose(bn.cpds_["b"].intercept, ml.cpds_["b"].intercept)
+    assert not np.allclose(bn.cpds_["c"].coef, ml.cpds_["c"].coef)
+    with pytest.raises(TypeError, match=r"continuous_prior.*'c'"):
+        BayesianNetwork(EDGES, continuous=CONT, continuous_prior={"c": 1.0}).fit(df)
+    with pytest.raises(ValueError, match="continuous must name distinct columns"):
+        BayesianNetwork(EDGES, continuous=["b", "nope"]).fit(df)
+
+
+def test_dask_input_with_continuous_nodes(rng):
+    dd = pytest.importorskip("dask.dataframe")
+    df = simulate(rng, 60)
+    ddf = dd.from_pandas(df, npartitions=2)
+    with pytest.raises(ValueError, match="Dask input is not available"):
+        BayesianNetwork(EDGES, continuous=CONT).fit(ddf)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
+    # score_samples maps over the partitions (each a pandas frame).
+    np.testing.assert_allclose(
+        np.asarray(bn.score_samples(ddf).compute()), bn.score_samples(df)
+    )
+    with pytest.raises(ValueError, match="Dask input is not available"):
+        bn.predict(ddf)
