@@ -43,6 +43,7 @@ from ._data import (
 )
 from ._em import fit_em
 from ._encode import encode_rows
+from ._fast import few_row_codes
 from ._queries import (
     log_likelihoods,
     map_assignment,
@@ -576,10 +577,11 @@ class BayesianNetwork(
         Raises
         ------
         ValueError
-            For an unknown variable or state, a queried variable that is also
-            observed, or evidence of probability zero (only the evidence that
-            the queried variables are not d-separated from is looked at: the
-            rest cannot change the posterior).
+            For an unknown variable or state (of evidence: an
+            :class:`~bayeskit.network.UnknownStateError`, a KeyError too, as
+            pgmpy raises), a queried variable that is also observed, or
+            evidence of probability zero (only the evidence that the queried
+            variables are not d-separated from is looked at).
         """
         self._check_ready()
         return posterior_series(
@@ -615,13 +617,18 @@ class BayesianNetwork(
         self._check_ready()
         return query_codes(self, X)
 
+    def _row_codes(self, X) -> np.ndarray:
+        # A few rows by dict lookups (bayeskit.network._fast), else pandas.
+        self._check_ready()
+        codes = few_row_codes(self, X)
+        return query_codes(self, X)[0] if codes is None else codes
+
     def log_likelihood(self, X) -> np.ndarray:
         """``log P(observed cells)`` of every row, shape ``(n_samples,)``.
 
         Missing cells are summed out; a row with nothing observed scores 0.
         """
-        codes, _ = self._codes(X)
-        return log_likelihoods(self, codes)
+        return log_likelihoods(self, self._row_codes(X))
 
     def score_samples(self, X) -> np.ndarray:
         """Same as :meth:`log_likelihood`."""
@@ -712,7 +719,7 @@ class BayesianNetwork(
                 variable=variable,
                 soft_evidence=soft_evidence,
             )
-        codes, _ = self._codes(X)
+        codes = self._row_codes(X)
         if variable is not None:
             self._check_variable(variable)
         return posterior_frame(
