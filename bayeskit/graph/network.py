@@ -725,6 +725,9 @@ class BayesNet:
             The columns observed in those rows.
         """
         d = missing.shape[1]
+        if missing.shape[0] == 1:  # one row (a query of one row): one group
+            yield np.zeros(1, dtype=np.intp), ~missing[0]
+            return
         if d <= 62:
             keys = missing.astype(np.int64) @ (
                 np.int64(1) << np.arange(d, dtype=np.int64)

@@ -31,10 +31,10 @@ from .._validation import (
     check_is_fitted,
     check_sample_weight,
 )
-from ..graph import DAG
 from ..graph._network_em import expected_stats
 from ..graph.network import BayesNet, NetworkStats
 from ._by_hand import NetworkTables
+from ._causal import NetworkCausal, do_series, intervened_rows
 from ._data import (
     NetworkMEstimate,
     fill_missing,
@@ -58,7 +58,12 @@ __all__ = ["BayesianNetwork", "NetworkStats"]
 
 
 class BayesianNetwork(
-    DescribedCounts, NetworkTables, NetworkStructure, DensityMixin, BaseEstimator
+    DescribedCounts,
+    NetworkTables,
+    NetworkStructure,
+    NetworkCausal,
+    DensityMixin,
+    BaseEstimator,
 ):
     """A discrete Bayesian network: m-estimate CPTs and exact junction-tree inference.
 
@@ -357,27 +362,6 @@ class BayesianNetwork(
     def _cards(self) -> dict:
         return {v: len(self.states_[v]) for v in self.variables_}
 
-    def _set_structure(
-        self, names: list, by_hand: bool = False, latent: list = ()
-    ) -> None:
-        """The DAG over the variables ``names`` (the columns of X) and the
-        ``latent`` ones; edges must name only these, unless the network is
-        built by hand."""
-        if len(set(names)) != len(names):
-            raise ValueError(f"X has repeated column names: {names!r}")
-        edges = [] if self.edges is None else list(self.edges)
-        self.latent_ = list(latent)
-        names = list(names) + self.latent_
-        self.dag_ = DAG(edges, nodes=names)
-        extra = [v for v in self.dag_.nodes if v not in set(names)]
-        if extra and not by_hand:
-            raise ValueError(
-                f"edges name {extra!r}, which are not columns of X; the columns "
-                f"are {list(names)!r}"
-            )
-        self.variables_ = list(self.dag_.nodes)
-        self.states_, self._state_index_, self._labels_ = {}, {}, {}
-
     # -- fitting: statistics that add --------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, sample_weight=None):
@@ -545,7 +529,9 @@ class BayesianNetwork(
         return encode_rows(self, X, sample_weight, reset)
 
     # -- queries -------------------------------------------------------------------
-    def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:
+    def query(
+        self, variables, evidence=None, *, soft_evidence=None, do=None
+    ) -> pd.Series:
         """Posterior marginal of a variable, or joint posterior of several.
 
         Parameters
@@ -564,6 +550,10 @@ class BayesianNetwork(
             is proportional to ``P(x, e) * prod_v lambda_v(x_v)``, the other
             soft-evidenced variables summed out. A variable may be queried
             and have soft evidence, but not be observed and have it.
+        do : dict, default=None
+            Interventions, ``{variable: state label}``: ``P(variables |
+            do(...), evidence)`` by graph surgery (the edges into each set
+            variable cut; Pearl 2009, section 3.2), not conditioning.
 
         Returns
         -------
@@ -584,9 +574,10 @@ class BayesianNetwork(
             variables are not d-separated from is looked at).
         """
         self._check_ready()
-        return posterior_series(
-            self, query_targets(self, variables), evidence, soft_evidence
-        )
+        targets = query_targets(self, variables)
+        if do is not None:
+            return do_series(self, targets, evidence, soft_evidence, do)
+        return posterior_series(self, targets, evidence, soft_evidence)
 
     def map_query(self, variables=None, evidence=None, *, soft_evidence=None) -> dict:
         """The most probable joint assignment.
@@ -680,7 +671,9 @@ class BayesianNetwork(
         d = len(cols) - len(getattr(self, "latent_", ()))  # the columns of X
         return fill_missing(self, X, cols[:d], codes[:, :d], filled[:, :d])
 
-    def predict_proba(self, X, variable=None, *, soft_evidence=None) -> pd.DataFrame:
+    def predict_proba(
+        self, X, variable=None, *, soft_evidence=None, do=None
+    ) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
 
         Parameters
@@ -694,6 +687,9 @@ class BayesianNetwork(
             an array of shape ``(k,)`` for every row, or ``(n_samples, k)``
             for one vector per row. A row in which the variable is observed
             ignores its soft evidence.
+        do : dict, default=None
+            Interventions as in :meth:`query`, in every row (a set variable's
+            column is replaced by its state).
 
         Returns
         -------
@@ -718,12 +714,15 @@ class BayesianNetwork(
                 X,
                 variable=variable,
                 soft_evidence=soft_evidence,
+                do=do,
             )
-        codes = self._row_codes(X)
+        codes, est = self._row_codes(X), self
         if variable is not None:
             self._check_variable(variable)
+        if do is not None:
+            est, codes = intervened_rows(self, codes, do)
         return posterior_frame(
-            self,
+            est,
             codes,
             X.index if isinstance(X, pd.DataFrame) else None,
             variable,

@@ -42,6 +42,27 @@ class NetworkStructure:
         dag = self._dag()
         return {v: dag.parents(v) for v in dag.nodes}
 
+    def _set_structure(
+        self, names: list, by_hand: bool = False, latent: list = ()
+    ) -> None:
+        """The DAG over the variables ``names`` (the columns of X) and the
+        ``latent`` ones; edges must name only these, unless the network is
+        built by hand."""
+        if len(set(names)) != len(names):
+            raise ValueError(f"X has repeated column names: {names!r}")
+        edges = [] if self.edges is None else list(self.edges)
+        self.latent_ = list(latent)
+        names = list(names) + self.latent_
+        self.dag_ = DAG(edges, nodes=names)
+        extra = [v for v in self.dag_.nodes if v not in set(names)]
+        if extra and not by_hand:
+            raise ValueError(
+                f"edges name {extra!r}, which are not columns of X; the columns "
+                f"are {list(names)!r}"
+            )
+        self.variables_ = list(self.dag_.nodes)
+        self.states_, self._state_index_, self._labels_ = {}, {}, {}
+
     def _check_variable(self, variable) -> None:
         known = getattr(self, "_state_index_", None)
         try:
