@@ -22,6 +22,7 @@ from .._base.encoding import CategoryEncoder, declared_categories, split_columns
 from .._validation import check_probability_vector, validate_data
 from .._warnings import warn
 from ..priors import log_m_estimate
+from ._fast import factorized_codes
 
 __all__ = [
     "NOUN",
@@ -256,7 +257,9 @@ def query_codes(est, X) -> tuple[np.ndarray, list]:
                 f"{len(est.variables_)} variables"
             )
         cols = [X[:, j] for j in range(X.shape[1])]
-    codes = state_encoder(est).encode(cols, unknown=est.handle_unknown)
+    codes = factorized_codes(est, cols)  # every value a state: no pandas index
+    if codes is None:
+        codes = state_encoder(est).encode(cols, unknown=est.handle_unknown)
     return codes, cols
 
 

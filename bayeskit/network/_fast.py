@@ -4,11 +4,14 @@ and identical rows of evidence answered once.
 A query of one row (a dashboard, an API call) used to spend most of its time
 in pandas: validating the frame, splitting it into columns, and encoding each
 column through a pandas index (about three quarters of ``predict_proba`` of
-one row on ALARM), before a millisecond of inference. :class:`RowReader`
+one row on ALARM), before a millisecond of inference; a frame of many rows,
+in pandas' index lookups of every cell. :class:`RowReader`
 reads a frame of a few rows cell by cell instead, each cell's code by a dict
 lookup, and hands any frame it is not sure about (other columns, an unknown
 or oddly typed value) to the full path, which reads it and raises its
 errors: the two paths give the same codes or the fast one steps aside.
+:func:`factorized_codes` reads many rows alike, by the distinct values of
+each column (``pandas.factorize``), each looked up once.
 
 The reader and the labelled columns of the answer are compiled once per
 set of tables and kept in the structure's ``memo``
@@ -27,7 +30,13 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["RowReader", "distinct_rows", "few_row_codes", "frame_columns"]
+__all__ = [
+    "RowReader",
+    "distinct_rows",
+    "factorized_codes",
+    "few_row_codes",
+    "frame_columns",
+]
 
 # Up to this many rows, cell-by-cell dict lookups (a few microseconds a
 # cell) beat the vectorised path's fixed cost (a few milliseconds a frame).
@@ -105,16 +114,48 @@ class RowReader:
         return out
 
 
+def _reader(est) -> RowReader:
+    memo = est._engine_.memo
+    reader = memo.get("reader")
+    if reader is None:
+        reader = memo["reader"] = RowReader(est)
+    return reader
+
+
 def few_row_codes(est, X) -> np.ndarray | None:
     """The codes of ``X`` when it is a DataFrame of a few rows that the
     fitted network's :class:`RowReader` reads; None otherwise."""
     if type(X) is not pd.DataFrame or X.shape[0] > FEW_ROWS:
         return None
-    memo = est._engine_.memo
-    reader = memo.get("reader")
-    if reader is None:
-        reader = memo["reader"] = RowReader(est)
-    return reader.codes(X)
+    return _reader(est).codes(X)
+
+
+def factorized_codes(est, cols: list) -> np.ndarray | None:
+    """The codes of the columns of many rows (one per variable, in order):
+    each column's distinct values found by ``pandas.factorize`` (a hash
+    table, missing values apart) and looked up as :class:`RowReader` looks
+    up a cell; None when a distinct value is no state of its exact type, for
+    the full path to read (or raise)."""
+    reader = _reader(est)
+    if len(cols) != reader.n_variables:
+        return None
+    out = np.empty((len(cols[0]), len(cols)), dtype=np.intp)
+    for j, col in enumerate(cols):
+        table, types = reader.tables[j], reader.types[j]
+        try:
+            codes, uniques = pd.factorize(col)
+        except TypeError:  # unhashable values
+            return None
+        lut = np.full(len(uniques) + 1, -1, dtype=np.intp)  # [-1]: missing
+        for i, x in enumerate(np.asarray(uniques, dtype=object).tolist()):
+            if isinstance(x, np.generic):
+                x = x.item()
+            code = table.get(x) if type(x) in types else None
+            if code is None:
+                return None
+            lut[i] = code
+        out[:, j] = lut[codes]
+    return out
 
 
 def frame_columns(est) -> pd.MultiIndex:

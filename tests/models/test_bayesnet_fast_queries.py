@@ -17,8 +17,8 @@ from test_bayesnet import conditional, joint_of, marginal_of, random_network
 from bayeskit import BayesianNetwork
 from bayeskit.graph.network import BayesNet
 from bayeskit.network import UnknownStateError
-from bayeskit.network._data import query_codes
-from bayeskit.network._fast import distinct_rows, few_row_codes
+from bayeskit.network._data import query_codes, state_encoder
+from bayeskit.network._fast import distinct_rows, factorized_codes, few_row_codes
 
 
 def batched(bn, codes):
@@ -213,3 +213,27 @@ def test_an_unknown_state_of_evidence_is_a_value_and_a_key_error():
         bn.map_query(evidence={"smoke": "maybe"})
     # Printed as is: a KeyError alone would quote its message.
     assert str(info.value).startswith("evidence gives 'smoke' the state 'maybe'")
+
+
+def test_many_rows_are_read_by_their_distinct_values_as_the_encoder_reads_them(rng):
+    for trial in range(8):
+        bn = random_network(rng, 3 + trial, int_labels=trial % 2 == 0)
+        df = rows_of(rng, bn, 300, 0.3)
+        if trial % 3 == 0:
+            df = df.fillna(np.nan)  # NaN rather than None
+        cols = [df[v].to_numpy() for v in bn.variables_]
+        fast = factorized_codes(bn, cols)
+        assert fast is not None
+        expected = state_encoder(bn).encode(cols, unknown="error")
+        np.testing.assert_array_equal(fast, expected)
+    # A value of another type than the states, or unknown: the encoder reads it.
+    bn = random_network(rng, 3, int_labels=True)
+    df = bn.sample(200, random_state=0)
+    v = bn.variables_[0]
+    assert factorized_codes(bn, [df[u].to_numpy(dtype=float) for u in df]) is None
+    cols = [df[u].to_numpy() for u in bn.variables_]
+    cols[0] = cols[0].astype(object)
+    cols[0][5] = 12345
+    assert factorized_codes(bn, cols) is None
+    with pytest.raises(ValueError, match="12345"):
+        bn.predict_proba(df.assign(**{v: cols[0]}))
