@@ -102,7 +102,9 @@ def do_series(est, targets: tuple, evidence, soft_evidence, do):
     view = intervened(est, set_to)
     out = posterior_series(view, targets, {**evidence, **do}, soft_evidence)
     setting = ", ".join(f"{v}={s!r}" for v, s in do.items())
-    given = f"do({setting}), evidence" if evidence else f"do({setting})"
+    given = f"do({setting})"
+    if evidence or soft_evidence:
+        given += ", evidence"
     out.name = f"P({', '.join(map(str, targets))} | {given})"
     return out
 

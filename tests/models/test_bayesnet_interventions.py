@@ -64,6 +64,14 @@ def test_do_queries_equal_the_mutilated_network_enumerated(rng):
             np.testing.assert_allclose(got, expected, atol=1e-12)
             seen = enumerated(bn, plain, target, {**evidence, **do})
             n_differ += not np.allclose(expected, seen, atol=1e-6)
+            # Soft evidence too: as on the mutilated network by hand.
+            free = [v for v in rest if v not in evidence and v != target]
+            if free:
+                k = len(bn.states_[free[0]])
+                soft = {free[0]: rng.uniform(0.1, 1.0, k)}
+                got = bn.query(target, evidence=evidence, do=do, soft_evidence=soft)
+                ref = mut.query(target, evidence=evidence, soft_evidence=soft)
+                np.testing.assert_allclose(got.to_numpy(), ref.to_numpy(), atol=1e-12)
         # predict_proba: every row under the same intervention.
         df = bn.sample(6, random_state=trial).astype(object)
         df = df.mask(rng.random(df.shape) < 0.5, None)
