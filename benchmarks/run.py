@@ -17,10 +17,12 @@ Run from the repository root::
     python benchmarks/run.py --quick    # small sizes, seconds each (CI runs this)
 
 ``--repeats N`` passes the number of timed runs to every script, ``--only NAME``
-runs some of them (``--only hmm chain``), ``--rst PATH`` writes the table as a
-reStructuredText fragment with the machine it ran on (``docs/benchmarks_table.rst``
-is made this way) and ``--json PATH`` writes everything for programs. The exit
-status is 1 when a script fails (a crash, a disagreement between the two
+runs some of them (``--only hmm chain``; a name also runs the scripts named
+after it: ``--only network`` runs the pyAgrum and pgmpy comparisons of
+networks), ``--rst PATH`` writes the table as a reStructuredText fragment
+with the machine it ran on (``docs/benchmarks_table.rst`` is made this way)
+and ``--json PATH`` writes everything for programs. The exit status is 1 when
+a script fails (a crash, a disagreement between the two
 libraries, a missing peer), so that CI catches benchmarks that rot; a ratio
 that misses its goal is reported, not a failure.
 """
@@ -405,9 +407,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.only:
         names = {bench_name(s) for s in scripts}
         wanted = {bench_name(Path(n).with_suffix(".py")) for n in args.only}
-        if unknown := sorted(wanted - names):
+        # A name also takes its family: network runs network_em and
+        # network_queries beside network.
+        family = {n for n in names for w in wanted if n.startswith(w + "_")}
+        if unknown := sorted(
+            w for w in wanted - names if not any(n.startswith(w + "_") for n in names)
+        ):
             parser.error(f"no benchmark {unknown}; there are {sorted(names)}")
-        scripts = [s for s in scripts if bench_name(s) in wanted]
+        scripts = [s for s in scripts if bench_name(s) in wanted | family]
 
     info = machine_info()
     print(f"{len(scripts)} benchmarks, one process each; " + command)

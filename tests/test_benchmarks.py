@@ -240,6 +240,19 @@ def test_runner_runs_each_script_and_fails_when_one_crashes(
         run.main(["--only", "nonexistent"])
 
 
+def test_only_a_name_also_runs_the_scripts_named_after_it(tmp_path, monkeypatch):
+    for name in ("good", "good_more", "goodbye"):
+        (tmp_path / f"bench_{name}.py").write_text(textwrap.dedent(GOOD))
+    monkeypatch.setattr(run, "discover", lambda: sorted(tmp_path.glob("bench_*.py")))
+    out_json = tmp_path / "all.json"
+    assert run.main(["--quick", "--only", "good", "--json", str(out_json)]) == 0
+    names = [b["name"] for b in json.loads(out_json.read_text())["benchmarks"]]
+    assert names == ["good", "good_more"]  # not goodbye
+    assert run.main(["--quick", "--only", "good_more", "--json", str(out_json)]) == 0
+    names = [b["name"] for b in json.loads(out_json.read_text())["benchmarks"]]
+    assert names == ["good_more"]
+
+
 def test_recorded_command_leaves_out_where_json_went():
     keep = ["--quick", "--rst", "docs/t.rst", "--only", "hmm"]
     for extra in (["--json", "out.json"], ["--json=out.json"], []):

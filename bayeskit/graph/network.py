@@ -364,6 +364,9 @@ class BayesNet:
         self._position = {v: i for i, v in enumerate(self.variables)}
         self._patterns: dict = {}
         self._networks: dict = {}
+        #: What callers compile from these tables and keep beside them (the
+        #: estimator's readers of labels, say): a new ``BayesNet`` starts empty.
+        self.memo: dict = {}
 
     def with_cpds(self, log_cpds: Mapping) -> BayesNet:
         """The same structure with these tables (and nothing compiled yet)."""
@@ -494,6 +497,7 @@ class BayesNet:
         state = self.__dict__.copy()
         state["_patterns"] = {}
         state["_networks"] = {}
+        state["memo"] = {}
         return state
 
     def _pattern(self, observed: tuple, targets: tuple, mode: str) -> _Pattern:
@@ -721,6 +725,9 @@ class BayesNet:
             The columns observed in those rows.
         """
         d = missing.shape[1]
+        if missing.shape[0] == 1:  # one row (a query of one row): one group
+            yield np.zeros(1, dtype=np.intp), ~missing[0]
+            return
         if d <= 62:
             keys = missing.astype(np.int64) @ (
                 np.int64(1) << np.arange(d, dtype=np.int64)

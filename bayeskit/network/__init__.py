@@ -7,6 +7,7 @@ here and in :mod:`bayeskit.naive_bayes`. Reading and writing network files is
 :mod:`bayeskit.io`.
 """
 
+from ._data import UnknownStateError
 from ._network import BayesianNetwork
 from ._queries import PosteriorSeries
 from ._structure_learning import PC, HillClimbSearch, score_structure
@@ -18,6 +19,7 @@ __all__ = [
     "HillClimbSearch",
     "PosteriorSeries",
     "TreeAugmentedNB",
+    "UnknownStateError",
     "chow_liu_tree",
     "score_structure",
 ]

@@ -22,10 +22,12 @@ from .._base.encoding import CategoryEncoder, declared_categories, split_columns
 from .._validation import check_probability_vector, validate_data
 from .._warnings import warn
 from ..priors import log_m_estimate
+from ._fast import factorized_codes
 
 __all__ = [
     "NOUN",
     "NetworkMEstimate",
+    "UnknownStateError",
     "checked_table",
     "declared_states",
     "evidence_codes",
@@ -37,6 +39,20 @@ __all__ = [
     "state_encoder",
     "warn_continuous",
 ]
+
+
+class UnknownStateError(ValueError, KeyError):
+    """Evidence names a state that its variable does not have.
+
+    A ValueError, as every bad value given to bayeskit, and a KeyError, as
+    pgmpy raises for the same evidence (``VariableElimination.query(...,
+    evidence={"smoke": "maybe"})``), so that code written for either catches
+    it. Its message is printed as is (a KeyError alone would quote it).
+    """
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
 
 # How the encoder's errors name a network's columns, values and categories.
 NOUN = ("variable", "state", "states")
@@ -241,7 +257,9 @@ def query_codes(est, X) -> tuple[np.ndarray, list]:
                 f"{len(est.variables_)} variables"
             )
         cols = [X[:, j] for j in range(X.shape[1])]
-    codes = state_encoder(est).encode(cols, unknown=est.handle_unknown)
+    codes = factorized_codes(est, cols)  # every value a state: no pandas index
+    if codes is None:
+        codes = state_encoder(est).encode(cols, unknown=est.handle_unknown)
     return codes, cols
 
 
@@ -262,7 +280,7 @@ def evidence_codes(est, evidence) -> dict:
         except TypeError:
             code = None
         if code is None:
-            raise ValueError(
+            raise UnknownStateError(
                 f"evidence gives {v!r} the state {state!r}, which is not among "
                 f"its states {est.states_[v].tolist()!r}"
             )

@@ -458,10 +458,15 @@ def hybrid_to_pgmpy(est):
     return model
 
 
-def _no_soft(soft_evidence) -> None:
+def _no_soft(soft_evidence, do=None) -> None:
     if soft_evidence:
         raise ValueError(
             "soft_evidence is not available for a network with continuous nodes yet"
+        )
+    if do:
+        raise ValueError(
+            "do (an intervention) is not available for a network with continuous "
+            "nodes yet"
         )
 
 
@@ -469,8 +474,8 @@ def _fit(est, X, y=None, sample_weight=None):
     return fit_hybrid(est, X, sample_weight)
 
 
-def _query(est, variables, evidence=None, *, soft_evidence=None):
-    _no_soft(soft_evidence)
+def _query(est, variables, evidence=None, *, soft_evidence=None, do=None):
+    _no_soft(soft_evidence, do)
     return hybrid_query(est, variables, evidence)
 
 
@@ -479,8 +484,8 @@ def _map_query(est, variables=None, evidence=None, *, soft_evidence=None):
     return hybrid_map_query(est, variables, evidence)
 
 
-def _predict_proba(est, X, variable=None, *, soft_evidence=None):
-    _no_soft(soft_evidence)
+def _predict_proba(est, X, variable=None, *, soft_evidence=None, do=None):
+    _no_soft(soft_evidence, do)
     return hybrid_predict_proba(est, X, variable)
 
 

@@ -35,6 +35,7 @@ from ..graph._network_em import expected_stats
 from ..graph.network import BayesNet, NetworkStats
 from ..priors import NormalInverseGamma
 from ._by_hand import NetworkTables
+from ._causal import NetworkCausal, do_series, intervened_rows
 from ._data import (
     NetworkMEstimate,
     fill_missing,
@@ -43,6 +44,7 @@ from ._data import (
 )
 from ._em import fit_em
 from ._encode import encode_rows
+from ._fast import few_row_codes
 from ._hybrid import hybrid_aware
 from ._queries import (
     log_likelihoods,
@@ -58,7 +60,12 @@ __all__ = ["BayesianNetwork", "NetworkStats"]
 
 
 class BayesianNetwork(
-    DescribedCounts, NetworkTables, NetworkStructure, DensityMixin, BaseEstimator
+    DescribedCounts,
+    NetworkTables,
+    NetworkStructure,
+    NetworkCausal,
+    DensityMixin,
+    BaseEstimator,
 ):
     """A discrete Bayesian network: m-estimate CPTs and exact junction-tree inference.
 
@@ -355,21 +362,6 @@ class BayesianNetwork(
                 )
         check_is_fitted(self)
 
-    def _set_states(self, variable, states: np.ndarray) -> None:
-        self.states_[variable] = states
-        self._state_index_[variable] = {s: i for i, s in enumerate(states.tolist())}
-        self._labels_[variable] = pd.Index(states, name=variable)
-
-    def _by_em(self) -> bool:
-        """Whether missing cells are learnt by EM: ``missing='em'``, or
-        ``'auto'`` with latent variables."""
-        if self.missing == "auto":
-            return bool(self.latent)
-        return self.missing == "em"
-
-    def _cards(self) -> dict:
-        return {v: len(self.states_[v]) for v in self.variables_}
-
     # -- fitting: statistics that add --------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
     @hybrid_aware
@@ -542,7 +534,9 @@ class BayesianNetwork(
 
     # -- queries -------------------------------------------------------------------
     @hybrid_aware
-    def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:
+    def query(
+        self, variables, evidence=None, *, soft_evidence=None, do=None
+    ) -> pd.Series:
         """Posterior marginal of a variable, or joint posterior of several.
 
         Parameters
@@ -561,6 +555,10 @@ class BayesianNetwork(
             is proportional to ``P(x, e) * prod_v lambda_v(x_v)``, the other
             soft-evidenced variables summed out. A variable may be queried
             and have soft evidence, but not be observed and have it.
+        do : dict, default=None
+            Interventions, ``{variable: state label}``: ``P(variables |
+            do(...), evidence)`` by graph surgery (the edges into each set
+            variable cut; Pearl 2009, section 3.2), not conditioning.
 
         Returns
         -------
@@ -574,15 +572,17 @@ class BayesianNetwork(
         Raises
         ------
         ValueError
-            For an unknown variable or state, a queried variable that is also
-            observed, or evidence of probability zero (only the evidence that
-            the queried variables are not d-separated from is looked at: the
-            rest cannot change the posterior).
+            For an unknown variable or state (of evidence: an
+            :class:`~bayeskit.network.UnknownStateError`, a KeyError too, as
+            pgmpy raises), a queried variable that is also observed, or
+            evidence of probability zero (only the evidence that the queried
+            variables are not d-separated from is looked at).
         """
         self._check_ready()
-        return posterior_series(
-            self, query_targets(self, variables), evidence, soft_evidence
-        )
+        targets = query_targets(self, variables)
+        if do is not None:
+            return do_series(self, targets, evidence, soft_evidence, do)
+        return posterior_series(self, targets, evidence, soft_evidence)
 
     @hybrid_aware
     def map_query(self, variables=None, evidence=None, *, soft_evidence=None) -> dict:
@@ -614,14 +614,19 @@ class BayesianNetwork(
         self._check_ready()
         return query_codes(self, X)
 
+    def _row_codes(self, X) -> np.ndarray:
+        # A few rows by dict lookups (bayeskit.network._fast), else pandas.
+        self._check_ready()
+        codes = few_row_codes(self, X)
+        return query_codes(self, X)[0] if codes is None else codes
+
     @hybrid_aware
     def log_likelihood(self, X) -> np.ndarray:
         """``log P(observed cells)`` of every row, shape ``(n_samples,)``.
 
         Missing cells are summed out; a row with nothing observed scores 0.
         """
-        codes, _ = self._codes(X)
-        return log_likelihoods(self, codes)
+        return log_likelihoods(self, self._row_codes(X))
 
     def score_samples(self, X) -> np.ndarray:
         """Same as :meth:`log_likelihood`."""
@@ -675,7 +680,9 @@ class BayesianNetwork(
         return fill_missing(self, X, cols[:d], codes[:, :d], filled[:, :d])
 
     @hybrid_aware
-    def predict_proba(self, X, variable=None, *, soft_evidence=None) -> pd.DataFrame:
+    def predict_proba(
+        self, X, variable=None, *, soft_evidence=None, do=None
+    ) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
 
         Parameters
@@ -689,6 +696,9 @@ class BayesianNetwork(
             an array of shape ``(k,)`` for every row, or ``(n_samples, k)``
             for one vector per row. A row in which the variable is observed
             ignores its soft evidence.
+        do : dict, default=None
+            Interventions as in :meth:`query`, in every row (a set variable's
+            column is replaced by its state).
 
         Returns
         -------
@@ -713,12 +723,15 @@ class BayesianNetwork(
                 X,
                 variable=variable,
                 soft_evidence=soft_evidence,
+                do=do,
             )
-        codes, _ = self._codes(X)
+        codes, est = self._row_codes(X), self
         if variable is not None:
             self._check_variable(variable)
+        if do is not None:
+            est, codes = intervened_rows(self, codes, do)
         return posterior_frame(
-            self,
+            est,
             codes,
             X.index if isinstance(X, pd.DataFrame) else None,
             variable,
@@ -727,10 +740,3 @@ class BayesianNetwork(
 
     def __sklearn_tags__(self):
         return categorical_input_tags(super().__sklearn_tags__())
-
-    def _html_repr(self):
-        # The notebook display (scikit-learn's _repr_html_ calls it): what
-        # the fitted model holds, then scikit-learn's display.
-        from .._html import estimator_html
-
-        return estimator_html(self)

@@ -21,6 +21,7 @@ from .._logmath import safe_log
 from .._warnings import warn
 from ..graph.network import BayesNet
 from ._data import evidence_codes, query_targets
+from ._fast import distinct_rows, frame_columns
 
 __all__ = [
     "PosteriorSeries",
@@ -223,12 +224,25 @@ def labelled_cpd(est, variable):
 
 
 # -- many rows -----------------------------------------------------------------------
-def _groups(est, codes: np.ndarray):
-    """Rows sharing a pattern of observed cells, with the structure's evidence."""
+def _groups(est, codes: np.ndarray, distinct: bool = True):
+    """Rows sharing a pattern of observed cells, with the structure's
+    evidence: with ``distinct``, that of their distinct rows only, and the
+    inverse that scatters the answers back to every row (None: the rows are
+    distinct already)."""
+    cards = est._engine_.cards
     for rows, observed in BayesNet.group_rows(codes < 0):
         columns = np.flatnonzero(observed)
         variables = tuple(est.variables_[j] for j in columns)
-        yield rows, observed, (variables, codes[rows[:, None], columns])
+        values = codes[rows[:, None], columns]
+        inverse = None
+        if distinct:
+            values, inverse = distinct_rows(values, [cards[v] for v in variables])
+        yield rows, observed, (variables, values), inverse
+
+
+def _scatter(values: np.ndarray, inverse):
+    """The answers of distinct rows, for every row of their group."""
+    return values if inverse is None else values[inverse]
 
 
 def _impossible(log_evidence: np.ndarray, what: str) -> np.ndarray:
@@ -245,22 +259,23 @@ def _impossible(log_evidence: np.ndarray, what: str) -> np.ndarray:
 def log_likelihoods(est, codes: np.ndarray) -> np.ndarray:
     """``log P(observed cells)`` of every row of codes."""
     out = np.zeros(codes.shape[0])
-    for rows, _, evidence in _groups(est, codes):
-        out[rows] = est._engine_.log_likelihood(*evidence)
+    for rows, _, evidence, inverse in _groups(est, codes):
+        out[rows] = _scatter(est._engine_.log_likelihood(*evidence), inverse)
     return out
 
 
 def most_probable(est, codes: np.ndarray) -> np.ndarray:
     """``codes`` with every row's missing cells set to their MAP joint state."""
     filled = codes.copy()
-    for rows, observed, evidence in _groups(est, codes):
+    for rows, observed, evidence, inverse in _groups(est, codes):
         if observed.all():
             continue
         assignment, score = est._engine_.map(*evidence)
-        _impossible(score, "their missing cells take the first states")
+        what = "their missing cells take the first states"
+        _impossible(_scatter(score, inverse), what)
         for j, v in enumerate(est.variables_):
             if not observed[j]:
-                filled[rows, j] = assignment[v]
+                filled[rows, j] = _scatter(assignment[v], inverse)
     return filled
 
 
@@ -275,7 +290,9 @@ def posterior_frame(
     soft = soft_messages(est, soft_evidence, n)
     probs = {v: np.zeros((n, len(est.states_[v]))) for v in targets}
     position = {v: j for j, v in enumerate(est.variables_)}
-    for rows, observed, evidence in _groups(est, codes):
+    # Soft evidence of one vector per row makes rows of equal codes differ.
+    distinct = all(m.shape[0] == 1 for m in soft.values())
+    for rows, observed, evidence, inverse in _groups(est, codes, distinct):
         for v in targets:
             if observed[position[v]]:
                 probs[v][rows, codes[rows, position[v]]] = 1.0
@@ -284,25 +301,28 @@ def posterior_frame(
             continue
         active = {v: m for v, m in soft.items() if not observed[position[v]]}
         if active:
-            log_post, bad = {}, np.zeros(len(rows), dtype=bool)
+            log_post, impossible = {}, np.zeros(len(evidence[1]), dtype=bool)
             for v in hidden:
                 extra = tuple(u for u in active if u != v)
                 post = est._engine_.posterior(*evidence, (v, *extra))
                 joint = post.log_marginals[(v, *extra)]
-                log_post[v], log_z = _with_soft(joint, (v,), extra, active, rows)
-                bad |= np.isneginf(log_z) | np.isneginf(post.log_evidence)
-            if bad.any():
-                _impossible(np.where(bad, -np.inf, 0.0), "their posterior is uniform")
+                log_post[v], log_z = _with_soft(
+                    joint, (v,), extra, active, rows if inverse is None else None
+                )
+                impossible |= np.isneginf(log_z) | np.isneginf(post.log_evidence)
+            log_evidence = np.where(impossible, -np.inf, 0.0)
         elif variable is None:
             post = est._engine_.marginals(*evidence)
-            log_post = post.log_marginals
-            bad = _impossible(post.log_evidence, "their posterior is uniform")
+            log_post, log_evidence = post.log_marginals, post.log_evidence
         else:
             post = est._engine_.posterior(*evidence, (variable,))
             log_post = {variable: post.log_marginals[(variable,)]}
-            bad = _impossible(post.log_evidence, "their posterior is uniform")
+            log_evidence = post.log_evidence
+        if log_evidence.shape[0] != len(evidence[1]):  # (1,): nothing relevant
+            log_evidence = np.broadcast_to(log_evidence, len(evidence[1]))
+        bad = _impossible(_scatter(log_evidence, inverse), "their posterior is uniform")
         for v in hidden:
-            p = np.exp(log_post[v])
+            p = _scatter(np.exp(log_post[v]), inverse)
             if bad.any():
                 p = np.where(bad[:, None], 1.0 / p.shape[1], p)
             probs[v][rows] = p
@@ -312,10 +332,6 @@ def posterior_frame(
             index=index,
             columns=pd.Index(est.states_[variable], name=variable),
         )
-    columns = pd.MultiIndex.from_tuples(
-        [(v, s) for v in targets for s in est.states_[v].tolist()],
-        names=["variable", "state"],
-    )
     return pd.DataFrame(
-        np.hstack([probs[v] for v in targets]), index=index, columns=columns
+        np.hstack([probs[v] for v in targets]), index=index, columns=frame_columns(est)
     )

@@ -44,6 +44,28 @@ class NetworkStructure:
         self.variables_ = list(self.dag_.nodes)
         self.states_, self._state_index_, self._labels_ = {}, {}, {}
 
+    def _set_states(self, variable, states: np.ndarray) -> None:
+        self.states_[variable] = states
+        self._state_index_[variable] = {s: i for i, s in enumerate(states.tolist())}
+        self._labels_[variable] = pd.Index(states, name=variable)
+
+    def _by_em(self) -> bool:
+        """Whether missing cells are learnt by EM: ``missing='em'``, or
+        ``'auto'`` with latent variables."""
+        if self.missing == "auto":
+            return bool(self.latent)
+        return self.missing == "em"
+
+    def _cards(self) -> dict:
+        return {v: len(self.states_[v]) for v in self.variables_}
+
+    def _html_repr(self):
+        # The notebook display (scikit-learn's _repr_html_ calls it): what
+        # the fitted model holds, then scikit-learn's display.
+        from .._html import estimator_html
+
+        return estimator_html(self)
+
     # -- structure -----------------------------------------------------------------
     def _dag(self) -> DAG:
         if hasattr(self, "dag_"):

@@ -381,6 +381,8 @@ def test_not_yet_available_paths_say_so(rng):
         bn.predict_proba(df, "b")
     with pytest.raises(ValueError, match="soft_evidence"):
         bn.query("a", soft_evidence={"d": [1, 2]})
+    with pytest.raises(ValueError, match=r"do .*continuous nodes"):
+        bn.query("a", do={"d": df["d"].iloc[0]})
 
 
 def test_the_caller_data_is_not_changed(rng):
