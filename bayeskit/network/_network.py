@@ -34,22 +34,12 @@ from .._validation import (
 from ..graph import DAG
 from ..graph._network_em import expected_stats
 from ..graph.network import BayesNet, NetworkStats
+from ._approximate import approximate_frame, approximate_series
 from ._by_hand import NetworkTables
-from ._data import (
-    NetworkMEstimate,
-    fill_missing,
-    query_codes,
-    query_targets,
-)
+from ._data import NetworkMEstimate, fill_missing, query_codes, query_targets
 from ._em import fit_em
 from ._encode import encode_rows
-from ._queries import (
-    log_likelihoods,
-    map_assignment,
-    most_probable,
-    posterior_frame,
-    posterior_series,
-)
+from ._queries import log_likelihoods, map_assignment, most_probable
 from ._relayout import DescribedCounts
 from ._structure import NetworkStructure
 
@@ -122,11 +112,16 @@ class BayesianNetwork(
         EM stops when the objective ``lower_bound_`` changes by less.
     random_state : int, RandomState instance or None, default=None
         Seeds the random start of the CPTs of a latent variable and of its
-        children.
+        children, and the draws of ``method="sampling"``.
     cpds_init : dict, default=None
         EM's start for some CPTs, ``{variable: table}`` in any form that
         :meth:`set_cpd` takes; the others start from the available-case
         estimate (random for a latent variable and its children).
+    memory_budget : float, default=2**30
+        Bytes that exact inference may spend on the junction tree's tables
+        (estimated before compiling, one float64 per entry): ``method="auto"``
+        of :meth:`query` and :meth:`predict_proba` is exact within it and
+        samples beyond it (see :ref:`approximate-inference`).
 
     Attributes
     ----------
@@ -285,6 +280,7 @@ class BayesianNetwork(
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "cpds_init": [dict, None],
+        "memory_budget": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -301,6 +297,7 @@ class BayesianNetwork(
         tol=1e-3,
         random_state=None,
         cpds_init=None,
+        memory_budget=2**30,
     ):
         self.edges = edges
         self.m = m
@@ -313,6 +310,7 @@ class BayesianNetwork(
         self.tol = tol
         self.random_state = random_state
         self.cpds_init = cpds_init
+        self.memory_budget = memory_budget
 
     def _make_components(self) -> Triple:
         """The structure (the DAG and every variable's number of states), no
@@ -544,7 +542,9 @@ class BayesianNetwork(
         return encode_rows(self, X, sample_weight, reset)
 
     # -- queries -------------------------------------------------------------------
-    def query(self, variables, evidence=None, *, soft_evidence=None) -> pd.Series:
+    def query(
+        self, variables, evidence=None, *, soft_evidence=None, method="auto"
+    ) -> pd.Series:
         """Posterior marginal of a variable, or joint posterior of several.
 
         Parameters
@@ -563,6 +563,9 @@ class BayesianNetwork(
             is proportional to ``P(x, e) * prod_v lambda_v(x_v)``, the other
             soft-evidenced variables summed out. A variable may be queried
             and have soft evidence, but not be observed and have it.
+        method : {'auto', 'exact', 'loopy', 'sampling'} or object, default='auto'
+            How to compute it (:ref:`approximate-inference`); the result's
+            ``attrs`` name the method used and its error estimate.
 
         Returns
         -------
@@ -582,8 +585,8 @@ class BayesianNetwork(
             rest cannot change the posterior).
         """
         self._check_ready()
-        return posterior_series(
-            self, query_targets(self, variables), evidence, soft_evidence
+        return approximate_series(
+            self, query_targets(self, variables), evidence, soft_evidence, method
         )
 
     def map_query(self, variables=None, evidence=None, *, soft_evidence=None) -> dict:
@@ -673,7 +676,9 @@ class BayesianNetwork(
         d = len(cols) - len(getattr(self, "latent_", ()))  # the columns of X
         return fill_missing(self, X, cols[:d], codes[:, :d], filled[:, :d])
 
-    def predict_proba(self, X, variable=None, *, soft_evidence=None) -> pd.DataFrame:
+    def predict_proba(
+        self, X, variable=None, *, soft_evidence=None, method="auto"
+    ) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
 
         Parameters
@@ -687,6 +692,8 @@ class BayesianNetwork(
             an array of shape ``(k,)`` for every row, or ``(n_samples, k)``
             for one vector per row. A row in which the variable is observed
             ignores its soft evidence.
+        method : {'auto', 'exact', 'loopy', 'sampling'} or object, default='auto'
+            As in :meth:`query`.
 
         Returns
         -------
@@ -715,12 +722,13 @@ class BayesianNetwork(
         codes, _ = self._codes(X)
         if variable is not None:
             self._check_variable(variable)
-        return posterior_frame(
+        return approximate_frame(
             self,
             codes,
             X.index if isinstance(X, pd.DataFrame) else None,
             variable,
             soft_evidence,
+            method,
         )
 
     def __sklearn_tags__(self):
