@@ -153,30 +153,21 @@ def loopy_belief_propagation(
     residual = np.full(n, np.inf)
     n_iter = 0
     for n_iter in range(1, max_iter + 1):  # noqa: B007  (n_iter is returned)
-        for v, inc in incident.items():
-            for f, i in inc:
-                msg = unary.get(v)
-                msg = np.ones((n, cards[v])) if msg is None else msg.copy()
-                for g, j in inc:
-                    if (g, j) != (f, i):
-                        msg *= r[g][j]
-                q[f][i] = _normalise(msg)
+        _to_factors(incident, unary, r, q, cards, n)
+        new = _to_variables(factors, q, n)
         residual = np.zeros(n)
-        for f, (table, scope, specs) in enumerate(factors):
-            qs = q[f]
-            for i in range(len(scope)):
-                if len(scope) == 1:
-                    new = np.broadcast_to(table, (n, table.shape[0]))
-                else:
-                    others = [qs[j] for j in range(len(scope)) if j != i]
-                    new = np.einsum(specs[i], table, *others)
-                new = _normalise(new)
+        for f, msgs in enumerate(new):
+            for i, m in enumerate(msgs):
                 if damping:
-                    new = (1.0 - damping) * new + damping * r[f][i]
-                np.maximum(residual, np.abs(new - r[f][i]).max(axis=1), out=residual)
-                r[f][i] = new
+                    m = (1.0 - damping) * m + damping * r[f][i]
+                np.maximum(residual, np.abs(m - r[f][i]).max(axis=1), out=residual)
+                r[f][i] = m
         if residual.max() < tol:
             break
+    # The beliefs from one undamped update: the same fixed point, and
+    # messages that are exactly zero where the evidence rules a state out.
+    _to_factors(incident, unary, r, q, cards, n)
+    r = _to_variables(factors, q, n)
     log_marginals = {}
     possible = np.ones(n, dtype=bool)
     seen = set(observed)
@@ -196,6 +187,34 @@ def loopy_belief_propagation(
         residual,
         n_iter,
     )
+
+
+def _to_factors(incident, unary, r, q, cards, n) -> None:
+    """Every variable -> factor message (in ``q``), from the messages ``r``."""
+    for v, inc in incident.items():
+        for f, i in inc:
+            msg = unary.get(v)
+            msg = np.ones((n, cards[v])) if msg is None else msg.copy()
+            for g, j in inc:
+                if (g, j) != (f, i):
+                    msg *= r[g][j]
+            q[f][i] = _normalise(msg)
+
+
+def _to_variables(factors, q, n) -> list:
+    """Every factor -> variable message, normalised, from the messages ``q``."""
+    out = []
+    for f, (table, scope, specs) in enumerate(factors):
+        msgs = []
+        for i in range(len(scope)):
+            if len(scope) == 1:
+                new = np.broadcast_to(table, (n, table.shape[0]))
+            else:
+                others = [q[f][j] for j in range(len(scope)) if j != i]
+                new = np.einsum(specs[i], table, *others)
+            msgs.append(_normalise(new))
+        out.append(msgs)
+    return out
 
 
 @dataclass(frozen=True)

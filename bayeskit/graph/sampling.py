@@ -28,6 +28,8 @@ posterior probability about 95% of the time once the effective sample size
 is large; for a probability near 0 or 1 seen in few draws the standard error
 is unreliable (a state never drawn has an estimate and a standard error of 0).
 
+Only the ancestors of the targets and of the evidence are drawn (the other
+variables are barren: they change neither the weights nor the targets).
 Rows are drawn in blocks whose draws times variables stay under a fixed
 number of cells, so the memory does not depend on the network's treewidth or
 the number of rows. With ``tol``, blocks of ``n_samples`` draws are
@@ -213,8 +215,9 @@ def likelihood_weighting(
     tol : float, default=None
         Keep adding ``n_samples`` draws to a row until, for every target,
         half the sum of the standard errors of its probabilities is at most
-        this (and the row's effective sample size is at least 100), or
-        ``max_samples`` draws are spent; None: one round.
+        this and the row's effective sample size is at least 100 (a row whose
+        draws all have weight zero goes on), or ``max_samples`` draws are
+        spent; None: one round.
     max_samples : int, default=1000000
         The most draws per row with ``tol``.
     random_state : numpy.random.Generator, default=None
@@ -232,7 +235,11 @@ def likelihood_weighting(
         targets = [(v,) for v in net.variables if v not in seen]
     targets = [tuple(t) for t in targets]
     sizes = {t: math.prod(net.cards[u] for u in t) for t in targets}
-    order = net.dag.topological_order()
+    # Only the ancestors of what is asked or observed: the other variables
+    # are barren, so they change neither the weights nor the targets.
+    needed = {u for t in targets for u in t} | seen | set(soft)
+    needed |= net.dag.ancestors(needed) if needed else set()
+    order = [v for v in net.dag.topological_order() if v in needed]
     sums = _Sums(n, sizes)
     block = max(1, _BLOCK_CELLS // (n_samples * (len(order) + 2)))
     active = np.arange(n)
@@ -250,7 +257,7 @@ def likelihood_weighting(
         _, stderr = sums.estimates(active)
         worst = np.max([se.sum(axis=1) / 2 for se in stderr.values()] or [0], axis=0)
         ess = _ess(sums, active)
-        active = active[(worst > tol) | ((ess < 100) & (sums.w[active] > 0))]
+        active = active[(worst > tol) | (ess < 100)]
     probs, stderr = sums.estimates()
     shape = {t: (n, *(net.cards[u] for u in t)) for t in targets}
     with np.errstate(divide="ignore"):

@@ -16,6 +16,8 @@ go in the result's ``attrs``.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
@@ -44,16 +46,18 @@ METHODS = ("auto", "exact", "loopy", "sampling")
 SAMPLING_TOL = 0.003
 
 
+# The estimate of every fitted network's tree, kept by its engine (never in
+# the estimator's __dict__: a query does not change the estimator).
+_SIZES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def tree_size(est):
     """The estimated junction tree of the fitted network, kept per engine."""
     engine = est._engine_
-    kept = est.__dict__.get("_tree_size_of")
-    if kept is None or kept[0] is not engine:
-        kept = est.__dict__["_tree_size_of"] = (
-            engine,
-            junction_tree_size(engine.dag, engine.cards),
-        )
-    return kept[1]
+    size = _SIZES.get(engine)
+    if size is None:
+        size = _SIZES[engine] = junction_tree_size(engine.dag, engine.cards)
+    return size
 
 
 def resolve_method(est, method):
