@@ -65,6 +65,12 @@ class LoopyResult(NamedTuple):
         The largest change of a message in the last iteration, per row.
     n_iter : int
         The iterations run.
+    lambdas : dict of node -> ndarray of shape (n, k)
+        Of every variable not observed, the product of its soft evidence and
+        of the messages from its children's tables (what the evidence below
+        it says about it, normalised): the likelihood that
+        :func:`~bayeskit.graph.sampling.likelihood_weighting` folds into its
+        proposal with ``proposal="loopy"``.
     """
 
     log_marginals: dict
@@ -72,11 +78,14 @@ class LoopyResult(NamedTuple):
     converged: np.ndarray
     residual: np.ndarray
     n_iter: int
+    lambdas: dict = {}
 
 
 def _normalise(p: np.ndarray) -> np.ndarray:
+    """``p`` over its sum along the last axis; a row of zeros stays zero."""
     total = p.sum(axis=-1, keepdims=True)
-    return np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+    total[total == 0] = 1.0
+    return p / total
 
 
 def _unaries(net, observed: tuple, values: np.ndarray, soft: Mapping, n: int) -> dict:
@@ -168,24 +177,33 @@ def loopy_belief_propagation(
     # messages that are exactly zero where the evidence rules a state out.
     _to_factors(incident, unary, r, q, cards, n)
     r = _to_variables(factors, q, n)
-    log_marginals = {}
+    log_marginals, lambdas = {}, {}
     possible = np.ones(n, dtype=bool)
     seen = set(observed)
+    own = {
+        v: (f, len(scope) - 1)
+        for f, (_, scope, _) in enumerate(factors)
+        for v in scope[-1:]
+    }
     for v, inc in incident.items():
-        belief = unary.get(v)
-        belief = np.ones((n, cards[v])) if belief is None else belief.copy()
+        lam = unary.get(v)
+        lam = np.ones((n, cards[v])) if lam is None else lam.copy()
         for f, i in inc:
-            belief *= r[f][i]
+            if (f, i) != own[v]:
+                lam *= r[f][i]
+        belief = lam * r[own[v][0]][own[v][1]]
         total = belief.sum(axis=1)
         possible &= total > 0
         if v not in seen:
             log_marginals[v] = safe_log(_normalise(belief))
+            lambdas[v] = _normalise(lam)
     return LoopyResult(
         log_marginals,
         np.where(possible, 0.0, -np.inf),
         residual < tol,
         residual,
         n_iter,
+        lambdas,
     )
 
 
