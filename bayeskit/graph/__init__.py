@@ -13,7 +13,7 @@ log-potentials and can be used on its own.
 - :func:`junction_tree_size`: that tree's size, estimated before compiling it;
   :class:`LoopyBP` and :class:`LikelihoodWeighting`: approximate inference
   where it does not fit (:func:`loopy_belief_propagation`,
-  :func:`likelihood_weighting`).
+  :func:`likelihood_weighting`); :func:`gibbs_sample`: rows given evidence.
 - :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs).
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 - :class:`LatentChain`: the chain of the hidden Markov models (its posterior,
@@ -25,6 +25,7 @@ from .budget import TreeSize, junction_tree_size
 from .chain import ChainFilter, ChainPosterior, forward, forward_backward, viterbi
 from .dag import DAG, CycleError
 from .factor import LogFactor
+from .gibbs import gibbs_sample
 from .junction_tree import JunctionTree
 from .loopy import LoopyBP, LoopyResult, loopy_belief_propagation
 from .network import BayesNet
@@ -73,6 +74,7 @@ __all__ = [
     "TreeSize",
     "forward",
     "forward_backward",
+    "gibbs_sample",
     "junction_tree_size",
     "likelihood_weighting",
     "loopy_belief_propagation",

@@ -18,6 +18,7 @@ from bayeskit._logmath import safe_log
 from bayeskit.datasets import load_network
 from bayeskit.graph import DAG, JunctionTree
 from bayeskit.graph.budget import fits, junction_tree_size
+from bayeskit.graph.gibbs import gibbs_sample
 from bayeskit.graph.loopy import LoopyBP, loopy_belief_propagation
 from bayeskit.graph.network import BayesNet
 from bayeskit.graph.sampling import LikelihoodWeighting, likelihood_weighting
@@ -348,3 +349,51 @@ def test_likelihood_weighting_is_reproducible_by_seed():
 def test_likelihood_weighting_settings_are_checked(kwargs):
     with pytest.raises(ValueError, match=next(iter(kwargs))):
         LikelihoodWeighting(**kwargs)
+
+
+# -- Gibbs sampling ------------------------------------------------------------------
+def _random_network(rng, n_nodes=7):
+    names = [f"v{i}" for i in range(n_nodes)]
+    edges = [
+        (names[i], names[j])
+        for i in range(n_nodes)
+        for j in range(i + 1, n_nodes)
+        if rng.random() < 0.4
+    ]
+    dag = DAG(edges, nodes=names)
+    cards = {v: int(rng.integers(2, 4)) for v in names}
+    return BayesNet(dag, cards, _tables(rng, dag, cards))
+
+
+def test_gibbs_samples_the_exact_posterior_of_random_networks(rng):
+    # Tables without zeros: the chain is irreducible, and its draws' marginals
+    # approach the exact posterior (the brute force of the junction tree).
+    for _ in range(3):
+        net = _random_network(rng)
+        observed, values = random_evidence(rng, net, 1, 2)
+        draws = gibbs_sample(net, observed, values, 40_000, random_state=rng)
+        column = {v: j for j, v in enumerate(net.variables)}
+        for j, v in enumerate(observed):
+            assert (draws[:, column[v]] == values[0, j]).all()
+        exact = net.marginals(observed, values).log_marginals
+        for v, log_p in exact.items():
+            freq = np.bincount(draws[:, column[v]], minlength=net.cards[v]) / 40_000
+            assert 0.5 * np.abs(freq - np.exp(log_p[0])).sum() < 0.02, v
+
+
+def test_gibbs_is_reproducible_and_refuses_impossible_evidence():
+    net = network("asia")
+    observed, values = net.evidence({"dysp": np.array([0])})
+    a = gibbs_sample(net, observed, values, 50, random_state=np.random.default_rng(0))
+    b = gibbs_sample(net, observed, values, 50, random_state=np.random.default_rng(0))
+    np.testing.assert_array_equal(a, b)
+    impossible = BayesNet(
+        DAG([("a", "b")]),
+        {"a": 2, "b": 2},
+        {"a": safe_log([1.0, 0.0]), "b": safe_log([[1.0, 0.0], [0.5, 0.5]])},
+    )
+    observed, values = impossible.evidence({"b": np.array([1])})
+    with pytest.raises(ValueError, match="probability zero"):
+        gibbs_sample(
+            impossible, observed, values, 10, random_state=np.random.default_rng(0)
+        )

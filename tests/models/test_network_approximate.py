@@ -223,3 +223,23 @@ def test_munin1_too_big_for_the_tree_gets_answers_in_bounded_memory():
     loopy = bn.query(target, evidence, method="loopy")
     assert loopy.attrs["converged"]
     assert 0.5 * np.abs(loopy.to_numpy() - exact).sum() < 0.05
+
+
+def test_sample_given_evidence_draws_the_posterior():
+    # child's tables have no zeros in the rows this evidence reaches; 200
+    # chains of Gibbs sampling, against the exact posterior marginals.
+    bn = load_network("child")
+    evidence = {"LowerBodyO2": "<5", "Age": "0-3_days"}
+    df = bn.sample(40_000, random_state=0, evidence=evidence)
+    assert df.shape == (40_000, len(bn.variables_))
+    for v in bn.variables_:
+        if v in evidence:
+            assert (df[v] == evidence[v]).all()
+            continue
+        exact = bn.query(v, evidence)
+        freq = df[v].value_counts(normalize=True).reindex(exact.index, fill_value=0)
+        assert 0.5 * np.abs(freq - exact).sum() < 0.04, v
+    pd.testing.assert_frame_equal(
+        bn.sample(100, random_state=0, evidence=evidence),
+        bn.sample(100, random_state=0, evidence=evidence),
+    )
