@@ -120,8 +120,9 @@ class BayesianNetwork(
     memory_budget : float, default=2**30
         Bytes that exact inference may spend on the junction tree's tables
         (estimated before compiling, one float64 per entry): ``method="auto"``
-        of :meth:`query` and :meth:`predict_proba` is exact within it and
-        samples beyond it (see :ref:`approximate-inference`).
+        of :meth:`query` and :meth:`predict_proba` is exact within it (for a
+        query, on its ancestral sub-network) and samples beyond it
+        (:ref:`approximate-inference`).
 
     Attributes
     ----------

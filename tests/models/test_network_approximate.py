@@ -51,7 +51,6 @@ def test_auto_is_exact_within_the_budget_and_samples_beyond_it(name):
     bn.set_params(memory_budget=size.nbytes)
     assert bn.query(bn.variables_[0]).attrs["method"] == "exact"
     bn.set_params(memory_budget=size.nbytes - 1, random_state=0)
-    assert bn.query(bn.variables_[0]).attrs["method"] == "sampling"
     assert bn.predict_proba(X).attrs["method"] == "sampling"
 
 
@@ -203,6 +202,23 @@ def _ancestral_exact(bn, target, evidence):
     return np.exp(post.log_marginals[(target,)][0]), junction_tree_size(sub, cards)
 
 
+def test_auto_answers_exactly_on_the_ancestral_sub_network_when_it_fits():
+    # alarm's tree needs 8,304 bytes; HYPOVOLEMIA's ancestors alone fewer.
+    bn = load_network("alarm").set_params(memory_budget=1000, random_state=0)
+    evidence = {"LVEDVOLUME": "HIGH"}
+    out = bn.query("HYPOVOLEMIA", evidence)
+    assert out.attrs == {"method": "exact", "n_variables": 3}
+    exact = bn.set_params(memory_budget=2**30).query("HYPOVOLEMIA", evidence)
+    np.testing.assert_allclose(out.to_numpy(), exact.to_numpy(), atol=1e-12)
+    # With soft evidence on a descendant: its ancestors join the sub-network.
+    soft = {"CVP": [0.2, 0.3, 0.5]}
+    bn.set_params(memory_budget=1000)
+    out = bn.query("HYPOVOLEMIA", evidence, soft_evidence=soft)
+    exact = bn.query("HYPOVOLEMIA", evidence, soft_evidence=soft, method="exact")
+    assert out.attrs["method"] == "exact"
+    np.testing.assert_allclose(out.to_numpy(), exact.to_numpy(), atol=1e-12)
+
+
 def test_munin1_too_big_for_the_tree_gets_answers_in_bounded_memory():
     bn = read_bif(path=DATA / "munin1.bif.gz").set_params(random_state=0)
     size = junction_tree_size(bn.dag_, bn._cards())
@@ -211,9 +227,14 @@ def test_munin1_too_big_for_the_tree_gets_answers_in_bounded_memory():
     evidence = {"DIFFN_TIME": "ACUTE", "R_MED_DCV_EW": "M_S44"}
     exact, sub_size = _ancestral_exact(bn, target, evidence)
     assert sub_size.nbytes < 2**26
+    # "auto": the query's ancestral sub-network fits, so it is exact.
+    auto = bn.query(target, evidence)
+    assert auto.attrs["method"] == "exact"
+    assert auto.attrs["n_variables"] < len(bn.variables_)
+    np.testing.assert_allclose(auto.to_numpy(), exact, atol=1e-12)
     tracemalloc.start()
     try:
-        approx = bn.query(target, evidence)
+        approx = bn.query(target, evidence, method="sampling")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
