@@ -10,6 +10,10 @@ log-potentials and can be used on its own.
 - :class:`JunctionTree`: exact inference on any DAG (Shafer-Shenoy, batched).
 - :class:`BayesNet`: a DAG with its CPTs; every query, batched per pattern of
   evidence, on its junction tree.
+- :func:`junction_tree_size`: that tree's size, estimated before compiling it;
+  :class:`LoopyBP` and :class:`LikelihoodWeighting`: approximate inference
+  where it does not fit (:func:`loopy_belief_propagation`,
+  :func:`likelihood_weighting`); :func:`gibbs_sample`: rows given evidence.
 - :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs).
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 - :class:`LatentChain`: the chain of the hidden Markov models (its posterior,
@@ -17,11 +21,15 @@ log-potentials and can be used on its own.
   :class:`ChainStats` and :class:`ChainPrior`.
 """
 
+from .budget import TreeSize, junction_tree_size
 from .chain import ChainFilter, ChainPosterior, forward, forward_backward, viterbi
 from .dag import DAG, CycleError
 from .factor import LogFactor
+from .gibbs import gibbs_sample
 from .junction_tree import JunctionTree
+from .loopy import LoopyBP, LoopyResult, loopy_belief_propagation
 from .network import BayesNet
+from .sampling import LikelihoodWeighting, SampledPosterior, likelihood_weighting
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, MaxProduct, Semiring, SumProduct
 from .structure import (
     ChainParams,
@@ -49,18 +57,27 @@ __all__ = [
     "JunctionTree",
     "LatentChain",
     "LatentNode",
+    "LikelihoodWeighting",
     "LogFactor",
+    "LoopyBP",
+    "LoopyResult",
     "MaxProduct",
     "NodeParams",
     "NodePosterior",
     "NodeStats",
     "Posterior",
+    "SampledPosterior",
     "Semiring",
     "SumProduct",
     "TreeBP",
     "TreeMAP",
+    "TreeSize",
     "forward",
     "forward_backward",
+    "gibbs_sample",
+    "junction_tree_size",
+    "likelihood_weighting",
+    "loopy_belief_propagation",
     "node_belief",
     "viterbi",
 ]

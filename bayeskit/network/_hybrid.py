@@ -22,6 +22,7 @@ from .._collections import handler_for
 from .._validation import check_sample_weight
 from ..graph import DAG
 from ..graph.clg import CLGNetwork
+from ._approximate import exact_only
 from ._hybrid_fit import fit_clg_node, prior_of
 
 __all__ = [
@@ -474,8 +475,11 @@ def _fit(est, X, y=None, sample_weight=None):
     return fit_hybrid(est, X, sample_weight)
 
 
-def _query(est, variables, evidence=None, *, soft_evidence=None, do=None):
+def _query(
+    est, variables, evidence=None, *, soft_evidence=None, do=None, method="auto"
+):
     _no_soft(soft_evidence, do)
+    exact_only(method)
     return hybrid_query(est, variables, evidence)
 
 
@@ -484,8 +488,11 @@ def _map_query(est, variables=None, evidence=None, *, soft_evidence=None):
     return hybrid_map_query(est, variables, evidence)
 
 
-def _predict_proba(est, X, variable=None, *, soft_evidence=None, do=None):
+def _predict_proba(
+    est, X, variable=None, *, soft_evidence=None, do=None, method="auto"
+):
     _no_soft(soft_evidence, do)
+    exact_only(method)
     return hybrid_predict_proba(est, X, variable)
 
 
@@ -511,8 +518,10 @@ _METHODS = {
     "get_cpd": hybrid_get_cpd,
     "set_cpd": _refuse("set_cpd"),
     "to_pgmpy": hybrid_to_pgmpy,
-    "sample": lambda est, n_samples=1, random_state=None: hybrid_sample(
-        est, n_samples, random_state
+    "sample": lambda est, n_samples=1, random_state=None, *, evidence=None: (
+        hybrid_sample(est, n_samples, random_state)
+        if evidence is None
+        else not_for_hybrid(est, "sample given evidence")
     ),
 }
 

@@ -34,25 +34,16 @@ from .._validation import (
 from ..graph._network_em import expected_stats
 from ..graph.network import BayesNet, NetworkStats
 from ..priors import NormalInverseGamma
+from ._approximate import approximate_frame, exact_only
+from ._ask import NetworkQueries
 from ._by_hand import NetworkTables
-from ._causal import NetworkCausal, do_series, intervened_rows
-from ._data import (
-    NetworkMEstimate,
-    fill_missing,
-    query_codes,
-    query_targets,
-)
+from ._causal import NetworkCausal, intervened_rows
+from ._data import NetworkMEstimate, fill_missing, query_codes
 from ._em import fit_em
 from ._encode import encode_rows
 from ._fast import few_row_codes
 from ._hybrid import hybrid_aware
-from ._queries import (
-    log_likelihoods,
-    map_assignment,
-    most_probable,
-    posterior_frame,
-    posterior_series,
-)
+from ._queries import log_likelihoods, most_probable, posterior_frame
 from ._relayout import DescribedCounts
 from ._structure import NetworkStructure
 
@@ -64,6 +55,7 @@ class BayesianNetwork(
     NetworkTables,
     NetworkStructure,
     NetworkCausal,
+    NetworkQueries,
     DensityMixin,
     BaseEstimator,
 ):
@@ -130,7 +122,7 @@ class BayesianNetwork(
         EM stops when the objective ``lower_bound_`` changes by less.
     random_state : int, RandomState instance or None, default=None
         Seeds the random start of the CPTs of a latent variable and of its
-        children.
+        children, and the draws of ``method="sampling"``.
     cpds_init : dict, default=None
         EM's start for some CPTs, ``{variable: table}`` in any form that
         :meth:`set_cpd` takes; the others start from the available-case
@@ -142,6 +134,12 @@ class BayesianNetwork(
     continuous_prior : NormalInverseGamma or dict, default=None
         The prior of the continuous nodes' regressions (or a dict from node
         to prior); ``None`` is maximum likelihood.
+    memory_budget : float, default=2**30
+        Bytes that exact inference may spend on the junction tree's tables
+        (estimated before compiling, one float64 per entry): ``method="auto"``
+        of :meth:`query` and :meth:`predict_proba` is exact within it (for a
+        query, on its ancestral sub-network) and samples beyond it
+        (:ref:`approximate-inference`).
 
     Attributes
     ----------
@@ -302,6 +300,7 @@ class BayesianNetwork(
         "cpds_init": [dict, None],
         "continuous": ["array-like", None],
         "continuous_prior": [NormalInverseGamma, dict, None],
+        "memory_budget": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
@@ -320,6 +319,7 @@ class BayesianNetwork(
         cpds_init=None,
         continuous=None,
         continuous_prior=None,
+        memory_budget=2**30,
     ):
         self.edges = edges
         self.m = m
@@ -334,6 +334,7 @@ class BayesianNetwork(
         self.cpds_init = cpds_init
         self.continuous = continuous
         self.continuous_prior = continuous_prior
+        self.memory_budget = memory_budget
 
     def _make_components(self) -> Triple:
         """The structure (the DAG and every variable's number of states), no
@@ -532,83 +533,6 @@ class BayesianNetwork(
         """The codes of ``X`` and the checked weights (:func:`encode_rows`)."""
         return encode_rows(self, X, sample_weight, reset)
 
-    # -- queries -------------------------------------------------------------------
-    @hybrid_aware
-    def query(
-        self, variables, evidence=None, *, soft_evidence=None, do=None
-    ) -> pd.Series:
-        """Posterior marginal of a variable, or joint posterior of several.
-
-        Parameters
-        ----------
-        variables : hashable or list of hashable
-            One variable, or several for their joint posterior.
-        evidence : dict, default=None
-            Observed states, ``{variable: state label}``.
-        soft_evidence : dict, default=None
-            Soft (virtual, likelihood) evidence, ``{variable: likelihoods}``:
-            one non-negative number per state of the variable, in the order
-            of ``states_[variable]``, only their ratios mattering (Pearl
-            1988, section 2.2.2). The posterior is that of a network with an
-            added child of the variable, observed, whose probability given
-            each state is proportional to these numbers: ``P(x | e, soft)``
-            is proportional to ``P(x, e) * prod_v lambda_v(x_v)``, the other
-            soft-evidenced variables summed out. A variable may be queried
-            and have soft evidence, but not be observed and have it.
-        do : dict, default=None
-            Interventions, ``{variable: state label}``: ``P(variables |
-            do(...), evidence)`` by graph surgery (the edges into each set
-            variable cut; Pearl 2009, section 3.2), not conditioning.
-
-        Returns
-        -------
-        PosteriorSeries
-            ``P(variables | evidence)``, a pandas Series indexed by the states
-            of the variable (a MultiIndex over the variables' states, in the
-            order given, for several); the values sum to one. In a notebook
-            it shows as a table with named states
-            (:class:`~bayeskit.network.PosteriorSeries`).
-
-        Raises
-        ------
-        ValueError
-            For an unknown variable or state (of evidence: an
-            :class:`~bayeskit.network.UnknownStateError`, a KeyError too, as
-            pgmpy raises), a queried variable that is also observed, or
-            evidence of probability zero (only the evidence that the queried
-            variables are not d-separated from is looked at).
-        """
-        self._check_ready()
-        targets = query_targets(self, variables)
-        if do is not None:
-            return do_series(self, targets, evidence, soft_evidence, do)
-        return posterior_series(self, targets, evidence, soft_evidence)
-
-    @hybrid_aware
-    def map_query(self, variables=None, evidence=None, *, soft_evidence=None) -> dict:
-        """The most probable joint assignment.
-
-        Parameters
-        ----------
-        variables : list of hashable, default=None
-            ``None``: every unobserved variable, by max-product. A list: the
-            argmax of the exact joint posterior of those variables, the others
-            summed out (never per-variable maxima).
-        evidence : dict, default=None
-            Observed states, ``{variable: state label}``.
-        soft_evidence : dict, default=None
-            Soft evidence as in :meth:`query`; it needs ``variables`` (the
-            argmax of their joint posterior given both kinds of evidence).
-
-        Returns
-        -------
-        dict
-            ``{variable: state label}``, in the order of the variables. Ties
-            go to the state listed first.
-        """
-        self._check_ready()
-        return map_assignment(self, variables, evidence, soft_evidence)
-
     # -- batched methods -------------------------------------------------------------
     def _codes(self, X) -> tuple[np.ndarray, list]:
         self._check_ready()
@@ -681,7 +605,13 @@ class BayesianNetwork(
 
     @hybrid_aware
     def predict_proba(
-        self, X, variable=None, *, soft_evidence=None, do=None
+        self,
+        X,
+        variable=None,
+        *,
+        soft_evidence=None,
+        do=None,
+        method="auto",
     ) -> pd.DataFrame:
         """Posterior of a variable (or of every variable) given each row.
 
@@ -699,6 +629,8 @@ class BayesianNetwork(
         do : dict, default=None
             Interventions as in :meth:`query`, in every row (a set variable's
             column is replaced by its state).
+        method : {'auto', 'exact', 'loopy', 'sampling'} or object, default='auto'
+            As in :meth:`query`.
 
         Returns
         -------
@@ -724,18 +656,28 @@ class BayesianNetwork(
                 variable=variable,
                 soft_evidence=soft_evidence,
                 do=do,
+                method=method,
             )
         codes, est = self._row_codes(X), self
         if variable is not None:
             self._check_variable(variable)
         if do is not None:
+            exact_only(method)
             est, codes = intervened_rows(self, codes, do)
-        return posterior_frame(
-            est,
+            return posterior_frame(
+                est,
+                codes,
+                X.index if isinstance(X, pd.DataFrame) else None,
+                variable,
+                soft_evidence,
+            )
+        return approximate_frame(
+            self,
             codes,
             X.index if isinstance(X, pd.DataFrame) else None,
             variable,
             soft_evidence,
+            method,
         )
 
     def __sklearn_tags__(self):

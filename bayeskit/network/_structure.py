@@ -14,7 +14,9 @@ from sklearn.utils import check_random_state
 
 from .._validation import check_is_fitted
 from ..graph import DAG, JunctionTree
+from ..graph.gibbs import gibbs_sample
 from ..graph.network import BayesNet
+from ._data import evidence_codes
 from ._hybrid import hybrid_aware
 
 __all__ = ["NetworkStructure"]
@@ -162,13 +164,19 @@ class NetworkStructure:
         return float(-2 * self.log_likelihood(X).sum() + 2 * self.n_parameters())
 
     @hybrid_aware
-    def sample(self, n_samples=1, random_state=None) -> pd.DataFrame:
-        """Draw rows by forward (ancestral) sampling.
+    def sample(self, n_samples=1, random_state=None, *, evidence=None) -> pd.DataFrame:
+        """Draw rows by forward (ancestral) sampling, or given evidence by Gibbs.
 
         Parameters
         ----------
         n_samples : int, default=1
         random_state : int, RandomState or Generator, default=None
+        evidence : dict, default=None
+            Observed states, ``{variable: state label}``: the rows are then
+            drawn from the posterior given them by Gibbs sampling (200 chains
+            side by side after 100 sweeps each, rows of one chain together;
+            dependent draws of a Markov chain, see
+            :func:`bayeskit.graph.gibbs.gibbs_sample`), and hold the evidence.
 
         Returns
         -------
@@ -181,7 +189,18 @@ class NetworkStructure:
             raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
         if not isinstance(random_state, np.random.Generator):
             random_state = check_random_state(random_state)
-        codes = self._engine_.sample(int(n_samples), random_state)
+        if evidence:
+            codes = evidence_codes(self, evidence)
+            observed, values = self._engine_.evidence(codes)
+            codes = gibbs_sample(
+                self._engine_,
+                observed,
+                values,
+                int(n_samples),
+                random_state=random_state,
+            )
+        else:
+            codes = self._engine_.sample(int(n_samples), random_state)
         return pd.DataFrame(
             {v: self.states_[v][codes[:, j]] for j, v in enumerate(self.variables_)},
             columns=pd.Index(self.variables_),

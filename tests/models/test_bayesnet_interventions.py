@@ -226,6 +226,16 @@ def test_bad_interventions_are_clear_errors():
         bn.query("W", do=[("S", 1)])
     with pytest.raises(ValueError, match="do is empty"):
         bn.query("W", do={})
+    # an intervention is answered exactly: an approximate engine is refused
+    for method in ("loopy", "sampling"):
+        with pytest.raises(ValueError, match="method must be 'auto' or 'exact'"):
+            bn.query("W", do={"S": 1}, method=method)
+        with pytest.raises(ValueError, match="method must be 'auto' or 'exact'"):
+            bn.predict_proba(pd.DataFrame({"R": [1]}), "W", do={"S": 1}, method=method)
+    np.testing.assert_array_equal(
+        bn.query("W", do={"S": 1}, method="exact").to_numpy(),
+        bn.query("W", do={"S": 1}).to_numpy(),
+    )
 
 
 def test_the_mutilated_structure_is_kept_and_follows_new_tables():
