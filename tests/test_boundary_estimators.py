@@ -345,3 +345,13 @@ def test_hmm_sequences_of_different_widths_are_an_error_naming_x(rng):
     seqs = [rng.normal(size=(10, 2)), rng.normal(size=(12, 3))]
     with pytest.raises(ValueError, match=r"different numbers of features \(\[2, 3\]\)"):
         bk.GaussianHMM(2).fit(seqs)
+
+
+@pytest.mark.parametrize(
+    "cls", [bk.PoissonHMM, bk.MultinomialHMM], ids=lambda c: c.__name__
+)
+def test_hmm_counts_beyond_exact_floats_are_an_error_naming_x(cls):
+    # the fuzzer's case: a start from the counts' moments overflowed to inf
+    with pytest.raises(ValueError, match=r"X holds counts above 2\*\*53"):
+        cls(n_components=2, n_iter=3).fit(np.full((3, 4), 1e300))
+    cls(n_components=2, n_iter=3).fit(np.full((3, 4), 2.0**52))  # exact: fitted

@@ -268,6 +268,11 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             values = X[~np.isnan(X)] if np.isnan(X).any() else X
             if not np.all((values >= 0) & (values == np.floor(values))):
                 raise ValueError("X must hold counts: non-negative integers")
+            if values.size and values.max() > 2**53:  # as the count families
+                raise ValueError(
+                    f"X holds counts above 2**53 (the largest {values.max():.3g}), "
+                    "which float64 cannot hold exactly"
+                )
         if self._gaussian:
             float_input(X)
 
