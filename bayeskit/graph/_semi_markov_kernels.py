@@ -176,10 +176,176 @@ def _stats_sequence(
                         )
 
 
+# ---------------------------------------------------------------------------
+# The scaled recursions: the same sums on probabilities, each step's emissions
+# divided by their maximum (``bt = exp(log_em - shift)``) and each step's
+# messages by ``c_t``, the filtered mass of the step (so the log-likelihood is
+# ``sum_t log c_t + shift_t``; Yu 2010, section 3.1, "scaling"). No exponential
+# in the inner loops. A step whose mass is not a positive finite number (an
+# underflow, or a product of ``bt / c`` ratios that overflowed) returns NaN:
+# the sequence is then recomputed by the log-space recursions above.
+# ---------------------------------------------------------------------------
+
+
+@njit(**_JIT)
+def _scaled_forward_sequence(
+    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+):  # pragma: no cover - compiled
+    """Scaled forward pass over rows ``s:e``: ``A`` and ``F`` are the start
+    and end messages over the product of the scales so far, ``R[t] = bt[t] /
+    c_t``; returns the log-likelihood, or NaN (see above)."""
+    n_states, max_dur = pmf.shape
+    n = e - s
+    total = 0.0
+    for t in range(n):
+        r = s + t
+        for j in range(n_states):
+            if t == 0:
+                A[r, j] = start[j]
+            else:
+                a = 0.0
+                for i in range(n_states):
+                    a += F[r - 1, i] * trans[i, j]
+                A[r, j] = a
+        mass = 0.0
+        for j in range(n_states):
+            prod = bt[r, j]
+            f = 0.0
+            g = 0.0
+            for d in range(1, min(max_dur, t + 1) + 1):
+                u = r - d + 1
+                if d > 1:
+                    prod *= R[u, j]
+                a = A[u, j] * prod
+                f += a * pmf[j, d - 1]
+                g += a * surv[j, d - 1]
+            F[r, j] = f
+            mass += g
+        if not (mass > 0.0 and mass < np.inf):
+            return np.nan
+        inv = 1.0 / mass
+        for j in range(n_states):
+            F[r, j] *= inv
+            R[r, j] = bt[r, j] * inv
+        total += math.log(mass) + shift[r]
+    return total
+
+
+@njit(**_JIT)
+def _scaled_backward_sequence(
+    trans, pmf, surv, s, e, A, R, Bs, Be, weight, durations
+):  # pragma: no cover - compiled
+    """Scaled backward pass over rows ``s:e``, adding the expected duration
+    counts on the way (a segment's posterior is its start message times the
+    term of the backward sum it contributes); False if a message is not
+    finite (the sequence then goes to the log-space recursions, and
+    ``durations`` must be discarded)."""
+    n_states, max_dur = pmf.shape
+    n = e - s
+    for t in range(n - 1, -1, -1):
+        r = s + t
+        if t < n - 1:
+            for i in range(n_states):
+                b = 0.0
+                for j in range(n_states):
+                    b += trans[i, j] * Bs[r + 1, j]
+                Be[r, i] = b
+        for j in range(n_states):
+            prod = 1.0
+            acc = 0.0
+            a = weight * A[r, j]
+            for d in range(1, min(max_dur, n - t) + 1):
+                u = r + d - 1
+                prod *= R[u, j]
+                if t + d - 1 < n - 1:
+                    term = pmf[j, d - 1] * prod * Be[u, j]
+                    acc += term
+                    durations[j, d - 1] += a * term
+                else:
+                    acc += surv[j, d - 1] * prod
+                    if a > 0.0:
+                        for dd in range(d, max_dur + 1):
+                            durations[j, dd - 1] += a * prod * pmf[j, dd - 1]
+            if not acc < np.inf:
+                return False
+            Bs[r, j] = acc
+    return True
+
+
+@njit(**_JIT)
+def _scaled_stats_sequence(
+    trans, pmf, s, e, A, F, Bs, Be, weight, gamma, start, trans_counts
+):  # pragma: no cover - compiled
+    """:func:`_stats_sequence` on the scaled messages (the products of the
+    start or end message and the matching backward message are posteriors),
+    but the durations, which the backward pass adds."""
+    n_states = pmf.shape[0]
+    n = e - s
+    for j in range(n_states):
+        p = A[s, j] * Bs[s, j]
+        start[j] += weight * p
+        gamma[s, j] = p
+    for t in range(1, n):
+        r = s + t
+        for j in range(n_states):
+            g = gamma[r - 1, j] + A[r, j] * Bs[r, j] - F[r - 1, j] * Be[r - 1, j]
+            gamma[r, j] = min(max(g, 0.0), 1.0)
+        for i in range(n_states):
+            f = weight * F[r - 1, i]
+            for j in range(n_states):
+                trans_counts[i, j] += f * trans[i, j] * Bs[r, j]
+
+
 @parallel_pair(**_JIT)
 def _forward_backward_pass(
-    log_start, log_trans, log_pmf, log_surv, log_em, bounds, weights, n_tasks,
-    A, F, Bs, Be, log_likelihood, gamma, start, trans, durations,
+    log_start, log_trans, log_pmf, log_surv, log_em, start, trans, pmf, surv,
+    bt, shift, bounds, weights, n_tasks, exact, A, F, Bs, Be, R,
+    log_likelihood, gamma, starts, transitions, durations,
+):  # fmt: skip  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    n_states, max_dur = log_pmf.shape
+    size = max(n_states, max_dur)
+    for task in numba.prange(n_tasks):
+        buf = np.empty(size)
+        counts = np.zeros((n_states, max_dur))
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            s, e = bounds[n], bounds[n + 1]
+            if not exact:
+                ll = _scaled_forward_sequence(
+                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+                )
+                if ll == ll:
+                    counts[:] = 0.0
+                    if _scaled_backward_sequence(
+                        trans, pmf, surv, s, e, A, R, Bs, Be, weights[n], counts
+                    ):
+                        log_likelihood[n] = ll
+                        durations[task] += counts
+                        _scaled_stats_sequence(
+                            trans, pmf, s, e, A, F, Bs, Be, weights[n], gamma,
+                            starts[task], transitions[task],
+                        )  # fmt: skip
+                        continue
+            ll = _forward_sequence(
+                log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, buf
+            )
+            log_likelihood[n] = ll
+            if ll == -np.inf:
+                continue
+            _backward_sequence(log_trans, log_pmf, log_surv, log_em, s, e, Bs, Be, buf)
+            _stats_sequence(
+                log_trans, log_pmf, log_surv, log_em, s, e, A, F, Bs, Be, ll,
+                weights[n], gamma, starts[task], transitions[task],
+                durations[task],
+            )  # fmt: skip
+
+
+@parallel_pair(**_JIT)
+def _forward_pass(
+    log_start, log_trans, log_pmf, log_surv, log_em, start, trans, pmf, surv,
+    bt, shift, bounds, n_tasks, exact, A, F, R, log_likelihood,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
@@ -190,36 +356,17 @@ def _forward_backward_pass(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             s, e = bounds[n], bounds[n + 1]
-            ll = _forward_sequence(
-                log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, buf
-            )
+            ll = np.nan
+            if not exact:
+                ll = _scaled_forward_sequence(
+                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+                )
+            if ll != ll:
+                ll = _forward_sequence(
+                    log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F,
+                    buf,
+                )  # fmt: skip
             log_likelihood[n] = ll
-            if ll == -np.inf:
-                continue
-            _backward_sequence(log_trans, log_pmf, log_surv, log_em, s, e, Bs, Be, buf)
-            _stats_sequence(
-                log_trans, log_pmf, log_surv, log_em, s, e, A, F, Bs, Be, ll,
-                weights[n], gamma, start[task], trans[task], durations[task],
-            )  # fmt: skip
-
-
-@parallel_pair(**_JIT)
-def _forward_pass(
-    log_start, log_trans, log_pmf, log_surv, log_em, bounds, n_tasks, A, F,
-    log_likelihood,
-):  # fmt: skip  # pragma: no cover - compiled
-    n_sequences = len(bounds) - 1
-    n_states, max_dur = log_pmf.shape
-    size = max(n_states, max_dur)
-    for task in numba.prange(n_tasks):
-        buf = np.empty(size)
-        for n in range(
-            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
-        ):
-            log_likelihood[n] = _forward_sequence(
-                log_start, log_trans, log_pmf, log_surv, log_em, bounds[n],
-                bounds[n + 1], A, F, buf,
-            )  # fmt: skip
 
 
 @njit(**_JIT)

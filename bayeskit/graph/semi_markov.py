@@ -115,6 +115,18 @@ def _arrays(log_startprob, log_transmat, pmf, log_emission):
     return start, trans, log_pmf, log_surv, em
 
 
+def _scaled(start, trans, log_pmf, log_surv, em):
+    """The probabilities of the scaled recursions: start, transitions,
+    durations and survivals, and every step's emissions over their maximum
+    with the maxima (a step of all ``-inf`` gets shift 0: its mass is 0)."""
+    shift = em.max(axis=1)
+    shift[shift == -np.inf] = 0.0
+    bt = np.exp(em - shift[:, None])
+    return (
+        np.exp(start), np.exp(trans), np.exp(log_pmf), np.exp(log_surv), bt, shift
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class SemiMarkovPosterior:
     """Result of :func:`semi_markov_forward_backward`.
@@ -147,8 +159,9 @@ class SemiMarkovPosterior:
 
 
 def semi_markov_forward_backward(
-    log_startprob, log_transmat, pmf, log_emission, lengths=None, weights=None
-) -> SemiMarkovPosterior:
+    log_startprob, log_transmat, pmf, log_emission, lengths=None, weights=None,
+    *, exact=False,
+) -> SemiMarkovPosterior:  # fmt: skip
     """Posteriors and expected counts of an explicit-duration chain.
 
     Parameters
@@ -167,6 +180,11 @@ def semi_markov_forward_backward(
         Steps of each sequence; None is one sequence.
     weights : array-like of shape (n_sequences,), default=None
         Weight of each sequence in the expected counts (None: 1).
+    exact : bool, default=False
+        Run the log-space recursions on every sequence. By default the
+        scaled recursions run first (products of probabilities, one scale
+        per step), and a sequence whose scaled messages underflow or
+        overflow is recomputed in log space; both give the same numbers.
 
     Returns
     -------
@@ -186,7 +204,7 @@ def semi_markov_forward_backward(
     n_seq = len(bounds) - 1
     w = np.ones(n_seq) if weights is None else np.asarray(weights, dtype=float)
     n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
-    A, F, Bs, Be = (np.full((n_steps, k), -np.inf) for _ in range(4))
+    A, F, Bs, Be, R = (np.zeros((n_steps, k)) for _ in range(5))
     log_lik = np.empty(n_seq)
     gamma = np.zeros((n_steps, k))
     starts = np.zeros((n_tasks, k))
@@ -194,7 +212,9 @@ def semi_markov_forward_backward(
     durations = np.zeros((n_tasks, k, D))
     run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_pmf, log_surv, em, bounds, w, n_tasks, A, F, Bs, Be,
+        start, trans, log_pmf, log_surv, em,
+        *_scaled(start, trans, log_pmf, log_surv, em),
+        bounds, w, n_tasks, exact, A, F, Bs, Be, R,
         log_lik, gamma, starts, transitions, durations,
     )  # fmt: skip
     if not np.all(log_lik > -np.inf):
@@ -209,10 +229,11 @@ def semi_markov_forward_backward(
 
 
 def semi_markov_forward(
-    log_startprob, log_transmat, pmf, log_emission, lengths=None
+    log_startprob, log_transmat, pmf, log_emission, lengths=None, *, exact=False
 ) -> np.ndarray:
     """Log-likelihood of every sequence (``-inf`` for an impossible one),
-    the forward pass of :func:`semi_markov_forward_backward`."""
+    the forward pass of :func:`semi_markov_forward_backward` (``exact`` as
+    there)."""
     start, trans, log_pmf, log_surv, em = _arrays(
         log_startprob, log_transmat, pmf, log_emission
     )
@@ -220,11 +241,13 @@ def semi_markov_forward(
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
-    A, F = np.full((n_steps, k), -np.inf), np.full((n_steps, k), -np.inf)
+    A, F, R = (np.zeros((n_steps, k)) for _ in range(3))
     log_lik = np.empty(n_seq)
     run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_pmf, log_surv, em, bounds, n_tasks, A, F, log_lik,
+        start, trans, log_pmf, log_surv, em,
+        *_scaled(start, trans, log_pmf, log_surv, em),
+        bounds, n_tasks, exact, A, F, R, log_lik,
     )  # fmt: skip
     return log_lik
 

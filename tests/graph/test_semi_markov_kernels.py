@@ -8,7 +8,10 @@ from scipy.special import logsumexp
 
 from bayeskit._logmath import safe_log
 from bayeskit.graph import forward_backward
+from bayeskit.graph._semi_markov_kernels import _scaled_forward_sequence
 from bayeskit.graph.semi_markov import (
+    _arrays,
+    _scaled,
     semi_markov_forward,
     semi_markov_forward_backward,
     semi_markov_viterbi,
@@ -64,14 +67,17 @@ def _brute_counts(paths, lp, k, D):
     return durations, trans
 
 
+@pytest.mark.parametrize("exact", [False, True])
 @pytest.mark.parametrize("seed", range(20))
-def test_forward_backward_equals_enumeration(seed):
+def test_forward_backward_equals_enumeration(seed, exact):
     rng = np.random.default_rng(seed)
     k, D, n = int(rng.integers(2, 4)), int(rng.integers(1, 5)), int(rng.integers(1, 7))
     start, trans, pmf, log_em = _random_model(rng, k, D, n)
     paths, lp = _brute_force(start, trans, pmf, log_em)
     evidence = logsumexp(lp)
-    post = semi_markov_forward_backward(safe_log(start), safe_log(trans), pmf, log_em)
+    post = semi_markov_forward_backward(
+        safe_log(start), safe_log(trans), pmf, log_em, exact=exact
+    )
     np.testing.assert_allclose(post.log_evidence, [evidence], rtol=1e-12)
     w = np.exp(lp - evidence)
     gamma = np.stack([w @ (paths == j) for j in range(k)], axis=1)
@@ -91,7 +97,7 @@ def test_forward_backward_equals_enumeration(seed):
             )
     np.testing.assert_allclose(post.duration_counts, durations + censored, atol=1e-12)
     np.testing.assert_allclose(
-        semi_markov_forward(safe_log(start), safe_log(trans), pmf, log_em),
+        semi_markov_forward(safe_log(start), safe_log(trans), pmf, log_em, exact=exact),
         [evidence],
         rtol=1e-12,
     )
@@ -205,3 +211,26 @@ def test_an_impossible_sequence_is_an_error_and_scores_minus_inf():
         semi_markov_forward_backward(*args)
     with pytest.raises(ValueError, match="probability zero"):
         semi_markov_viterbi(*args)
+
+
+def test_a_step_the_scaled_recursion_loses_goes_to_log_space():
+    """State 0 stays exactly 5 steps, state 1 one step; step 2 (surely state
+    0) has emission e^-800 there: the scaled step's mass underflows to 0, and
+    the sequence is recomputed in log space."""
+    start, trans = np.array([1.0, 0.0]), np.array([[0.0, 1.0], [1.0, 0.0]])
+    pmf = np.array([[0, 0, 0, 0, 1.0], [1.0, 0, 0, 0, 0]])
+    log_em = np.zeros((12, 2))
+    log_em[2] = [-800.0, 0.0]
+    args = (safe_log(start), safe_log(trans), pmf, log_em)
+    scaled = _scaled(*_arrays(*args))
+    A, F, R = (np.zeros((12, 2)) for _ in range(3))
+    assert np.isnan(_scaled_forward_sequence(*scaled[:4], *scaled[4:], 0, 12, A, F, R))
+    path = np.array([0] * 5 + [1] + [0] * 5 + [1])
+    for exact in (False, True):
+        post = semi_markov_forward_backward(*args, exact=exact)
+        np.testing.assert_allclose(post.log_evidence, [-800.0], rtol=1e-14)
+        np.testing.assert_allclose(post.posterior, np.eye(2)[path], atol=1e-14)
+        np.testing.assert_allclose(semi_markov_forward(*args, exact=exact), [-800.0])
+    assert (
+        semi_markov_forward(*args[:3], np.where(log_em < 0, -np.inf, 0.0))[0] == -np.inf
+    )
