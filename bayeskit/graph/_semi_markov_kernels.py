@@ -2,18 +2,21 @@
 
 Private to :mod:`bayeskit.graph.semi_markov`, whose functions validate the
 arguments, plan the threads and call these kernels, which assume valid input.
-Every recursion runs in log space over segments, in O(T K D) per sequence of
-``T`` steps, ``K`` states and longest duration ``D`` (Yu 2010, section 3.1:
-the forward variable of a segment that *ends* at ``t`` and the one of a
-segment that *starts* at ``t``). Rows are the steps of all sequences
-concatenated; sequence ``n`` is rows ``bounds[n]:bounds[n + 1]``.
+Every recursion runs over segments, in O(T K D) per sequence of ``T`` steps,
+``K`` states and longest duration ``D`` (Yu 2010, section 3.1: the forward
+variable of a segment that *ends* at ``t`` and the one of a segment that
+*starts* at ``t``), in log space below and on scaled probabilities further
+down. The emissions' rows are the steps of all sequences concatenated;
+sequence ``n`` is rows ``bounds[n]:bounds[n + 1]``. The messages are arrays of
+shape ``(K, n_steps)`` (a state's messages contiguous in time, which the sums
+over durations read), except Viterbi's.
 
 Notation, for the sequence's steps ``0 .. T-1``:
 
-- ``A[t, j] = log p(x_{<t}, a segment of j starts at t)``;
-- ``F[t, j] = log p(x_{<=t}, a segment of j ends at t)``, ``t < T-1``;
-- ``Bs[t, j] = log p(x_{>=t} | a segment of j starts at t)``;
-- ``Be[t, j] = log p(x_{>t} | a segment of j ends at t)``.
+- ``A[j, t] = log p(x_{<t}, a segment of j starts at t)``;
+- ``F[j, t] = log p(x_{<=t}, a segment of j ends at t)``, ``t < T-1``;
+- ``Bs[j, t] = log p(x_{>=t} | a segment of j starts at t)``;
+- ``Be[j, t] = log p(x_{>t} | a segment of j ends at t)``.
 
 The last segment of every sequence is right-censored: it has lasted at least
 the steps seen, with probability ``surv[j, d - 1] = P(duration >= d)``.
@@ -53,14 +56,14 @@ def _forward_sequence(
         r = s + t
         for j in range(n_states):
             if t == 0:
-                A[r, j] = log_start[j]
+                A[j, r] = log_start[j]
                 continue
             m = -np.inf
             for i in range(n_states):
-                v = F[r - 1, i] + log_trans[i, j]
+                v = F[i, r - 1] + log_trans[i, j]
                 buf[i] = v
                 m = v if v > m else m
-            A[r, j] = _lse(buf, n_states, m)
+            A[j, r] = _lse(buf, n_states, m)
         if t == n - 1:
             break
         for j in range(n_states):
@@ -69,10 +72,10 @@ def _forward_sequence(
             n_dur = min(max_dur, t + 1)
             for d in range(1, n_dur + 1):
                 em += log_em[r - d + 1, j]
-                v = A[r - d + 1, j] + log_pmf[j, d - 1] + em
+                v = A[j, r - d + 1] + log_pmf[j, d - 1] + em
                 buf[d - 1] = v
                 m = v if v > m else m
-            F[r, j] = _lse(buf, n_dur, m)
+            F[j, r] = _lse(buf, n_dur, m)
     # The censored last segment of every state: lse over j and d.
     total = -np.inf
     for j in range(n_states):
@@ -81,7 +84,7 @@ def _forward_sequence(
         n_dur = min(max_dur, n)
         for d in range(1, n_dur + 1):
             em += log_em[e - d, j]
-            v = A[e - d, j] + log_surv[j, d - 1] + em
+            v = A[j, e - d] + log_surv[j, d - 1] + em
             buf[d - 1] = v
             m = v if v > m else m
         v = _lse(buf, n_dur, m)
@@ -105,10 +108,10 @@ def _backward_sequence(
             for i in range(n_states):
                 m = -np.inf
                 for j in range(n_states):
-                    v = log_trans[i, j] + Bs[r + 1, j]
+                    v = log_trans[i, j] + Bs[j, r + 1]
                     buf[j] = v
                     m = v if v > m else m
-                Be[r, i] = _lse(buf, n_states, m)
+                Be[i, r] = _lse(buf, n_states, m)
         for j in range(n_states):
             em = 0.0
             m = -np.inf
@@ -117,12 +120,12 @@ def _backward_sequence(
                 u = r + d - 1
                 em += log_em[u, j]
                 if t + d - 1 < n - 1:
-                    v = log_pmf[j, d - 1] + em + Be[u, j]
+                    v = log_pmf[j, d - 1] + em + Be[j, u]
                 else:
                     v = log_surv[j, d - 1] + em
                 buf[d - 1] = v
                 m = v if v > m else m
-            Bs[r, j] = _lse(buf, n_dur, m)
+            Bs[j, r] = _lse(buf, n_dur, m)
 
 
 @njit(**_JIT)
@@ -138,24 +141,24 @@ def _stats_sequence(
     n_states, max_dur = log_pmf.shape
     n = e - s
     for j in range(n_states):
-        p = math.exp(A[s, j] + Bs[s, j] - log_lik)
+        p = math.exp(A[j, s] + Bs[j, s] - log_lik)
         start[j] += weight * p
         gamma[s, j] = p
     for t in range(1, n):
         r = s + t
         for j in range(n_states):
-            begin = math.exp(A[r, j] + Bs[r, j] - log_lik)
-            end = math.exp(F[r - 1, j] + Be[r - 1, j] - log_lik)
+            begin = math.exp(A[j, r] + Bs[j, r] - log_lik)
+            end = math.exp(F[j, r - 1] + Be[j, r - 1] - log_lik)
             g = gamma[r - 1, j] + begin - end
             gamma[r, j] = min(max(g, 0.0), 1.0)
         for i in range(n_states):
-            f = F[r - 1, i] - log_lik
+            f = F[i, r - 1] - log_lik
             for j in range(n_states):
-                trans[i, j] += weight * math.exp(f + log_trans[i, j] + Bs[r, j])
+                trans[i, j] += weight * math.exp(f + log_trans[i, j] + Bs[j, r])
     for t in range(n):
         r = s + t
         for j in range(n_states):
-            a = A[r, j] - log_lik
+            a = A[j, r] - log_lik
             if a == -np.inf:
                 continue
             em = 0.0
@@ -164,7 +167,7 @@ def _stats_sequence(
                 em += log_em[u, j]
                 if t + d - 1 < n - 1:
                     durations[j, d - 1] += weight * math.exp(
-                        a + log_pmf[j, d - 1] + em + Be[u, j]
+                        a + log_pmf[j, d - 1] + em + Be[j, u]
                     )
                 else:
                     c = a + em
@@ -201,12 +204,12 @@ def _scaled_forward_sequence(
         r = s + t
         for j in range(n_states):
             if t == 0:
-                A[r, j] = start[j]
+                A[j, r] = start[j]
             else:
                 a = 0.0
                 for i in range(n_states):
-                    a += F[r - 1, i] * trans[i, j]
-                A[r, j] = a
+                    a += F[i, r - 1] * trans[i, j]
+                A[j, r] = a
         mass = 0.0
         for j in range(n_states):
             prod = bt[r, j]
@@ -215,18 +218,18 @@ def _scaled_forward_sequence(
             for d in range(1, min(max_dur, t + 1) + 1):
                 u = r - d + 1
                 if d > 1:
-                    prod *= R[u, j]
-                a = A[u, j] * prod
+                    prod *= R[j, u]
+                a = A[j, u] * prod
                 f += a * pmf[j, d - 1]
                 g += a * surv[j, d - 1]
-            F[r, j] = f
+            F[j, r] = f
             mass += g
         if not (mass > 0.0 and mass < np.inf):
             return np.nan
         inv = 1.0 / mass
         for j in range(n_states):
-            F[r, j] *= inv
-            R[r, j] = bt[r, j] * inv
+            F[j, r] *= inv
+            R[j, r] = bt[r, j] * inv
         total += math.log(mass) + shift[r]
     return total
 
@@ -248,17 +251,17 @@ def _scaled_backward_sequence(
             for i in range(n_states):
                 b = 0.0
                 for j in range(n_states):
-                    b += trans[i, j] * Bs[r + 1, j]
-                Be[r, i] = b
+                    b += trans[i, j] * Bs[j, r + 1]
+                Be[i, r] = b
         for j in range(n_states):
             prod = 1.0
             acc = 0.0
-            a = weight * A[r, j]
+            a = weight * A[j, r]
             for d in range(1, min(max_dur, n - t) + 1):
                 u = r + d - 1
-                prod *= R[u, j]
+                prod *= R[j, u]
                 if t + d - 1 < n - 1:
-                    term = pmf[j, d - 1] * prod * Be[u, j]
+                    term = pmf[j, d - 1] * prod * Be[j, u]
                     acc += term
                     durations[j, d - 1] += a * term
                 else:
@@ -268,7 +271,7 @@ def _scaled_backward_sequence(
                             durations[j, dd - 1] += a * prod * pmf[j, dd - 1]
             if not acc < np.inf:
                 return False
-            Bs[r, j] = acc
+            Bs[j, r] = acc
     return True
 
 
@@ -282,18 +285,18 @@ def _scaled_stats_sequence(
     n_states = pmf.shape[0]
     n = e - s
     for j in range(n_states):
-        p = A[s, j] * Bs[s, j]
+        p = A[j, s] * Bs[j, s]
         start[j] += weight * p
         gamma[s, j] = p
     for t in range(1, n):
         r = s + t
         for j in range(n_states):
-            g = gamma[r - 1, j] + A[r, j] * Bs[r, j] - F[r - 1, j] * Be[r - 1, j]
+            g = gamma[r - 1, j] + A[j, r] * Bs[j, r] - F[j, r - 1] * Be[j, r - 1]
             gamma[r, j] = min(max(g, 0.0), 1.0)
         for i in range(n_states):
-            f = weight * F[r - 1, i]
+            f = weight * F[i, r - 1]
             for j in range(n_states):
-                trans_counts[i, j] += f * trans[i, j] * Bs[r, j]
+                trans_counts[i, j] += f * trans[i, j] * Bs[j, r]
 
 
 @parallel_pair(**_JIT)

@@ -204,7 +204,8 @@ def semi_markov_forward_backward(
     n_seq = len(bounds) - 1
     w = np.ones(n_seq) if weights is None else np.asarray(weights, dtype=float)
     n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
-    A, F, Bs, Be, R = (np.zeros((n_steps, k)) for _ in range(5))
+    # Messages as (k, n_steps): the sums over durations read them along time.
+    A, F, Bs, Be, R = (np.zeros((k, n_steps)) for _ in range(5))
     log_lik = np.empty(n_seq)
     gamma = np.zeros((n_steps, k))
     starts = np.zeros((n_tasks, k))
@@ -241,7 +242,7 @@ def semi_markov_forward(
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
-    A, F, R = (np.zeros((n_steps, k)) for _ in range(3))
+    A, F, R = (np.zeros((k, n_steps)) for _ in range(3))
     log_lik = np.empty(n_seq)
     run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
