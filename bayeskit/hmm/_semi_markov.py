@@ -244,6 +244,22 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
         finally:
             self._to_init = to_init
 
+    def get_stationary_distribution(self):
+        """The long-run fraction of steps in every state.
+
+        The chain of segments is Markov with ``transmat_``: its stationary
+        distribution ``nu`` (the left eigenvector for eigenvalue 1) weights
+        every state by how often a segment of it starts; a segment of ``j``
+        lasts ``E[d_j]`` steps on average, so the fraction of steps is
+        ``nu_j E[d_j] / sum_i nu_i E[d_i]`` (a renewal-reward argument;
+        Yu 2010, section 2).
+        """
+        check_is_fitted(self, "transmat_")
+        nu = super().get_stationary_distribution()
+        mean = self.duration_pmf_ @ np.arange(1, self.max_duration + 1)
+        weight = nu * mean
+        return weight / weight.sum()
+
     # -- sampling --------------------------------------------------------------------
     def sample(self, n_samples=1, random_state=None, currstate=None):
         """Draw one sequence of ``n_samples`` steps: ``(X, states)``.

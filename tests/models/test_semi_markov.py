@@ -337,3 +337,28 @@ def test_sklearn_checks_with_y_by_keyword(name, duration):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         getattr(ec, name)("_KeywordY", estimator)
+
+
+def test_stationary_distribution_is_the_expanded_hmm_one():
+    """The fraction of steps in each state: the stationary distribution of the
+    HMM on (state, steps left), summed over the steps left."""
+    rng = np.random.default_rng(3)
+    k, D = 3, 6
+    X, lengths = _data(3, k=k)
+    model = HiddenSemiMarkovModel(k, duration="table", max_duration=D, random_state=0)
+    model._init(X, lengths)
+    trans = rng.dirichlet(np.ones(k), size=k)
+    np.fill_diagonal(trans, 0.0)
+    model.transmat_ = trans / trans.sum(axis=1, keepdims=True)
+    model.durations_ = rng.dirichlet(np.ones(D), size=k)
+    big = np.zeros((k * D, k * D))
+    for j in range(k):
+        for r in range(1, D):
+            big[j * D + r, j * D + r - 1] = 1.0
+        big[j * D, :] = (model.transmat_[j][:, None] * model.durations_).ravel()
+    values, vectors = np.linalg.eig(big.T)
+    v = np.real(vectors[:, np.argmin(np.abs(values - 1))])
+    expected = (v / v.sum()).reshape(k, D).sum(axis=1)
+    np.testing.assert_allclose(
+        model.get_stationary_distribution(), expected, atol=1e-10
+    )
