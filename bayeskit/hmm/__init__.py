@@ -24,6 +24,7 @@ from ._gmm import GMMHMM
 from ._model import HiddenMarkovModel
 from ._multinomial import MultinomialHMM
 from ._poisson import PoissonHMM
+from ._semi_markov import HiddenSemiMarkovModel
 
 __all__ = [
     "GMMHMM",
@@ -32,6 +33,7 @@ __all__ = [
     "GaussianHMM",
     "HMMClassifier",
     "HiddenMarkovModel",
+    "HiddenSemiMarkovModel",
     "MultinomialHMM",
     "PoissonHMM",
 ]

@@ -11,7 +11,8 @@ ImportError that names the ``plot`` extra.
   :class:`MixtureSelectionDisplay` (the table of
   :func:`bayeskit.select_mixture`).
 - Hidden Markov models: :class:`StateSequenceDisplay`,
-  :class:`TransitionDisplay` (a heat map), :class:`StateDiagramDisplay`.
+  :class:`TransitionDisplay` (a heat map), :class:`StateDiagramDisplay`,
+  :class:`DurationDisplay` (a semi-Markov model's durations).
 - Networks: :class:`NetworkDisplay` (the DAG laid out in pure Python, with the
   posterior bars), :class:`CPTDisplay`, :class:`StructureDiffDisplay` and
   :func:`structure_difference`.
@@ -19,6 +20,7 @@ ImportError that names the ``plot`` extra.
 """
 
 from ._classifier import DecisionRegionDisplay, FeatureDensityDisplay
+from ._durations import DurationDisplay
 from ._hmm import StateSequenceDisplay, TransitionDisplay
 from ._mixture import (
     MixtureDensityDisplay,
@@ -36,6 +38,7 @@ from ._state_diagram import StateDiagramDisplay
 __all__ = [
     "CPTDisplay",
     "DecisionRegionDisplay",
+    "DurationDisplay",
     "FeatureDensityDisplay",
     "MixtureDensityDisplay",
     "MixtureEllipsesDisplay",

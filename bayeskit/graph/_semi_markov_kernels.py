@@ -1,0 +1,446 @@
+"""The compiled kernels of the semi-Markov chain: explicit-duration recursions.
+
+Private to :mod:`bayeskit.graph.semi_markov`, whose functions validate the
+arguments, plan the threads and call these kernels, which assume valid input.
+Every recursion runs over segments, in O(T K D) per sequence of ``T`` steps,
+``K`` states and longest duration ``D`` (Yu 2010, section 3.1: the forward
+variable of a segment that *ends* at ``t`` and the one of a segment that
+*starts* at ``t``), in log space below and on scaled probabilities further
+down. The emissions' rows are the steps of all sequences concatenated;
+sequence ``n`` is rows ``bounds[n]:bounds[n + 1]``. The messages are arrays of
+shape ``(K, n_steps)`` (a state's messages contiguous in time, which the sums
+over durations read), except Viterbi's.
+
+Notation, for the sequence's steps ``0 .. T-1``:
+
+- ``A[j, t] = log p(x_{<t}, a segment of j starts at t)``;
+- ``F[j, t] = log p(x_{<=t}, a segment of j ends at t)``, ``t < T-1``;
+- ``Bs[j, t] = log p(x_{>=t} | a segment of j starts at t)``;
+- ``Be[j, t] = log p(x_{>t} | a segment of j ends at t)``.
+
+The last segment of every sequence is right-censored: it has lasted at least
+the steps seen, with probability ``surv[j, d - 1] = P(duration >= d)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .._jit import njit, parallel_pair
+
+_JIT = {"error_model": "numpy"}
+
+
+@njit(**_JIT)
+def _lse(buf, n, m):  # pragma: no cover - compiled
+    """``log sum exp(buf[:n])`` given its maximum ``m`` (``-inf`` if empty)."""
+    if m == -np.inf:
+        return -np.inf
+    total = 0.0
+    for i in range(n):
+        total += math.exp(buf[i] - m)
+    return m + math.log(total)
+
+
+@njit(**_JIT)
+def _forward_sequence(
+    log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, buf
+):  # pragma: no cover - compiled
+    """Forward pass over rows ``s:e``; returns the log-likelihood."""
+    n_states, max_dur = log_pmf.shape
+    n = e - s
+    for t in range(n):
+        r = s + t
+        for j in range(n_states):
+            if t == 0:
+                A[j, r] = log_start[j]
+                continue
+            m = -np.inf
+            for i in range(n_states):
+                v = F[i, r - 1] + log_trans[i, j]
+                buf[i] = v
+                m = v if v > m else m
+            A[j, r] = _lse(buf, n_states, m)
+        if t == n - 1:
+            break
+        for j in range(n_states):
+            em = 0.0
+            m = -np.inf
+            n_dur = min(max_dur, t + 1)
+            for d in range(1, n_dur + 1):
+                em += log_em[r - d + 1, j]
+                v = A[j, r - d + 1] + log_pmf[j, d - 1] + em
+                buf[d - 1] = v
+                m = v if v > m else m
+            F[j, r] = _lse(buf, n_dur, m)
+    # The censored last segment of every state: lse over j and d.
+    total = -np.inf
+    for j in range(n_states):
+        em = 0.0
+        m = -np.inf
+        n_dur = min(max_dur, n)
+        for d in range(1, n_dur + 1):
+            em += log_em[e - d, j]
+            v = A[j, e - d] + log_surv[j, d - 1] + em
+            buf[d - 1] = v
+            m = v if v > m else m
+        v = _lse(buf, n_dur, m)
+        if v > -np.inf:
+            hi = v if v > total else total
+            lo = v if v <= total else total
+            total = hi + math.log1p(math.exp(lo - hi)) if lo > -np.inf else hi
+    return total
+
+
+@njit(**_JIT)
+def _backward_sequence(
+    log_trans, log_pmf, log_surv, log_em, s, e, Bs, Be, buf
+):  # pragma: no cover - compiled
+    """Backward pass over rows ``s:e`` (``Bs`` and ``Be`` of the module)."""
+    n_states, max_dur = log_pmf.shape
+    n = e - s
+    for t in range(n - 1, -1, -1):
+        r = s + t
+        if t < n - 1:
+            for i in range(n_states):
+                m = -np.inf
+                for j in range(n_states):
+                    v = log_trans[i, j] + Bs[j, r + 1]
+                    buf[j] = v
+                    m = v if v > m else m
+                Be[i, r] = _lse(buf, n_states, m)
+        for j in range(n_states):
+            em = 0.0
+            m = -np.inf
+            n_dur = min(max_dur, n - t)
+            for d in range(1, n_dur + 1):
+                u = r + d - 1
+                em += log_em[u, j]
+                if t + d - 1 < n - 1:
+                    v = log_pmf[j, d - 1] + em + Be[j, u]
+                else:
+                    v = log_surv[j, d - 1] + em
+                buf[d - 1] = v
+                m = v if v > m else m
+            Bs[j, r] = _lse(buf, n_dur, m)
+
+
+@njit(**_JIT)
+def _stats_sequence(
+    log_trans, log_pmf, log_surv, log_em, s, e, A, F, Bs, Be, log_lik, weight,
+    gamma, start, trans, durations,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Posteriors of rows ``s:e`` into ``gamma``; expected start, transition
+    and duration counts (times ``weight``) added to ``start``, ``trans`` and
+    ``durations``. A censored last segment of length ``d`` counts as a
+    complete one of length ``d' >= d`` with probability
+    ``pmf[d'] / surv[d]`` (its unseen end is latent too)."""
+    n_states, max_dur = log_pmf.shape
+    n = e - s
+    for j in range(n_states):
+        p = math.exp(A[j, s] + Bs[j, s] - log_lik)
+        start[j] += weight * p
+        gamma[s, j] = p
+    for t in range(1, n):
+        r = s + t
+        for j in range(n_states):
+            begin = math.exp(A[j, r] + Bs[j, r] - log_lik)
+            end = math.exp(F[j, r - 1] + Be[j, r - 1] - log_lik)
+            g = gamma[r - 1, j] + begin - end
+            gamma[r, j] = min(max(g, 0.0), 1.0)
+        for i in range(n_states):
+            f = F[i, r - 1] - log_lik
+            for j in range(n_states):
+                trans[i, j] += weight * math.exp(f + log_trans[i, j] + Bs[j, r])
+    for t in range(n):
+        r = s + t
+        for j in range(n_states):
+            a = A[j, r] - log_lik
+            if a == -np.inf:
+                continue
+            em = 0.0
+            for d in range(1, min(max_dur, n - t) + 1):
+                u = r + d - 1
+                em += log_em[u, j]
+                if t + d - 1 < n - 1:
+                    durations[j, d - 1] += weight * math.exp(
+                        a + log_pmf[j, d - 1] + em + Be[j, u]
+                    )
+                else:
+                    c = a + em
+                    if c == -np.inf or log_surv[j, d - 1] == -np.inf:
+                        continue
+                    for dd in range(d, max_dur + 1):
+                        durations[j, dd - 1] += weight * math.exp(
+                            c + log_pmf[j, dd - 1]
+                        )
+
+
+# ---------------------------------------------------------------------------
+# The scaled recursions: the same sums on probabilities, each step's emissions
+# divided by their maximum (``bt = exp(log_em - shift)``) and each step's
+# messages by ``c_t``, the filtered mass of the step (so the log-likelihood is
+# ``sum_t log c_t + shift_t``; Yu 2010, section 3.1, "scaling"). No exponential
+# in the inner loops. A step whose mass is not a positive finite number (an
+# underflow, or a product of ``bt / c`` ratios that overflowed) returns NaN:
+# the sequence is then recomputed by the log-space recursions above.
+# ---------------------------------------------------------------------------
+
+
+@njit(**_JIT)
+def _scaled_forward_sequence(
+    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+):  # pragma: no cover - compiled
+    """Scaled forward pass over rows ``s:e``: ``A`` and ``F`` are the start
+    and end messages over the product of the scales so far, ``R[t] = bt[t] /
+    c_t``; returns the log-likelihood, or NaN (see above)."""
+    n_states, max_dur = pmf.shape
+    n = e - s
+    total = 0.0
+    for t in range(n):
+        r = s + t
+        for j in range(n_states):
+            if t == 0:
+                A[j, r] = start[j]
+            else:
+                a = 0.0
+                for i in range(n_states):
+                    a += F[i, r - 1] * trans[i, j]
+                A[j, r] = a
+        mass = 0.0
+        for j in range(n_states):
+            prod = bt[r, j]
+            f = 0.0
+            g = 0.0
+            for d in range(1, min(max_dur, t + 1) + 1):
+                u = r - d + 1
+                if d > 1:
+                    prod *= R[j, u]
+                a = A[j, u] * prod
+                f += a * pmf[j, d - 1]
+                g += a * surv[j, d - 1]
+            F[j, r] = f
+            mass += g
+        if not (mass > 0.0 and mass < np.inf):
+            return np.nan
+        inv = 1.0 / mass
+        for j in range(n_states):
+            F[j, r] *= inv
+            R[j, r] = bt[r, j] * inv
+        total += math.log(mass) + shift[r]
+    return total
+
+
+@njit(**_JIT)
+def _scaled_backward_sequence(
+    trans, pmf, surv, s, e, A, R, Bs, Be, weight, durations
+):  # pragma: no cover - compiled
+    """Scaled backward pass over rows ``s:e``, adding the expected duration
+    counts on the way (a segment's posterior is its start message times the
+    term of the backward sum it contributes); False if a message is not
+    finite (the sequence then goes to the log-space recursions, and
+    ``durations`` must be discarded)."""
+    n_states, max_dur = pmf.shape
+    n = e - s
+    for t in range(n - 1, -1, -1):
+        r = s + t
+        if t < n - 1:
+            for i in range(n_states):
+                b = 0.0
+                for j in range(n_states):
+                    b += trans[i, j] * Bs[j, r + 1]
+                Be[i, r] = b
+        for j in range(n_states):
+            prod = 1.0
+            acc = 0.0
+            a = weight * A[j, r]
+            for d in range(1, min(max_dur, n - t) + 1):
+                u = r + d - 1
+                prod *= R[j, u]
+                if t + d - 1 < n - 1:
+                    term = pmf[j, d - 1] * prod * Be[j, u]
+                    acc += term
+                    durations[j, d - 1] += a * term
+                else:
+                    acc += surv[j, d - 1] * prod
+                    if a > 0.0:
+                        for dd in range(d, max_dur + 1):
+                            durations[j, dd - 1] += a * prod * pmf[j, dd - 1]
+            if not acc < np.inf:
+                return False
+            Bs[j, r] = acc
+    return True
+
+
+@njit(**_JIT)
+def _scaled_stats_sequence(
+    trans, pmf, s, e, A, F, Bs, Be, weight, gamma, start, trans_counts
+):  # pragma: no cover - compiled
+    """:func:`_stats_sequence` on the scaled messages (the products of the
+    start or end message and the matching backward message are posteriors),
+    but the durations, which the backward pass adds."""
+    n_states = pmf.shape[0]
+    n = e - s
+    for j in range(n_states):
+        p = A[j, s] * Bs[j, s]
+        start[j] += weight * p
+        gamma[s, j] = p
+    for t in range(1, n):
+        r = s + t
+        for j in range(n_states):
+            g = gamma[r - 1, j] + A[j, r] * Bs[j, r] - F[j, r - 1] * Be[j, r - 1]
+            gamma[r, j] = min(max(g, 0.0), 1.0)
+        for i in range(n_states):
+            f = weight * F[i, r - 1]
+            for j in range(n_states):
+                trans_counts[i, j] += f * trans[i, j] * Bs[j, r]
+
+
+@parallel_pair(**_JIT)
+def _forward_backward_pass(
+    log_start, log_trans, log_pmf, log_surv, log_em, start, trans, pmf, surv,
+    bt, shift, bounds, weights, n_tasks, exact, A, F, Bs, Be, R,
+    log_likelihood, gamma, starts, transitions, durations,
+):  # fmt: skip  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    n_states, max_dur = log_pmf.shape
+    size = max(n_states, max_dur)
+    for task in numba.prange(n_tasks):
+        buf = np.empty(size)
+        counts = np.zeros((n_states, max_dur))
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            s, e = bounds[n], bounds[n + 1]
+            if not exact:
+                ll = _scaled_forward_sequence(
+                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+                )
+                if ll == ll:
+                    counts[:] = 0.0
+                    if _scaled_backward_sequence(
+                        trans, pmf, surv, s, e, A, R, Bs, Be, weights[n], counts
+                    ):
+                        log_likelihood[n] = ll
+                        durations[task] += counts
+                        _scaled_stats_sequence(
+                            trans, pmf, s, e, A, F, Bs, Be, weights[n], gamma,
+                            starts[task], transitions[task],
+                        )  # fmt: skip
+                        continue
+            ll = _forward_sequence(
+                log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, buf
+            )
+            log_likelihood[n] = ll
+            if ll == -np.inf:
+                continue
+            _backward_sequence(log_trans, log_pmf, log_surv, log_em, s, e, Bs, Be, buf)
+            _stats_sequence(
+                log_trans, log_pmf, log_surv, log_em, s, e, A, F, Bs, Be, ll,
+                weights[n], gamma, starts[task], transitions[task],
+                durations[task],
+            )  # fmt: skip
+
+
+@parallel_pair(**_JIT)
+def _forward_pass(
+    log_start, log_trans, log_pmf, log_surv, log_em, start, trans, pmf, surv,
+    bt, shift, bounds, n_tasks, exact, A, F, R, log_likelihood,
+):  # fmt: skip  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    n_states, max_dur = log_pmf.shape
+    size = max(n_states, max_dur)
+    for task in numba.prange(n_tasks):
+        buf = np.empty(size)
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            s, e = bounds[n], bounds[n + 1]
+            ll = np.nan
+            if not exact:
+                ll = _scaled_forward_sequence(
+                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+                )
+            if ll != ll:
+                ll = _forward_sequence(
+                    log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F,
+                    buf,
+                )  # fmt: skip
+            log_likelihood[n] = ll
+
+
+@njit(**_JIT)
+def _viterbi_sequence(
+    log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, from_state,
+    duration, path,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Max-product over the segmentations of rows ``s:e``: the best path into
+    ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
+    path unset)."""
+    n_states, max_dur = log_pmf.shape
+    n = e - s
+    for t in range(n):
+        r = s + t
+        for j in range(n_states):
+            if t == 0:
+                A[r, j] = log_start[j]
+                continue
+            best, arg = -np.inf, 0
+            for i in range(n_states):
+                v = F[r - 1, i] + log_trans[i, j]
+                if v > best:
+                    best, arg = v, i
+            A[r, j] = best
+            from_state[r, j] = arg
+        if t == n - 1:
+            break
+        for j in range(n_states):
+            em = 0.0
+            best, arg = -np.inf, 1
+            for d in range(1, min(max_dur, t + 1) + 1):
+                em += log_em[r - d + 1, j]
+                v = A[r - d + 1, j] + log_pmf[j, d - 1] + em
+                if v > best:
+                    best, arg = v, d
+            F[r, j] = best
+            duration[r, j] = arg
+    best, state, dur = -np.inf, 0, 1
+    for j in range(n_states):
+        em = 0.0
+        for d in range(1, min(max_dur, n) + 1):
+            em += log_em[e - d, j]
+            v = A[e - d, j] + log_surv[j, d - 1] + em
+            if v > best:
+                best, state, dur = v, j, d
+    if best == -np.inf:
+        return best
+    end = e - 1
+    while True:
+        for u in range(end - dur + 1, end + 1):
+            path[u] = state
+        first = end - dur + 1
+        if first == s:
+            break
+        state = from_state[first, state]
+        end = first - 1
+        dur = duration[end, state]
+    return best
+
+
+@parallel_pair(**_JIT)
+def _viterbi_pass(
+    log_start, log_trans, log_pmf, log_surv, log_em, bounds, n_tasks, A, F,
+    from_state, duration, path, log_prob,
+):  # fmt: skip  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    for task in numba.prange(n_tasks):
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            log_prob[n] = _viterbi_sequence(
+                log_start, log_trans, log_pmf, log_surv, log_em, bounds[n],
+                bounds[n + 1], A, F, from_state, duration, path,
+            )  # fmt: skip

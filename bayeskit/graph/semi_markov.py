@@ -1,0 +1,516 @@
+"""The semi-Markov chain: hidden states with explicit durations.
+
+A hidden semi-Markov model (explicit-duration HMM; Yu 2010, section 2.2)
+replaces the geometric stay of an HMM's state by a duration distribution: the
+chain enters state ``j`` (from the start distribution, or from the previous
+segment's state ``i`` with probability ``a_ij``, ``a_ii = 0``), stays there
+``d`` steps with probability ``p_j(d)``, ``1 <= d <= D``, emitting one
+observation per step, then moves on. The functions here take the durations
+as a table ``pmf`` of shape ``(k, D)``, ``pmf[j, d - 1] = p_j(d)``; the
+parametric families that fill it live with the estimator.
+
+Inference runs over segments in log space, in O(T K D) per sequence
+(Yu 2010, section 3.1; the compiled kernels of ``_semi_markov_kernels``,
+batched over sequences). **The last segment of every sequence is
+right-censored**: a sequence ends where observation stops, not where a
+segment ends, so its last segment has lasted *at least* the steps seen, with
+probability ``P(d_j >= d)`` (Yu 2010, section 3.4, the "right-censored"
+case). With every duration geometric, this is exactly an HMM whose
+self-transitions are the geometric's (an HMM's sequence may also stop
+mid-stay), which the tests check.
+
+:class:`SemiMarkovChain` speaks the protocol of the latent structures
+(:class:`~bayeskit.graph.LatentChain`'s): posterior, filter, decode, its
+statistics (:class:`SemiMarkovStats`), MAP parameters from them, a log prior,
+the count of free parameters and sampling. Its duration family is any object
+with ``pmf(params)``, ``map_params(counts, prior, previous)``,
+``log_prior(params, prior)``, ``n_parameters(k)`` and ``max_duration``.
+
+References
+----------
+.. [1] S.-Z. Yu, "Hidden semi-Markov models", Artificial Intelligence
+   174(2), 215-243, 2010.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._jit import run_parallel
+from .._logmath import safe_log
+from ._checks import cardinality
+from ._semi_markov_kernels import _forward_backward_pass, _forward_pass, _viterbi_pass
+from .structure import _as_message, _table_map
+
+__all__ = [
+    "SemiMarkovChain",
+    "SemiMarkovParams",
+    "SemiMarkovPosterior",
+    "SemiMarkovPrior",
+    "SemiMarkovStats",
+    "semi_markov_forward",
+    "semi_markov_forward_backward",
+    "semi_markov_viterbi",
+]
+
+# Work (steps x states x durations) below which the kernels' source runs
+# interpreted (nothing to compile), and below which one thread does it all.
+_INTERPRET_WORK = 1 << 12
+_MIN_PARALLEL_WORK = 1 << 22
+_TASKS_PER_THREAD = 8
+
+
+def log_survival(pmf: np.ndarray) -> np.ndarray:
+    """``log P(d >= d')`` for ``d' = 1 .. D``: the reversed cumulative sum of
+    each row of ``pmf`` (summed from the tail, so small tails keep their
+    precision), shape ``(k, D)``."""
+    surv = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+    return safe_log(np.minimum(surv, 1.0))
+
+
+def _plan(n_steps: int, k: int, D: int, n_sequences: int) -> tuple[int, int]:
+    work = n_steps * k * max(k, D)
+    if work < _INTERPRET_WORK:
+        return 0, 1
+    if work < _MIN_PARALLEL_WORK:
+        return 1, 1
+    import numba
+
+    n_threads = numba.get_num_threads()
+    return n_threads, min(n_sequences, _TASKS_PER_THREAD * n_threads)
+
+
+def _bounds(lengths, n_steps: int) -> np.ndarray:
+    if lengths is None:
+        lengths = [n_steps]
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.ndim != 1 or (lengths <= 0).any() or lengths.sum() != n_steps:
+        raise ValueError(
+            f"lengths must be positive integers summing to {n_steps}, got "
+            f"{lengths.tolist()!r}"
+        )
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def _arrays(log_startprob, log_transmat, pmf, log_emission):
+    start = np.ascontiguousarray(log_startprob, dtype=np.float64)
+    trans = np.ascontiguousarray(log_transmat, dtype=np.float64)
+    pmf = np.asarray(pmf, dtype=np.float64)
+    em = np.ascontiguousarray(log_emission, dtype=np.float64)
+    k = len(start)
+    if trans.shape != (k, k) or pmf.ndim != 2 or pmf.shape[0] != k:
+        raise ValueError(
+            f"log_transmat must be ({k}, {k}) and pmf ({k}, max_duration), got "
+            f"{trans.shape} and {pmf.shape}"
+        )
+    if em.ndim != 2 or em.shape[1] != k:
+        raise ValueError(f"log_emission must have {k} columns, got {em.shape}")
+    if np.isnan(em).any() or (em == np.inf).any():
+        raise ValueError("log_emission contains NaN or +inf.")
+    log_pmf = np.ascontiguousarray(safe_log(pmf))
+    log_surv = np.ascontiguousarray(log_survival(pmf))
+    return start, trans, log_pmf, log_surv, em
+
+
+def _scaled(start, trans, log_pmf, log_surv, em):
+    """The probabilities of the scaled recursions: start, transitions,
+    durations and survivals, and every step's emissions over their maximum
+    with the maxima (a step of all ``-inf`` gets shift 0: its mass is 0)."""
+    shift = em.max(axis=1)
+    shift[shift == -np.inf] = 0.0
+    bt = np.exp(em - shift[:, None])
+    return (
+        np.exp(start), np.exp(trans), np.exp(log_pmf), np.exp(log_surv), bt, shift
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SemiMarkovPosterior:
+    """Result of :func:`semi_markov_forward_backward`.
+
+    Attributes
+    ----------
+    log_evidence : ndarray of shape (n_sequences,)
+        ``log p(x)`` of every sequence.
+    posterior : ndarray of shape (n_steps, k)
+        ``p(z_t = j | x)`` of every step.
+    start_counts : ndarray of shape (k,)
+        Expected number of sequences starting in each state (weighted).
+    transition_counts : ndarray of shape (k, k)
+        Expected number of segment-to-segment transitions ``i -> j``.
+    duration_counts : ndarray of shape (k, D)
+        Expected number of segments of each state and duration; a censored
+        last segment is spread over the durations it may have had.
+    """
+
+    log_evidence: np.ndarray
+    posterior: np.ndarray
+    start_counts: np.ndarray
+    transition_counts: np.ndarray
+    duration_counts: np.ndarray
+    symbol_counts: None = None
+
+    @functools.cached_property
+    def log_posterior(self) -> np.ndarray:
+        return safe_log(self.posterior)
+
+
+def semi_markov_forward_backward(
+    log_startprob, log_transmat, pmf, log_emission, lengths=None, weights=None,
+    *, exact=False,
+) -> SemiMarkovPosterior:  # fmt: skip
+    """Posteriors and expected counts of an explicit-duration chain.
+
+    Parameters
+    ----------
+    log_startprob : array-like of shape (k,)
+        Log-probabilities of the state of the first segment.
+    log_transmat : array-like of shape (k, k)
+        Log-probabilities of the next segment's state (zero diagonal for a
+        semi-Markov chain proper; a non-zero one starts a new segment of the
+        same state).
+    pmf : array-like of shape (k, D)
+        ``pmf[j, d - 1] = p_j(d)``, rows summing to 1.
+    log_emission : array-like of shape (n_steps, k)
+        Emission log-likelihoods of the steps of all sequences.
+    lengths : array-like of int, default=None
+        Steps of each sequence; None is one sequence.
+    weights : array-like of shape (n_sequences,), default=None
+        Weight of each sequence in the expected counts (None: 1).
+    exact : bool, default=False
+        Run the log-space recursions on every sequence. By default the
+        scaled recursions run first (products of probabilities, one scale
+        per step), and a sequence whose scaled messages underflow or
+        overflow is recomputed in log space; both give the same numbers.
+
+    Returns
+    -------
+    SemiMarkovPosterior
+
+    Raises
+    ------
+    ValueError
+        If a sequence has probability zero under the model.
+    """
+    start, trans, log_pmf, log_surv, em = _arrays(
+        log_startprob, log_transmat, pmf, log_emission
+    )
+    n_steps, k = em.shape
+    D = log_pmf.shape[1]
+    bounds = _bounds(lengths, n_steps)
+    n_seq = len(bounds) - 1
+    w = np.ones(n_seq) if weights is None else np.asarray(weights, dtype=float)
+    n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
+    # Messages as (k, n_steps): the sums over durations read them along time.
+    A, F, Bs, Be, R = (np.zeros((k, n_steps)) for _ in range(5))
+    log_lik = np.empty(n_seq)
+    gamma = np.zeros((n_steps, k))
+    starts = np.zeros((n_tasks, k))
+    transitions = np.zeros((n_tasks, k, k))
+    durations = np.zeros((n_tasks, k, D))
+    run_parallel(
+        _forward_backward_pass, min(n_threads, n_tasks), 1,
+        start, trans, log_pmf, log_surv, em,
+        *_scaled(start, trans, log_pmf, log_surv, em),
+        bounds, w, n_tasks, exact, A, F, Bs, Be, R,
+        log_lik, gamma, starts, transitions, durations,
+    )  # fmt: skip
+    if not np.all(log_lik > -np.inf):
+        bad = int(np.flatnonzero(~(log_lik > -np.inf))[0])
+        raise ValueError(
+            f"sequence {bad} has probability zero under the model: its "
+            "posterior is undefined"
+        )
+    return SemiMarkovPosterior(
+        log_lik, gamma, starts.sum(0), transitions.sum(0), durations.sum(0)
+    )
+
+
+def semi_markov_forward(
+    log_startprob, log_transmat, pmf, log_emission, lengths=None, *, exact=False
+) -> np.ndarray:
+    """Log-likelihood of every sequence (``-inf`` for an impossible one),
+    the forward pass of :func:`semi_markov_forward_backward` (``exact`` as
+    there)."""
+    start, trans, log_pmf, log_surv, em = _arrays(
+        log_startprob, log_transmat, pmf, log_emission
+    )
+    n_steps, k = em.shape
+    bounds = _bounds(lengths, n_steps)
+    n_seq = len(bounds) - 1
+    n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
+    A, F, R = (np.zeros((k, n_steps)) for _ in range(3))
+    log_lik = np.empty(n_seq)
+    run_parallel(
+        _forward_pass, min(n_threads, n_tasks), 1,
+        start, trans, log_pmf, log_surv, em,
+        *_scaled(start, trans, log_pmf, log_surv, em),
+        bounds, n_tasks, exact, A, F, R, log_lik,
+    )  # fmt: skip
+    return log_lik
+
+
+def semi_markov_viterbi(
+    log_startprob, log_transmat, pmf, log_emission, lengths=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The most probable state path of every sequence (max-product over the
+    segmentations, Yu 2010 section 3.2) and its log joint probability.
+
+    Returns
+    -------
+    path : ndarray of int of shape (n_steps,)
+    log_prob : ndarray of shape (n_sequences,)
+
+    Raises
+    ------
+    ValueError
+        If a sequence has probability zero under the model.
+    """
+    start, trans, log_pmf, log_surv, em = _arrays(
+        log_startprob, log_transmat, pmf, log_emission
+    )
+    n_steps, k = em.shape
+    bounds = _bounds(lengths, n_steps)
+    n_seq = len(bounds) - 1
+    n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
+    A, F = np.full((n_steps, k), -np.inf), np.full((n_steps, k), -np.inf)
+    from_state = np.zeros((n_steps, k), dtype=np.int64)
+    duration = np.ones((n_steps, k), dtype=np.int64)
+    path = np.zeros(n_steps, dtype=np.int64)
+    log_prob = np.empty(n_seq)
+    run_parallel(
+        _viterbi_pass, min(n_threads, n_tasks), 1,
+        start, trans, log_pmf, log_surv, em, bounds, n_tasks, A, F, from_state,
+        duration, path, log_prob,
+    )  # fmt: skip
+    if not np.all(log_prob > -np.inf):
+        bad = int(np.flatnonzero(~(log_prob > -np.inf))[0])
+        raise ValueError(f"sequence {bad} has probability zero under the model")
+    return path, log_prob
+
+
+# ---------------------------------------------------------------------------
+# The structure
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SemiMarkovParams:
+    """The parameters of a semi-Markov chain: start and transition tables
+    (``transmat`` with a zero diagonal) and the duration family's
+    parameters, with their table ``pmf`` of shape ``(k, D)``."""
+
+    startprob: np.ndarray
+    transmat: np.ndarray
+    duration: object
+    pmf: np.ndarray
+
+    @functools.cached_property
+    def log_startprob(self) -> np.ndarray:
+        return safe_log(self.startprob)
+
+    @functools.cached_property
+    def log_transmat(self) -> np.ndarray:
+        return safe_log(self.transmat)
+
+
+@dataclass(frozen=True)
+class SemiMarkovStats:
+    """Expected statistics of a semi-Markov chain, summed over sequences.
+
+    Attributes
+    ----------
+    start : ndarray of shape (k,)
+    transitions : ndarray of shape (k, k)
+        Segment-to-segment transitions.
+    occupancy : ndarray of shape (k,)
+        Expected steps in each state.
+    durations : ndarray of shape (k, D)
+        Expected segments of each state and duration.
+    """
+
+    start: np.ndarray
+    transitions: np.ndarray
+    occupancy: np.ndarray
+    durations: np.ndarray
+
+    def __add__(self, other: SemiMarkovStats) -> SemiMarkovStats:
+        return SemiMarkovStats(
+            self.start + other.start,
+            self.transitions + other.transitions,
+            self.occupancy + other.occupancy,
+            self.durations + other.durations,
+        )
+
+    @property
+    def total_weight(self) -> np.ndarray:
+        return self.occupancy
+
+
+@dataclass(frozen=True)
+class SemiMarkovPrior:
+    """Priors of the start and transition tables (``map`` and
+    ``log_density``, as ``bayeskit.priors.Dirichlet``) and the duration
+    family's prior (read by the family); None for none."""
+
+    start: object = None
+    transitions: object = None
+    durations: object = None
+
+
+@dataclass(frozen=True)
+class SemiMarkovChain:
+    """A chain of states with explicit durations (see the module).
+
+    Parameters
+    ----------
+    n_states : int
+    duration : object
+        The duration family (see the module for its protocol).
+    update_start, update_transitions, update_durations : bool, default=True
+        Which parts :meth:`map_params` re-estimates.
+    """
+
+    n_states: int
+    duration: object
+    update_start: bool = True
+    update_transitions: bool = True
+    update_durations: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n_states", cardinality(self.n_states, "n_states"))
+
+    def params(self, startprob, transmat, duration) -> SemiMarkovParams:
+        """The parameters, with the duration table the family gives."""
+        return SemiMarkovParams(
+            startprob, transmat, duration, self.duration.pmf(duration)
+        )
+
+    # -- inference ---------------------------------------------------------------
+    @staticmethod
+    def _dense(messages) -> np.ndarray:
+        table, codes = _as_message(messages)
+        return table if codes is None else table[codes]
+
+    def posterior(
+        self, messages, params: SemiMarkovParams, lengths=None, weights=None
+    ) -> SemiMarkovPosterior:
+        """Sum-product over the segmentations (see
+        :func:`semi_markov_forward_backward`)."""
+        return semi_markov_forward_backward(
+            params.log_startprob, params.log_transmat, params.pmf,
+            self._dense(messages), lengths, weights,
+        )  # fmt: skip
+
+    def filter(self, messages, params: SemiMarkovParams, lengths=None):
+        """The log-likelihood of every sequence (``log_evidence``)."""
+        log_lik = semi_markov_forward(
+            params.log_startprob, params.log_transmat, params.pmf,
+            self._dense(messages), lengths,
+        )  # fmt: skip
+        return _Filter(log_lik)
+
+    def decode(self, messages, params: SemiMarkovParams, lengths=None):
+        """Max-product: the most probable path and its log joint probability."""
+        return semi_markov_viterbi(
+            params.log_startprob, params.log_transmat, params.pmf,
+            self._dense(messages), lengths,
+        )  # fmt: skip
+
+    # -- learning ----------------------------------------------------------------
+    def zeros(self) -> SemiMarkovStats:
+        k, D = self.n_states, self.duration.max_duration
+        return SemiMarkovStats(
+            np.zeros(k), np.zeros((k, k)), np.zeros(k), np.zeros((k, D))
+        )
+
+    def stats(self, posterior: SemiMarkovPosterior, lengths, weights=None):
+        """The chain's statistics from a :meth:`posterior` computed with the
+        same ``weights``."""
+        gamma = posterior.posterior
+        if weights is None:
+            occupancy = gamma.sum(axis=0)
+        else:
+            lengths = np.asarray(lengths, dtype=np.intp)
+            starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+            occupancy = weights @ np.add.reduceat(gamma, starts, axis=0)
+        return SemiMarkovStats(
+            posterior.start_counts.copy(),
+            posterior.transition_counts.copy(),
+            occupancy,
+            posterior.duration_counts.copy(),
+        )
+
+    def map_params(
+        self,
+        stats: SemiMarkovStats,
+        prior: SemiMarkovPrior | None = None,
+        previous: SemiMarkovParams | None = None,
+    ) -> SemiMarkovParams:
+        """MAP tables (the previous tables' zeros stay zero: the diagonal of
+        the transitions) and the duration family's MAP parameters."""
+        prior = prior or SemiMarkovPrior()
+        start, trans = previous.startprob, previous.transmat
+        duration = previous.duration
+        if self.update_start:
+            start = _table_map(prior.start, stats.start, start)
+        if self.update_transitions:
+            trans = _table_map(prior.transitions, stats.transitions, trans)
+        if self.update_durations:
+            duration = self.duration.map_params(
+                stats.durations, prior.durations, duration
+            )
+        return self.params(start, trans, duration)
+
+    def log_prior(self, params: SemiMarkovParams, prior=None) -> float:
+        """Log density of the priors at ``params``, up to their constants."""
+        if prior is None:
+            return 0.0
+        total = 0.0
+        for table, p in (
+            (params.startprob, prior.start),
+            (params.transmat, prior.transitions),
+        ):
+            if p is not None:
+                # The structural zeros (the diagonal) are not parameters.
+                total += float(p.log_density(np.where(table == 0, 1.0, table)))
+        return total + float(self.duration.log_prior(params.duration, prior.durations))
+
+    def n_parameters(self) -> int:
+        """Free scalars of what :meth:`map_params` updates."""
+        k = self.n_states
+        n = self.update_start * (k - 1)
+        n += self.update_transitions * k * max(k - 2, 0)
+        n += self.update_durations * self.duration.n_parameters(k)
+        return n
+
+    # -- sampling ----------------------------------------------------------------
+    def sample(
+        self, params: SemiMarkovParams, n_steps: int, random_state, currstate=None
+    ) -> np.ndarray:
+        """One state path of ``n_steps`` steps: a state, a duration from its
+        table, the next state from the transitions, ... (the last segment
+        cut at ``n_steps``)."""
+        k, D = params.pmf.shape
+        states = np.empty(n_steps, dtype=int)
+        state = (
+            random_state.choice(k, p=params.startprob)
+            if currstate is None
+            else currstate
+        )
+        t = 0
+        while t < n_steps:
+            if t:
+                state = random_state.choice(k, p=params.transmat[state])
+            d = 1 + random_state.choice(D, p=params.pmf[state])
+            states[t : t + d] = state
+            t += d
+        return states
+
+
+@dataclass(frozen=True)
+class _Filter:
+    log_evidence: np.ndarray
