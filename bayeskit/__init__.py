@@ -17,6 +17,8 @@ from .hmm import (
     GaussianHMM,
     HiddenMarkovModel,
     HMMClassifier,
+    MarkovChain,
+    MarkovChainClassifier,
     MultinomialHMM,
     PoissonHMM,
 )
@@ -106,6 +108,8 @@ __all__ = [
     "KalmanFilter",
     "LinearDiscriminantAnalysis",
     "LinearGaussianSSM",
+    "MarkovChain",
+    "MarkovChainClassifier",
     "MixedNB",
     "MixtureModel",
     "MultinomialHMM",

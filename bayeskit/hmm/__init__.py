@@ -21,6 +21,7 @@ from ._categorical import CategoricalHMM
 from ._classifier import HMMClassifier
 from ._gaussian import GaussianHMM
 from ._gmm import GMMHMM
+from ._markov_chain import MarkovChain, MarkovChainClassifier
 from ._model import HiddenMarkovModel
 from ._multinomial import MultinomialHMM
 from ._poisson import PoissonHMM
@@ -32,6 +33,8 @@ __all__ = [
     "GaussianHMM",
     "HMMClassifier",
     "HiddenMarkovModel",
+    "MarkovChain",
+    "MarkovChainClassifier",
     "MultinomialHMM",
     "PoissonHMM",
 ]
