@@ -351,7 +351,7 @@ class MarkovChain(DensityMixin, BaseEstimator):
         return self
 
     def summarize(self, X, lengths=None, *, sequence_weight=None):
-        """The counts of a chunk (:class:`MarkovChainStats`), in the fitted
+        """The counts of a chunk (``MarkovChainStats``), in the fitted
         alphabet; chunks' counts add with ``+`` and :meth:`from_stats` of
         their sum is :meth:`fit` on all of them. Parameters as in :meth:`fit`."""
         check_is_fitted(self)

@@ -387,3 +387,13 @@ def test_five_percent_labelled_beats_unlabelled_em_with_the_best_permutation():
         wins += ours > theirs
         gains.append(ours - theirs)
     assert np.mean(gains) > 0 and wins >= 4, gains
+
+
+def test_states_with_a_dask_collection_are_refused_naming_states():
+    da = pytest.importorskip("dask.array")
+    X = np.random.RandomState(0).normal(size=(40, 1))
+    with pytest.raises(ValueError, match="states is not taken with a Dask"):
+        GaussianHMM(2).fit(da.from_array(X, chunks=20), states=np.zeros(40))
+    fitted = GaussianHMM(2, random_state=0, n_iter=2).fit(X)
+    with pytest.raises(ValueError, match="states is not taken with a Dask"):
+        fitted.score(da.from_array(X, chunks=20), states=np.zeros(40))
