@@ -18,6 +18,8 @@ from .hmm import (
     HiddenMarkovModel,
     HiddenSemiMarkovModel,
     HMMClassifier,
+    MarkovChain,
+    MarkovChainClassifier,
     MultinomialHMM,
     PoissonHMM,
 )
@@ -108,6 +110,8 @@ __all__ = [
     "KalmanFilter",
     "LinearDiscriminantAnalysis",
     "LinearGaussianSSM",
+    "MarkovChain",
+    "MarkovChainClassifier",
     "MixedNB",
     "MixtureModel",
     "MultinomialHMM",

@@ -32,7 +32,7 @@ CLASSIFIERS = _classifiers()
 def _data(cls, rng, n=24):
     """Data every classifier reads: counts (read as numbers or categories), or
     a list of short sequences for the sequence classifier."""
-    if cls is bk.HMMClassifier:
+    if issubclass(cls, bk.HMMClassifier):  # MarkovChainClassifier too
         return [rng.integers(0, 3, size=5) for _ in range(n)]
     return rng.poisson(3, size=(n, 3)).astype(float)
 

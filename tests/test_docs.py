@@ -30,6 +30,7 @@ GALLERY = {
     "plot_network_displays.py": "NetworkDisplay",
     "plot_classifier_displays.py": "DecisionRegionDisplay",
     "plot_kalman_tracking.py": "LinearGaussianSSM",
+    "plot_markov_chain_code_or_prose.py": "MarkovChainClassifier",
 }
 
 

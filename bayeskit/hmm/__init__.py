@@ -21,6 +21,7 @@ from ._categorical import CategoricalHMM
 from ._classifier import HMMClassifier
 from ._gaussian import GaussianHMM
 from ._gmm import GMMHMM
+from ._markov_chain import MarkovChain, MarkovChainClassifier
 from ._model import HiddenMarkovModel
 from ._multinomial import MultinomialHMM
 from ._poisson import PoissonHMM
@@ -34,6 +35,8 @@ __all__ = [
     "HMMClassifier",
     "HiddenMarkovModel",
     "HiddenSemiMarkovModel",
+    "MarkovChain",
+    "MarkovChainClassifier",
     "MultinomialHMM",
     "PoissonHMM",
 ]

@@ -69,6 +69,8 @@ from .._validation import (
 from .._warnings import warn
 from ..graph import ChainParams, ChainPrior, LatentChain
 from ..priors import Dirichlet
+from . import _labelled
+from ._checks import check_chain_priors, check_letters
 from ._hooks import HMMHooks
 from ._start import HMMStart
 
@@ -205,29 +207,13 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
     def _chain(self) -> LatentChain:
         """The chain, updating the tables named in ``params`` (whose letters,
         and those of ``init_params``, must each name a parameter)."""
-        for name in ("params", "init_params"):
-            unknown = sorted(set(getattr(self, name)) - set(self._param_names))
-            if unknown:
-                raise ValueError(
-                    f"{name} has unknown letter(s) {unknown}: the letters of "
-                    f"{type(self).__name__} are "
-                    + ", ".join(f"'{c}' ({v})" for c, v in self._param_names.items())
-                )
+        check_letters(self)
         return LatentChain(self.n_components, "s" in self.params, "t" in self.params)
 
     def _chain_prior(self) -> ChainPrior:
         """The Dirichlet priors of the start and transition tables (each a
         scalar or an array that broadcasts to its table, as in hmmlearn)."""
-        k = self.n_components
-        for name, shape in (("startprob_prior", (k,)), ("transmat_prior", (k, k))):
-            try:
-                np.broadcast_shapes(np.shape(getattr(self, name)), shape)
-            except ValueError:
-                raise ValueError(
-                    f"{name} must be a scalar or an array of shape {shape} (one "
-                    f"value per entry of the table, n_components = {k}), got "
-                    f"shape {np.shape(getattr(self, name))}"
-                ) from None
+        check_chain_priors(self)
         return ChainPrior(
             Dirichlet(self.startprob_prior), Dirichlet(self.transmat_prior)
         )
@@ -431,10 +417,13 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
     def _expected_stats(self, data, params, components) -> LatentStats:
         """The E-step: the chain's posterior under ``params``, fed by the
         family's messages, and both parts' statistics under it."""
-        X, lengths, weights = data
+        X, lengths, weights, *labels = data  # labels: the known states, if any
         structure, emission, _ = components
         messages = self._messages(emission, X, params.emission)
-        post = structure.posterior(messages, params.structure, lengths, weights)
+        if labels:
+            post = _labelled.posterior(structure, messages, params, data)
+        else:
+            post = structure.posterior(messages, params.structure, lengths, weights)
         chain_stats = structure.stats(post, lengths, weights)
         if not self._updates_emission():
             emission_stats = emission.zeros(self.n_components)
@@ -462,20 +451,25 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             params = emission.map_params(stats.emission, prior.emission, params)
         return LatentParams(chain, params)
 
-    def _data(self, X, lengths, sequence_weight, reset):
+    def _data(self, X, lengths, sequence_weight, reset, states=None):
         """``(Xt, lengths, weights)``, the form the E-step reads (weights None
-        when every sequence weighs 1)."""
+        when every sequence weighs 1), and the known states' codes after them
+        when ``states`` knows any (:func:`~bayeskit.hmm._labelled.check_states`)."""
         Xt, lengths, _ = self._sequences(X, lengths, reset=reset)
         weights = _check_sequence_weight(sequence_weight, len(lengths))
-        return Xt, lengths, None if np.all(weights == 1.0) else weights
+        data = (Xt, lengths, None if np.all(weights == 1.0) else weights)
+        labels = _labelled.check_states(states, lengths, self.n_components)
+        return data if labels is None else (*data, labels)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, lengths=None, *, y=None, sequence_weight=None):
+    def fit(self, X, lengths=None, *, y=None, sequence_weight=None, states=None):
         """Estimate the parameters by Baum-Welch (EM for MAP).
 
         Every iteration is :meth:`summarize` on all the data followed by
         :meth:`from_stats`; ``stats_`` keeps the statistics the final
-        parameters were derived from.
+        parameters were derived from. With ``states``, the known states are
+        evidence (see :ref:`hmm_labelled`): EM with their posteriors clamped,
+        or, every state known, the MAP parameters of the counts in one M-step.
 
         Parameters
         ----------
@@ -497,28 +491,41 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             weight counts the sequence as that many copies), and the monitored
             log posterior sums its log-likelihood times its weight. None
             weighs every sequence 1.
+        states : array-like of shape (n_steps,) or list of array-like, default=None
+            Keyword only: the known state (``0 .. n_components - 1``) of
+            every step, or -1 (or NaN) where it is unknown; a list with one
+            array per sequence when X is one. None (or -1 everywhere) is
+            Baum-Welch as without it.
 
         Returns
         -------
         self : object
         """
         if (handler := _handler(X)) is not None:  # a Dask bag or array
+            _labelled.refuse_collection(states)
             return handler.fit_hmm(self, X, lengths, sequence_weight)
-        data = self._data(X, lengths, sequence_weight, reset=True)
-        Xt, lengths, weights = data
+        data = self._data(X, lengths, sequence_weight, reset=True, states=states)
+        Xt, lengths, weights = data[:3]
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
         row_weight = (
             np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
         )
         components = self._components()
         start = self._starts(Xt, row_weight, components)
+        if len(data) > 3:  # known states: evidence
+            if (data[3] >= 0).all() and _labelled.closed_form(components[1], Xt):
+                _labelled.fit_supervised(self, data, start, components)
+                return self
+            start = _labelled.labelled_start(self, start, data, components)
         self._fit_components(data, start, None)
         if self.n_iter_:
             self._warn_unvisited(self.stats_)
         return self
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def partial_fit(self, X, lengths=None, *, y=None, sequence_weight=None):
+    def partial_fit(
+        self, X, lengths=None, *, y=None, sequence_weight=None, states=None
+    ):
         """One step of incremental EM on a chunk of sequences.
 
         The E-step runs on the chunk under the current parameters; its
@@ -543,16 +550,19 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             Ignored; accepted by keyword only.
         sequence_weight : array-like of shape (n_sequences,), default=None
             As in :meth:`fit`.
+        states : array-like of shape (n_steps,) or list of array-like, default=None
+            As in :meth:`fit`: the E-step's posteriors of the known states
+            are clamped.
 
         Returns
         -------
         self : object
         """
         first = not hasattr(self, "stats_")
-        data = self._data(X, lengths, sequence_weight, reset=first)
+        data = self._data(X, lengths, sequence_weight, reset=first, states=states)
         components = self._components()
         if first:
-            Xt, lengths, weights = data
+            Xt, lengths, weights = data[:3]
             self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
             row_weight = (
                 np.ones(len(Xt)) if weights is None else np.repeat(weights, lengths)
@@ -570,7 +580,9 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         self.stats_ = total
         return self
 
-    def summarize(self, X, lengths=None, *, sequence_weight=None) -> LatentStats:
+    def summarize(
+        self, X, lengths=None, *, sequence_weight=None, states=None
+    ) -> LatentStats:
         """Expected statistics of a chunk of sequences under the current parameters.
 
         The E-step of Baum-Welch on ``X`` alone: the chain's expected start,
@@ -589,6 +601,9 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             As in :meth:`fit`.
         sequence_weight : array-like of shape (n_sequences,), default=None
             As in :meth:`fit`.
+        states : array-like of shape (n_steps,) or list of array-like, default=None
+            As in :meth:`fit`: the posteriors of the known states are clamped,
+            and ``log_evidence`` is the joint ``log p(x, z_known)``.
 
         Returns
         -------
@@ -597,14 +612,14 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             (the family's statistics) and ``log_evidence``.
         """
         return replace(
-            self._summary(X, lengths, sequence_weight), layout=described(self)
+            self._summary(X, lengths, sequence_weight, states), layout=described(self)
         )
 
-    def _summary(self, X, lengths=None, sequence_weight=None) -> LatentStats:
+    def _summary(self, X, lengths=None, sequence_weight=None, states=None):
         """:meth:`summarize` without the layout (for a model's own use)."""
         check_is_fitted(self)
         params = self._current_params()
-        data = self._data(X, lengths, sequence_weight, reset=False)
+        data = self._data(X, lengths, sequence_weight, reset=False, states=states)
         return self._expected_stats(data, params, self._components())
 
     def _warn_unvisited(self, stats):
@@ -629,22 +644,32 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         messages = self._messages(components[1], Xt, params.emission)
         return components, params, messages, lengths, as_list
 
-    def score_sequences(self, X, lengths=None):
-        """Log-likelihood of every sequence, shape ``(n_sequences,)``."""
+    def score_sequences(self, X, lengths=None, *, states=None):
+        """Log-likelihood of every sequence, shape ``(n_sequences,)``; with
+        ``states`` (as in :meth:`fit`), the joint log-likelihood of every
+        sequence and its known states, ``log p(x, z_known)``."""
         if (handler := _handler(X)) is not None:
+            _labelled.refuse_collection(states)
             return handler.predict_hmm(self, "score_sequences", X, lengths)
         (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
+        if states is not None:
+            labels = _labelled.check_states(states, lengths, self.n_components)
+            if labels is not None:
+                messages = _labelled.clamp(messages, labels, self.n_components)
         return structure.filter(messages, params.structure, lengths).log_evidence
 
-    def score(self, X, lengths=None, *, y=None):
+    def score(self, X, lengths=None, *, y=None, states=None):
         """Log-likelihood of all the sequences (the sum over sequences).
 
         ``lengths`` is the second positional argument, as in hmmlearn (see
-        :meth:`fit`); ``y`` is ignored and accepted by keyword only.
+        :meth:`fit`); ``y`` is ignored and accepted by keyword only. With
+        ``states`` (keyword only, as in :meth:`fit`), the joint
+        log-likelihood of the sequences and their known states.
         """
         if (handler := _handler(X)) is not None:
+            _labelled.refuse_collection(states)
             return handler.predict_hmm(self, "score", X, lengths)
-        return float(self.score_sequences(X, lengths).sum())
+        return float(self.score_sequences(X, lengths, states=states).sum())
 
     def score_samples(self, X, lengths=None):
         """``(log-likelihood, posteriors)``: the total and every step's posterior."""
