@@ -355,3 +355,17 @@ def test_hmm_counts_beyond_exact_floats_are_an_error_naming_x(cls):
     with pytest.raises(ValueError, match=r"X holds counts above 2\*\*53"):
         cls(n_components=2, n_iter=3).fit(np.full((3, 4), 1e300))
     cls(n_components=2, n_iter=3).fit(np.full((3, 4), 2.0**52))  # exact: fitted
+
+
+def test_sampling_poisson_rates_beyond_numpys_limit_names_them(rng):
+    # the fuzzer's case: numpy's own 'lam value too large' escaped from sample
+    hmm = bk.PoissonHMM(2, n_iter=1, random_state=0).fit(rng.poisson(3.0, (30, 2)))
+    hmm.lambdas_ = np.full((2, 2), 3e300)
+    with pytest.raises(ValueError, match="lambdas_ up to 3e"):
+        hmm.sample(5, random_state=0)
+    hmm.lambdas_ = np.full((2, 2), 1e18)  # within numpy's limit: drawn
+    assert hmm.sample(5, random_state=0)[0].min() > 9e17
+    family = bk.emissions.Poisson(2)
+    params = bk.emissions.PoissonParams(np.full((2, 2), 3e300))
+    with pytest.raises(ValueError, match="lambdas up to 3e"):
+        family.sample(params, np.array([0, 1]), np.random.RandomState(0))

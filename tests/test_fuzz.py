@@ -6,7 +6,8 @@ list, nested-list, DataFrame and scipy sparse forms (every format, duplicate
 entries included) go into ``fit`` and the prediction
 methods; mixed-type DataFrames into MixedNB and TreeAugmentedNB; rows and
 ``lengths`` (zeros, negatives, wrong sums, sums that wrap around int64) into
-every HMM; categorical frames and random evidence into BayesianNetwork;
+every HMM; hand-set HMM parameters (NaN, inf, negative, zero, unnormalised,
+misshapen); categorical frames and random evidence into BayesianNetwork;
 degenerate data into the mixtures; random shapes and NaN/inf/-inf
 log-potentials into the graph core's public functions (the chain kernels,
 LogFactor, JunctionTree, TreeBP). Whatever the input, the code either works or
@@ -255,7 +256,7 @@ _NAMED = re.compile(
     r"\b(X|y|lengths|sample_weight|sequence|symbols?|features?|class(es)?|"
     r"columns?|categor\w*|labels?|states?|variables?|evidence|n_components|"
     r"n_trials|priors|log_\w+|cardinalit\w+|potential|weights|\w+_prior\w*|"
-    r"reg_\w+|covars_\w+)\b"
+    r"reg_\w+|covars_\w*|startprob_|transmat_|means_|lambdas_|emissionprob_)\b"
 )
 # Known defects of files owned elsewhere, each pinned by a strict xfail in
 # test_boundary.py: GaussianMixtureClassifier's message for a class of one
@@ -670,6 +671,80 @@ def test_sequence_models_work_or_refuse_at_the_boundary(name, data):
     if "score" in out:
         assert np.isfinite(out["score"]) or out["score"] == -np.inf
     assert _same(before[0], X) and before[1] == lengths, "an input was modified"
+
+
+HAND_SET = {
+    "GaussianHMM": (
+        lambda: bk.GaussianHMM(2, n_iter=1, random_state=0),
+        lambda rng: rng.normal(size=(30, 2)),
+        ("startprob_", "transmat_", "means_", "covars_"),
+    ),
+    "PoissonHMM": (
+        lambda: bk.PoissonHMM(2, n_iter=1, random_state=0),
+        lambda rng: rng.poisson(3.0, size=(30, 2)).astype(float),
+        ("startprob_", "transmat_", "lambdas_"),
+    ),
+    "CategoricalHMM": (
+        lambda: bk.CategoricalHMM(2, n_iter=1, random_state=0),
+        lambda rng: rng.integers(0, 3, size=(30, 1)),
+        ("startprob_", "transmat_", "emissionprob_"),
+    ),
+}
+
+
+@st.composite
+def spoiled(draw, value, rng):
+    """``value`` (a fitted parameter) spoiled in one way, or left valid."""
+    kinds = ["valid", "nan", "inf", "negative", "zeros", "unnormalised", "shape"]
+    kind = draw(st.sampled_from([*kinds, "huge"]))
+    v = np.array(value, dtype=float)
+    if kind == "nan":
+        v.flat[rng.integers(0, v.size)] = np.nan
+    elif kind == "inf":
+        v.flat[rng.integers(0, v.size)] = np.inf
+    elif kind == "negative":
+        v.flat[rng.integers(0, v.size)] = -0.5
+    elif kind == "zeros":
+        v = np.zeros_like(v)
+    elif kind == "unnormalised":
+        v = v * 2.0
+    elif kind == "shape":
+        v = np.concatenate([v, v[:1]], axis=0)
+    elif kind == "huge":
+        v = v * 1e300
+    return v
+
+
+@pytest.mark.parametrize("name", list(HAND_SET))
+@_FEWER
+@given(data=st.data())
+def test_hand_set_hmm_parameters_work_or_refuse_naming_them(name, data):
+    """A fitted HMM with one parameter set by hand to anything: every method
+    works, or refuses at the boundary naming what is wrong."""
+    make, rows, names = HAND_SET[name]
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    X = rows(rng)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = make().fit(X)
+    attr = data.draw(st.sampled_from(names))
+    value = data.draw(spoiled(getattr(est, attr), rng))
+    out = {}
+    error = _run(
+        [
+            lambda: setattr(est, attr, value),
+            lambda: out.setdefault("proba", est.predict_proba(X)),
+            lambda: out.setdefault("score", est.score(X)),
+            lambda: out.setdefault("path", est.decode(X)),
+            lambda: out.setdefault("sample", est.sample(5, random_state=0)),
+        ]
+    )
+    if error is not None:
+        _names_a_parameter(error, [attr, attr.rstrip("_"), "X", "sequence"])
+    if "proba" in out:
+        _check_probabilities(out["proba"], len(X))
+    if "score" in out:
+        assert not np.isnan(out["score"])
 
 
 @_FEW

@@ -61,6 +61,10 @@ class PoissonStats(CellStats):
     sums: np.ndarray
 
 
+# numpy's Poisson sampler refuses larger rates ('lam value too large').
+MAX_SAMPLED_RATE = float(np.iinfo(np.int64).max) - 10 * np.sqrt(np.iinfo(np.int64).max)
+
+
 class Poisson(Emission):
     """Poisson counts, independent across features given the state.
 
@@ -151,4 +155,12 @@ class Poisson(Emission):
         )
 
     def sample(self, params: PoissonParams, states, random_state) -> np.ndarray:
-        return random_state.poisson(np.asarray(params.lambdas)[states])
+        """Counts drawn from the rates of ``states``; ValueError naming the
+        rates beyond what numpy draws (about 9.2e18, its Poisson limit)."""
+        lambdas = np.asarray(params.lambdas)[states]
+        if lambdas.size and not lambdas.max() <= MAX_SAMPLED_RATE:
+            raise ValueError(
+                f"lambdas up to {lambdas.max():.3g} are too large to sample: "
+                f"numpy draws Poisson counts for rates up to {MAX_SAMPLED_RATE:.3g}"
+            )
+        return random_state.poisson(lambdas)

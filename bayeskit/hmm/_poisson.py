@@ -9,7 +9,7 @@ import numpy as np
 from .._base.classifier import Triple
 from .._base.em import LatentPrior
 from .._validation import ElementwiseInterval
-from ..emissions.poisson import Poisson, PoissonParams
+from ..emissions.poisson import MAX_SAMPLED_RATE, Poisson, PoissonParams
 from ..priors.gamma import Gamma
 from ._base import BaseHMM
 
@@ -129,6 +129,11 @@ class PoissonHMM(BaseHMM):
 
     def _sampler(self, params):
         lambdas = np.asarray(self.lambdas_)
+        if lambdas.size and not lambdas.max() <= MAX_SAMPLED_RATE:
+            raise ValueError(
+                f"lambdas_ up to {lambdas.max():.3g} are too large to sample: "
+                f"numpy draws Poisson counts for rates up to {MAX_SAMPLED_RATE:.3g}"
+            )
 
         def draw(state, rng):
             if state is None:
