@@ -475,7 +475,7 @@ def _call_with(part, est, method, kwargs, meta):
     return getattr(est, method)(part, **kwargs)
 
 
-def predict_frame(est, method: str, X, **kwargs):
+def predict_frame(est, method: str, X, /, **kwargs):
     """``est.<method>(X, **kwargs)`` of a method that returns a pandas
     DataFrame (a :class:`~bayeskit.BayesianNetwork`'s ``predict`` and
     ``predict_proba``) on a Dask DataFrame, lazily: the in-memory method
