@@ -245,6 +245,33 @@ def test_init_params_draw_as_sklearn(init):
 
 
 @pytest.mark.parity
+@pytest.mark.parametrize("init", ["kmeans", "k-means++", "random", "random_from_data"])
+def test_tied_start_and_fit_are_sklearns_for_every_init(init):
+    # scikit-learn's first tied covariance takes the second moment of every
+    # row, those that seed no component included (one seed row per component
+    # for k-means++ and random_from_data): the same draws give the same fit.
+    for seed in range(8):
+        rng = np.random.RandomState(seed)
+        X = rng.randn(80, 3) @ rng.randn(3, 3) + 5.0 * rng.randn(3)
+        for max_iter in (0, 100):
+            kwargs = dict(
+                covariance_type="tied",
+                init_params=init,
+                random_state=seed,
+                max_iter=max_iter,
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                ours = GaussianMixture(3, **kwargs).fit(X)
+                theirs = skm.GaussianMixture(3, **kwargs).fit(X)
+            for attr in ("weights_", "means_", "covariances_"):
+                np.testing.assert_allclose(
+                    getattr(ours, attr), getattr(theirs, attr), rtol=1e-8, atol=1e-10
+                )
+            assert ours.n_iter_ == theirs.n_iter_
+
+
+@pytest.mark.parity
 @pytest.mark.parametrize("cov", TYPES)
 def test_sample_draws_as_sklearn(cov):
     X = blobs(10)
