@@ -63,7 +63,7 @@ from ._missing import (
     mean_imputed,
     shifted_stats,
 )
-from ._start import check_initial_parameters, initial_responsibilities
+from ._start import check_initial_parameters, initial_responsibilities, tied_start
 from ._stats import MixtureStats, _guard_empty
 
 __all__ = ["GaussianMixture", "MixtureStats"]
@@ -422,8 +422,7 @@ default='kmeans'
             gstats = self._gaussian_stats(X, resp * sample_weight[:, None])
             self._m_step_from(gstats, sample_weight.sum())
             self.stats_ = None  # a start, not statistics of an E-step
-            if self.covariance_type == "tied" and not self.covariance_prior_weight:
-                self._tied_start_as_sklearn(X, resp, sample_weight)
+            tied_start(self, X, resp, sample_weight)  # scikit-learn's, if tied
         if weights is not None:
             self.weights_ = weights.copy()
         if means is not None:
@@ -433,30 +432,6 @@ default='kmeans'
             P, covs = structure.from_precision(precisions)
             self.precisions_cholesky_, self.covariances_ = P, covs
         self._center = sample_weight @ X / sample_weight.sum()
-
-    def _tied_start_as_sklearn(self, X, resp, sample_weight):
-        """scikit-learn's first tied covariance, ``(sum_i x_i x_i^T - sum_k
-        n_k mu_k mu_k^T) / sum_k n_k + reg_covar``, with the second moment
-        over every row. It is the pooled scatter when every row's
-        responsibilities sum to one (``'kmeans'``, ``'random'``); with one
-        seed row per component (``'k-means++'``, ``'random_from_data'``) the
-        rows that seed nothing add their uncentred moment too, and the same
-        ``random_state`` gives scikit-learn's fit only from the same start."""
-        seeded = (resp * sample_weight[:, None]).sum(axis=0)
-        if np.allclose(resp.sum(axis=1), 1.0):
-            return  # the pooled scatter: already what scikit-learn has
-        nk = seeded + 10 * np.finfo(resp.dtype).eps
-        means = np.asarray(self.means_, dtype=float)
-        covariance = ((X * sample_weight[:, None]).T @ X - (nk * means.T) @ means) / (
-            nk.sum()
-        )
-        covariance.flat[:: covariance.shape[0] + 1] += self.reg_covar
-        structure = self._family.covariance
-        try:
-            prec_chol = structure.precision_cholesky(covariance, rounding_floor=False)
-        except np.linalg.LinAlgError:
-            return  # the pooled scatter's start stands
-        self.covariances_, self.precisions_cholesky_ = covariance, prec_chol
 
     def _e_step(self, X):
         post = self._node.posterior(self._log_likelihood(X), np.log(self.weights_))

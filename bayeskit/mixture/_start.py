@@ -8,7 +8,7 @@ from sklearn.cluster import KMeans, kmeans_plusplus
 
 from .._validation import check_probability_vector
 
-__all__ = ["check_initial_parameters", "initial_responsibilities"]
+__all__ = ["check_initial_parameters", "initial_responsibilities", "tied_start"]
 
 
 def _finite_array(value, name):
@@ -91,3 +91,30 @@ def initial_responsibilities(init_params, X, sample_weight, n_components, random
         )
         resp[idx, np.arange(k)] = 1.0
     return resp
+
+
+def tied_start(est, X, resp, sample_weight) -> None:
+    """For a tied ``est`` without a prior, scikit-learn's first covariance,
+    ``(sum_i x_i x_i^T - sum_k n_k mu_k mu_k^T) / sum_k n_k + reg_covar``,
+    with the second moment over every row. It is the pooled scatter when every row's
+    responsibilities sum to one (``'kmeans'``, ``'random'``); with one
+    seed row per component (``'k-means++'``, ``'random_from_data'``) the
+    rows that seed nothing add their uncentred moment too, and the same
+    ``random_state`` gives scikit-learn's fit only from the same start."""
+    if est.covariance_type != "tied" or est.covariance_prior_weight:
+        return
+    seeded = (resp * sample_weight[:, None]).sum(axis=0)
+    if np.allclose(resp.sum(axis=1), 1.0):
+        return  # the pooled scatter: already what scikit-learn has
+    nk = seeded + 10 * np.finfo(resp.dtype).eps
+    means = np.asarray(est.means_, dtype=float)
+    covariance = ((X * sample_weight[:, None]).T @ X - (nk * means.T) @ means) / (
+        nk.sum()
+    )
+    covariance.flat[:: covariance.shape[0] + 1] += est.reg_covar
+    structure = est._family.covariance
+    try:
+        prec_chol = structure.precision_cholesky(covariance, rounding_floor=False)
+    except np.linalg.LinAlgError:
+        return  # the pooled scatter's start stands
+    est.covariances_, est.precisions_cholesky_ = covariance, prec_chol
