@@ -74,10 +74,13 @@ class CLGNode:
         Names of the discrete parents, in the order of the leading axes.
     continuous_parents : tuple
         Names of the continuous parents, in the order of ``coef``'s last axis.
-    intercept : ndarray of shape (*discrete parent cardinalities,)
-    coef : ndarray of shape (*discrete parent cardinalities, n_continuous_parents)
-    variance : ndarray of shape (*discrete parent cardinalities,)
-        Positive.
+    intercept : ndarray
+        One per configuration of the discrete parents: its shape is their
+        cardinalities.
+    coef : ndarray
+        The discrete parents' cardinalities, then ``n_continuous_parents``.
+    variance : ndarray
+        Positive, of the discrete parents' cardinalities.
     """
 
     discrete_parents: tuple

@@ -69,7 +69,7 @@ class LoopyResult(NamedTuple):
         Of every variable not observed, the product of its soft evidence and
         of the messages from its children's tables (what the evidence below
         it says about it, normalised): the likelihood that
-        :func:`~bayeskit.graph.sampling.likelihood_weighting` folds into its
+        :func:`~bayeskit.graph.likelihood_weighting` folds into its
         proposal with ``proposal="loopy"``.
     """
 
@@ -243,7 +243,7 @@ class LoopyBP:
     or :meth:`~bayeskit.BayesianNetwork.predict_proba` (``method="loopy"`` is
     ``LoopyBP()``). Exact on polytrees; on networks with loops the beliefs
     are the Bethe approximation, which can be far from the posterior (see
-    :mod:`bayeskit.graph.loopy`). Rows whose messages do not converge get a
+    ``bayeskit.graph.loopy``). Rows whose messages do not converge get a
     ``ConvergenceWarning``.
 
     Parameters

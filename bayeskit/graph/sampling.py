@@ -30,7 +30,7 @@ is unreliable (a state never drawn has an estimate and a standard error of 0).
 
 With ``proposal="loopy"`` an unobserved variable is drawn instead from
 its table times the likelihood that loopy belief propagation
-(:mod:`bayeskit.graph.loopy`) gives it from the evidence below it, mixed with
+(``bayeskit.graph.loopy``) gives it from the evidence below it, mixed with
 10% of uniform where positive (evidence pre-propagation, after Yuan and
 Druzdzel 2003), and the weight gains the ratio of the table to that proposal:
 the estimate stays consistent whatever the loopy messages' quality, and the
@@ -351,7 +351,7 @@ class LikelihoodWeighting:
     is ``LikelihoodWeighting(tol=0.003, proposal="loopy")`` seeded by the network's
     ``random_state``). Every posterior probability comes with its standard
     error, and every row with its effective sample size (see
-    :mod:`bayeskit.graph.sampling`).
+    ``bayeskit.graph.sampling``).
 
     Parameters
     ----------

@@ -176,7 +176,7 @@ class NetworkStructure:
             drawn from the posterior given them by Gibbs sampling (200 chains
             side by side after 100 sweeps each, rows of one chain together;
             dependent draws of a Markov chain, see
-            :func:`bayeskit.graph.gibbs.gibbs_sample`), and hold the evidence.
+            :func:`bayeskit.graph.gibbs_sample`), and hold the evidence.
 
         Returns
         -------
