@@ -3,9 +3,11 @@ and ``init_params``, and the shapes of the chain's priors."""
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
-__all__ = ["check_chain_priors", "check_letters"]
+__all__ = ["check_chain_priors", "check_currstate", "check_letters"]
 
 
 def check_letters(est) -> None:
@@ -34,3 +36,14 @@ def check_chain_priors(est) -> None:
                 f"value per entry of the table, n_components = {k}), got "
                 f"shape {np.shape(getattr(est, name))}"
             ) from None
+
+
+def check_currstate(est, currstate) -> None:
+    """ValueError naming ``currstate`` unless it is None or a state of ``est``."""
+    if currstate is not None and not (
+        isinstance(currstate, Integral) and 0 <= currstate < est.n_components
+    ):
+        raise ValueError(
+            f"currstate must be a state, an integer in 0 .. "
+            f"{est.n_components - 1}, got {currstate!r}"
+        )

@@ -15,6 +15,7 @@ from sklearn.utils import check_random_state
 
 from .._base.monitor import ConvergenceMonitor
 from .._validation import check_is_fitted, check_n_samples
+from ._checks import check_currstate
 
 __all__ = ["HMMHooks"]
 
@@ -103,13 +104,7 @@ class HMMHooks:
         check_n_samples(n_samples)
         check_is_fitted(self)
         params = self._current_params()
-        if currstate is not None and not (
-            isinstance(currstate, Integral) and 0 <= currstate < self.n_components
-        ):
-            raise ValueError(
-                f"currstate must be a state, an integer in 0 .. "
-                f"{self.n_components - 1}, got {currstate!r}"
-            )
+        check_currstate(self, currstate)
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )

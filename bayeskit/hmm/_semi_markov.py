@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from .._validation import Interval, StrOptions, check_is_fitted, check_n_samples
 from ..graph.semi_markov import SemiMarkovChain, SemiMarkovPrior
 from ..priors import Dirichlet
+from ._checks import check_currstate
 from ._durations import duration_family
 from ._model import HiddenMarkovModel
 
@@ -285,13 +286,7 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
         check_n_samples(n_samples)
         check_is_fitted(self)
         params = self._current_params()
-        if currstate is not None and not (
-            isinstance(currstate, Integral) and 0 <= currstate < self.n_components
-        ):
-            raise ValueError(
-                f"currstate must be a state, an integer in 0 .. "
-                f"{self.n_components - 1}, got {currstate!r}"
-            )
+        check_currstate(self, currstate)
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )
