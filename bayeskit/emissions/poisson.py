@@ -80,11 +80,9 @@ class Poisson(Emission):
 
     name = "poisson"
     support = "counts"
-    #: False for now, although ``log_likelihood``, ``stats`` and ``map_params``
-    #: marginalise missing cells: :meth:`init_params` still reads the moments
-    #: of every cell (NaN included), so a hidden Markov model must not pass it
-    #: partly missing steps yet. True once the start reads observed cells only.
-    missing_coordinates = False
+    #: A step with some counts missing is scored, counted and started from its
+    #: observed cells, so a hidden Markov model may pass it.
+    missing_coordinates = True
 
     def __init__(self, n_features: int | None = None) -> None:
         self.n_features = n_features
@@ -138,15 +136,23 @@ class Poisson(Emission):
 
     def init_params(self, X, weights, n_states, random_state) -> PoissonParams:
         """hmmlearn's start: rates drawn from the Gamma distribution whose mean
-        and variance are those of all the counts (the method of moments);
-        ``weights`` ``(n, 1)`` weigh the rows."""
+        and variance are those of all the observed counts (the method of
+        moments); ``weights`` ``(n, 1)`` weigh the rows."""
         w = np.asarray(weights, dtype=float)[:, :1]
-        if np.all(w == 1.0):  # hmmlearn's moments, to the last bit
+        observed = ~np.isnan(X)
+        if observed.all() and np.all(w == 1.0):  # hmmlearn's moments, to the last bit
             mean, var = X.mean(), X.var()
-        else:
-            w = np.broadcast_to(w, X.shape)
-            mean = np.average(X, weights=w)
-            var = np.average((X - mean) ** 2, weights=w)
+        else:  # the moments of the observed cells, each weighed by its row
+            w = np.where(observed, w, 0.0)
+            total = w.sum()
+            if not total > 0:
+                raise ValueError(
+                    "X has no observed count of positive weight to start the "
+                    "Poisson rates from"
+                )
+            X = np.where(observed, X, 0.0)
+            mean = (w * X).sum() / total
+            var = (w * (X - mean) ** 2).sum() / total
         shape = (n_states, self.n_features)
         if not var > 0 or not mean > 0:  # constant counts: no spread to draw from
             return PoissonParams(np.full(shape, mean))

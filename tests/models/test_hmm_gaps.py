@@ -27,7 +27,7 @@ from bayeskit import (
     MultinomialHMM,
     PoissonHMM,
 )
-from bayeskit.emissions import Gaussian
+from bayeskit.emissions import Gaussian, Poisson
 
 START = np.array([0.6, 0.3, 0.1])
 TRANS = np.array([[0.5, 0.3, 0.2], [0.1, 0.7, 0.2], [0.3, 0.3, 0.4]])
@@ -479,8 +479,6 @@ def test_float_symbols_without_gaps_are_the_integers():
 def test_partial_steps_are_refused_by_families_without_them():
     X = np.array([[1.0, 2.0], [np.nan, 1.0], [0.0, 3.0], [2.0, 2.0]])
     with pytest.raises(ValueError, match="X has steps with some but not all"):
-        PoissonHMM(1).fit(X)
-    with pytest.raises(ValueError, match="X has steps with some but not all"):
         MultinomialHMM(1).fit(X)
     with pytest.raises(ValueError, match="X has steps with some but not all"):
         GMMHMM(1, n_mix=1).fit(X)
@@ -622,6 +620,49 @@ def test_gaussian_partial_steps_equal_enumeration():
     fitted = GaussianHMM(2, random_state=0, n_iter=20, tol=0.0).fit(data)
     bounds = np.array(fitted.lower_bounds_)
     assert _nondecreasing(bounds)
+
+
+def test_poisson_partial_steps_equal_enumeration():
+    assert Poisson.missing_coordinates
+    model = PoissonHMM(2)
+    model.startprob_ = np.array([0.6, 0.4])
+    model.transmat_ = np.array([[0.7, 0.3], [0.2, 0.8]])
+    model.lambdas_ = np.array([[1.0, 3.0], [4.0, 0.5]])
+    X = np.array([[1.0, 2.0], [np.nan, 0.0], [np.nan, np.nan], [5.0, np.nan]])
+    lik = np.ones((4, 2))
+    for t, row in enumerate(X):
+        obs = ~np.isnan(row)
+        for k in range(2):
+            lik[t, k] = stats.poisson.pmf(row[obs], model.lambdas_[k][obs]).prod()
+    joint = dict(_paths(model.startprob_, model.transmat_, lik))
+    log_ev, post, best, _ = _summary(joint, 4, 2)
+    assert model.score(X) == pytest.approx(log_ev, rel=1e-10)
+    np.testing.assert_allclose(model.predict_proba(X), post, atol=1e-10)
+    np.testing.assert_array_equal(model.predict(X), best)
+
+
+def test_poisson_start_reads_the_observed_cells_only():
+    # hmmlearn's start draws the rates from the Gamma distribution with the
+    # counts' mean and variance: with missing cells, those of the observed ones.
+    rng = np.random.default_rng(3)
+    X = rng.poisson(4.0, size=(60, 3)).astype(float)
+    holes = rng.random(X.shape) < 0.3
+    holes[:, 0] = False  # no step entirely missing
+    X[holes] = np.nan
+    w = rng.uniform(0.5, 2.0, size=(60, 1))
+    seen = np.broadcast_to(w, X.shape)[~holes]
+    mean = np.average(X[~holes], weights=seen)
+    var = np.average((X[~holes] - mean) ** 2, weights=seen)
+    want = np.random.RandomState(7).gamma(mean**2 / var, var / mean, size=(2, 3))
+    got = Poisson(3).init_params(X, w, 2, np.random.RandomState(7)).lambdas
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    for seed in range(20):
+        Y = rng.poisson(rng.choice([1.0, 6.0], size=(50, 1)), size=(50, 2))
+        Y = Y.astype(float)
+        Y[rng.random(Y.shape) < 0.25] = np.nan
+        fitted = PoissonHMM(2, random_state=seed, n_iter=30, tol=0.0).fit(Y)
+        assert np.isfinite(fitted.lambdas_).all(), seed
+        assert _nondecreasing(np.array(fitted.lower_bounds_)), seed
 
 
 # -- any pattern of gaps ---------------------------------------------------------------
