@@ -13,18 +13,29 @@ the variable's state :math:`k` under the parents' joint state :math:`j`,
 :math:`N_j = \\sum_k N_{jk}`, :math:`r` the variable's number of states,
 :math:`q` the product of its parents', :math:`N` the number of rows):
 
-- BIC (Schwarz 1978): :math:`\\sum_{jk} N_{jk} \\log (N_{jk} / N_j) -
-  \\tfrac{1}{2} \\log N \\, q (r - 1)`;
+- the log-likelihood :math:`\\ell = \\sum_{jk} N_{jk} \\log (N_{jk} / N_j)`
+  (pgmpy's ``'ll-d'``), which never prefers a sparser graph;
+- BIC (Schwarz 1978): :math:`\\ell - \\tfrac{1}{2} \\log N \\, q (r - 1)`;
+- AIC (Akaike 1974): :math:`\\ell - q (r - 1)`;
 - BDeu (Buntine 1991; Heckerman, Geiger and Chickering 1995), with the
   equivalent sample size :math:`\\alpha`:
   :math:`\\sum_j [\\log\\Gamma(\\alpha/q) - \\log\\Gamma(N_j + \\alpha/q)] +
   \\sum_{jk} [\\log\\Gamma(N_{jk} + \\alpha/(qr)) - \\log\\Gamma(\\alpha/(qr))]`;
 - K2 (Cooper and Herskovits 1992): the same with every Dirichlet
   pseudo-count 1, :math:`\\sum_j [\\log\\Gamma(r) - \\log\\Gamma(N_j + r)] +
-  \\sum_{jk} \\log\\Gamma(N_{jk} + 1)`.
+  \\sum_{jk} \\log\\Gamma(N_{jk} + 1)`;
+- BDs (Scutari 2016), BDeu's sparse-data variant that spreads the equivalent
+  sample size over the :math:`\\tilde q` parent states seen in the data, as
+  pgmpy 1.1.2 computes it: with :math:`\\alpha' = \\alpha / \\tilde q`,
+  :math:`\\sum_{j\\,\\mathrm{seen}} [\\log\\Gamma(\\alpha') -
+  \\log\\Gamma(N_j + \\alpha')] + (\\tilde q - q) \\log\\Gamma(\\alpha') +
+  \\sum_{jk} [\\log\\Gamma(N_{jk} + \\alpha/(qr)) - \\log\\Gamma(\\alpha/(qr))]`,
+  plus Scutari's marginal uniform prior over graphs, :math:`-\\log 2` per
+  edge and :math:`-\\tfrac{1}{2} n (n - 1) \\log 2` for the graph of
+  :math:`n` variables (decomposable, so a search sees it move by move).
 
-Parent states never seen contribute zero to all three, so only the cells of
-positive count are visited.
+Parent states never seen contribute zero to every score but BDs, so only the
+cells of positive count are visited.
 """
 
 from __future__ import annotations
@@ -37,7 +48,17 @@ from .._base.encoding import CategoryEncoder, split_columns
 __all__ = ["SCORES", "FamilyScores", "encode_frame", "split_frame"]
 
 # Our names and pgmpy's for the same score.
-SCORES = {"bic": "bic", "bic-d": "bic", "bdeu": "bdeu", "k2": "k2"}
+SCORES = {
+    "bic": "bic",
+    "bic-d": "bic",
+    "aic": "aic",
+    "aic-d": "aic",
+    "ll": "ll",
+    "ll-d": "ll",
+    "bdeu": "bdeu",
+    "bds": "bds",
+    "k2": "k2",
+}
 
 # Above this many cells (and more cells than 4 rows each), a family is counted
 # by sorting its codes rather than by a dense bincount.
@@ -93,10 +114,10 @@ class FamilyScores:
         the counts of every family holding it).
     cards : ndarray of shape (n_variables,)
         Number of states of every variable.
-    method : {'bic', 'bdeu', 'k2'}
+    method : {'bic', 'aic', 'll', 'bdeu', 'bds', 'k2'}
         The score.
     equivalent_sample_size : float, default=10.0
-        BDeu's :math:`\\alpha`.
+        BDeu's and BDs' :math:`\\alpha`.
     sample_weight : ndarray of shape (n_samples,), default=None
         Row weights; the BIC's :math:`N` is their sum.
     """
@@ -118,7 +139,14 @@ class FamilyScores:
         self.n_total = float(n if sample_weight is None else sample_weight.sum())
         self._missing = codes < 0 if (codes < 0).any() else None
         self.cache: dict = {}
-        self._local = {"bic": self._bic, "bdeu": self._bdeu, "k2": self._k2}[method]
+        self._local = {
+            "bic": self._bic,
+            "aic": self._aic,
+            "ll": self._ll,
+            "bdeu": self._bdeu,
+            "bds": self._bds,
+            "k2": self._k2,
+        }[method]
 
     # -- counts ----------------------------------------------------------------
     def counts(self, node: int, parents) -> tuple[np.ndarray, np.ndarray, int]:
@@ -157,12 +185,19 @@ class FamilyScores:
         score = self.cache.get(key)
         if score is None:
             n_jk, j, q = self.counts(node, sorted(key[1]))
-            score = self.cache[key] = float(self._local(node, n_jk, j, q))
+            score = float(self._local(node, n_jk, j, q))
+            if self.method == "bds":  # the graph prior: -log 2 per edge
+                score -= len(key[1]) * np.log(2.0)
+            self.cache[key] = score
         return score
 
     def score(self, parents: dict) -> float:
         """The score of a DAG given as ``{node: parents}``."""
-        return sum(self.local_score(v, pa) for v, pa in parents.items())
+        total = sum(self.local_score(v, pa) for v, pa in parents.items())
+        if self.method == "bds":  # the graph prior's part no move changes
+            n = len(self.cards)
+            total -= 0.5 * n * (n - 1) * np.log(2.0)
+        return total
 
     @staticmethod
     def _parent_totals(n_jk: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -173,11 +208,17 @@ class FamilyScores:
         totals = np.bincount(j, n_jk)
         return totals[totals > 0]
 
-    def _bic(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
+    def _ll(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
         n_j = self._parent_totals(n_jk, j)
-        ll = float(np.dot(n_jk, np.log(n_jk)) - np.dot(n_j, np.log(n_j)))
+        return float(np.dot(n_jk, np.log(n_jk)) - np.dot(n_j, np.log(n_j)))
+
+    def _bic(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
         r = int(self.cards[node])
-        return ll - 0.5 * np.log(self.n_total) * q * (r - 1)
+        return self._ll(node, n_jk, j, q) - 0.5 * np.log(self.n_total) * q * (r - 1)
+
+    def _aic(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
+        r = int(self.cards[node])
+        return self._ll(node, n_jk, j, q) - q * (r - 1)
 
     def _bdeu(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
         r = int(self.cards[node])
@@ -195,4 +236,17 @@ class FamilyScores:
         n_j = self._parent_totals(n_jk, j)
         return float(
             n_j.size * gammaln(r) - gammaln(n_j + r).sum() + gammaln(n_jk + 1).sum()
+        )
+
+    def _bds(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
+        n_j = self._parent_totals(n_jk, j)
+        if not n_j.size:  # no row holds the family: nothing is seen
+            return 0.0
+        r = int(self.cards[node])
+        alpha, beta = self.ess / n_j.size, self.ess / (q * r)
+        return float(
+            (2 * n_j.size - q) * gammaln(alpha)
+            - gammaln(n_j + alpha).sum()
+            + gammaln(n_jk + beta).sum()
+            - n_jk.size * gammaln(beta)
         )

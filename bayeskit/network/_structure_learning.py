@@ -137,11 +137,12 @@ def score_structure(
     edges : list of (parent, child) or DAG
         The graph over the columns of ``X``; a column on no edge is a
         variable without parents.
-    scoring_method : {'bic', 'bdeu', 'k2'}, default='bic'
-        The score (pgmpy's name ``'bic-d'`` is ``'bic'``); see
-        :class:`HillClimbSearch`.
+    scoring_method : {'bic', 'aic', 'll', 'bdeu', 'bds', 'k2'}, default='bic'
+        The score (pgmpy's names ``'bic-d'``, ``'aic-d'`` and ``'ll-d'`` are
+        ``'bic'``, ``'aic'`` and ``'ll'``); see :class:`HillClimbSearch`.
     equivalent_sample_size : float, default=10.0
-        BDeu's equivalent sample size (ignored by the other scores).
+        The equivalent sample size of BDeu and BDs (ignored by the other
+        scores).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights of the rows (a weight of 2 counts a row twice).
 
@@ -149,8 +150,8 @@ def score_structure(
     -------
     float
         The score (higher is better); for the same data and graph it equals
-        pgmpy's ``BIC(data).score(model)`` and ``BDeu(data,
-        equivalent_sample_size).score(model)``, and pgmpy's ``K2`` where
+        pgmpy's ``BIC``, ``AIC``, ``LogLikelihood``, ``BDeu`` and ``BDs``
+        (``score(model)``, BDs with its graph prior), and pgmpy's ``K2`` where
         every joint state of every family's parents is seen in the data (see
         the Notes of :class:`HillClimbSearch`).
 
@@ -278,10 +279,13 @@ class HillClimbSearch(_LearntNetwork):
 
     Parameters
     ----------
-    scoring_method : {'bic', 'bdeu', 'k2'}, default='bic'
-        The score to maximise (pgmpy's name ``'bic-d'`` is ``'bic'``).
+    scoring_method : {'bic', 'aic', 'll', 'bdeu', 'bds', 'k2'}, default='bic'
+        The score to maximise (pgmpy's names ``'bic-d'``, ``'aic-d'`` and
+        ``'ll-d'`` are ``'bic'``, ``'aic'`` and ``'ll'``); the formulas are in
+        the Notes. The log-likelihood never prefers a sparser graph: without
+        ``max_indegree`` it learns a complete DAG.
     equivalent_sample_size : float, default=10.0
-        The equivalent sample size of the BDeu score (ignored by the others).
+        The equivalent sample size of BDeu and BDs (ignored by the others).
     tabu_length : int, default=100
         The last ``tabu_length`` moves may not be undone (an added edge
         removed, a removed edge added, a reversed edge reversed back).
@@ -375,12 +379,23 @@ class HillClimbSearch(_LearntNetwork):
       .. math::
 
           \\sum_j \\Big[\\log\\Gamma(r_i) - \\log\\Gamma(N_{ij} + r_i)\\Big]
-          + \\sum_{j,k} \\log\\Gamma(N_{ijk} + 1).
+          + \\sum_{j,k} \\log\\Gamma(N_{ijk} + 1);
 
-    These are pgmpy's ``BIC``, ``BDeu`` and ``K2`` scores, with one
-    difference: pgmpy's ``K2`` adds :math:`\\log\\Gamma(r_i)` for every joint
-    state of a variable's parents that the data never show (a term that is
-    zero in the formula above).
+    - AIC (Akaike 1974), the log-likelihood less one per free parameter,
+      :math:`q_i (r_i - 1)`, and ``'ll'``, the log-likelihood alone;
+    - BDs (Scutari 2016), BDeu with :math:`\\alpha` spread over the
+      :math:`\\tilde q_i` parent states the data show, in pgmpy 1.1.2's
+      form: BDeu's sums with :math:`\\alpha / \\tilde q_i` in place of
+      :math:`\\alpha / q_i` over the parent states seen, plus
+      :math:`(\\tilde q_i - q_i) \\log\\Gamma(\\alpha / \\tilde q_i)`, and
+      Scutari's marginal uniform prior over graphs, :math:`-\\log 2` per
+      edge and :math:`-\\tfrac{1}{2} n (n - 1) \\log 2` for :math:`n`
+      variables.
+
+    These are pgmpy's ``BIC``, ``AIC``, ``LogLikelihood``, ``BDeu``, ``BDs``
+    and ``K2`` scores, with one difference: pgmpy's ``K2`` adds
+    :math:`\\log\\Gamma(r_i)` for every joint state of a variable's parents
+    that the data never show (a term that is zero in the formula above).
 
     The counts of a family are taken once, by one ``bincount`` of the
     mixed-radix code of its columns, and every local score is cached, so a
@@ -413,6 +428,11 @@ class HillClimbSearch(_LearntNetwork):
        Press, 2009, sections 18.3 and 18.4.
     .. [6] F. Glover, "Tabu search, part I", ORSA Journal on Computing, 1(3),
        1989.
+    .. [7] H. Akaike, "A new look at the statistical model identification",
+       IEEE Transactions on Automatic Control, 19(6), 1974.
+    .. [8] M. Scutari, "An empirical-Bayes score for discrete Bayesian
+       networks", Proceedings of the 8th International Conference on
+       Probabilistic Graphical Models, JMLR W&CP 52, 2016.
 
     Examples
     --------

@@ -32,25 +32,38 @@ def _parents(edges, nodes):
 
 def _direct_score(df, edges, method, ess=10.0):
     """The published formulas, cell by cell over the full tables (zero cells
-    and unseen parent states included)."""
+    and unseen parent states included); BDs as pgmpy 1.1.2 documents it, with
+    Scutari's (2016) marginal uniform graph prior."""
     n = len(df)
     states = {v: sorted(df[v].unique()) for v in df.columns}
     total = 0.0
+    if method == "bds":
+        d = len(df.columns)
+        total -= (len(edges) + d * (d - 1) / 2) * math.log(2.0)
     for v, pa in _parents(edges, df.columns).items():
         r = len(states[v])
         configs = list(itertools.product(*[states[p] for p in pa]))
         q = len(configs)
         if pa:
             counts = df.groupby([*pa, v]).size()
+            seen = len(df.groupby(pa).size())
         else:
             counts = df.groupby(v).size()
+            seen = 1
         for config in configs:
             n_jk = [
                 float(counts.get((*config, s) if pa else s, 0.0)) for s in states[v]
             ]
             n_j = sum(n_jk)
-            if method == "bic":
+            if method in ("bic", "aic", "ll"):
                 total += sum(c * math.log(c / n_j) for c in n_jk if c > 0)
+            elif method == "bds":  # alpha spread over the seen parent states
+                a, b = ess / seen, ess / (q * r)
+                if n_j > 0:
+                    total += math.lgamma(a) - math.lgamma(n_j + a)
+                else:
+                    total -= math.lgamma(a)
+                total += sum(math.lgamma(c + b) - math.lgamma(b) for c in n_jk)
             elif method == "bdeu":
                 a, b = ess / q, ess / (q * r)
                 total += math.lgamma(a) - math.lgamma(n_j + a)
@@ -60,6 +73,8 @@ def _direct_score(df, edges, method, ess=10.0):
                 total += sum(math.lgamma(c + 1) for c in n_jk)
         if method == "bic":
             total -= 0.5 * math.log(n) * q * (r - 1)
+        elif method == "aic":
+            total -= q * (r - 1)
     return total
 
 
@@ -83,7 +98,7 @@ def _precision_recall(found, true):
 
 
 # -- scores -------------------------------------------------------------------
-@pytest.mark.parametrize("method", ["bic", "bdeu", "k2"])
+@pytest.mark.parametrize("method", ["bic", "aic", "ll", "bdeu", "bds", "k2"])
 def test_score_is_the_published_formula(rng, method):
     df = _asia(300)
     for edges in [list(ASIA.dag_.edges), [], _random_dag(rng, list(df.columns))]:
@@ -94,20 +109,23 @@ def test_score_is_the_published_formula(rng, method):
 
 def _pgmpy_score(df, edges, method, ess=10.0):
     pytest.importorskip("pgmpy")
-    from pgmpy.estimators import BIC, K2, BDeu
     from pgmpy.models import DiscreteBayesianNetwork
+    from pgmpy.structure_score import AIC, BIC, K2, BDeu, BDs, LogLikelihood
 
     model = DiscreteBayesianNetwork(edges)
     model.add_nodes_from(df.columns)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        if method == "bdeu":
-            return BDeu(df, equivalent_sample_size=ess).score(model)
-        return {"bic": BIC, "k2": K2}[method](df).score(model)
+        if method in ("bdeu", "bds"):
+            return {"bdeu": BDeu, "bds": BDs}[method](
+                df, equivalent_sample_size=ess
+            ).score(model)
+        scores = {"bic": BIC, "aic": AIC, "ll": LogLikelihood, "k2": K2}
+        return scores[method](df).score(model)
 
 
 @pytest.mark.parity
-@pytest.mark.parametrize("method", ["bic", "bdeu", "k2"])
+@pytest.mark.parametrize("method", ["bic", "aic", "ll", "bdeu", "bds", "k2"])
 def test_score_equals_pgmpys(rng, method):
     df = _asia(5000)
     graphs = [list(ASIA.dag_.edges), []]
@@ -495,7 +513,7 @@ def test_bad_parameters_raise_value_errors_naming_them(params, match):
 def test_score_structure_rejects_bad_input():
     df = _asia(50)
     with pytest.raises(ValueError, match="scoring_method"):
-        score_structure(df, [], "aic")
+        score_structure(df, [], "aic-g")
     with pytest.raises(ValueError, match="equivalent_sample_size"):
         score_structure(df, [], "bdeu", equivalent_sample_size=-1)
     with pytest.raises(ValueError, match="edges names"):
