@@ -1,124 +1,177 @@
 """The PC algorithm on discrete data: conditional independence tests from
-counts, the stable skeleton search, and the orientation of its edges.
+counts, the skeleton search in pgmpy's three variants, and the orientation of
+its edges in pgmpy's order.
 
-The skeleton is PC-stable (Colombo and Maathuis 2014): at each size ``l`` of
-conditioning set, the neighbours of every variable are fixed at the start of
-the level, and an edge ``u - v`` is removed as soon as ``u`` and ``v`` test
-independent given some ``l`` neighbours of ``u`` (then of ``v``); so the
-skeleton does not depend on the order of the variables. Colliders
-``x -> z <- y`` are oriented where ``z`` is not in the separating set of ``x``
-and ``y``, then Meek's rules 1-3 (Meek 1995) orient what follows, and a DAG
-in the equivalence class is drawn from the partially directed graph (Dor and
-Tarsi 1992).
+The skeleton removes, level by level (conditioning sets of ``l`` variables,
+``l = 0, 1, ...``), the edge ``u - v`` when ``u`` and ``v`` test independent
+given ``l`` neighbours of ``u`` or of ``v``. In the stable variant (Colombo and
+Maathuis 2014) the neighbours are those at the start of the level, every
+candidate set is tested, and the separating set is the union of those that
+tested independent (as pgmpy's ``variant="stable"`` and ``"parallel"``); in
+the original variant (Spirtes, Glymour and Scheines 2000) the edges are visited
+in the order of the columns, an edge goes as soon as one set separates it, and
+the next edges see the neighbours left. Colliders ``x -> z <- y`` are oriented
+where ``z`` is not in the separating set of ``x`` and ``y`` (the pairs in the
+order of the variables' names, the first orientation kept), then Meek's rules
+1-3 (Meek 1995) as pgmpy applies them, and a DAG in the equivalence class is
+drawn from the partially directed graph (Dor and Tarsi 1992).
 """
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import combinations, permutations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
-__all__ = ["ci_test", "extend_to_dag", "orient", "skeleton"]
+__all__ = ["LAMBDAS", "ci_test", "extend_to_dag", "learn", "orient", "skeleton"]
 
-
-def _divergence(observed: np.ndarray, expected: np.ndarray, g: bool) -> float:
-    """Pearson's chi-square or the G statistic of a table."""
-    if g:
-        pos = observed > 0
-        return float(
-            2.0 * np.sum(observed[pos] * np.log(observed[pos] / expected[pos]))
-        )
-    return float(np.sum((observed - expected) ** 2 / expected))
-
-
-def _table_statistic(table: np.ndarray, g: bool) -> tuple[float, int]:
-    """The statistic and degrees of freedom of the independence of the rows
-    and columns of a contingency table (Yates's continuity correction when
-    it has one degree of freedom, as ``scipy.stats.chi2_contingency``)."""
-    n = table.sum()
-    expected = np.outer(table.sum(axis=1), table.sum(axis=0)) / n
-    dof = (table.shape[0] - 1) * (table.shape[1] - 1)
-    if dof == 0:
-        return 0.0, 0
-    observed = table.astype(np.float64)
-    if dof == 1:
-        diff = expected - observed
-        observed = observed + np.minimum(0.5, np.abs(diff)) * np.sign(diff)
-    return _divergence(observed, expected, g), dof
+#: pgmpy's names of the discrete tests, as the lambda of the Cressie-Read
+#: power divergence (Cressie and Read 1984): Pearson's chi-square (1), the
+#: G-test (0), the modified log-likelihood (-1) and Cressie and Read's 2/3.
+LAMBDAS = {
+    "chi_square": 1.0,
+    "g_sq": 0.0,
+    "log_likelihood": 0.0,
+    "modified_log_likelihood": -1.0,
+    "power_divergence": 2.0 / 3.0,
+}
 
 
-def ci_test(codes: np.ndarray, cards: np.ndarray, x: int, y: int, given, g: bool):
+def _terms(observed: np.ndarray, expected: np.ndarray, lambda_: float) -> np.ndarray:
+    """The cells' terms of the power divergence statistic (cells with a
+    positive expected count; the others count zero)."""
+    safe = expected > 0
+    e = np.where(safe, expected, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if lambda_ == 1.0:
+            full = (observed - e) ** 2 / e
+        elif lambda_ == 0.0:
+            full = 2.0 * (
+                special.xlogy(observed, observed) - special.xlogy(observed, e)
+            )
+        elif lambda_ == -1.0:
+            full = 2.0 * (special.xlogy(e, e) - special.xlogy(e, observed))
+        else:
+            full = (
+                observed
+                * (np.power(observed / e, lambda_) - 1.0)
+                / (0.5 * lambda_ * (lambda_ + 1.0))
+            )
+    return np.where(safe, full, 0.0)
+
+
+def ci_test(codes: np.ndarray, cards: np.ndarray, x: int, y: int, given, g=1.0):
     """The statistic, degrees of freedom and p-value of ``x`` independent of
-    ``y`` given ``given`` (chi-square, or the G-test with ``g``).
+    ``y`` given ``given``.
 
-    Without conditioning variables, one table of all the states of x and y;
-    with them, one table per joint state of ``given`` seen in the data, over
-    the states of x and of y seen in it, the statistics and degrees of
-    freedom summed (as pgmpy's ``chi_square`` and ``g_sq``).
+    ``g`` is the lambda of the power divergence (:data:`LAMBDAS`; ``False``
+    is Pearson's chi-square, ``True`` the G-test). One contingency table per
+    joint state of ``given`` seen in the data; in each, the degrees of freedom
+    of the states of ``x`` and of ``y`` seen there, Yates's continuity
+    correction where that is one (as ``scipy.stats.chi2_contingency``); the
+    statistics and degrees of freedom summed (as pgmpy's discrete tests).
     """
-    cols = [x, y, *given]
-    rows = (codes[cols] >= 0).all(axis=0)
-    cx, cy = codes[x][rows], codes[y][rows]
+    lambda_ = float(g if not isinstance(g, bool) else (0.0 if g else 1.0))
     rx, ry = int(cards[x]), int(cards[y])
-    if not given:
-        table = np.bincount(cx * ry + cy, minlength=rx * ry).reshape(rx, ry)
-        table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
-        stat, dof = _table_statistic(table, g)
-    else:
-        z = np.zeros(rows.sum(), dtype=np.int64)
-        for v in given:
-            z = z * int(cards[v]) + codes[v][rows]
-        _, stratum = np.unique(z, return_inverse=True)
-        n_strata = int(stratum.max()) + 1
-        tables = np.bincount(
-            (stratum * rx + cx) * ry + cy, minlength=n_strata * rx * ry
-        ).reshape(n_strata, rx, ry)
-        stat, dof = 0.0, 0
-        for table in tables:
-            table = table[table.sum(axis=1) > 0][:, table.sum(axis=0) > 0]
-            s, d = _table_statistic(table, g)
-            stat += s
-            dof += d
+    cx, cy = codes[x], codes[y]
+    missing = (cx < 0) | (cy < 0)
+    for v in given:
+        missing |= codes[v] < 0
+    if missing.any():
+        codes = codes[:, ~missing]
+        cx, cy = codes[x], codes[y]
+    z = np.zeros(cx.shape[0], dtype=np.int64)
+    n_strata = 1
+    for v in given:
+        z = z * int(cards[v]) + codes[v]
+        n_strata *= int(cards[v])
+    if n_strata * rx * ry > max(4 * cx.shape[0], 4096):
+        # Many more joint states than rows: the states seen only.
+        _, z = np.unique(z, return_inverse=True)
+        n_strata = int(z.max()) + 1 if z.size else 1
+    observed = np.bincount(
+        (z * rx + cx) * ry + cy, minlength=n_strata * rx * ry
+    ).reshape(n_strata, rx, ry)
+    observed = observed.astype(np.float64)
+    row_sums = observed.sum(axis=2, keepdims=True)
+    col_sums = observed.sum(axis=1, keepdims=True)
+    n = np.maximum(observed.sum(axis=(1, 2), keepdims=True), 1.0)
+    expected = row_sums * col_sums / n
+    dofs = np.clip((row_sums[:, :, 0] > 0).sum(axis=1) - 1, 0, None) * np.clip(
+        (col_sums[:, 0, :] > 0).sum(axis=1) - 1, 0, None
+    )
+    yates = (dofs == 1)[:, None, None]
+    if yates.any():
+        diff = expected - observed
+        observed = np.where(
+            yates, observed + np.minimum(0.5, np.abs(diff)) * np.sign(diff), observed
+        )
+    stat = float(_terms(observed, expected, lambda_).sum())
+    dof = int(dofs.sum())
     if dof == 0 and not given:
         # No two states on both sides (a constant column, a single row): the
         # data cannot show a dependence, and the test does not reject
-        # independence, as scipy.stats.chi2_contingency's p-value of 1 in
-        # pgmpy. Given other variables, a sum of no degree of freedom keeps
-        # pgmpy's undefined p-value (NaN), which never removes an edge.
+        # independence (scipy.stats.chi2_contingency's p-value of 1). Given
+        # other variables, a sum of no degree of freedom keeps an undefined
+        # p-value (NaN), which never removes an edge.
         return stat, dof, 1.0
-    with np.errstate(invalid="ignore"):
-        p_value = 1.0 - stats.chi2.cdf(stat, df=dof)
-    return stat, dof, float(p_value)
+    # The chi-square survival function (scipy.stats.chi2.sf, undefined
+    # without a degree of freedom).
+    p_value = float(special.chdtrc(dof, stat)) if dof > 0 else np.nan
+    return stat, dof, p_value
 
 
-def skeleton(
-    codes: np.ndarray,
-    cards: np.ndarray,
-    significance_level: float,
-    max_cond_vars: int,
-    g: bool,
-) -> tuple[np.ndarray, dict]:
+def _repr_sorted(items, names):
+    return sorted(items, key=lambda i: repr(names[i]))
+
+
+def skeleton(independent, d: int, max_cond_vars: int, variant: str, names):
     """The undirected adjacency matrix and the separating sets (a dict from
-    ``frozenset((u, v))`` to a tuple of variables) of PC-stable."""
-    d = len(cards)
+    ``frozenset((u, v))`` to a tuple of variables) of pgmpy's PC.
+
+    ``independent(u, v, given)`` decides a test. The candidate sets of an
+    edge are those of ``l`` neighbours of ``u`` and those of ``v`` (each
+    sorted by the ``repr`` of the names, as pgmpy); the original variant
+    tries them in the order of pgmpy's Python set of them, so its separating
+    set (not its skeleton) can depend on Python's string hashing as pgmpy's.
+    """
+    index = {name: i for i, name in enumerate(names)}
     adjacent = ~np.eye(d, dtype=bool)
     sepsets: dict = {}
     level = 0
     while (adjacent.sum(axis=1) >= level).any():
-        neighbours = [set(np.flatnonzero(adjacent[u])) for u in range(d)]
-        for u, v in zip(*np.nonzero(np.triu(adjacent))):
+        fixed = adjacent.copy()
+        for u, v in zip(*np.nonzero(np.triu(fixed))):
             u, v = int(u), int(v)
-            candidates = [
-                *combinations(sorted(neighbours[u] - {v}), level),
-                *combinations(sorted(neighbours[v] - {u}), level),
+            if variant == "orig":
+                nbrs = adjacent
+                if not nbrs[u, v]:
+                    continue
+            else:
+                nbrs = fixed
+            sides = [
+                [
+                    names[w]
+                    for w in _repr_sorted(np.flatnonzero(nbrs[a]), names)
+                    if w != b
+                ]
+                for a, b in ((u, v), (v, u))
             ]
+            candidates = set(combinations(sides[0], level)) | set(
+                combinations(sides[1], level)
+            )
+            found: set | None = None
             for given in candidates:
-                _, _, p = ci_test(codes, cards, u, v, given, g)
-                if p >= significance_level:
-                    adjacent[u, v] = adjacent[v, u] = False
-                    sepsets[frozenset((u, v))] = tuple(int(w) for w in given)
-                    break
+                idx = tuple(index[name] for name in given)
+                if independent(u, v, idx):
+                    if variant == "orig":
+                        found = idx
+                        break
+                    found = (found or set()) | set(idx)
+            if found is not None:
+                adjacent[u, v] = adjacent[v, u] = False
+                sepsets[frozenset((u, v))] = tuple(_repr_sorted(found, names))
         if level >= max_cond_vars:
             break
         level += 1
@@ -135,80 +188,115 @@ def _reach(directed: np.ndarray) -> np.ndarray:
         reach = longer
 
 
-def orient(adjacent: np.ndarray, sepsets: dict) -> np.ndarray:
+def _name_order(names) -> list[int]:
+    try:
+        return sorted(range(len(names)), key=lambda i: names[i])
+    except TypeError:
+        return sorted(range(len(names)), key=lambda i: repr(names[i]))
+
+
+def orient(adjacent: np.ndarray, sepsets: dict, names=None) -> np.ndarray:
     """The partially directed graph: ``graph[a, b] and not graph[b, a]`` is
     ``a -> b``, both is ``a - b``.
 
-    Tests that contradict each other (finite samples) can ask for a collider
-    against an earlier one, or for an orientation that closes a directed
-    cycle. As in pgmpy and the conservative practice of the literature
-    (Spirtes, Glymour and Scheines 2000, section 5.4.2; Meek 1995), no edge
-    is oriented against an earlier orientation or so as to close a directed
-    cycle (it stays undirected), and Meek's rule 1 does not create a new
-    unshielded collider; so the directed part is always acyclic, and
-    :func:`extend_to_dag` always finds a DAG.
+    As pgmpy's PC: the colliders ``x -> z <- y`` for the non-adjacent pairs
+    in the order of the names, a collider that would undo an earlier one
+    ignored; then, until nothing changes, a sweep of Meek's rule 1 (``w -> u
+    - v``, ``w`` and ``v`` not adjacent: ``u -> v``, unless that makes a new
+    unshielded collider at ``v`` or closes a directed cycle), of rule 2 (``u
+    -> w -> v``, ``u - v``: ``u -> v``) and of rule 3 in pgmpy's form (``u``
+    undirected to ``w1``, ``w2`` and ``v``, ``w1 -> v <- w2``: ``u -> v``).
+
+    Tests that contradict each other (finite samples) can ask for an
+    orientation that closes a directed cycle, where pgmpy orients it (a
+    collider, or rule 3) and leaves a graph with a directed cycle. Here no
+    edge is oriented so as to close a directed cycle (it stays undirected;
+    Spirtes, Glymour and Scheines 2000, section 5.4.2), so the directed part
+    is always acyclic and :func:`extend_to_dag` finds a DAG. Where pgmpy's
+    answer has no directed cycle, this is pgmpy's answer.
     """
     d = adjacent.shape[0]
+    order = _name_order(names) if names is not None else list(range(d))
     graph = adjacent.copy()
     reach = np.zeros((d, d), dtype=bool)
-    for x, y in combinations(range(d), 2):
-        if adjacent[x, y]:
-            continue
-        for z in np.flatnonzero(adjacent[x] & adjacent[y]):
-            if z not in sepsets.get(frozenset((x, y)), ()):
-                # x -> z <- y, unless that would undo an earlier collider or
-                # close a cycle (a directed path from z to x or y).
+    for i, x in enumerate(order):
+        for y in order[i + 1 :]:
+            if adjacent[x, y]:
+                continue
+            for z in np.flatnonzero(adjacent[x] & adjacent[y]):
+                if z in sepsets.get(frozenset((x, y)), ()):
+                    continue
                 if graph[x, z] and graph[y, z] and not (reach[z, x] or reach[z, y]):
                     graph[z, x] = graph[z, y] = False
                     reach = _reach(graph & ~graph.T)
+
+    def undirected(a):
+        return np.flatnonzero(graph[a] & graph[:, a])
+
+    def directed(a, b):
+        return graph[a, b] and not graph[b, a]
+
+    def orient_edge(a, b):
+        nonlocal reach
+        graph[b, a] = False
+        reach = _reach(graph & ~graph.T)
+
+    nodes = list(range(d))
     changed = True
     while changed:
         changed = False
-        directed = graph & ~graph.T
-        undirected = graph & graph.T
-        for a, b in zip(*np.nonzero(np.triu(undirected))):
-            for u, v in ((a, b), (b, a)):
-                if not (graph[u, v] and graph[v, u]) or reach[v, u]:
-                    continue  # oriented already, or u -> v would close a cycle
-                # R1: w -> u - v, w and v not adjacent: u -> v, unless v has
-                # a parent not adjacent to u (a new unshielded collider).
-                r1 = (directed[:, u] & ~adjacent[:, v]).copy()
-                r1[v] = False
-                collider = directed[:, v] & ~adjacent[:, u]
-                collider[u] = False
-                # R2: u -> w -> v: u -> v.
-                r2 = directed[u] & directed[:, v]
-                # R3: u - w1 -> v <- w2 - u, w1 and w2 not adjacent: u -> v.
-                ws = np.flatnonzero(undirected[u] & directed[:, v])
-                r3 = any(not adjacent[w1, w2] for w1, w2 in combinations(ws, 2))
-                if (r1.any() and not collider.any()) or r2.any() or r3:
-                    graph[v, u] = False
-                    directed = graph & ~graph.T
-                    undirected = graph & graph.T
-                    reach = _reach(directed)
+        for u in nodes:  # rule 1
+            for w in np.flatnonzero(graph[:, u] & ~graph[u]):
+                for v in undirected(u):
+                    if not (graph[u, v] and graph[v, u]) or adjacent[w, v]:
+                        continue
+                    parents = np.flatnonzero(graph[:, v] & ~graph[v])
+                    if any(p != u and not adjacent[u, p] for p in parents):
+                        continue  # a new unshielded collider at v
+                    if reach[v, u]:
+                        continue  # closes a cycle
+                    orient_edge(u, v)
                     changed = True
+        for w in nodes:  # rule 2
+            us = np.flatnonzero(graph[:, w] & ~graph[w])
+            vs = np.flatnonzero(graph[w] & ~graph[:, w])
+            for u in us:
+                for v in vs:
+                    if graph[u, v] and graph[v, u]:
+                        orient_edge(u, v)
+                        changed = True
+        for u in nodes:  # rule 3
+            nbrs = undirected(u)
+            if len(nbrs) < 3:
+                continue
+            for w1, w2, v in permutations(nbrs, 3):
+                if directed(w1, v) and directed(w2, v) and not reach[v, u]:
+                    orient_edge(u, v)
+                    changed = True
+                    break
     return graph
 
 
-def extend_to_dag(graph: np.ndarray) -> np.ndarray:
+def extend_to_dag(graph: np.ndarray, names=None) -> np.ndarray:
     """A DAG with the skeleton and the colliders of a partially directed graph
-    (Dor and Tarsi 1992): repeatedly take a variable with no outgoing directed
-    edge whose undirected neighbours are adjacent to all its other
-    neighbours, point its undirected edges into it, and remove it."""
+    (Dor and Tarsi 1992), as pgmpy's ``PDAG.to_dag``: repeatedly take the
+    first variable (in the order of the names) with no outgoing directed edge
+    whose undirected neighbours are adjacent to all its other neighbours,
+    point its undirected edges into it, and remove it."""
     d = graph.shape[0]
+    order = _name_order(names) if names is not None else list(range(d))
     dag = np.zeros((d, d), dtype=bool)
     left = graph.copy()
     alive = np.ones(d, dtype=bool)
     while alive.any():
-        for x in np.flatnonzero(alive):
-            directed_out = left[x] & ~left[:, x]
-            undirected = left[x] & left[:, x]
-            adjacent = left[x] | left[:, x]
-            if directed_out.any():
+        for x in order:
+            if not alive[x] or (left[x] & ~left[:, x]).any():
                 continue
+            adjacent = left[x] | left[:, x]
+            adjacent[x] = False
             ok = all(
                 ((left[y] | left[:, y]) | (np.arange(d) == y))[adjacent].all()
-                for y in np.flatnonzero(undirected)
+                for y in np.flatnonzero(left[x] & left[:, x])
             )
             if ok:
                 break
@@ -216,13 +304,42 @@ def extend_to_dag(graph: np.ndarray) -> np.ndarray:
             # Not extendable (conflicting tests): a sink of the directed part
             # (acyclic, by :func:`orient`) takes its undirected edges in, so
             # the result stays acyclic, at the price of a collider more.
-            sinks = [
-                v for v in np.flatnonzero(alive) if not (left[v] & ~left[:, v]).any()
-            ]
-            x = int(sinks[0])
-        parents = left[:, x].copy()
-        dag[parents, x] = True
-        dag[x, left[x] & ~left[:, x]] = True
+            sinks = [v for v in order if alive[v] and not (left[v] & ~left[:, v]).any()]
+            x = sinks[0] if sinks else next(v for v in order if alive[v])
+        dag[left[:, x] | left[x], x] = True
         left[x, :] = left[:, x] = False
         alive[x] = False
     return dag
+
+
+def learn(codes, cards, names, params):
+    """pgmpy's PC on encoded data, with the test, significance level, largest
+    conditioning set and variant of ``params`` (a :class:`~bayeskit.PC`): the
+    directed and undirected edges, a DAG of them and the separating sets, in
+    the variables' names."""
+    test, level = params.ci_test, params.significance_level
+    if callable(test):
+
+        def independent(u, v, given):
+            z = tuple(names[w] for w in given)
+            return bool(test(names[u], names[v], z, significance_level=level))
+    else:
+        lambda_ = LAMBDAS[test]
+
+        def independent(u, v, given):
+            return ci_test(codes, cards, u, v, given, lambda_)[2] >= level
+
+    adjacent, sepsets = skeleton(
+        independent, len(cards), params.max_cond_vars, params.variant, names
+    )
+    graph = orient(adjacent, sepsets, names)
+    dag = extend_to_dag(graph, names)
+    pairs = list(zip(*np.nonzero(graph)))
+    directed = [(names[a], names[b]) for a, b in pairs if not graph[b, a]]
+    undirected = [(names[a], names[b]) for a, b in pairs if a < b and graph[b, a]]
+    edges = [(names[x], names[y]) for y, x in zip(*np.nonzero(dag.T))]
+    separating_sets = {
+        frozenset(names[i] for i in pair): tuple(names[i] for i in given)
+        for pair, given in sepsets.items()
+    }
+    return directed, undirected, edges, separating_sets

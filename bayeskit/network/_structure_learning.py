@@ -30,7 +30,7 @@ from ..graph.dag import CycleError
 from ._data import FRACTIONAL, warn_continuous
 from ._hill_climb import hill_climb
 from ._network import BayesianNetwork
-from ._pc import extend_to_dag, orient, skeleton
+from ._pc import LAMBDAS, learn
 from ._scores import SCORES, FamilyScores, encode_frame, split_frame
 
 __all__ = ["PC", "HillClimbSearch", "score_structure"]
@@ -683,16 +683,24 @@ class PC(_LearntNetwork):
     """
 
     _parameter_constraints: dict = {
-        "ci_test": [StrOptions({"chi_square", "g_sq"})],
+        "ci_test": [StrOptions(set(LAMBDAS)), callable],
+        "variant": [StrOptions({"stable", "orig", "parallel"})],
         "significance_level": [Interval(Real, 0, 1, closed="neither")],
         "max_cond_vars": [Interval(Integral, 0, None, closed="left")],
         "m": [Interval(Real, 0, None, closed="left")],
     }
 
     def __init__(
-        self, ci_test="chi_square", *, significance_level=0.01, max_cond_vars=5, m=1.0
+        self,
+        ci_test="chi_square",
+        *,
+        variant="stable",
+        significance_level=0.01,
+        max_cond_vars=5,
+        m=1.0,
     ):
         self.ci_test = ci_test
+        self.variant = variant
         self.significance_level = significance_level
         self.max_cond_vars = max_cond_vars
         self.m = m
@@ -716,27 +724,12 @@ class PC(_LearntNetwork):
         X, (cols, dtypes, names) = _validated(self, X)
         codes, cards = encode_frame(cols, dtypes, names)
         warn_continuous(self, names, cols, dtypes, codes.T, cards)
-        adjacent, sepsets = skeleton(
-            codes,
-            cards,
-            self.significance_level,
-            self.max_cond_vars,
-            self.ci_test == "g_sq",
-        )
-        graph = orient(adjacent, sepsets)
-        dag = extend_to_dag(graph)
-        pairs = list(zip(*np.nonzero(graph)))
-        self.directed_edges_ = [
-            (names[a], names[b]) for a, b in pairs if not graph[b, a]
-        ]
-        self.undirected_edges_ = [
-            (names[a], names[b]) for a, b in pairs if a < b and graph[b, a]
-        ]
-        self.edges_ = [(names[x], names[y]) for y, x in zip(*np.nonzero(dag.T))]
-        self.separating_sets_ = {
-            frozenset(names[i] for i in pair): tuple(names[i] for i in given)
-            for pair, given in sepsets.items()
-        }
+        (
+            self.directed_edges_,
+            self.undirected_edges_,
+            self.edges_,
+            self.separating_sets_,
+        ) = learn(codes, cards, names, self)
         self.network_ = _fit_network(self.edges_, self.m, X)
         self.variables_ = list(names)
         return self
