@@ -606,26 +606,39 @@ class PC(_LearntNetwork):
     """Learn the structure of a discrete Bayesian network by the PC algorithm.
 
     The PC algorithm (Spirtes, Glymour and Scheines 2000) removes the edge
-    between two variables as soon as a conditional independence test accepts
-    their independence given some of their neighbours, trying ever larger
-    conditioning sets, then orients the edges that the separating sets imply:
-    the colliders ``x -> z <- y`` where ``z`` did not separate ``x`` and
-    ``y``, then Meek's rules 1-3 (Meek 1995). This is the stable variant
-    (Colombo and Maathuis 2014; pgmpy's default): within one size of
-    conditioning set, the neighbours are those at its start, so the skeleton
-    does not depend on the order of the columns. A DAG of the equivalence
-    class found (Dor and Tarsi 1992) is fitted with the m-estimate
-    (``network_``), whose prediction methods are passed on.
+    between two variables that test independent given some neighbours (ever
+    larger sets), orients the colliders ``x -> z <- y`` where ``z`` did not
+    separate ``x`` and ``y``, then what Meek's rules 1-3 force. Skeleton,
+    separating sets, directed and undirected edges are pgmpy's
+    ``causal_discovery.PC``'s on the same data and parameters, but where tests
+    conflict: an orientation that would close a directed cycle is refused
+    (pgmpy returns the cycle), and Meek's rules sweep the variables in the
+    columns' order (pgmpy's follows Python's string hashing). A DAG of the
+    class (Dor and Tarsi 1992) is fitted with the m-estimate (``network_``),
+    whose prediction methods are passed on.
 
     Parameters
     ----------
-    ci_test : {'chi_square', 'g_sq'}, default='chi_square'
-        The test (pgmpy's names): Pearson's chi-square or the G-test
-        (log-likelihood ratio). Given conditioning variables, one contingency
-        table per joint state of them seen in the data, over the states of
-        the two variables seen there, their statistics and degrees of freedom
-        summed; a table with one degree of freedom gets Yates's continuity
-        correction (as ``scipy.stats.chi2_contingency`` and pgmpy).
+    ci_test : str or callable, default='chi_square'
+        pgmpy's names of Cressie and Read's (1984) power divergence tests:
+        ``'chi_square'`` (Pearson), ``'g_sq'`` or ``'log_likelihood'`` (the
+        G-test), ``'modified_log_likelihood'``, ``'power_divergence'``
+        (lambda 2/3). Given conditioning variables, one table per joint state
+        of them seen, over the states of the two variables seen there, the
+        statistics and degrees of freedom summed; Yates's correction on tables
+        of one degree of freedom (as ``scipy.stats.chi2_contingency``). Or a
+        callable with pgmpy's signature, ``ci_test(X, Y, Z,
+        significance_level=...)`` -> bool (True: independent), given two
+        column names and a tuple of them, the data bound by the caller.
+    variant : {'stable', 'orig', 'parallel'}, default='stable'
+        ``'stable'`` (Colombo and Maathuis 2014): the neighbours of one size
+        of conditioning set are those at its start, every candidate set is
+        tested, and the separating set is the union of the independent ones;
+        the skeleton does not depend on the columns' order. ``'orig'``: the
+        edges in the columns' order, each removed at its first separating set
+        (in pgmpy's Python set order of the candidates, which can change
+        between processes, as pgmpy's), the next ones seeing the neighbours
+        left. ``'parallel'``, pgmpy's parallel stable variant, is ``'stable'``.
     significance_level : float, default=0.01
         Two variables are taken as independent when the p-value is at least
         this.
@@ -643,8 +656,8 @@ class PC(_LearntNetwork):
     undirected_edges_ : list of (u, v)
         The edges it left unoriented (``u`` before ``v`` among the columns).
     separating_sets_ : dict
-        For every pair of variables found independent, as a frozenset, the
-        tuple of variables given which they were.
+        For every pair found independent (a frozenset), the variables given
+        which they were (a tuple sorted by ``repr``, as pgmpy's).
     network_ : BayesianNetwork
         The network with ``edges_``, its CPTs fitted to the training data.
     variables_ : list
@@ -671,6 +684,8 @@ class PC(_LearntNetwork):
     .. [4] D. Dor and M. Tarsi, "A simple algorithm to construct a consistent
        extension of a partially oriented graph", Technical Report R-185,
        UCLA, 1992.
+    .. [5] N. Cressie and T. R. C. Read, "Multinomial goodness-of-fit tests",
+       Journal of the Royal Statistical Society B, 46(3), 1984.
 
     Examples
     --------

@@ -1,0 +1,110 @@
+"""pgmpy's PC tests, run against bayeskit's PC.
+
+pgmpy ships its test modules in its wheel. ``pgmpy/tests/test_causal_discovery/
+test_PC.py`` is loaded from the installed pgmpy with its ``PC`` answered by
+:class:`bayeskit.PC`: the class below keeps pgmpy's constructor, ``fit``
+(data checks) and ``score``, and learns the structure with bayeskit (the
+skeleton, separating sets and orientations are bayeskit's), returned as
+pgmpy's ``skeleton_``, ``separating_sets_`` and ``causal_graph_``. A set of
+independencies passed to ``fit`` is pgmpy's ``IndependenceMatch`` test passed
+to bayeskit as ``ci_test``. Every assertion is pgmpy's.
+"""
+
+import networkx as nx
+import pytest
+from peer_suite import NOT_APPLICABLE, load
+
+from bayeskit import PC as BayeskitPC
+from bayeskit.datasets import load_network
+from bayeskit.network._pc import LAMBDAS
+
+pgmpy_pc = pytest.importorskip("pgmpy.causal_discovery").PC
+
+
+class PC(pgmpy_pc):
+    """pgmpy's PC, its structure learnt by bayeskit."""
+
+    def _fit(self, X, independencies=None):
+        from pgmpy.base import DAG, PDAG, UndirectedGraph
+        from pgmpy.ci_tests import IndependenceMatch, get_ci_test
+
+        if self.expert_knowledge is not None or self.orient_rule is not None:
+            raise NotImplementedError("expert knowledge and orient_rule")
+        if independencies is not None:
+            test = IndependenceMatch(independencies=independencies)
+        elif self.ci_test is None or self.ci_test in LAMBDAS:
+            test = self.ci_test or "chi_square"
+        else:
+            test = get_ci_test(self.ci_test, data=X)
+        pc = BayeskitPC(
+            test,
+            variant=self.variant,
+            significance_level=self.significance_level,
+            max_cond_vars=self.max_cond_vars,
+        ).fit(X)
+        self.ci_test_ = test
+        self.separating_sets_ = pc.separating_sets_
+        self.skeleton_ = UndirectedGraph()
+        self.skeleton_.add_nodes_from(X.columns)
+        self.skeleton_.add_edges_from(pc.directed_edges_ + pc.undirected_edges_)
+        if self.return_type in ("pdag", "cpdag"):
+            graph = PDAG(
+                directed_ebunch=pc.directed_edges_,
+                undirected_ebunch=pc.undirected_edges_,
+            )
+        elif self.return_type == "dag":
+            graph = DAG(pc.edges_)
+        else:
+            raise ValueError(f"return_type is dag, pdag or cpdag: {self.return_type}")
+        graph.add_nodes_from(X.columns)
+        self.causal_graph_ = graph
+        self.adjacency_matrix_ = nx.to_pandas_adjacency(graph, weight=1, dtype="int")
+        return self
+
+
+def load_model(name):
+    """pgmpy's ``load_model`` downloads the bnlearn networks; the ones the
+    tests use (asia, alarm) are bayeskit's copies, as pgmpy models."""
+    return load_network(name.removeprefix("bnlearn/")).to_pgmpy()
+
+
+_MODULE = "pgmpy.tests.test_causal_discovery.test_PC"
+_namespace = load(
+    _MODULE,
+    {
+        "pgmpy.causal_discovery": {"PC": PC},
+        "pgmpy.example_models": {"load_model": load_model},
+    },
+)
+globals().update({k: v for k, v in _namespace.items() if k.startswith("test_")})
+_bayeskit_substituted = _namespace["_bayeskit_substituted"]
+_bayeskit_peer_module = _MODULE
+fake_data = _namespace["fake_data"]
+
+_PRIVATE = "pgmpy's private API (its own skeleton and collider methods), no bayeskit"
+_EXPERT = (
+    "pgmpy's expert knowledge (required, forbidden edges, temporal order, search "
+    "space), which bayeskit's PC does not take"
+)
+_CONTINUOUS = (
+    "continuous data and tests (Pearson, Fisher's z, ...): bayeskit's PC learns "
+    "discrete networks"
+)
+NOT_APPLICABLE.update(
+    {
+        (_MODULE, "test_build_skeleton"): _PRIVATE,
+        (_MODULE, "test_skeleton_to_pdag"): _PRIVATE,
+        (_MODULE, "test_temporal_ordering_sepsets_and_skeleton"): _PRIVATE,
+        (_MODULE, "test_search_space"): _EXPERT,
+        (_MODULE, "test_pc_asia"): _EXPERT,
+        (_MODULE, "test_pc_asia_expert"): _EXPERT,
+        (_MODULE, "test_temporal_pc_cancer"): _EXPERT,
+        (_MODULE, "test_temporal_pc_sachs"): _EXPERT,
+        (_MODULE, "test_orient_rule"): (
+            "pgmpy's orient_rule (Ramsey's max-p colliders), which bayeskit's PC "
+            "does not offer"
+        ),
+        (_MODULE, "test_build_skeleton_continuous"): _CONTINUOUS,
+        (_MODULE, "test_build_dag_continuous"): _CONTINUOUS,
+    }
+)
