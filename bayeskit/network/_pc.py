@@ -38,30 +38,27 @@ LAMBDAS = {
 }
 
 
-def _terms(observed: np.ndarray, expected: np.ndarray, lambda_: float) -> np.ndarray:
-    """The cells' terms of the power divergence statistic (cells with a
-    positive expected count; the others count zero)."""
+def _terms(observed: np.ndarray, expected: np.ndarray, lambda_: float) -> float:
+    """The power divergence statistic: the sum of the cells' terms (the cells
+    with a positive expected count; the others count zero)."""
     safe = expected > 0
-    e = np.where(safe, expected, 1.0)
+    o, e = observed[safe], expected[safe]
+    if lambda_ == 1.0:
+        return float(np.add.reduce((o - e) ** 2 / e))
+    if lambda_ == 0.0:
+        return float(2.0 * np.add.reduce(special.xlogy(o, o) - special.xlogy(o, e)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        if lambda_ == 1.0:
-            full = (observed - e) ** 2 / e
-        elif lambda_ == 0.0:
-            full = 2.0 * (
-                special.xlogy(observed, observed) - special.xlogy(observed, e)
-            )
-        elif lambda_ == -1.0:
-            full = 2.0 * (special.xlogy(e, e) - special.xlogy(e, observed))
+        if lambda_ == -1.0:
+            terms = 2.0 * (special.xlogy(e, e) - special.xlogy(e, o))
         else:
-            full = (
-                observed
-                * (np.power(observed / e, lambda_) - 1.0)
-                / (0.5 * lambda_ * (lambda_ + 1.0))
-            )
-    return np.where(safe, full, 0.0)
+            terms = o * (np.power(o / e, lambda_) - 1.0)
+            terms /= 0.5 * lambda_ * (lambda_ + 1.0)
+    return float(np.add.reduce(terms))
 
 
-def ci_test(codes: np.ndarray, cards: np.ndarray, x: int, y: int, given, g=1.0):
+def ci_test(
+    codes: np.ndarray, cards: np.ndarray, x: int, y: int, given, g=1.0, gaps=None
+):
     """The statistic, degrees of freedom and p-value of ``x`` independent of
     ``y`` given ``given``.
 
@@ -71,43 +68,43 @@ def ci_test(codes: np.ndarray, cards: np.ndarray, x: int, y: int, given, g=1.0):
     of the states of ``x`` and of ``y`` seen there, Yates's continuity
     correction where that is one (as ``scipy.stats.chi2_contingency``); the
     statistics and degrees of freedom summed (as pgmpy's discrete tests).
+    ``gaps``, if given, tells which columns have a missing value (rows with
+    one in a column tested are left out).
     """
     lambda_ = float(g if not isinstance(g, bool) else (0.0 if g else 1.0))
     rx, ry = int(cards[x]), int(cards[y])
-    cx, cy = codes[x], codes[y]
-    missing = (cx < 0) | (cy < 0)
-    for v in given:
-        missing |= codes[v] < 0
-    if missing.any():
-        codes = codes[:, ~missing]
-        cx, cy = codes[x], codes[y]
-    z = np.zeros(cx.shape[0], dtype=np.int64)
+    flat = codes[x] * ry + codes[y]
     n_strata = 1
     for v in given:
-        z = z * int(cards[v]) + codes[v]
+        flat = flat + codes[v] * (n_strata * rx * ry)
         n_strata *= int(cards[v])
-    if n_strata * rx * ry > max(4 * cx.shape[0], 4096):
+    cols = [x, y, *given]
+    if gaps is None or gaps[cols].any():
+        complete = (codes[cols] >= 0).all(axis=0)
+        if not complete.all():
+            flat = flat[complete]
+    if n_strata * rx * ry > max(4 * flat.shape[0], 4096):
         # Many more joint states than rows: the states seen only.
-        _, z = np.unique(z, return_inverse=True)
-        n_strata = int(z.max()) + 1 if z.size else 1
-    observed = np.bincount(
-        (z * rx + cx) * ry + cy, minlength=n_strata * rx * ry
-    ).reshape(n_strata, rx, ry)
+        _, stratum = np.unique(flat // (rx * ry), return_inverse=True)
+        flat = stratum * (rx * ry) + flat % (rx * ry)
+        n_strata = int(stratum.max()) + 1 if flat.size else 1
+    observed = np.bincount(flat, minlength=n_strata * rx * ry).reshape(n_strata, rx, ry)
+    seen = observed.any(axis=(1, 2))
+    if not seen.all():
+        observed = observed[seen]
     observed = observed.astype(np.float64)
-    row_sums = observed.sum(axis=2, keepdims=True)
-    col_sums = observed.sum(axis=1, keepdims=True)
-    n = np.maximum(observed.sum(axis=(1, 2), keepdims=True), 1.0)
-    expected = row_sums * col_sums / n
-    dofs = np.clip((row_sums[:, :, 0] > 0).sum(axis=1) - 1, 0, None) * np.clip(
-        (col_sums[:, 0, :] > 0).sum(axis=1) - 1, 0, None
+    row_sums = observed.sum(axis=2)
+    col_sums = observed.sum(axis=1)
+    n = row_sums.sum(axis=1)
+    expected = row_sums[:, :, None] * col_sums[:, None, :] / n[:, None, None]
+    dofs = np.maximum((row_sums > 0).sum(axis=1) - 1, 0) * np.maximum(
+        (col_sums > 0).sum(axis=1) - 1, 0
     )
-    yates = (dofs == 1)[:, None, None]
+    yates = dofs == 1
     if yates.any():
-        diff = expected - observed
-        observed = np.where(
-            yates, observed + np.minimum(0.5, np.abs(diff)) * np.sign(diff), observed
-        )
-    stat = float(_terms(observed, expected, lambda_).sum())
+        diff = expected[yates] - observed[yates]
+        observed[yates] += np.minimum(0.5, np.abs(diff)) * np.sign(diff)
+    stat = _terms(observed, expected, lambda_)
     dof = int(dofs.sum())
     if dof == 0 and not given:
         # No two states on both sides (a constant column, a single row): the
@@ -324,10 +321,10 @@ def learn(codes, cards, names, params):
             z = tuple(names[w] for w in given)
             return bool(test(names[u], names[v], z, significance_level=level))
     else:
-        lambda_ = LAMBDAS[test]
+        lambda_, gaps = LAMBDAS[test], (codes < 0).any(axis=1)
 
         def independent(u, v, given):
-            return ci_test(codes, cards, u, v, given, lambda_)[2] >= level
+            return ci_test(codes, cards, u, v, given, lambda_, gaps)[2] >= level
 
     adjacent, sepsets = skeleton(
         independent, len(cards), params.max_cond_vars, params.variant, names
