@@ -16,7 +16,7 @@ from bayeskit.network._scores import encode_frame, split_frame
 
 pytestmark = pytest.mark.parity
 
-# (network, rows, largest conditioning set): 26 samples, each drawn with its
+# (network, rows, largest conditioning set): 25 samples, each drawn with its
 # own seed; columns that came out constant are dropped (pgmpy 1.1.2's tests
 # give them an undefined p-value, a dependence on everything; see
 # test_tests_with_no_degree_of_freedom_do_not_reject_independence).
