@@ -884,8 +884,9 @@ def test_nearly_unique_column_warns_by_categorical_nbs_rule():
 
 def test_tests_with_no_degree_of_freedom_do_not_reject_independence():
     # scipy's chi2_contingency gives p = 1 where a table has no two states on
-    # both sides, and pgmpy's PC removes the edge there: a constant column is
-    # isolated, a single row has no edge, the rest is learnt as without them.
+    # both sides (pgmpy 1.1.2's tests give NaN there and keep the edge, a
+    # documented difference): a constant column is isolated, a single row has
+    # no edge, the rest is learnt as without them.
     df = load_network("asia").sample(3000, random_state=0)
     for g in (False, True):
         assert ci_test(
