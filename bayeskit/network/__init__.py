@@ -9,8 +9,9 @@ here and in :mod:`bayeskit.naive_bayes`. Reading and writing network files is
 
 from ._data import UnknownStateError
 from ._network import BayesianNetwork
+from ._pc_search import PC
 from ._queries import PosteriorSeries
-from ._structure_learning import PC, HillClimbSearch, score_structure
+from ._structure_learning import HillClimbSearch, score_structure
 from ._tan import TreeAugmentedNB, chow_liu_tree
 
 __all__ = [

@@ -201,8 +201,12 @@ def orient(adjacent: np.ndarray, sepsets: dict, names=None) -> np.ndarray:
     ignored; then, until nothing changes, a sweep of Meek's rule 1 (``w -> u
     - v``, ``w`` and ``v`` not adjacent: ``u -> v``, unless that makes a new
     unshielded collider at ``v`` or closes a directed cycle), of rule 2 (``u
-    -> w -> v``, ``u - v``: ``u -> v``) and of rule 3 in pgmpy's form (``u``
-    undirected to ``w1``, ``w2`` and ``v``, ``w1 -> v <- w2``: ``u -> v``).
+    -> w -> v``, ``u - v``: ``u -> v``) and of rule 3 (``u`` undirected
+    to ``w1``, ``w2`` and ``v``, ``w1 -> v <- w2`` with ``w1`` and ``w2`` not
+    adjacent: ``u -> v``). pgmpy 1.1.2's rule 3 omits the condition that
+    ``w1`` and ``w2`` be non-adjacent, and so can orient an edge that the
+    equivalence class leaves open; here the rule is Meek's (1995), so that
+    with correct tests exactly the compelled edges are oriented.
 
     Tests that contradict each other (finite samples) can ask for an
     orientation that closes a directed cycle, where pgmpy orients it (a
@@ -267,7 +271,12 @@ def orient(adjacent: np.ndarray, sepsets: dict, names=None) -> np.ndarray:
             if len(nbrs) < 3:
                 continue
             for w1, w2, v in permutations(nbrs, 3):
-                if directed(w1, v) and directed(w2, v) and not reach[v, u]:
+                if (
+                    directed(w1, v)
+                    and directed(w2, v)
+                    and not adjacent[w1, w2]
+                    and not reach[v, u]
+                ):
                     orient_edge(u, v)
                     changed = True
                     break
