@@ -145,8 +145,9 @@ def _net(p: _Parser, properties: dict):
     for key, tokens, line in p.attributes("'net'"):
         if key in properties or (key == "name" and name is not None):
             raise FileError(line, f"the net block gives {shown(key)} twice")
-        if key == "name" and len(tokens) == 1 and tokens[0][2] == "string":
-            name = tokens[0][0][1:-1]
+        if key == "name" and len(tokens) == 1 and tokens[0][2] != "punct":
+            text = tokens[0][0]
+            name = text[1:-1] if tokens[0][2] == "string" else text
         else:
             properties[key] = _text(tokens)
     return name

@@ -5,8 +5,12 @@ A file is a preamble and the function tables, numbers separated by blanks:
 of functions, then the scope of each function (its size, then the indices of
 its variables, the child last), then each function's table in the order of
 the scopes (its number of entries, then the entries, the last variable of the
-scope varying fastest). The format has no names: variables are numbered
-``0 .. n - 1`` and states ``0 .. k - 1``.
+scope varying fastest, as the format's description and pyAgrum have it;
+pgmpy 1.1.2's ``UAIWriter`` and ``UAIReader`` take the child's states
+slowest instead, so a table of more than one variable reads transposed
+between pgmpy and the others). The format has no names: variables are
+numbered ``0 .. n - 1`` and states ``0 .. k - 1``. ``#`` starts a comment,
+as pyAgrum writes them.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ from ._common import (
 
 __all__ = ["read_uai", "write_uai"]
 
-_TOKEN = re.compile(r"\S+")
+# A word, or a comment to the end of the line (pyAgrum writes ``# name``
+# after each scope; the competition's files have none).
+_TOKEN = re.compile(r"#[^\n]*|[^\s#]+")
 # A probability as the files write it (what _common.number accepts).
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
@@ -53,6 +59,8 @@ class _Tokens:
 
     def next(self, what: str) -> str:
         m = next(self.matches, None)
+        while m is not None and m.group().startswith("#"):
+            m = next(self.matches, None)
         if m is None:
             self.last = len(self.text)
             raise FileError(self.line(), f"the file ends where {what} is expected")
@@ -73,6 +81,8 @@ class _Tokens:
 
     def rest(self):
         m = next(self.matches, None)
+        while m is not None and m.group().startswith("#"):
+            m = next(self.matches, None)
         if m is not None:
             self.last = m.start()
             raise FileError(
