@@ -167,14 +167,15 @@ def _node(p: _Parser, variables: dict, properties: dict) -> None:
             if (
                 not inner
                 or tokens[-1][0] != ")"
-                or any(k != "string" for _, _, k in inner)
+                or any(k == "punct" for _, _, k in inner)
             ):
                 raise FileError(
                     at,
                     f"the states of {shown(name)} are a list of strings, "
                     f'("a" "b"); got {shown(_text(tokens))}',
                 )
-            states = [t[1:-1] for t, _, _ in inner]
+            # strings, or words as pyAgrum writes them: (yes no)
+            states = [t[1:-1] if k == "string" else t for t, _, k in inner]
             if len(set(states)) != len(states):
                 twice = next(x for x in states if states.count(x) > 1)
                 raise FileError(

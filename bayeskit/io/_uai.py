@@ -5,12 +5,13 @@ A file is a preamble and the function tables, numbers separated by blanks:
 of functions, then the scope of each function (its size, then the indices of
 its variables, the child last), then each function's table in the order of
 the scopes (its number of entries, then the entries, the last variable of the
-scope varying fastest, as the format's description and pyAgrum have it;
-pgmpy 1.1.2's ``UAIWriter`` and ``UAIReader`` take the child's states
-slowest instead, so a table of more than one variable reads transposed
-between pgmpy and the others). The format has no names: variables are
-numbered ``0 .. n - 1`` and states ``0 .. k - 1``. ``#`` starts a comment,
-as pyAgrum writes them.
+scope varying fastest, as the format's description has it). The peers
+differ: pgmpy 1.1.2's ``UAIWriter`` and ``UAIReader`` take the child's
+states slowest (a table with parents reads transposed), and pyAgrum 3.3.1
+takes the child fastest, then the first parent, ..., the last parent slowest
+(a table with two parents or more reads with its parents' order reversed).
+The format has no names: variables are numbered ``0 .. n - 1`` and states
+``0 .. k - 1``. ``#`` starts a comment, as pyAgrum writes them.
 """
 
 from __future__ import annotations

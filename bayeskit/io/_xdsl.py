@@ -3,7 +3,10 @@
 A ``<smile id="NAME">`` holds ``<nodes>``: one ``<cpt id="v">`` per variable,
 listing its ``<state id="..."/>``, its ``<parents>`` (ids separated by
 blanks) and its ``<probabilities>``, the variable's states varying fastest,
-then the last parent's, ..., the first parent's slowest. The optional
+then the last parent's, ..., the first parent's slowest (as pgmpy 1.1.2
+reads and writes them; pyAgrum 3.3.1 takes the first parent's next after the
+variable's and the last parent's slowest, so a table with two parents or
+more reads with its parents' order reversed between the two). The optional
 ``<extensions><genie>`` block holds GeNIe's drawing: one ``<node id="v">``
 per variable with its display ``<name>``, ``<position>`` and so on. The XML
 is parsed as :func:`~bayeskit.io.read_xmlbif` parses it: a DTD that declares
