@@ -45,8 +45,8 @@ from ._common import (
 __all__ = ["read_bif", "write_bif"]
 
 # What a property line cannot hold: it ends at the first ';' and the reader
-# reads strings and comments as tokens.
-_UNWRITABLE = re.compile(r'[;"\n\r]|//|/\*')
+# reads comments as tokens (strings, balanced, are kept as they are).
+_UNWRITABLE = re.compile(r"[;\n\r]|//|/\*")
 
 _TOKEN = re.compile(
     r"""(?P<space>\s+)
@@ -464,12 +464,20 @@ def _property(key, value, what: str) -> str:
     if value is not None:
         text += " = " + label_text(value, what, "BIF")
     expected = (str(key), None if value is None else str(value))
-    if split_property(text) != expected or _UNWRITABLE.search(text) or not key:
+    quotes = text.count('"')
+    one_string = quotes == 2 and text[0] == text[-1] == '"'  # read unquoted
+    if (
+        split_property(text) != expected
+        or _UNWRITABLE.search(text)
+        or not key
+        or quotes % 2
+        or one_string
+    ):
         raise ValueError(
             f"{what} {shown(key)} = {shown(value)} cannot be written in BIF: the "
             "key is not empty and holds no '=', neither starts or ends with a "
-            "blank, and neither holds a ';', a double quote, a line break or a "
-            "comment"
+            "blank, neither holds a ';', a line break or a comment, and their "
+            "double quotes pair up (and do not quote the whole line)"
         )
     return f"property {text} ;"
 

@@ -391,9 +391,9 @@ def _value(value, what: str) -> str:
     return _string(text, what)
 
 
-def _key(key, what: str) -> str:
+def _key(key, what: str, reserved: str) -> str:
     text = _fmt_name(key, what)
-    if text in ("states", "name", "data"):
+    if text == reserved:
         raise ValueError(f"{what} {shown(key)} is a word NET reserves")
     return text
 
@@ -446,7 +446,9 @@ def write_net(network, path=None, *, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
     if name is not None:
         out.append(f"    name = {_string(name, 'name_')};")
     for key, value in properties.items():
-        out.append(f"    {_key(key, 'property')} = {_value(value, 'property')};")
+        out.append(
+            f"    {_key(key, 'property', 'name')} = {_value(value, 'property')};"
+        )
     out.append("}")
     for v in variables:
         states = network.states_[v].tolist()
@@ -454,7 +456,9 @@ def write_net(network, path=None, *, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
         check_labels(states, f"states of {shown(v)}", labels)
         out += ["", f"node {written[v]}", "{", f"    states = ({' '.join(labels)});"]
         for key, value in node_properties[v].items():
-            out.append(f"    {_key(key, 'property')} = {_value(value, 'property')};")
+            out.append(
+                f"    {_key(key, 'property', 'states')} = {_value(value, 'property')};"
+            )
         out.append("}")
     for v in variables:
         parents = network.dag_.parents(v)

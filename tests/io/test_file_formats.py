@@ -503,3 +503,24 @@ def test_malformed_xdsl_and_the_shared_boundary(tmp_path):
         read_uai(UAI, names=["a", "b"], states={"b": ["x", "y"]})
     with pytest.raises(TypeError, match="names must be a list"):
         read_uai(UAI, names="ab")
+
+
+def test_properties_read_from_one_format_write_in_the_others():
+    """NET's quoted labels and GeNIe's node names go through every writer
+    that has properties and come back as they were read (a BIF property
+    without a value, ``property note ;``, is written ``""`` where a value is
+    needed: left out here)."""
+    dog = read_bif(DOG.replace(" property note ;", ""))
+    for bn in (read_net(NET), read_xdsl(write_xdsl(read_net(NET))), dog):
+        want = (bn.name_, bn.properties_, bn.variable_properties_)
+        for write, read in (
+            (write_bif, read_bif),
+            (write_xmlbif, read_xmlbif),
+            (write_net, read_net),
+            (write_xdsl, read_xdsl),
+        ):
+            again = read(write(bn))
+            assert again.variable_properties_ == want[2], write.__name__
+            assert again.name_ == want[0], write.__name__
+            if write is not write_xdsl:  # XDSL: the network's own properties
+                assert again.properties_ == want[1], write.__name__
