@@ -22,6 +22,7 @@ __all__ = [
     "build_network",
     "check_caps",
     "check_network",
+    "decimal",
     "describe",
     "description",
     "label_text",
@@ -210,6 +211,12 @@ def write_text(text: str, path):
     with opener(s, "wt", encoding="utf-8", newline="") as f:
         f.write(text)
     return None
+
+
+def decimal(x) -> str:
+    """The shortest decimal that reads back as ``x``, without an exponent
+    (``0.00001``, not ``1e-05``: pgmpy's NET and UAI readers read none)."""
+    return np.format_float_positional(float(x), unique=True, trim="0")
 
 
 def number(text: str, line: int) -> float:

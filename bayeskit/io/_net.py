@@ -28,6 +28,7 @@ from ._common import (
     check_network,
     check_size,
     count_cells,
+    decimal,
     decode,
     describe,
     description,
@@ -422,8 +423,9 @@ def write_net(network, path=None, *, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
     Returns
     -------
     str or None
-        The text, when ``path`` is None. Probabilities are written with the
-        shortest text that reads back as the same float, nested as Hugin
+        The text, when ``path`` is None. Probabilities are written as the
+        shortest decimal that reads back as the same float, without an
+        exponent (``0.00001``: pgmpy's reader reads none), nested as Hugin
         nests them (the first parent outermost).
 
     Raises
@@ -464,7 +466,7 @@ def write_net(network, path=None, *, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
         parents = network.dag_.parents(v)
         table = np.asarray(network.cpds_[v], dtype=float)
         items = [
-            "(" + " ".join(repr(float(x)) for x in row) + ")"
+            "(" + " ".join(map(decimal, row)) + ")"
             for row in table.reshape(-1, table.shape[-1])
         ]
         for c in reversed(table.shape[:-1]):

@@ -30,6 +30,7 @@ from ._common import (
     check_network,
     check_size,
     count_cells,
+    decimal,
     decode,
     describe,
     number,
@@ -200,7 +201,7 @@ def read_uai(
     ... 2 0.8 0.2
     ... 4 0.9 0.1 0.3 0.7''', names=["rain", "wet"])
     >>> bn.parents_["wet"], bn.get_cpd("wet").to_numpy().tolist()
-    (['rain'], [[0.9, 0.1], [0.3, 0.7]])
+    (('rain',), [[0.9, 0.1], [0.3, 0.7]])
     """
     max_bytes, max_cells = check_caps(max_bytes, max_cells)
     data = read_source(source, path, "UAI", max_bytes)
@@ -313,8 +314,9 @@ def write_uai(network, path=None, *, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
     Returns
     -------
     str or None
-        The text, when ``path`` is None. Probabilities are written with the
-        shortest text that reads back as the same float.
+        The text, when ``path`` is None. Probabilities are written as the
+        shortest decimal that reads back as the same float, without an
+        exponent (``0.00001``: pgmpy's reader reads none).
 
     Raises
     ------
@@ -342,5 +344,5 @@ def write_uai(network, path=None, *, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
         out.append("")
         out.append(str(table.size))
         for row in table.reshape(-1, table.shape[-1]):
-            out.append(" " + " ".join(repr(float(x)) for x in row))
+            out.append(" " + " ".join(map(decimal, row)))
     return write_text(check_size("\n".join(out) + "\n", max_bytes), path)
