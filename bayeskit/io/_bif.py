@@ -5,7 +5,10 @@ discrete states) and one ``probability`` block per variable: either
 ``table`` followed by every probability, the variable's states varying
 slowest (pgmpy's and JavaBayes's reading), or one line per joint state of
 the parents, ``(a, b) p1, p2, ...;``, with ``default`` for the rows not
-listed. ``property`` lines and comments are skipped. A name (network,
+listed. The ``property`` lines of the network and of each variable are
+kept (``key = value``: the network's ``properties_``, a variable's
+``variable_properties_``); those of a probability block and comments are
+skipped. A name (network,
 variable or state) may be quoted, JavaBayes style (``variable "a" {``): the
 quotes are not part of it, and it may then hold blanks, as pgmpy reads it.
 """
@@ -29,14 +32,21 @@ from ._common import (
     check_size,
     count_cells,
     decode,
+    describe,
+    description,
     label_text,
     number,
     read_source,
     shown,
+    split_property,
     write_text,
 )
 
 __all__ = ["read_bif", "write_bif"]
+
+# What a property line cannot hold: it ends at the first ';' and the reader
+# reads comments as tokens (strings, balanced, are kept as they are).
+_UNWRITABLE = re.compile(r"[;\n\r]|//|/\*")
 
 _TOKEN = re.compile(
     r"""(?P<space>\s+)
@@ -49,22 +59,26 @@ _TOKEN = re.compile(
 )
 
 
-def _tokens(text: str) -> list:
-    out, line = [], 1
+def _tokens(text: str) -> tuple:
+    """The tokens ``(text, line, kind)`` and where each starts in ``text``."""
+    out, starts, line = [], [], 1
     for m in _TOKEN.finditer(text):
         kind, value = m.lastgroup, m.group()
         if kind == "bad":
             raise FileError(line, f"unexpected character {shown(value)}")
         if kind in ("word", "punct", "string"):
             out.append((value, line, kind))
+            starts.append(m.start())
         line += value.count("\n")
     out.append(("", line, "end"))
-    return out
+    starts.append(len(text))
+    return out, starts
 
 
 class _Parser:
     def __init__(self, text: str, max_cells: int = MAX_CELLS) -> None:
-        self.tokens = _tokens(text)
+        self.text = text
+        self.tokens, self.starts = _tokens(text)
         self.i = 0
         self.cells, self.max_cells = 0, max_cells  # table cells read so far
 
@@ -100,20 +114,25 @@ class _Parser:
         return text
 
     def skip_statement(self) -> None:
-        """Past the next ``;`` (a property)."""
+        """Past the next ``;``."""
         while self.next()[0] != ";":
             pass
 
-    def skip_block(self) -> None:
-        """Past the ``}`` that closes the block opened by the next ``{``."""
-        while self.peek() != "{":
+    def property(self, properties: dict) -> None:
+        """A ``property`` statement (the word read), as ``key = value`` in
+        ``properties``: its text up to the ``;``, unquoted when it is one
+        string (JavaBayes writes ``property "position = (10, 20)" ;``)."""
+        line, start = self.line, self.starts[self.i]
+        while self.peek() != ";" or self.tokens[self.i][2] == "string":
             self.next()
-        depth = 0
-        while True:
-            text = self.next()[0]
-            depth += {"{": 1, "}": -1}.get(text, 0)
-            if depth == 0:
-                return
+        text = self.text[start : self.starts[self.i]].strip()
+        self.next()
+        if len(text) > 1 and text[0] == text[-1] == '"' and text.count('"') == 2:
+            text = text[1:-1]
+        key, value = split_property(text)
+        if key in properties:
+            raise FileError(line, f"the property {shown(key)} is given twice")
+        properties[key] = value
 
     def names(self, close: str, what: str) -> list:
         """Words separated by commas (or blanks) up to ``close``."""
@@ -137,17 +156,17 @@ class _Parser:
                 out.append(number(text, line))
 
 
-def _variable(p: _Parser, variables: dict) -> None:
+def _variable(p: _Parser, variables: dict, properties: dict) -> None:
     line = p.line
     name = p.word("a variable name")
     if name in variables:
         raise FileError(line, f"variable {shown(name)} is declared twice")
     p.expect("{")
-    states = None
+    states, props = None, {}
     while p.peek() != "}":
         text, at, _ = p.next()
         if text == "property":
-            p.skip_statement()
+            p.property(props)
         elif text == "type":
             kind = p.word("the type 'discrete'")
             if kind != "discrete":
@@ -186,6 +205,7 @@ def _variable(p: _Parser, variables: dict) -> None:
     if states is None:
         raise FileError(line, f"variable {shown(name)} has no 'type discrete' line")
     variables[name] = (states, line)
+    properties[name] = props
 
 
 def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None:
@@ -324,6 +344,11 @@ def read_bif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELLS
         Every table set, the variables in the order of their declarations,
         their states (strings) in the order listed, and each variable's
         parents in the order of its ``probability`` line (``parents_``).
+        ``name_`` is the name of the ``network`` block (None without one),
+        ``properties_`` its ``property`` lines and ``variable_properties_[v]``
+        those of variable ``v``, ``{key: value}`` (the text either side of the
+        first ``=``, blanks stripped; a line without ``=`` is ``{text:
+        None}``), as pgmpy's reader splits them.
 
     Raises
     ------
@@ -364,14 +389,17 @@ def read_bif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELLS
     variables: dict = {}
     tables: dict = {}
     lines: dict = {}
+    name, properties, variable_properties = None, {}, {}
     while p.peek() != "" or p.tokens[p.i][2] != "end":
         text, line, _ = p.tokens[p.i]
         if text == "network":
             p.next()
-            p.skip_block()
+            if name is not None:
+                raise FileError(line, "the file has two network blocks")
+            name = _network(p, properties)
         elif text == "variable":
             p.next()
-            _variable(p, variables)
+            _variable(p, variables, variable_properties)
         elif text == "probability":
             p.next()
             _probability(p, variables, tables, lines)
@@ -382,7 +410,24 @@ def read_bif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELLS
             )
     if not variables:
         raise FileError(p.line, "the file declares no variable")
-    return build_network(variables, tables, lines)
+    network = build_network(variables, tables, lines)
+    return describe(network, name, properties, variable_properties)
+
+
+def _network(p: _Parser, properties: dict) -> str:
+    """The ``network NAME { property ...; }`` block (the word read): its
+    name, and its properties in ``properties``; other statements in it are
+    skipped."""
+    name = p.word("the network's name")
+    p.expect("{")
+    while p.peek() != "}" or p.tokens[p.i][2] == "string":
+        if p.next()[0] == "property":
+            p.property(properties)
+        else:
+            p.i -= 1
+            p.skip_statement()
+    p.next()
+    return name
 
 
 def _fmt(x: float) -> str:
@@ -413,11 +458,35 @@ def _labels(labels: list, what: str) -> list:
     return written
 
 
+def _property(key, value, what: str) -> str:
+    """A ``property`` line that reads back as ``key`` and ``value``."""
+    text = label_text(key, what, "BIF")
+    if value is not None:
+        text += " = " + label_text(value, what, "BIF")
+    expected = (str(key), None if value is None else str(value))
+    quotes = text.count('"')
+    one_string = quotes == 2 and text[0] == text[-1] == '"'  # read unquoted
+    if (
+        split_property(text) != expected
+        or _UNWRITABLE.search(text)
+        or not key
+        or quotes % 2
+        or one_string
+    ):
+        raise ValueError(
+            f"{what} {shown(key)} = {shown(value)} cannot be written in BIF: the "
+            "key is not empty and holds no '=', neither starts or ends with a "
+            "blank, neither holds a ';', a line break or a comment, and their "
+            "double quotes pair up (and do not quote the whole line)"
+        )
+    return f"property {text} ;"
+
+
 def write_bif(
     network,
     path=None,
     *,
-    name="unknown",
+    name=None,
     max_bytes=MAX_BYTES,
     max_cells=MAX_CELLS,
 ):
@@ -430,8 +499,11 @@ def write_bif(
     path : str, path-like or file object, default=None
         Where to write (a ``.gz`` path is compressed); ``None`` returns the
         text.
-    name : str, default="unknown"
-        The name in the ``network`` block.
+    name : str, default=None
+        The name in the ``network`` block; ``None`` takes ``network.name_``
+        (the name a reader read), else ``"unknown"``. The network's
+        ``properties_`` and each variable's ``variable_properties_`` (see
+        :func:`read_bif`) are written as ``property key = value ;`` lines.
     max_bytes, max_cells : int, default=64 MiB, 2**24
         The caps of :func:`read_bif`: a network whose file would be over
         either is a ValueError (the reader would refuse the file).
@@ -456,6 +528,8 @@ def write_bif(
     """
     max_bytes, max_cells = check_caps(max_bytes, max_cells)
     check_network(network, max_cells)
+    own, properties, variable_properties = description(network)
+    name = name if name is not None else own if own is not None else "unknown"
     name = _word(name, "name")
     variables = list(network.variables_)
     written = dict(zip(variables, _labels(variables, "variables")))
@@ -463,14 +537,20 @@ def write_bif(
         v: _labels(network.states_[v].tolist(), f"states of {shown(v)}")
         for v in variables
     }
-    out = [f"network {name} {{", "}"]
+    out = [f"network {name} {{"]
+    out += [f"  {_property(k, x, 'property')}" for k, x in properties.items()]
+    out.append("}")
     for v in variables:
         states = labels[v]
         out += [
             f"variable {written[v]} {{",
             f"  type discrete [ {len(states)} ] {{ {', '.join(states)} }};",
-            "}",
         ]
+        out += [
+            f"  {_property(k, x, 'property')}"
+            for k, x in variable_properties[v].items()
+        ]
+        out.append("}")
     for v in variables:
         parents = network.dag_.parents(v)
         table = network.cpds_[v]

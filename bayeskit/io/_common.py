@@ -22,10 +22,14 @@ __all__ = [
     "build_network",
     "check_caps",
     "check_network",
+    "decimal",
+    "describe",
+    "description",
     "label_text",
     "number",
     "read_source",
     "shown",
+    "split_property",
     "write_text",
 ]
 
@@ -209,6 +213,12 @@ def write_text(text: str, path):
     return None
 
 
+def decimal(x) -> str:
+    """The shortest decimal that reads back as ``x``, without an exponent
+    (``0.00001``, not ``1e-05``: pgmpy's NET and UAI readers read none)."""
+    return np.format_float_positional(float(x), unique=True, trim="0")
+
+
 def number(text: str, line: int) -> float:
     """A probability of the file: a finite decimal number."""
     if _NUMBER.fullmatch(text) is None:
@@ -325,3 +335,58 @@ def check_labels(labels: list, owner: str, written: list) -> None:
                 f"as {shown(text)} and would read back as one: rename one of them"
             )
         seen[text] = label
+
+
+def split_property(text: str) -> tuple:
+    """A property as the BIF and XMLBIF files write it, ``key = value``: the
+    key and the value (the text after the first ``=``, blanks stripped), or
+    the whole text and None when it holds no ``=``."""
+    key, eq, value = text.partition("=")
+    if not eq:
+        return text.strip(), None
+    return key.strip(), value.strip()
+
+
+def describe(network, name, properties: dict, variable_properties: dict):
+    """``network`` with what a file says of it beside its tables: ``name_``
+    (None when the file names none), ``properties_`` (the network's
+    ``{key: value}``) and ``variable_properties_`` (``{variable: {key:
+    value}}``, every variable, in the file's order)."""
+    network.name_ = name
+    network.properties_ = dict(properties)
+    network.variable_properties_ = {
+        v: dict(variable_properties.get(v, {})) for v in network.variables_
+    }
+    return network
+
+
+def description(network) -> tuple:
+    """The name, network properties and variable properties a writer writes:
+    those a reader set (:func:`describe`), checked, or None and empty."""
+    name = getattr(network, "name_", None)
+    properties = getattr(network, "properties_", None) or {}
+    variable_properties = getattr(network, "variable_properties_", None) or {}
+    for what, value in (
+        ("properties_", properties),
+        ("variable_properties_", variable_properties),
+    ):
+        if not isinstance(value, dict):
+            raise TypeError(
+                f"network.{what} must be a dict, got {type(value).__name__}"
+            )
+    checked = {}
+    for v in network.variables_:
+        props = variable_properties.get(v, {})
+        if not isinstance(props, dict):
+            raise TypeError(
+                f"network.variable_properties_[{shown(v)}] must be a dict, got "
+                f"{type(props).__name__}"
+            )
+        checked[v] = props
+    unknown = [v for v in variable_properties if v not in network.dag_]
+    if unknown:
+        raise ValueError(
+            f"network.variable_properties_ names {shown(unknown[0])}, which is not "
+            "a variable of the network"
+        )
+    return name, properties, checked

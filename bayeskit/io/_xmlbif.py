@@ -26,10 +26,13 @@ from ._common import (
     check_network,
     check_size,
     count_cells,
+    describe,
+    description,
     label_text,
     number,
     read_source,
     shown,
+    split_property,
     write_text,
 )
 
@@ -40,10 +43,11 @@ __all__ = ["read_xmlbif", "write_xmlbif"]
 
 
 class _Element:
-    __slots__ = ("children", "line", "tag", "text")
+    __slots__ = ("attrs", "children", "line", "tag", "text")
 
-    def __init__(self, tag: str, line: int) -> None:
+    def __init__(self, tag: str, line: int, attrs: dict | None = None) -> None:
         self.tag, self.line, self.children, self.text = tag, line, [], []
+        self.attrs = attrs or {}
 
     def find_all(self, tag: str) -> list:
         return [c for c in self.children if c.tag.upper() == tag]
@@ -71,7 +75,7 @@ def _parse_once(data) -> _Element:
     stack = [root]
 
     def start(tag, attrs):
-        element = _Element(tag, parser.CurrentLineNumber)
+        element = _Element(tag, parser.CurrentLineNumber, attrs)
         stack[-1].children.append(element)
         stack.append(element)
 
@@ -181,7 +185,11 @@ def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CE
         Every table set, the variables in the order of their ``VARIABLE``
         elements, their states (strings) in the order of the ``OUTCOME``
         elements, and each variable's parents in the order of its ``GIVEN``
-        elements (``parents_``).
+        elements (``parents_``). ``name_`` is the ``NAME`` of the
+        ``NETWORK`` (None without one), ``properties_`` its ``PROPERTY``
+        elements and ``variable_properties_[v]`` those of variable ``v``,
+        ``{key: value}`` (the text either side of the first ``=``, blanks
+        stripped; a property without ``=`` is ``{text: None}``).
 
     Raises
     ------
@@ -209,7 +217,12 @@ def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CE
     if len(bifs) != 1:
         raise FileError(1, "an XMLBIF file has one <BIF> root element")
     network = bifs[0].one("NETWORK", "<BIF>")
+    names = network.find_all("NAME")
+    if len(names) > 1:
+        raise FileError(network.line, "the <NETWORK> has two <NAME> elements")
+    network_name = names[0].value() if names else None
     variables: dict = {}
+    variable_properties: dict = {}
     for element in network.find_all("VARIABLE"):
         name = element.one("NAME", "a <VARIABLE>").value()
         if name in variables:
@@ -224,6 +237,7 @@ def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CE
                 f"variable {shown(name)} lists the state {shown(twice)} twice",
             )
         variables[name] = (states, element.line)
+        variable_properties[name] = _properties(element)
     if not variables:
         raise FileError(network.line, "the <NETWORK> declares no <VARIABLE>")
     tables: dict = {}
@@ -260,7 +274,20 @@ def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CE
         values = [number(t, table.line) for t in words]
         tables[child] = (parents, np.asarray(values).reshape(shape))
         lines[child] = element.line
-    return build_network(variables, tables, lines)
+    bn = build_network(variables, tables, lines)
+    return describe(bn, network_name, _properties(network), variable_properties)
+
+
+def _properties(element) -> dict:
+    """The ``<PROPERTY>key = value</PROPERTY>`` of ``element``, split as
+    pgmpy splits them."""
+    out: dict = {}
+    for prop in element.find_all("PROPERTY"):
+        key, value = split_property(prop.value())
+        if key in out:
+            raise FileError(prop.line, f"the property {shown(key)} is given twice")
+        out[key] = value
+    return out
 
 
 def _xml(label, what: str) -> str:
@@ -289,11 +316,27 @@ def _labels(labels: list, what: str) -> list:
     return written
 
 
+def _property_lines(properties: dict, indent: str) -> list:
+    """``PROPERTY`` elements that read back as ``properties``."""
+    out = []
+    for key, value in properties.items():
+        text = str(key) if value is None else f"{key} = {value}"
+        expected = (str(key), None if value is None else str(value))
+        if split_property(text) != expected or not str(key):
+            raise ValueError(
+                f"the property {shown(key)} = {shown(value)} cannot be written in "
+                "XMLBIF: the key is not empty and holds no '=', and neither key "
+                "nor value starts or ends with a blank"
+            )
+        out.append(f"{indent}<PROPERTY>{_xml(text, 'property')}</PROPERTY>")
+    return out
+
+
 def write_xmlbif(
     network,
     path=None,
     *,
-    name="unknown",
+    name=None,
     max_bytes=MAX_BYTES,
     max_cells=MAX_CELLS,
 ):
@@ -306,8 +349,12 @@ def write_xmlbif(
     path : str, path-like or file object, default=None
         Where to write (a ``.gz`` path is compressed); ``None`` returns the
         text.
-    name : str, default="unknown"
-        The ``NAME`` of the network.
+    name : str, default=None
+        The ``NAME`` of the network; ``None`` takes ``network.name_`` (the
+        name a reader read), else ``"unknown"``. The network's
+        ``properties_`` and each variable's ``variable_properties_`` (see
+        :func:`read_xmlbif`) are written as ``PROPERTY`` elements,
+        ``key = value``.
     max_bytes, max_cells : int, default=64 MiB, 2**24
         The caps of :func:`read_xmlbif`: a network whose file would be over
         either is a ValueError (the reader would refuse the file).
@@ -333,6 +380,8 @@ def write_xmlbif(
     """
     max_bytes, max_cells = check_caps(max_bytes, max_cells)
     check_network(network, max_cells)
+    own, properties, variable_properties = description(network)
+    name = name if name is not None else own if own is not None else "unknown"
     variables = list(network.variables_)
     written = dict(zip(variables, _labels(variables, "variables")))
     out = [
@@ -340,11 +389,13 @@ def write_xmlbif(
         '<BIF VERSION="0.3">',
         "  <NETWORK>",
         f"    <NAME>{_xml(name, 'name')}</NAME>",
+        *_property_lines(properties, "    "),
     ]
     for v in variables:
         states = _labels(network.states_[v].tolist(), f"states of {shown(v)}")
         out += ['    <VARIABLE TYPE="nature">', f"      <NAME>{written[v]}</NAME>"]
         out += [f"      <OUTCOME>{s}</OUTCOME>" for s in states]
+        out += _property_lines(variable_properties[v], "      ")
         out.append("    </VARIABLE>")
     for v in variables:
         out += ["    <DEFINITION>", f"      <FOR>{written[v]}</FOR>"]
