@@ -94,11 +94,11 @@ def test_every_small_shipped_network_round_trips(name):
 
 
 @pytest.mark.slow
-def test_the_big_shipped_networks_round_trip():
+@pytest.mark.parametrize("name", BIG)
+def test_the_big_shipped_networks_round_trip(name):
     if _example_dir() is None:
         pytest.skip("pgmpy is not installed")
-    for name in BIG:
-        assert_round_trips(read_bif(_example_dir() / f"{name}.bif.gz"))
+    assert_round_trips(read_bif(_example_dir() / f"{name}.bif.gz"))
 
 
 def _pgmpy_tables(model, variables):
