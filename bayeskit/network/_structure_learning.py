@@ -218,9 +218,8 @@ class HillClimbSearch(_LearntNetwork):
     acyclic and within the constraints and that are not on the tabu list,
     until no change improves the score by ``epsilon`` (Koller and Friedman
     2009, section 18.4.3), then goes on as tabu search for ``max_tabu``
-    moves and climbs again from the best graph seen. From there, iterated
-    local search makes ``n_restarts`` random changes of ``perturb`` edges
-    and climbs again from each, keeping a graph only when it scores higher.
+    moves and climbs again from the best graph seen (then, with
+    ``n_restarts``, from random changes of the best graph).
     Then a
     :class:`~bayeskit.BayesianNetwork` with the learnt edges is fitted to the
     data with the m-estimate, and the prediction methods are its own.
@@ -265,7 +264,7 @@ class HillClimbSearch(_LearntNetwork):
         it climbs again by pgmpy's rule, so the result is a local optimum of
         pgmpy's moves whose score is never below that of the first one.
         ``0`` stops at the first (pgmpy's search, up to its ties).
-    n_restarts : int, default=20
+    n_restarts : int, default=0
         Restarts of iterated local search (bnlearn's ``restart``): each
         makes ``perturb`` random legal moves from the best graph so far and
         climbs greedily, ties to a random order of the variables; the graph
@@ -372,10 +371,10 @@ class HillClimbSearch(_LearntNetwork):
     first search runs with ties to the first move in the order of the
     columns (additions and removals by the position of their parent and
     child, then reversals) and in the reverse order, and keeps the better;
-    the restarts (iterated local search, Lourenco, Martin and Stutzle 2003)
+    restarts (iterated local search, Lourenco, Martin and Stutzle 2003)
     climb from random perturbations of the best graph. All share the cached
     local scores; the result is a local optimum of pgmpy's moves, the same
-    for the same ``random_state`` whatever ``PYTHONHASHSEED``.
+    for the same data (and ``random_state``) whatever ``PYTHONHASHSEED``.
 
     References
     ----------
@@ -413,7 +412,7 @@ class HillClimbSearch(_LearntNetwork):
 
     >>> asia = load_network("asia")
     >>> df = asia.sample(10000, random_state=0)
-    >>> hc = HillClimbSearch(scoring_method="bic", random_state=0).fit(df)
+    >>> hc = HillClimbSearch(scoring_method="bic").fit(df)
     >>> hc.edges_[:3]
     [('asia', 'tub'), ('smoke', 'lung'), ('smoke', 'bronc')]
     >>> set(hc.edges_) == set(asia.dag_.edges)
@@ -454,7 +453,7 @@ class HillClimbSearch(_LearntNetwork):
         epsilon=1e-4,
         max_iter=1_000_000,
         max_tabu=10,
-        n_restarts=20,
+        n_restarts=0,
         perturb=5,
         random_state=None,
         m=1.0,

@@ -492,8 +492,7 @@ def test_fit_does_not_mutate_the_data():
 
 def test_pgmpys_score_name_is_accepted():
     df = _asia(1000)
-    pgmpys = HillClimbSearch("bic-d", random_state=0).fit(df)
-    assert pgmpys.edges_ == HillClimbSearch(random_state=0).fit(df).edges_
+    assert HillClimbSearch("bic-d").fit(df).edges_ == HillClimbSearch().fit(df).edges_
 
 
 # -- bad input ----------------------------------------------------------------
@@ -585,9 +584,9 @@ def test_perturb_keeps_a_dag_within_the_constraints():
 def test_restarts_never_end_below_the_first_search_and_follow_random_state():
     for name, seed in [("alarm", 0), ("insurance", 3), ("child", 1)]:
         df = load_network(name).sample(500, random_state=seed)
-        first = HillClimbSearch(n_restarts=0).fit(df)
-        hc = HillClimbSearch(random_state=0).fit(df)
-        again = HillClimbSearch(random_state=0).fit(df)
+        first = HillClimbSearch().fit(df)  # n_restarts=0 by default
+        hc = HillClimbSearch(n_restarts=20, random_state=0).fit(df)
+        again = HillClimbSearch(n_restarts=20, random_state=0).fit(df)
         assert hc.edges_ == again.edges_ and hc.score_ == again.score_
         assert hc.score_ >= first.score_
         assert hc.score_ == pytest.approx(score_structure(df, hc.edges_), rel=1e-12)
@@ -611,13 +610,15 @@ def test_n_restarts_perturb_and_random_state_have_their_effect():
 
 def test_the_search_does_not_depend_on_the_hash_seed():
     # pgmpy's result changes with PYTHONHASHSEED (the order of a set); ours
-    # is a function of the data and random_state alone.
+    # is a function of the data (and random_state) alone, by default and
+    # with restarts.
     script = (
         "import warnings; warnings.simplefilter('ignore');"
         "from bayeskit import HillClimbSearch;"
         "from bayeskit.datasets import load_network;"
         "df = load_network('child').sample(500, random_state=4);"
-        "print(HillClimbSearch(random_state=3).fit(df).edges_)"
+        "print(HillClimbSearch().fit(df).edges_);"
+        "print(HillClimbSearch(n_restarts=5, random_state=3).fit(df).edges_)"
     )
     root = Path(__file__).resolve().parents[2]
     outputs = set()
@@ -673,18 +674,19 @@ def _pgmpy_hill_climb_hash_seed_0(name, seeds):
 @pytest.mark.parity
 @pytest.mark.slow
 @pytest.mark.parametrize("name, seeds", [("insurance", [0, 2, 7]), ("alarm", [13])])
-def test_score_at_least_pgmpys_where_the_search_without_restarts_lost(name, seeds):
+def test_score_at_least_pgmpys_where_the_old_search_lost(name, seeds):
     # With PYTHONHASHSEED=0, pgmpy's greedy search reached a better local
-    # optimum than the search without restarts (two tie orders and the tabu
-    # phase: 103.2, 7.3 and 56.7 lower on insurance, 66.8 on alarm) on these
-    # samples (benchmarks/structure_quality.py); the perturbed restarts climb
-    # past it, whatever the random_state.
+    # optimum than the search that let rounding break ties (103.2, 7.3 and
+    # 56.7 lower on insurance, 66.8 on alarm) on these samples
+    # (benchmarks/structure_quality.py). With gains within rounding taken as
+    # ties, the default search is at least as high, and the restarts keep
+    # it so, whatever the random_state.
     network = load_network(name)
     for seed, theirs in zip(seeds, _pgmpy_hill_climb_hash_seed_0(name, seeds)):
         df = network.sample(1000, random_state=seed)
         their_score = score_structure(df, theirs)
-        for random_state in range(3):
-            ours = HillClimbSearch("bic-d", random_state=random_state).fit(df)
+        for kw in [{}] + [{"n_restarts": 20, "random_state": r} for r in range(3)]:
+            ours = HillClimbSearch("bic-d", **kw).fit(df)
             assert ours.score_ >= their_score - 1e-8 * abs(their_score)
 
 
