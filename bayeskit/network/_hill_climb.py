@@ -8,9 +8,10 @@ two (reverse), and only their columns are recomputed, from the cached family
 scores of :class:`~bayeskit.network._scores.FamilyScores`. The
 reachability matrix (transitive closure) tells which additions and reversals
 keep the graph acyclic. Every iteration takes the best legal move, as
-pgmpy's ``HillClimbSearch.estimate`` does: ties go to the first (additions and
-removals by (parent, child) index, or by their positions in a given order of
-the variables, then reversals).
+pgmpy's ``HillClimbSearch.estimate`` does: ties (gains within rounding of the
+best) go to the first (additions and removals by (parent, child) index, or by
+their positions in a given order of the variables, then reversals).
+:func:`iterated_hill_climb` adds perturbed restarts (iterated local search).
 """
 
 from __future__ import annotations
@@ -22,7 +23,14 @@ import numpy as np
 
 from ._scores import FamilyScores
 
-__all__ = ["SearchResult", "hill_climb", "legal_moves", "reachability"]
+__all__ = [
+    "SearchResult",
+    "hill_climb",
+    "iterated_hill_climb",
+    "legal_moves",
+    "perturb",
+    "reachability",
+]
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,7 @@ def hill_climb(
     max_iter: int = 1_000_000,
     max_tabu: int = 0,
     order: np.ndarray | None = None,
+    tie: float = 1e-9,
 ) -> SearchResult:
     """Greedy search from ``start`` (an acyclic adjacency matrix holding every
     required edge and no disallowed one).
@@ -114,9 +123,11 @@ def hill_climb(
     up to ``max_tabu`` moves in a row that do not beat the best graph seen
     by ``epsilon``, then climbs greedily from the best graph seen (a move
     that was tabu there may improve it) and returns where that stops. Among
-    equally good
-    moves the first is taken, in the order of the variables' indices, or in
-    ``order`` (a permutation of them) when given.
+    equally good moves the first is taken, in the order of the variables'
+    indices, or in ``order`` (a permutation of them) when given; gains
+    within ``tie`` times the magnitude of the score of the best are equal
+    (an edge and its reversal gain the same, but their computed gains differ
+    by the rounding of different sums).
     """
     adjacency = start.copy()
     d = adjacency.shape[0]
@@ -146,12 +157,20 @@ def hill_climb(
         flip = np.where(reverse, delta + delta.T, -np.inf)
         if order is not None:  # ties go to the first pair in this order
             toggle, flip = toggle[np.ix_(order, order)], flip[np.ix_(order, order)]
-        best_toggle, best_flip = toggle.argmax(), flip.argmax()
-        gain_toggle, gain_flip = toggle.flat[best_toggle], flip.flat[best_flip]
-        if gain_toggle >= gain_flip:
-            gain, (x, y), op = gain_toggle, divmod(int(best_toggle), d), "toggle"
+        # Moves within rounding of the best are ties (an edge and its
+        # reversal score alike, up to the rounding of different sums).
+        top = max(toggle.max(), flip.max())
+        near = top - tie * max(abs(current), 1.0) if np.isfinite(top) else top
+        if (toggle >= near).any():
+            best_toggle = int((toggle >= near).argmax())
+            gain, (x, y), op = (
+                toggle.flat[best_toggle],
+                divmod(best_toggle, d),
+                "toggle",
+            )
         else:
-            gain, (x, y), op = gain_flip, divmod(int(best_flip), d), "flip"
+            best_flip = int((flip >= near).argmax())
+            gain, (x, y), op = flip.flat[best_flip], divmod(best_flip, d), "flip"
         if order is not None:
             x, y = int(order[x]), int(order[y])
         if not np.isfinite(gain) or (gain < epsilon and worse >= max_tabu):
@@ -203,3 +222,96 @@ def hill_climb(
     parents = [list(np.flatnonzero(best_adjacency[:, y])) for y in range(d)]
     total = scores.score({y: parents[y] for y in range(d)})
     return SearchResult(best_adjacency, total, n_iter)
+
+
+def perturb(
+    adjacency: np.ndarray,
+    allowed: np.ndarray,
+    required: np.ndarray,
+    max_indegree: float,
+    n_moves: int,
+    rng: np.random.RandomState,
+) -> tuple[np.ndarray, int]:
+    """``adjacency`` after ``n_moves`` random legal moves (a copy), and the
+    number of moves made (fewer when no move is legal).
+
+    Each move picks a kind (add, remove or reverse, among the kinds with a
+    legal move) uniformly, then one of its legal moves uniformly, so that a
+    graph with few edges is not perturbed by additions alone.
+    """
+    adjacency = adjacency.copy()
+    for made in range(n_moves):
+        masks = legal_moves(adjacency, allowed, required, max_indegree)
+        kinds = [k for k, m in enumerate(masks) if m.any()]
+        if not kinds:
+            return adjacency, made
+        kind = kinds[rng.randint(len(kinds))]
+        pairs = np.argwhere(masks[kind])
+        x, y = pairs[rng.randint(len(pairs))]
+        if kind == 2:
+            adjacency[x, y], adjacency[y, x] = False, True
+        else:
+            adjacency[x, y] = not adjacency[x, y]
+    return adjacency, n_moves
+
+
+def iterated_hill_climb(
+    scores: FamilyScores,
+    start: np.ndarray,
+    allowed: np.ndarray,
+    required: np.ndarray,
+    *,
+    n_restarts: int,
+    n_perturb: int,
+    rng: np.random.RandomState,
+    max_indegree: float = np.inf,
+    epsilon: float = 1e-4,
+    **kwargs,
+) -> SearchResult:
+    """Hill climbing, then iterated local search (Lourenco, Martin and
+    Stutzle 2003) from the best graph.
+
+    The first search runs twice from ``start``, ties going to the first move
+    in the order of the variables and in the reverse order (with the tabu
+    phase of ``kwargs``), and the better is kept. Then, ``n_restarts``
+    times, the best graph is perturbed by ``n_perturb`` random legal moves
+    (:func:`perturb`) and greedy search climbs from there, ties going to a
+    random order of the variables; its graph replaces the best when it beats
+    it by ``epsilon``. ``n_iter`` counts the moves on the way from ``start``
+    to the graph returned (perturbations included), at most ``max_iter``.
+    """
+    d = start.shape[0]
+    common = dict(max_indegree=max_indegree, epsilon=epsilon)
+    best = max(
+        (
+            hill_climb(
+                scores, start, allowed, required, order=order, **common, **kwargs
+            )
+            for order in (None, np.arange(d)[::-1])
+        ),
+        key=lambda r: r.score,
+    )
+    max_iter = kwargs.pop("max_iter", 1_000_000)
+    kwargs = {**kwargs, "max_tabu": 0}
+    for _ in range(n_restarts):
+        budget = max_iter - best.n_iter - n_perturb
+        if budget <= 0:
+            break
+        kicked, n_made = perturb(
+            best.adjacency, allowed, required, max_indegree, n_perturb, rng
+        )
+        found = hill_climb(
+            scores,
+            kicked,
+            allowed,
+            required,
+            order=rng.permutation(d),
+            max_iter=budget,
+            **common,
+            **kwargs,
+        )
+        if found.score >= best.score + epsilon:
+            best = SearchResult(
+                found.adjacency, found.score, best.n_iter + n_made + found.n_iter
+            )
+    return best

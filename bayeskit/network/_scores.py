@@ -200,16 +200,21 @@ class FamilyScores:
         return total
 
     @staticmethod
-    def _parent_totals(n_jk: np.ndarray, j: np.ndarray) -> np.ndarray:
+    def _parent_totals(n_jk: np.ndarray, j: np.ndarray, q: int) -> np.ndarray:
         """:math:`N_j` of the parent states with positive count."""
+        if q <= 4 * j.size + 64:  # few parent states: one bincount
+            totals = np.bincount(j, n_jk)
+            return totals[totals > 0]
         if j.size and (j[1:] >= j[:-1]).all():  # cells come sorted by parent state
-            starts = np.flatnonzero(np.r_[True, j[1:] != j[:-1]])
-            return np.add.reduceat(n_jk, starts)
+            starts = np.empty(j.size, dtype=bool)
+            starts[0] = True
+            np.not_equal(j[1:], j[:-1], out=starts[1:])
+            return np.add.reduceat(n_jk, np.flatnonzero(starts))
         totals = np.bincount(j, n_jk)
         return totals[totals > 0]
 
     def _ll(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
-        n_j = self._parent_totals(n_jk, j)
+        n_j = self._parent_totals(n_jk, j, q)
         return float(np.dot(n_jk, np.log(n_jk)) - np.dot(n_j, np.log(n_j)))
 
     def _bic(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
@@ -223,7 +228,7 @@ class FamilyScores:
     def _bdeu(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
         r = int(self.cards[node])
         alpha, beta = self.ess / q, self.ess / (q * r)
-        n_j = self._parent_totals(n_jk, j)
+        n_j = self._parent_totals(n_jk, j, q)
         return float(
             n_j.size * gammaln(alpha)
             - gammaln(n_j + alpha).sum()
@@ -233,13 +238,13 @@ class FamilyScores:
 
     def _k2(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
         r = int(self.cards[node])
-        n_j = self._parent_totals(n_jk, j)
+        n_j = self._parent_totals(n_jk, j, q)
         return float(
             n_j.size * gammaln(r) - gammaln(n_j + r).sum() + gammaln(n_jk + 1).sum()
         )
 
     def _bds(self, node: int, n_jk: np.ndarray, j: np.ndarray, q: int) -> float:
-        n_j = self._parent_totals(n_jk, j)
+        n_j = self._parent_totals(n_jk, j, q)
         if not n_j.size:  # no row holds the family: nothing is seen
             return 0.0
         r = int(self.cards[node])

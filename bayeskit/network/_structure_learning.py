@@ -14,6 +14,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.utils import check_random_state
 
 from .._base.encoding import categorical_input_tags
 from .._collections import handler_for
@@ -28,69 +29,13 @@ from .._validation import (
 from ..graph import DAG
 from ..graph.dag import CycleError
 from ._data import FRACTIONAL, warn_continuous
-from ._hill_climb import hill_climb
+from ._edges import edge_matrix as _matrix
+from ._edges import edge_pairs as _edge_pairs
+from ._hill_climb import iterated_hill_climb
 from ._network import BayesianNetwork
 from ._scores import SCORES, FamilyScores, encode_frame, split_frame
 
 __all__ = ["HillClimbSearch", "score_structure"]
-
-
-def _edge_pairs(
-    value, name: str, index: dict, self_loops: bool = False
-) -> list[tuple[int, int]]:
-    """``value`` (pairs, a :class:`~bayeskit.graph.DAG`, or a graph with an
-    ``edges`` attribute or method, such as pgmpy's or networkx's) as pairs of
-    variable indices; an unknown variable is a ValueError naming ``name``, and
-    so is a self-loop, unless ``self_loops`` (then it is left out: forbidding
-    or allowing an edge that is never legal changes nothing, as in pgmpy)."""
-    if value is None:
-        return []
-    edges = getattr(value, "edges", value)
-    if callable(edges):
-        edges = edges()
-    pairs = []
-    try:
-        edges = list(edges)
-    except TypeError:
-        raise TypeError(
-            f"{name} must be a list of (parent, child) pairs, got {value!r}"
-        ) from None
-    for edge in edges:
-        if (
-            isinstance(edge, (str, bytes))
-            or not hasattr(edge, "__len__")
-            or len(edge) != 2
-        ):
-            raise ValueError(f"{name} must hold (parent, child) pairs, got {edge!r}")
-        parent, child = edge
-        for v in (parent, child):
-            try:
-                hash(v)
-            except TypeError:
-                raise TypeError(
-                    f"{name} must hold (parent, child) pairs of variable names, "
-                    f"got {edge!r}, whose {v!r} is not a name (unhashable "
-                    f"{type(v).__name__})"
-                ) from None
-        unknown = [v for v in (parent, child) if v not in index]
-        if unknown:
-            raise ValueError(
-                f"{name} names {unknown!r}, which are not columns of X; the "
-                f"columns are {list(index)!r}"
-            )
-        if parent == child:
-            if self_loops:
-                continue
-            raise ValueError(f"{name} holds a self-loop on {parent!r}")
-        pairs.append((index[parent], index[child]))
-    return pairs
-
-
-def _matrix(pairs, d: int) -> np.ndarray:
-    out = np.zeros((d, d), dtype=bool)
-    for x, y in pairs:
-        out[x, y] = True
-    return out
 
 
 def _family_scores(frame: tuple, method: str, ess: float, sample_weight, est=None):
@@ -272,7 +217,9 @@ class HillClimbSearch(_LearntNetwork):
     acyclic and within the constraints and that are not on the tabu list,
     until no change improves the score by ``epsilon`` (Koller and Friedman
     2009, section 18.4.3), then goes on as tabu search for ``max_tabu``
-    moves and climbs again from the best graph seen. Then a
+    moves and climbs again from the best graph seen (then, with
+    ``n_restarts``, from random changes of the best graph).
+    Then a
     :class:`~bayeskit.BayesianNetwork` with the learnt edges is fitted to the
     data with the m-estimate, and the prediction methods are its own.
 
@@ -316,6 +263,18 @@ class HillClimbSearch(_LearntNetwork):
         it climbs again by pgmpy's rule, so the result is a local optimum of
         pgmpy's moves whose score is never below that of the first one.
         ``0`` stops at the first (pgmpy's search, up to its ties).
+    n_restarts : int, default=0
+        Restarts of iterated local search (bnlearn's ``restart``): each
+        makes ``perturb`` random legal moves from the best graph so far and
+        climbs greedily, ties to a random order of the variables; the graph
+        reached replaces the best when it is higher by ``epsilon``. ``0``
+        for none.
+    perturb : int, default=5
+        Random moves per restart (the kind of move drawn first, then the
+        move; bnlearn's ``perturb``).
+    random_state : int, RandomState instance or None, default=None
+        Draws the restarts' moves and orders; an int gives the same graph
+        from call to call.
     m : float, default=1.0
         The m-estimate's equivalent sample size for the CPTs of
         ``network_`` (see :class:`~bayeskit.BayesianNetwork`).
@@ -327,8 +286,9 @@ class HillClimbSearch(_LearntNetwork):
     score_ : float
         Its score on the training data (:func:`score_structure`).
     n_iter_ : int
-        The number of moves made by the search kept (with ``max_tabu``,
-        those after the best graph too).
+        The number of moves on the way from the start to the graph learnt
+        (with ``max_tabu``, those past the best graph too; with restarts,
+        the random moves too).
     network_ : BayesianNetwork
         The network with ``edges_``, its CPTs fitted to the training data.
     variables_ : list
@@ -402,14 +362,18 @@ class HillClimbSearch(_LearntNetwork):
     missing value is left out of the counts of the families that hold it.
     The moves and the tabu list are those of pgmpy's ``HillClimbSearch``.
     Equally good moves are common (BIC and BDeu score an edge and its
-    reversal alike while neither end has other parents), and which one is
-    taken decides the local optimum reached: pgmpy takes the first in the
-    order of a Python set, which changes from process to process. Here the
-    search runs twice, ties going to the first move in the order of the
+    reversal alike while neither end has other parents), and which is
+    taken decides the local optimum reached. Their computed gains differ by
+    rounding, which would choose (pgmpy's does, then the order of a set,
+    which changes from process to process); here gains within
+    :math:`10^{-9}` times the score's magnitude of the best are ties. The
+    first search runs with ties to the first move in the order of the
     columns (additions and removals by the position of their parent and
-    child, then reversals), then in the reverse order; the two share the
-    cached local scores, and the better graph is kept (the first on a tie),
-    so the result is deterministic and a local optimum of pgmpy's moves.
+    child, then reversals) and in the reverse order, and keeps the better;
+    restarts (iterated local search, Lourenco, Martin and Stutzle 2003)
+    climb from random perturbations of the best graph. All share the cached
+    local scores; the result is a local optimum of pgmpy's moves, the same
+    for the same data (and ``random_state``) whatever ``PYTHONHASHSEED``.
 
     References
     ----------
@@ -432,6 +396,10 @@ class HillClimbSearch(_LearntNetwork):
     .. [8] M. Scutari, "An empirical-Bayes score for discrete Bayesian
        networks", Proceedings of the 8th International Conference on
        Probabilistic Graphical Models, JMLR W&CP 52, 2016.
+    .. [9] H. R. Lourenco, O. C. Martin and T. Stutzle, "Iterated local
+       search", in Handbook of Metaheuristics, Kluwer, 2003.
+    .. [10] M. Scutari, "Learning Bayesian networks with the bnlearn R
+       package", Journal of Statistical Software, 35(3), 2010.
 
     Examples
     --------
@@ -464,6 +432,9 @@ class HillClimbSearch(_LearntNetwork):
         "epsilon": [Interval(Real, None, None, closed="neither")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
         "max_tabu": [Interval(Integral, 0, None, closed="left")],
+        "n_restarts": [Interval(Integral, 0, None, closed="left")],
+        "perturb": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
         "m": [Interval(Real, 0, None, closed="left")],
     }
 
@@ -481,6 +452,9 @@ class HillClimbSearch(_LearntNetwork):
         epsilon=1e-4,
         max_iter=1_000_000,
         max_tabu=10,
+        n_restarts=0,
+        perturb=5,
+        random_state=None,
         m=1.0,
     ):
         self.scoring_method = scoring_method
@@ -494,6 +468,9 @@ class HillClimbSearch(_LearntNetwork):
         self.epsilon = epsilon
         self.max_iter = max_iter
         self.max_tabu = max_tabu
+        self.n_restarts = n_restarts
+        self.perturb = perturb
+        self.random_state = random_state
         self.m = m
 
     def _constraints(self, names: list) -> tuple[np.ndarray, ...]:
@@ -567,29 +544,23 @@ class HillClimbSearch(_LearntNetwork):
         )
         # pgmpy breaks ties between equally good moves (an edge or its
         # reversal, which BIC and BDeu score alike) by the order of a set;
-        # its local optimum depends on them. Two searches, ties to the first
-        # pair in the order of the columns and in the reverse order, share
-        # the cached family scores; the better result is kept.
-        d = len(names)
-        result = max(
-            (
-                hill_climb(
-                    scores,
-                    start,
-                    allowed,
-                    required,
-                    max_indegree=(
-                        np.inf if self.max_indegree is None else self.max_indegree
-                    ),
-                    tabu_length=self.tabu_length,
-                    epsilon=self.epsilon,
-                    max_iter=self.max_iter,
-                    max_tabu=self.max_tabu,
-                    order=order,
-                )
-                for order in (None, np.arange(d)[::-1])
-            ),
-            key=lambda r: r.score,
+        # its local optimum depends on them. The first search runs with ties
+        # to the first pair in the order of the columns and in the reverse
+        # order, then perturbed restarts climb from the best graph; all
+        # share the cached family scores.
+        result = iterated_hill_climb(
+            scores,
+            start,
+            allowed,
+            required,
+            n_restarts=self.n_restarts,
+            n_perturb=self.perturb,
+            rng=check_random_state(self.random_state),
+            max_indegree=np.inf if self.max_indegree is None else self.max_indegree,
+            tabu_length=self.tabu_length,
+            epsilon=self.epsilon,
+            max_iter=self.max_iter,
+            max_tabu=self.max_tabu,
         )
         self.edges_ = [
             (names[x], names[y]) for y, x in zip(*np.nonzero(result.adjacency.T))
