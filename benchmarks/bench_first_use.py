@@ -3,10 +3,10 @@
 What a newcomer pays in a fresh environment (a new virtualenv, a CI container,
 a notebook's first cells): numba compiling, or loading from its disk cache, the
 kernels a call needs. Each workflow replays what a user does first with an
-estimator, in a fresh Python process: fit / predict / predict_proba / score (those it has) on
-data that grows (100, 1,000, 10,000, 100,000 rows; HMMs on 1, 10, 100, 1,000
-sequences of 100 steps), a ``GridSearchCV`` (cv=5) over two parameters,
-scikit-learn's calibration example. Every call is timed, then every call is
+estimator, in a fresh Python process: fit / predict / predict_proba / score
+(those it has) on data that grows (100, 1,000, 10,000, 100,000 rows; HMMs on
+1, 10, 100, 1,000 sequences of 100 steps), a ``GridSearchCV`` (cv=5) over two
+parameters, scikit-learn's calibration example. Every call is timed, then every call is
 run again in the same process, everything compiled by then: its **warm time**.
 A call's **excess** is its first time minus its warm time, and a workflow's
 number is its worst call's excess, the hang a user meets somewhere in it.
