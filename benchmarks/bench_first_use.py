@@ -3,10 +3,10 @@
 What a newcomer pays in a fresh environment (a new virtualenv, a CI container,
 a notebook's first cells): numba compiling, or loading from its disk cache, the
 kernels a call needs. Each workflow replays what a user does first with an
-estimator, in a fresh Python process: fit / predict / predict_proba / score on
-data that grows (100, 1,000, 10,000, 100,000 rows; HMMs on 1, 10, 100, 1,000
-sequences of 100 steps), a ``GridSearchCV`` (cv=5) over two parameters,
-scikit-learn's calibration example. Every call is timed, then every call is
+estimator, in a fresh Python process: fit / predict / predict_proba / score
+(those it has) on data that grows (100, 1,000, 10,000, 100,000 rows; HMMs on
+1, 10, 100, 1,000 sequences of 100 steps), a ``GridSearchCV`` (cv=5) over two
+parameters, scikit-learn's calibration example. Every call is timed, then every call is
 run again in the same process, everything compiled by then: its **warm time**.
 A call's **excess** is its first time minus its warm time, and a workflow's
 number is its worst call's excess, the hang a user meets somewhere in it.
@@ -104,13 +104,12 @@ def _hmm_calls(rng, make, data, n_sequences):
         X, lengths = data(rng, n)
         model = make()
         calls += [
-            (f"fit {n} seq", lambda m=model, X=X, L=lengths: m.fit(X, L)),
-            (f"predict {n} seq", lambda m=model, X=X, L=lengths: m.predict(X, L)),
             (
-                f"predict_proba {n} seq",
-                lambda m=model, X=X, L=lengths: m.predict_proba(X, L),
-            ),
-            (f"score {n} seq", lambda m=model, X=X, L=lengths: m.score(X, L)),
+                f"{method} {n} seq",
+                lambda m=model, f=method, X=X, L=lengths: getattr(m, f)(X, L),
+            )
+            for method in ("fit", "predict", "predict_proba", "score")
+            if hasattr(model, method)  # a linear dynamical system has no predict_proba
         ]
     return calls
 
@@ -163,11 +162,21 @@ def _multinomial_sequences(rng, n_seq, length=100):
     return np.vstack([rng.multinomial(5, probs[x]) for x in X[:, 0]]), lengths
 
 
+def _markov_sequences(rng, n_seq, length=100):
+    X, lengths = _symbols(rng, n_seq, length)
+    return np.array(["a", "b", "c", "d"])[X], lengths
+
+
 def _network_rows(rng, n):
     from bayeskit.datasets import load_network
 
     df = load_network("asia").sample(n, random_state=int(rng.integers(1 << 30)))
     return df, None
+
+
+def _labelled_chains(rng, n):
+    X, lengths = _markov_sequences(rng, 2 * n, length=50)
+    return [list(s) for s in np.split(X[:, 0], np.cumsum(lengths)[:-1])], ["a", "b"] * n
 
 
 def _network_calls(rng, bk, sizes):
@@ -265,6 +274,7 @@ def workflow(name, rng, bk, quick):
             _gaussian,
         ),
         "TreeAugmentedNB": (bk.TreeAugmentedNB, _categorical),
+        "MarkovChainClassifier": (bk.MarkovChainClassifier, _labelled_chains),
     }
     hmms = {
         "CategoricalHMM": (
@@ -287,15 +297,33 @@ def workflow(name, rng, bk, quick):
             lambda: bk.MultinomialHMM(3, n_trials=5, n_iter=10, random_state=0),
             _multinomial_sequences,
         ),
+        "HiddenSemiMarkovModel": (
+            lambda: bk.HiddenSemiMarkovModel(3, n_iter=10, random_state=0),
+            _real_sequences,
+        ),
+        "LinearGaussianSSM": (
+            lambda: bk.LinearGaussianSSM(2, n_iter=10, random_state=0),
+            _real_sequences,
+        ),
+        "MarkovChain": (bk.MarkovChain, _markov_sequences),
     }
     if name in iid:
         return _classifier_calls(rng, *iid[name], sizes)
     if name in hmms:
         return _hmm_calls(rng, *hmms[name], seqs)
-    if name == "GaussianMixture":
-        return _density_calls(
-            rng, lambda: bk.GaussianMixture(3, random_state=0), _gaussian, sizes
-        )
+    densities = {
+        "GaussianMixture": (lambda: bk.GaussianMixture(3, random_state=0), _gaussian),
+        "BayesianGaussianMixture": (
+            lambda: bk.BayesianGaussianMixture(n_components=3, random_state=0),
+            _gaussian,
+        ),
+        "PoissonMixture": (
+            lambda: bk.PoissonMixture(3, random_state=0),
+            lambda rng, n: _counts(rng, n, d=5),
+        ),
+    }
+    if name in densities:
+        return _density_calls(rng, *densities[name], sizes)
     if name == "HMMClassifier":
 
         def data(rng, n):
@@ -343,9 +371,11 @@ def workflow(name, rng, bk, quick):
 WORKFLOWS = (
     "GaussianNB", "CategoricalNB", "MixedNB", "MultinomialNB", "BernoulliNB",
     "ComplementNB", "LinearDiscriminantAnalysis", "QuadraticDiscriminantAnalysis",
-    "GaussianMixture", "GaussianMixtureClassifier", "TreeAugmentedNB",
-    "CategoricalHMM", "GaussianHMM", "PoissonHMM", "GMMHMM", "MultinomialHMM",
-    "HMMClassifier", "BayesianNetwork", "HillClimbSearch", "PC",
+    "GaussianMixture", "GaussianMixtureClassifier", "BayesianGaussianMixture",
+    "PoissonMixture", "TreeAugmentedNB", "CategoricalHMM", "GaussianHMM",
+    "PoissonHMM", "GMMHMM", "MultinomialHMM", "HMMClassifier",
+    "HiddenSemiMarkovModel", "LinearGaussianSSM", "MarkovChain",
+    "MarkovChainClassifier", "BayesianNetwork", "HillClimbSearch", "PC",
     "GridSearch GaussianNB", "GridSearch GaussianMixture", "GridSearch GaussianHMM",
     "Calibration GaussianNB",
 )  # fmt: skip

@@ -38,8 +38,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from .. import _jit
 from .._jit import run_parallel
 from .._logmath import log_normalize, safe_log
+from . import _chain_numpy
 from ._chain_checks import check_chain, check_no_nan_or_posinf, check_weights
 from ._chain_kernels import (
     _forward_backward_pass,
@@ -237,10 +239,19 @@ def forward(
     n_sequences, n_states = len(bounds) - 1, len(start)
     n_steps = int(bounds[-1])
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
-    scaled, shift = _scaled_emissions(table, n_threads)
+    trans_prob = np.exp(trans)
+    if _numpy_first(_forward_pass, bounds, trans_prob):
+        scaled, shift = _chain_numpy.scaled_emissions(table)
+        found = _chain_numpy.forward_pass(
+            np.exp(start), trans_prob, scaled, shift, index, bounds, False
+        )
+        if found is not None:
+            log_final_filtered, _ = log_normalize(safe_log(found[3]), axis=1)
+            return ChainFilter(found[0], log_final_filtered)
+    else:
+        scaled, shift = _scaled_emissions(table, n_threads)
     log_likelihood = np.empty(n_sequences)
     last = np.empty((n_sequences, n_states))
-    trans_prob = np.exp(trans)
     run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
         _state_token(n_states, n_steps), np.exp(start), trans_prob, start, trans,
@@ -372,7 +383,24 @@ def forward_backward(
     n_steps = int(bounds[-1])
     weights = check_weights(weights, n_sequences)
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
-    scaled, shift = _scaled_emissions(table, n_threads)
+    trans_prob = np.exp(trans)
+    if _numpy_first(_forward_backward_pass, bounds, trans_prob):
+        scaled, shift = _chain_numpy.scaled_emissions(table)
+        found = _chain_numpy.forward_backward(
+            np.exp(start), trans_prob, scaled, shift, index, bounds, weights
+        )
+        if found is not None:
+            log_likelihood, posterior, counts = found
+            if index is not None:
+                symbol_counts = _chain_numpy.symbol_counts(
+                    index, posterior, bounds, weights, len(table)
+                )
+            return ChainPosterior(
+                log_likelihood, posterior, counts,
+                None if index is None else symbol_counts,
+            )  # fmt: skip
+    else:
+        scaled, shift = _scaled_emissions(table, n_threads)
     # Forward messages, then posteriors, in place: over the scaled emissions
     # themselves when they have a row per step.
     lattice = scaled if index is None else np.empty((n_steps, n_states))
@@ -381,7 +409,6 @@ def forward_backward(
     counts = np.zeros((n_tasks, n_states, n_states))
     symbol_counts = np.zeros((n_tasks, 0 if index is None else len(table), n_states))
     finite = np.ones(n_sequences, dtype=np.bool_)
-    trans_prob = np.exp(trans)
     run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
         _state_token(n_states, n_steps), np.exp(start), trans_prob, start, trans,
@@ -509,6 +536,10 @@ def viterbi(
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
     if index is not None:
         check_no_nan_or_posinf(table, "log_emission")
+    if _numpy_first(_viterbi_pass, bounds, trans):
+        if np.isnan(table).any() or np.isposinf(table).any():
+            raise ValueError("log_emission contains NaN or +inf.")
+        return _chain_numpy.viterbi(start, trans, table, index, bounds)
     path = np.empty(n_steps, dtype=np.intp)
     log_prob = np.empty(n_sequences)
     backpointers = np.empty((n_steps, n_states), dtype=_index_dtype(n_states))
@@ -558,6 +589,21 @@ def _state_token(n_states: int, n_steps: int) -> tuple:
     if n_states <= _SPECIALIZED_STATES and n_steps * n_states**2 >= _SPECIALIZE_WORK:
         return (0,) * n_states
     return ()
+
+
+def _numpy_first(kernel, bounds: np.ndarray, trans_prob: np.ndarray) -> bool:
+    """Whether to try the numpy recursions of ``_chain_numpy`` first: while
+    ``kernel`` is not compiled (in this process or in the disk cache), on
+    sequences that ``_chain_numpy.fits``, and for the sum-product, in a model
+    with no transition that needs the kernels' watch for lost states.
+    Compiling the kernels takes seconds; these passes take milliseconds, so a
+    first fit in a fresh environment compiles nothing.
+    """
+    if not _chain_numpy.fits(bounds, len(trans_prob)):
+        return False
+    if kernel is not _viterbi_pass and _needs_detection(trans_prob):
+        return False
+    return not _jit._compiled(kernel)
 
 
 def _needs_detection(trans_prob: np.ndarray) -> bool:

@@ -18,6 +18,8 @@ def force(monkeypatch):
     """``force("interpreted")`` or ``force("compiled")`` for the chain kernels."""
 
     def set_path(path):
+        # Neither runs the numpy recursions (tests/graph/test_chain_numpy.py).
+        monkeypatch.setattr(chain, "_numpy_first", lambda *args: False)
         if path == "interpreted":
             monkeypatch.setattr(chain, "_INTERPRET_WORK", 1 << 62)
             monkeypatch.setattr(_jit, "_INTERPRET_BUDGET", np.inf)
