@@ -25,7 +25,7 @@ import numpy as np
 from .._logmath import has_nan
 from .gaussian import Gaussian, GaussianParams, GaussianStats
 
-__all__ = ["GuardedGaussian", "guard_empty", "shifted_stats"]
+__all__ = ["GuardedGaussian", "guard_empty", "shifted_stats", "unshifted"]
 
 #: scikit-learn's extra weight of every component in its M-step.
 TINY = 10 * np.finfo(np.float64).eps
@@ -79,9 +79,14 @@ def shifted_stats(family: Gaussian, X, weights, params=None) -> GaussianStats:
             params, means=params.means - shift, center=params.center - shift
         )
         stats = Gaussian.expected_stats(family, X - shift, weights, moved)
-    else:
-        shift = X[0].copy()
-        stats = Gaussian.stats(family, X - shift, weights)
+        return unshifted(stats, shift)
+    shift = X[0].copy()
+    return unshifted(Gaussian.stats(family, X - shift, weights), shift)
+
+
+def unshifted(stats: GaussianStats, shift: np.ndarray) -> GaussianStats:
+    """Statistics gathered in coordinates shifted by ``shift``, back in the
+    data's (the means move; the scatter does not)."""
     weight = stats.weight if stats.weight.ndim == 2 else stats.weight[:, None]
     mean = np.where(weight > 0, stats.mean + shift, stats.mean)
     return type(stats)(stats.weight, mean, stats.scatter, stats.covariance)
@@ -118,10 +123,17 @@ class GuardedGaussian(Gaussian):
         keywords.setdefault("rounding_floor", False)
         return super().map_params(guard_empty(stats), prior, **keywords)
 
-    def strict_params(self, stats, prior, params) -> GaussianParams:
-        """The family's MAP parameters of ``stats`` without the guard, for the
-        stricter test of a collapsed covariance: ``params`` (those of
-        :meth:`map_params`) when the guard changes nothing."""
-        if guard_empty(stats) is stats:
-            return params
-        return super().map_params(stats, prior, params, rounding_floor=False)
+    def map_params_and_strict(self, stats, prior):
+        """:meth:`map_params` of ``stats``, and the family's MAP parameters
+        of ``stats`` without the guard (for the stricter test of a collapsed
+        covariance; the same object when the guard changes nothing).
+        The second is computed only if the first succeeds."""
+        guarded = guard_empty(stats)
+        params = super().map_params(guarded, prior, rounding_floor=False)
+        if guarded is stats:
+            return params, (lambda: params)
+        return params, (
+            lambda: super(GuardedGaussian, self).map_params(
+                stats, prior, params, rounding_floor=False
+            )
+        )

@@ -42,6 +42,7 @@ from .._base.classifier import Triple, float_input, keep_input_dtype
 from .._base.em import SKLEARN, BaseLatentModel, LatentParams, LatentPrior, described
 from .._base.monitor import MixtureMonitor
 from .._collections import handler_for
+from .._logmath import has_nan
 from .._validation import (
     Interval,
     StrOptions,
@@ -52,8 +53,8 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ..emissions import GaussianParams, covariance_from_name
-from ..emissions._guarded_gaussian import GuardedGaussian
+from ..emissions import GaussianParams, GaussianStats, covariance_from_name
+from ..emissions._guarded_gaussian import GuardedGaussian, unshifted
 from ..graph import LatentNode, NodeParams, NodeStats
 from ..priors.niw import NormalInverseWishart
 from ._missing import MixturePrediction, check_observed, mean_imputed
@@ -369,7 +370,11 @@ default='kmeans'
                 return self._start_params(X, sw, random_state)
 
         rng = check_random_state(self.random_state)
-        self._fit_components((X, sw), start, rng, n_init=1 if warm else None)
+        data = (X, sw)
+        if not has_nan(X):  # the rows the statistics are gathered in, once
+            shift = X[0].copy()
+            data = (X, sw, X - shift, shift)
+        self._fit_components(data, start, rng, n_init=1 if warm else None)
         if self.n_iter_ == 0:
             # No E-step ran: the statistics of the start (a warm start keeps
             # those it had).
@@ -454,17 +459,26 @@ default='kmeans'
     # -- one EM iteration: statistics, parameters ---------------------------------
     def _expected_stats(self, data, params, components) -> MixtureStats:
         """The E-step: the component posterior of every row under ``params``
-        and the Gaussian family's statistics weighted by it."""
-        X, sw = data
+        and the Gaussian family's statistics weighted by it. ``data`` is
+        ``(X, sample_weight)``, or for rows without missing cells (a fit's)
+        ``(X, sample_weight, X - shift, shift)``: the shifted rows the
+        statistics are gathered in, computed once."""
+        X, sw = data[0], data[1]
         structure, family, _ = components
         if X.shape[0] == 0:
             return self._zero_stats()
-        post = structure.posterior(
-            family.log_likelihood(X, params.emission), params.structure
-        )
-        with np.errstate(under="ignore"):
-            resp = np.exp(post.log_resp) * sw[:, None]
-        gstats = family.expected_stats(X, resp, params.emission)
+        if len(data) > 2:  # no missing cell: the family's kernels directly
+            log_lik = family.covariance.log_likelihood(X, params.emission)
+        else:
+            log_lik = family.log_likelihood(X, params.emission)
+        post = structure.posterior(log_lik, params.structure)
+        resp = np.exp(post.log_resp) * sw[:, None]
+        if len(data) > 2:
+            moved, shift = data[2], data[3]
+            w, m, s = family.covariance.stats(moved, resp, None)
+            gstats = unshifted(GaussianStats(w, m, s, family.covariance), shift)
+        else:
+            gstats = family.expected_stats(X, resp, params.emission)
         return MixtureStats(
             NodeStats(gstats.state_weight()),
             gstats,

@@ -88,7 +88,7 @@ def m_step(est, raw, prior, family, total=None) -> LatentParams:
     The weights are divided by ``total`` (default: their sum).
     """
     try:
-        params = family.map_params(raw, prior.emission)
+        params, strict_of = family.map_params_and_strict(raw, prior.emission)
     except np.linalg.LinAlgError:
         raise ValueError(
             "a component's covariance is singular (it collapsed on too few "
@@ -100,7 +100,7 @@ def m_step(est, raw, prior, family, total=None) -> LatentParams:
         # The stricter test of the other Gaussian models, on the statistics
         # without the guard (an empty component keeps what the guard gave),
         # with the rounding level of every feature in its own units.
-        strict = family.strict_params(raw, prior.emission, params)
+        strict = strict_of()
         # A variance at its feature's rounding level is zero when nothing
         # regularises it; reg_covar or the prior add a variance that is real.
         collapsed = singular_at_rounding(
