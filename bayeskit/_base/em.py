@@ -30,7 +30,6 @@ References
 from __future__ import annotations
 
 import copy
-from collections import deque
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -330,10 +329,7 @@ def _restarts(run, jobs: list, n_jobs):
 def _chain_em_from_start(model, e_step, data, params, components, monitor, init=0):
     """EM from ``params`` (start number ``init``), watched by a copy of
     ``monitor``: ``(bound, params, stats, bounds, n_iter)``."""
-    # A copy with a history of its own (a deep copy costs more than a small
-    # model's iteration).
-    monitor = copy.copy(monitor)
-    monitor.history = deque()
+    monitor = copy.deepcopy(monitor)
     monitor._reset()
     monitor._begin(init)
     stats = None
