@@ -1,23 +1,21 @@
 """The base of the models fitted by EM: posterior, statistics, parameters in a loop.
 
-Two paths live here, side by side:
-
-- **The components path** (the hidden Markov models). A model builds its
-  components in one method, ``_make_components()``, which returns the
-  triple ``(structure, emission, prior)``: a latent structure of
-  :mod:`bayeskit.graph.structure`, an emission family of
-  :mod:`bayeskit.emissions` and a :class:`LatentPrior` of both. EM is then the
-  same few lines for every model: the expected statistics of the data under
-  the current parameters (the structure's posterior, fed by the emission's
-  messages, weighting both parts' statistics: :class:`LatentStats`), and the
-  parameters from the statistics and the prior (both parts' ``map_params``),
-  monitored by a convergence monitor object. The statistics add, so a
-  model's public ``summarize`` (statistics of a chunk) and ``from_stats``
-  (parameters from their sum) fit data chunk by chunk or where it lives, and
-  ``fit`` is that reduce inside the EM loop.
-- **The hooks path** (:class:`~bayeskit.GaussianMixture`): ``_initialize``,
-  ``_e_step``, ``_m_step``, ``_log_prior``, ``_get_parameters``,
-  ``_set_parameters`` and ``_objective``, run by :meth:`BaseLatentModel._run_em`.
+A model builds its components in one method, ``_make_components()``, which
+returns the triple ``(structure, emission, prior)``: a latent structure of
+:mod:`bayeskit.graph.structure`, an emission family of
+:mod:`bayeskit.emissions` and a :class:`LatentPrior` of both. EM is then the
+same few lines for every model (the mixtures and the hidden Markov models):
+the expected statistics of the data under the current parameters (the
+structure's posterior, fed by the emission's messages, weighting both parts'
+statistics: :class:`LatentStats`), and the parameters from the statistics
+and the prior (both parts' ``map_params``), monitored by a convergence
+monitor object. The statistics add, so a model's public ``summarize``
+(statistics of a chunk) and ``from_stats`` (parameters from their sum) fit
+data chunk by chunk or where it lives, and ``fit`` is that reduce inside the
+EM loop. Where the peers' habits differ (hmmlearn's ``n_iter`` and total
+objective, scikit-learn's ``max_iter``, objective per sample and
+``ConvergenceWarning``), a :class:`Convention` says which, and the monitor
+prints the peer's messages.
 
 References
 ----------
@@ -33,7 +31,6 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, replace
-from time import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, DensityMixin
@@ -133,6 +130,12 @@ class LatentStats:
         """The weight of every latent state (the structure's)."""
         return self.structure.total_weight
 
+    @property
+    def row_weight(self) -> float:
+        """The total weight of the rows (or sequences) the statistics came
+        from: what the objective per sample is divided by."""
+        return float(np.sum(self.total_weight))
+
 
 def _add_latent_stats(a: LatentStats, b: LatentStats) -> LatentStats:
     return LatentStats(
@@ -159,31 +162,18 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
 
     EM is "posterior, statistics, parameters" in a loop.
 
-    On the components path (see the module), a subclass provides
-    ``_make_components()`` (the triple ``(structure, emission, prior)``),
-    ``_expected_stats(data, params, components)`` (the E-step: a
-    :class:`LatentStats`), ``_current_params()`` / ``_set_params(params)``
-    (its parameters as a :class:`LatentParams`, read from and written to its
-    fitted attributes) and ``_new_monitor()``; :meth:`_fit_components` runs
-    EM with ``n_init`` starts and :meth:`from_stats` is the M-step on summed
-    statistics.
-
-    On the hooks path, subclasses provide:
-    ``_initialize(X, sample_weight, random_state)`` (set the first
-    parameters), ``_e_step(X)`` returning ``(posterior, log_prob)`` (the graph
-    core's posterior, in whatever form the model's M-step reads, and the
-    log-likelihood of every sample or sequence under the current parameters),
-    ``_m_step(X, posterior, sample_weight)``, ``_log_prior()`` (log density of
-    the prior at the current parameters, up to a constant),
-    ``_get_parameters()`` / ``_set_parameters(params)``, and
-    ``_convergence_advice`` (what to change when EM does not converge: the
-    hooks path follows scikit-learn and emits a ``ConvergenceWarning`` when
-    ``max_iter`` is reached; the components path follows hmmlearn, whose
-    ``ConvergenceMonitor`` records and does not warn).
+    A subclass provides ``_make_components()`` (the triple ``(structure,
+    emission, prior)``), ``_expected_stats(data, params, components)`` (the
+    E-step: a :class:`LatentStats`), ``_current_params()`` /
+    ``_set_params(params)`` (its parameters as a :class:`LatentParams`, read
+    from and written to its fitted attributes) and ``_new_monitor()``;
+    :meth:`_fit_components` runs EM with ``n_init`` starts and
+    :meth:`from_stats` is the M-step on summed statistics.
 
     The monitored objective is the log posterior, ``sum_i w_i log p(x_i) +
-    log p(theta)``, divided by ``sum_i w_i`` (``_objective``; the hidden Markov
-    models keep hmmlearn's total instead). EM never decreases it.
+    log p(theta)``: the total (hmmlearn's habit) or divided by ``sum_i w_i``
+    (scikit-learn's), as the model's :class:`Convention` says. EM never
+    decreases it.
     """
 
     # Statistics are expected under the fitted parameters: those of several
@@ -191,57 +181,8 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
     _em_statistics = True
 
     _convergence_advice = "increase max_iter or tol"
-    #: The peer's habits of the components path's loop (see :class:`Convention`).
+    #: The peer's habits of the loop (see :class:`Convention`).
     _convention = HMMLEARN
-
-    def _objective(self, log_prob, sample_weight):
-        """Per-sample log posterior of the current parameters."""
-        return (sample_weight @ log_prob + self._log_prior()) / sample_weight.sum()
-
-    def _run_em(self, X, sample_weight, random_state, max_iter):
-        """Fit by EM with ``n_init`` starts and keep the best.
-
-        The starts are drawn here, one after the other from ``random_state``
-        (the draws a sequential loop makes); the iterations from every start
-        run through joblib with ``n_jobs`` (:func:`_restarts`), so the result
-        does not depend on where they ran. Sets ``converged_``, ``n_iter_``,
-        ``lower_bound_`` and ``lower_bounds_``.
-        """
-        do_init = not (self.warm_start and hasattr(self, "converged_"))
-        n_init = self.n_init if do_init else 1
-        starts = []
-        for _ in range(n_init):
-            if do_init:
-                self._initialize(X, sample_weight, random_state)
-            starts.append(self._get_parameters())
-        bound = -np.inf if do_init else self.lower_bound_
-        runs = _restarts(
-            _em_from_start,
-            [
-                (self, start, bound, X, sample_weight, max_iter, i)
-                for i, start in enumerate(starts)
-            ],
-            getattr(self, "n_jobs", None),
-        )
-        best, best_bound = None, -np.inf
-        self.converged_ = False
-        for params, bound, bounds, n_iter, converged in runs:
-            # As scikit-learn: the best bound, or the last start when no bound
-            # was computed (max_iter=0).
-            if best is None or bound > best_bound or best_bound == -np.inf:
-                best, best_bound = params, bound
-                best_iter, best_bounds = n_iter, bounds
-                self.converged_ = converged
-        if not self.converged_ and max_iter > 0:
-            warn(
-                f"EM did not converge in {max_iter} iterations (tol="
-                f"{self.tol}): {self._convergence_advice}",
-                ConvergenceWarning,
-            )
-        self._set_parameters(best)
-        self.n_iter_ = best_iter
-        self.lower_bound_ = best_bound
-        self.lower_bounds_ = best_bounds
 
     # -- the components path -------------------------------------------------------
     def _make_components(self):
@@ -270,7 +211,9 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
             emission.log_prior(params.emission, prior.emission)
         )
 
-    def _fit_components(self, data, initial_params, random_state, expected_stats=None):
+    def _fit_components(
+        self, data, initial_params, random_state, expected_stats=None, n_init=None
+    ):
         """EM on the components, ``n_init`` starts, the best kept.
 
         ``initial_params(random_state)`` gives a start. Every iteration computes
@@ -289,7 +232,8 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
 
         ``expected_stats(data, params, components)``, if given, replaces
         ``_expected_stats`` as the E-step (the Dask integration's reduction
-        over the partitions of data that lives elsewhere).
+        over the partitions of data that lives elsewhere). ``n_init`` (default:
+        the hyperparameter) is the number of starts.
         """
         e_step = expected_stats or self._expected_stats
         components = self._components()
@@ -297,8 +241,12 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         # The starts one after the other from random_state (the draws of a
         # sequential loop), then the iterations from every start through
         # joblib (n_jobs); an E-step of its own (Dask) runs them here.
-        starts = [initial_params(random_state) for _ in range(self.n_init)]
-        jobs = [(self, e_step, data, p, components, monitor) for p in starts]
+        n_init = self.n_init if n_init is None else n_init
+        starts = [initial_params(random_state) for _ in range(n_init)]
+        jobs = [
+            (self, e_step, data, p, components, monitor, i)
+            for i, p in enumerate(starts)
+        ]
         n_jobs = 1 if expected_stats is not None else getattr(self, "n_jobs", None)
         best = None
         for run in _restarts(_chain_em_from_start, jobs, n_jobs):
@@ -312,7 +260,7 @@ class BaseLatentModel(DensityMixin, BaseEstimator):
         monitor.history.extend(bounds)
         monitor.iter = n_iter
         self.monitor_ = monitor
-        self.converged_ = len(bounds) >= 2 and abs(bounds[-1] - bounds[-2]) < self.tol
+        self.converged_ = monitor.reached_tol
         self.n_iter_ = n_iter
         self.lower_bound_ = bound
         self.lower_bounds_ = bounds
@@ -378,61 +326,25 @@ def _restarts(run, jobs: list, n_jobs):
     return Parallel(n_jobs=n_jobs)(delayed(run)(*job) for job in jobs)
 
 
-def _em_from_start(model, start, bound, X, sample_weight, max_iter, init):
-    """EM of the hooks path from the parameters ``start`` (on a copy of
-    ``model``): ``(parameters, bound, bounds, n_iter, converged)``.
-
-    The copy is shallow: the hooks replace the fitted attributes (they never
-    write into the arrays they hold), so the copy's new parameters never
-    reach ``model``, and a shallow copy costs nothing next to one iteration.
-    """
-    model = copy.copy(model)
-    model._set_parameters(start)
-    interval = getattr(model, "verbose_interval", 1)
-    if model.verbose:
-        print(f"Initialization {init}")
-        begin = time()
-    bounds, converged, n_iter = [], False, 0
-    for n_iter in range(1, max_iter + 1):
-        previous = bound
-        posterior, log_prob = model._e_step(X)
-        bound = model._objective(log_prob, sample_weight)
-        model._m_step(X, posterior, sample_weight)
-        bounds.append(bound)
-        change = bound - previous
-        if model.verbose >= 2 and n_iter % interval == 0:
-            print(
-                f"  Iteration {n_iter}\t time lapse {time() - begin:.5f}s\t "
-                f"lower bound change {change:.5f}"
-            )
-        if abs(change) < model.tol:
-            converged = True
-            break
-    if model.verbose:
-        state = "converged" if converged else "did not converge"
-        print(
-            f"Initialization {state}. time lapse {time() - begin:.5f}s\t "
-            f"lower bound {bound:.5f}"
-        )
-    return model._get_parameters(), bound, bounds, n_iter, converged
-
-
-def _chain_em_from_start(model, e_step, data, params, components, monitor):
-    """EM of the components path from ``params``, watched by a copy of
+def _chain_em_from_start(model, e_step, data, params, components, monitor, init=0):
+    """EM from ``params`` (start number ``init``), watched by a copy of
     ``monitor``: ``(bound, params, stats, bounds, n_iter)``."""
     monitor = copy.deepcopy(monitor)
     monitor._reset()
+    monitor._begin(init)
     stats = None
     convention = model._convention
     for _ in range(getattr(model, convention.budget)):
         stats = e_step(data, params, components)
         bound = stats.log_evidence + model._log_prior_of(params, components)
         if convention.per_sample:
-            bound /= float(np.sum(stats.total_weight))
+            bound /= stats.row_weight
         params = model._params_from_stats(stats, params, components)
         monitor.report(bound)
         if monitor.converged:
             break
+    monitor._end()
     bounds = list(monitor.history)
-    bound = bounds[-1] if bounds else -np.inf
+    before = getattr(monitor, "before", None)
+    bound = bounds[-1] if bounds else (-np.inf if before is None else before)
     return bound, params, stats, bounds, monitor.iter

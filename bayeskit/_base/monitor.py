@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import sys
 from collections import deque
+from time import time
 
 import numpy as np
 
-__all__ = ["ConvergenceMonitor"]
+__all__ = ["ChangeMonitor", "ConvergenceMonitor", "MixtureMonitor"]
 
 # The hidden Markov models' logger, as before the monitor had its own module.
 _log = logging.getLogger("bayeskit.hmm")
@@ -80,6 +81,19 @@ class ConvergenceMonitor:
         self.history.append(log_prob)
         self.iter += 1
 
+    def _begin(self, init):
+        """A start begins (``init``: its index); nothing to say here."""
+
+    def _end(self):
+        """A start ends; nothing to say here."""
+
+    @property
+    def reached_tol(self):
+        """Whether the last change of the objective was below ``tol`` in
+        absolute value (the fitted model's ``converged_``)."""
+        h = self.history
+        return len(h) >= 2 and abs(h[-1] - h[-2]) < self.tol
+
     @property
     def converged(self):
         """Budget spent, or the last gain below ``tol``."""
@@ -106,3 +120,64 @@ class ChangeMonitor(ConvergenceMonitor):
             print(f"  Iteration {self.iter + 1}\t lower bound {log_prob:.5f}")
         self.history.append(log_prob)
         self.iter += 1
+
+
+class MixtureMonitor(ChangeMonitor):
+    """scikit-learn's ``GaussianMixture`` habits: its stopping rule, the
+    objective before the first iteration (``before``: the previous fit's
+    ``lower_bound_`` under ``warm_start``, else None, minus infinity) and its
+    messages, word for word (``verbose`` 1: every start and every
+    ``interval``-th iteration; 2: also their times, the change of the
+    objective and the last bound)."""
+
+    def __init__(self, tol, n_iter, verbose=0, interval=1, before=None):
+        super().__init__(tol, n_iter, verbose)
+        self.interval = interval
+        self.before = before
+
+    def _last_change(self):
+        h = self.history
+        previous = h[-2] if len(h) >= 2 else self.before
+        return h[-1] - (-np.inf if previous is None else previous)
+
+    @property
+    def reached_tol(self):
+        return bool(self.history) and abs(self._last_change()) < self.tol
+
+    @property
+    def converged(self):
+        return self.iter == self.n_iter or self.reached_tol
+
+    def _begin(self, init):
+        if self.verbose:
+            print(f"Initialization {init}")
+            self._start_time = self._iter_time = time()
+
+    def report(self, log_prob):
+        self.history.append(log_prob)
+        self.iter += 1
+        if not self.verbose or self.iter % self.interval:
+            return
+        if self.verbose == 1:
+            print(f"  Iteration {self.iter}")
+            return
+        now = time()
+        print(
+            f"  Iteration {self.iter}\t time lapse {now - self._iter_time:.5f}s\t "
+            f"ll change {self._last_change():.5f}"
+        )
+        self._iter_time = now
+
+    def _end(self):
+        if not self.verbose:
+            return
+        state = "converged" if self.reached_tol else "did not converge"
+        if self.verbose == 1:
+            print(f"Initialization {state}.")
+            return
+        bound = self.history[-1] if self.history else self.before
+        bound = -np.inf if bound is None else bound
+        print(
+            f"Initialization {state}. time lapse {time() - self._start_time:.5f}s\t "
+            f"lower bound {bound:.5f}."
+        )

@@ -215,7 +215,7 @@ def _start_mixture(est, X, sw_da, names, rng, reset):
     est._start(Xv, swv)
     if isinstance(est.covariance_prior, str):  # 'empirical': of all the rows
         scatter = _weighted_moments(X.astype(np.float64), sw_da)
-        est._family, est._prior = _components_with_scatter(est, scatter)[1:]
+        est._triple = _components_with_scatter(est, scatter)
     return Xv, swv
 
 
@@ -232,19 +232,14 @@ def partial_fit_mixture(est, X, sample_weight=None):
         if first:
             rng = check_random_state(est.random_state)
             Xv, swv = _start_mixture(est, X, sw_da, names, rng, reset=True)
-            est._initialize(Xv, swv, rng)
+            est._set_params(est._start_params(Xv, swv, rng))
             est.n_iter_, est.lower_bounds_ = 0, []
         elif X.shape[1] != est.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(est).__name__} is "
                 f"expecting {est.n_features_in_} features as input"
             )
-        chunk = _sum_stats(est, xs, [ws], _summarize_unsupervised)
-        if chunk.total_weight > 0:
-            bound = (chunk.log_likelihood + est._log_prior()) / chunk.total_weight
-            est.lower_bound_ = bound
-            est.lower_bounds_ = [*est.lower_bounds_, bound]
-        est._from_mixture_stats(chunk if first else est.stats_ + chunk)
+        est._step(_sum_stats(est, xs, [ws], _summarize_unsupervised), first)
         est.n_iter_ += 1
         est.converged_ = False
         est._finish()
@@ -278,59 +273,40 @@ def fit_mixture(est, X, sample_weight=None):
 
 
 def _fit_mixture(est, X, sample_weight):
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.utils import check_random_state
+    from dataclasses import replace
 
-    from .._warnings import warn
-    from ..mixture._stats import MixtureStats
+    from sklearn.utils import check_random_state
 
     X, xs, ws, sw_da, names = _mixture_input(X, sample_weight)
     rng = check_random_state(est.random_state)
-    warm = est.warm_start and hasattr(est, "converged_")
-    n_init = 1 if warm else est.n_init
+    warm = est._warm()
     # Validation and the components, from a sample (the first start's).
     Xv, swv = _start_mixture(est, X, sw_da, names, rng, reset=not warm)
-    best, best_bound = None, -np.inf
-    est.converged_ = False
-    for init in range(n_init):
-        if not warm:
-            if init > 0:
-                Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, rng)
-                if names is not None:
-                    Xs = pd.DataFrame(Xs, columns=names)
-                Xv, swv = est._prepare(Xs, sws, reset=False)
-            est._initialize(Xv, swv, rng)
-        bound = est.lower_bound_ if warm else -np.inf
-        bounds, converged, n_iter = [], False, 0
-        while n_iter < est.max_iter:
-            n_iter += 1
-            previous = bound
-            stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
-            bound = (stats.log_likelihood + est._log_prior()) / stats.total_weight
-            est._from_mixture_stats(
-                MixtureStats(stats.gaussian, stats.total_weight, 0.0)
-            )
-            bounds.append(bound)
-            if abs(bound - previous) < est.tol:
-                converged = True
-                break
-        if best is None or bound > best_bound or best_bound == -np.inf:
-            best, best_bound = est._get_parameters(), bound
-            best_iter, best_bounds = n_iter, bounds
-            est.converged_ = converged
-    if not est.converged_ and est.max_iter > 0:
-        warn(
-            f"EM did not converge in {est.max_iter} iterations (tol="
-            f"{est.tol}): {est._convergence_advice}",
-            ConvergenceWarning,
-        )
-    est._set_parameters(best)
-    est.n_iter_ = best_iter
-    est.lower_bound_ = best_bound
-    est.lower_bounds_ = best_bounds
-    if est.stats_ is None:  # no M-step ran: the statistics of the start
+    previous = est.stats_
+    starts = 0
+
+    def start(random_state):
+        # Every start after the first draws its own sample of the rows.
+        nonlocal starts, Xv, swv
+        if warm:
+            return est._current_params()
+        if starts > 0:
+            Xs, sws = _sample_rows(X, sw_da, INIT_SAMPLE_SIZE, random_state)
+            if names is not None:
+                Xs = pd.DataFrame(Xs, columns=names)
+            Xv, swv = est._prepare(Xs, sws, reset=False)
+        starts += 1
+        return est._start_params(Xv, swv, random_state)
+
+    def e_step(data, params, components):
+        # One reduction: every block's statistics under ``params``, summed.
+        est._set_params(params)
         stats = _sum_stats(est, xs, [ws], _summarize_unsupervised)
-        est.stats_ = stats
+        return replace(stats, layout=None)
+
+    est._fit_components(None, start, rng, e_step, n_init=1 if warm else None)
+    if est.n_iter_ == 0:  # no E-step ran: the statistics of the start
+        est.stats_ = previous if warm else e_step(None, est._current_params(), None)
     est._finish()
     return est
 

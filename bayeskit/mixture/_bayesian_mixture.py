@@ -42,11 +42,10 @@ from .._validation import (
     validate_data,
 )
 from ..emissions import Gaussian, GaussianParams, covariance_from_name
+from ..emissions._guarded_gaussian import guard_empty, shifted_stats
 from ..priors import Dirichlet, StickBreaking
 from ._bayesian_stats import BayesianMixtureStatistics, VariationalMixtureStats
-from ._missing import shifted_stats
 from ._start import initial_responsibilities
-from ._stats import _guard_empty
 
 __all__ = ["BayesianGaussianMixture", "VariationalMixtureStats"]
 
@@ -517,7 +516,7 @@ default='kmeans'
     def _from_stats(self, stats):
         """The M-step: posterior hyperparameters from ``stats`` (Bishop 2006,
         eqs. 10.58 and 10.60-10.63; the sticks of Blei and Jordan 2006)."""
-        g = _guard_empty(stats.gaussian)  # scikit-learn's 10 eps per component
+        g = guard_empty(stats.gaussian)  # scikit-learn's 10 eps per component
         nk = g.state_weight()
         xk = g.mean
         d = xk.shape[1]

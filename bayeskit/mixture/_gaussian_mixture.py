@@ -39,8 +39,8 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base.classifier import Triple, float_input, keep_input_dtype
-from .._base.em import BaseLatentModel, described
-from .._base.rounding import singular_at_rounding
+from .._base.em import SKLEARN, BaseLatentModel, LatentParams, LatentPrior, described
+from .._base.monitor import MixtureMonitor
 from .._collections import handler_for
 from .._logmath import has_nan
 from .._validation import (
@@ -53,18 +53,13 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from .._warnings import warn
-from ..emissions import Gaussian, GaussianParams, covariance_from_name
-from ..graph import LatentNode
+from ..emissions import GaussianParams, GaussianStats, covariance_from_name
+from ..emissions._guarded_gaussian import GuardedGaussian, unshifted
+from ..graph import LatentNode, NodeParams, NodeStats
 from ..priors.niw import NormalInverseWishart
-from ._missing import (
-    MixturePrediction,
-    check_observed,
-    mean_imputed,
-    shifted_stats,
-)
-from ._start import check_initial_parameters, initial_responsibilities, tied_start
-from ._stats import MixtureStats, _guard_empty
+from ._missing import MixturePrediction, check_observed, mean_imputed
+from ._start import check_initial_parameters, first_params
+from ._stats import MixtureStats, m_step
 
 __all__ = ["GaussianMixture", "MixtureStats"]
 
@@ -236,6 +231,7 @@ default='kmeans'
         "n_jobs": [Integral, None],
     }
 
+    _convention = SKLEARN
     _convergence_advice = (
         "increase max_iter or tol, try another init_params or n_init, or set "
         "covariance_prior_weight > 0 if the data are degenerate"
@@ -282,10 +278,13 @@ default='kmeans'
 
     # -- components -----------------------------------------------------------------
     def _make_components(self, X=None, sample_weight=None) -> Triple:
-        """The component node, the Gaussian family of ``covariance_type`` and
-        the covariance prior: ``covariance_prior_weight`` virtual samples of
-        ``covariance_prior`` (for 'empirical', the data's covariance, hence
-        ``X``), with ``reg_covar`` added to every covariance."""
+        """The component node, the Gaussian family of ``covariance_type`` with
+        scikit-learn's guards (:class:`~bayeskit.emissions._guarded_gaussian.
+        GuardedGaussian`) and the covariance prior: ``covariance_prior_weight``
+        virtual samples of ``covariance_prior`` (for 'empirical', the data's
+        covariance, hence ``X``), with ``reg_covar`` added to every
+        covariance. The weights have no prior (scikit-learn's ``10 eps`` is
+        the family's guard)."""
         d = self.n_features_in_
         if isinstance(self.covariance_prior, str):  # 'empirical'
             sw = sample_weight
@@ -299,7 +298,23 @@ default='kmeans'
         prior = NormalInverseWishart.from_covariance(
             scatter, self.covariance_prior_weight, reg=self.reg_covar
         ).check(structure, self.n_components, d)
-        return Triple(LatentNode(self.n_components), Gaussian(structure, d), prior)
+        return Triple(
+            LatentNode(self.n_components),
+            GuardedGaussian(structure, d),
+            LatentPrior(None, prior),
+        )
+
+    def _components(self):
+        """The triple of the current fit (built once, by ``fit``)."""
+        return self._triple
+
+    @property
+    def _family(self):
+        return self._triple.emission
+
+    @property
+    def _prior(self):
+        return self._triple.prior.emission
 
     # -- fitting ------------------------------------------------------------------
     @_fit_context(prefer_skip_nested_validation=True)
@@ -329,22 +344,55 @@ default='kmeans'
             return handler.fit_mixture(self, X, sample_weight).predict(X)
         return np.argmax(self._fit(X, sample_weight, posterior=True), axis=1)
 
+    def _warm(self) -> bool:
+        """Whether the next fit continues from the fitted parameters."""
+        return self.warm_start and hasattr(self, "converged_")
+
     def _fit(self, X, sample_weight, posterior=False):
-        """EM on ``X``; with ``posterior``, return the log-responsibilities of a
-        last E-step under the fitted parameters (scikit-learn's
-        ``fit_predict`` labels, consistent with ``predict``)."""
-        X, sw = self._prepare(
-            X,
-            sample_weight,
-            reset=not (self.warm_start and hasattr(self, "converged_")),
-        )
+        """EM on ``X`` (the one loop of
+        :meth:`~bayeskit._base.em.BaseLatentModel._fit_components`); with
+        ``posterior``, return the log-responsibilities of a last E-step under
+        the fitted parameters (scikit-learn's ``fit_predict`` labels,
+        consistent with ``predict``)."""
+        warm = self._warm()
+        X, sw = self._prepare(X, sample_weight, reset=not warm)
         self._start(X, sw)
-        self._run_em(X, sw, check_random_state(self.random_state), self.max_iter)
-        log_resp = self._e_step(X)[0] if posterior else None
-        if self.stats_ is None:  # no M-step ran: the statistics of the start
-            self.stats_ = self._stats_of(X, sw)
+        previous = self.stats_
+        if warm:
+            current = self._current_params()
+
+            def start(_):
+                return current
+
+        else:
+
+            def start(random_state):
+                return self._start_params(X, sw, random_state)
+
+        rng = check_random_state(self.random_state)
+        data = (X, sw)
+        if not has_nan(X):  # the rows the statistics are gathered in, once
+            shift = X[0].copy()
+            data = (X, sw, X - shift, shift)
+        self._fit_components(data, start, rng, n_init=1 if warm else None)
+        if self.n_iter_ == 0:
+            # No E-step ran: the statistics of the start (a warm start keeps
+            # those it had).
+            self.stats_ = previous if warm else self._stats_of(X, sw)
+        log_resp = self._posterior(X).log_resp if posterior else None
         self._finish()
         return log_resp
+
+    def _new_monitor(self):
+        """scikit-learn's stopping rule and messages; under ``warm_start`` the
+        first change is measured from the fitted ``lower_bound_``."""
+        return MixtureMonitor(
+            self.tol,
+            self.max_iter,
+            self.verbose,
+            self.verbose_interval,
+            before=self.lower_bound_ if self._warm() else None,
+        )
 
     def _prepare(self, X, sample_weight, reset, start=True):
         """Validated float64 ``X`` (its dtype kept for the attributes) and
@@ -375,12 +423,10 @@ default='kmeans'
         return X, sw
 
     def _start(self, X, sw):
-        """Resolve the components and check the initial parameters."""
-        components = self._make_components(X, sw)
-        self._family, self._prior = components.emission, components.prior
-        self._node = components.structure
+        """Build the components (once per fit) and check the initial parameters."""
+        self._triple = self._make_components(X, sw)
         self._init_given = self._check_initial_parameters(X.shape[1])
-        if not (self.warm_start and hasattr(self, "converged_")):
+        if not self._warm():
             self.stats_ = None
 
     def _finish(self):
@@ -406,178 +452,97 @@ default='kmeans'
             self.precisions_init,
         )
 
-    def _initialize(self, X, sample_weight, random_state):
-        # With missing cells, EM starts from the mean-imputed rows.
-        X = mean_imputed(X, sample_weight)
-        weights, means, precisions = self._init_given
-        self.stats_ = None
-        if weights is None or means is None or precisions is None:
-            # As scikit-learn: with all three given, nothing is drawn or estimated.
-            resp = initial_responsibilities(
-                self.init_params, X, sample_weight, self.n_components, random_state
-            )
-            # scikit-learn's first weights are n_k / n_samples: with one seed
-            # row per component (k-means++, random_from_data) they sum to
-            # n_components / n_samples, which only the first E-step sees.
-            gstats = self._gaussian_stats(X, resp * sample_weight[:, None])
-            self._m_step_from(gstats, sample_weight.sum())
-            self.stats_ = None  # a start, not statistics of an E-step
-            tied_start(self, X, resp, sample_weight)  # scikit-learn's, if tied
-        if weights is not None:
-            self.weights_ = weights.copy()
-        if means is not None:
-            self.means_ = means.copy()
-        if precisions is not None:
-            structure = self._family.covariance
-            P, covs = structure.from_precision(precisions)
-            self.precisions_cholesky_, self.covariances_ = P, covs
-        self._center = sample_weight @ X / sample_weight.sum()
+    def _start_params(self, X, sample_weight, random_state) -> LatentParams:
+        """First parameters (:func:`~bayeskit.mixture._start.first_params`)."""
+        return first_params(self, X, sample_weight, random_state)
 
-    def _e_step(self, X):
-        post = self._node.posterior(self._log_likelihood(X), np.log(self.weights_))
-        return post.log_resp, post.log_evidence
-
-    def _log_likelihood(self, X):
-        return self._family.log_likelihood(X, self._params())
-
-    def _params(self):
-        log_det = self._family.covariance.log_det_precision_cholesky(
-            self.precisions_cholesky_, self.means_.shape[1]
-        )
-        return GaussianParams(
-            self.means_,
-            self.covariances_,
-            self.precisions_cholesky_,
-            log_det,
-            self._center,
+    # -- one EM iteration: statistics, parameters ---------------------------------
+    def _expected_stats(self, data, params, components) -> MixtureStats:
+        """The E-step: the component posterior of every row under ``params``
+        and the Gaussian family's statistics weighted by it. ``data`` is
+        ``(X, sample_weight)``, or for rows without missing cells (a fit's)
+        ``(X, sample_weight, X - shift, shift)``: the shifted rows the
+        statistics are gathered in, computed once."""
+        X, sw = data[0], data[1]
+        structure, family, _ = components
+        if X.shape[0] == 0:
+            return self._zero_stats()
+        if len(data) > 2:  # no missing cell: the family's kernels directly
+            log_lik = family.covariance.log_likelihood(X, params.emission)
+        else:
+            log_lik = family.log_likelihood(X, params.emission)
+        post = structure.posterior(log_lik, params.structure)
+        resp = np.exp(post.log_resp) * sw[:, None]
+        if len(data) > 2:
+            moved, shift = data[2], data[3]
+            w, m, s = family.covariance.stats(moved, resp, None)
+            gstats = unshifted(GaussianStats(w, m, s, family.covariance), shift)
+        else:
+            gstats = family.expected_stats(X, resp, params.emission)
+        return MixtureStats(
+            NodeStats(gstats.state_weight()),
+            gstats,
+            float(sw @ post.log_evidence),
+            sample_weight=float(sw.sum()),
         )
 
-    def _m_step(self, X, log_resp, sample_weight):
-        resp = np.exp(log_resp) * sample_weight[:, None]
-        self._from_mixture_stats(
-            MixtureStats(self._gaussian_stats(X, resp), float(sample_weight.sum()), 0.0)
-        )
+    def _params_from_stats(self, stats, previous, components) -> LatentParams:
+        """The M-step (:meth:`_map`)."""
+        _, family, prior = components
+        return self._map(stats.emission, prior, family)
 
-    def _from_mixture_stats(self, stats):
-        """The M-step: parameters from statistics; ``stats_`` is ``stats``."""
-        self._m_step_from(stats.gaussian)
-        # The model's own statistics: their layout is now the model's.
-        self.stats_ = stats if stats.layout is None else replace(stats, layout=None)
-
-    def _m_step_from(self, raw, total=None):
-        """Parameters from the Gaussian statistics ``raw`` (responsibilities
-        already weighted by sample_weight).
-
-        As scikit-learn, every component's weight gets ``10 eps`` more, as if
-        that much mass sat at the origin without scatter: an empty component
-        has mean 0 and covariance ``reg_covar`` (not an error only if
-        ``reg_covar > 0``), and a covariance is rejected only when it is not
-        positive definite in floating point. The weights are divided by
-        ``total`` (default: their sum).
-        """
-        stats = _guard_empty(raw)
-        try:
-            params = self._family.map_params(stats, self._prior, rounding_floor=False)
-        except np.linalg.LinAlgError:
-            raise ValueError(
-                "a component's covariance is singular (it collapsed on too few "
-                "distinct points, or the data have fewer points than dimensions): "
-                "set covariance_prior_weight > 0 (the MAP prior), or increase "
-                "reg_covar"
-            ) from None
-        try:
-            # The stricter test of the other Gaussian models, on the statistics
-            # without the guard (an empty component keeps what the guard gave),
-            # with the rounding level of every feature in its own units. When
-            # the guard changed no statistic (every weight is so far above
-            # 10 eps that adding it rounds away), those parameters are the
-            # ones just computed: no second pass.
-            strict = (
-                params
-                if stats is raw
-                else self._family.map_params(
-                    raw, self._prior, params, rounding_floor=False
-                )
-            )
-            # A variance at its feature's rounding level is zero when nothing
-            # regularises it; reg_covar or the prior add a variance that is real.
-            collapsed = singular_at_rounding(
-                self.covariance_type,
-                strict.covariances,
-                strict.means,
-                floor=self.reg_covar == 0 and self.covariance_prior_weight == 0,
-            )
-        except np.linalg.LinAlgError:
-            collapsed = True
-        if collapsed:
-            warn(
-                "a component's covariance collapsed to the rounding level of the "
-                "data (a component on one point, or on fewer points than "
-                "dimensions): its likelihood is unbounded; set reg_covar or "
-                "covariance_prior_weight > 0",
-                UserWarning,
-            )
-        weight = stats.state_weight()
-        self.weights_ = weight / (weight.sum() if total is None else total)
-        self.means_ = params.means
-        self.covariances_ = params.covariances
-        self.precisions_cholesky_ = params.precisions_cholesky
-        self._center = params.center
+    def _map(self, raw, prior, family, total=None) -> LatentParams:
+        """Parameters from the Gaussian statistics ``raw``
+        (:func:`~bayeskit.mixture._stats.m_step`)."""
+        return m_step(self, raw, prior, family, total)
 
     def _log_prior(self):
         """``log p(mu, Sigma)`` of the MAP prior, up to its constant."""
-        if self._prior.is_flat:  # maximum likelihood: no parameters to read
-            return 0.0
-        return self._family.log_prior(self._params(), self._prior)
+        return self._log_prior_of(self._current_params(), self._triple)
 
-    def _get_parameters(self):
-        return (
-            self.weights_,
-            self.means_,
-            self.covariances_,
-            self.precisions_cholesky_,
-            self._center,
-            self.stats_,
+    def _current_params(self) -> LatentParams:
+        P = self.precisions_cholesky_
+        log_det = self._family.covariance.log_det_precision_cholesky(
+            P, self.means_.shape[1]
+        )
+        return LatentParams(
+            NodeParams(self.weights_),
+            GaussianParams(self.means_, self.covariances_, P, log_det, self._center),
         )
 
-    def _set_parameters(self, params):
-        (
-            self.weights_,
-            self.means_,
-            self.covariances_,
-            self.precisions_cholesky_,
-            self._center,
-            self.stats_,
-        ) = params
-        self._derive_precisions()
+    def _set_params(self, params: LatentParams) -> None:
+        gp = params.emission
+        self.weights_ = params.structure.weights
+        self.means_ = gp.means
+        self.covariances_ = gp.covariances
+        self.precisions_cholesky_ = gp.precisions_cholesky
+        self._center = gp.center
 
     def _derive_precisions(self):
         """``precisions_`` from ``precisions_cholesky_``."""
         self.precisions_ = self._family.covariance.precision(self.precisions_cholesky_)
 
+    # -- prediction's posterior ----------------------------------------------------
+    def _posterior(self, X):
+        params = self._current_params()
+        return self._triple.structure.posterior(
+            self._family.log_likelihood(X, params.emission), params.structure
+        )
+
+    def _log_likelihood(self, X):
+        return self._family.log_likelihood(X, self._current_params().emission)
+
     # -- statistics ----------------------------------------------------------------
     def _stats_of(self, X, sample_weight) -> MixtureStats:
         """The E-step's statistics of validated rows under the current parameters."""
-        if X.shape[0] == 0:
-            return self._zero_stats()
-        log_resp, log_prob = self._e_step(X)
-        with np.errstate(under="ignore"):
-            resp = np.exp(log_resp) * sample_weight[:, None]
-        return MixtureStats(
-            self._gaussian_stats(X, resp),
-            float(sample_weight.sum()),
-            float(sample_weight @ log_prob),
+        return self._expected_stats(
+            (X, sample_weight), self._current_params(), self._triple
         )
 
-    def _gaussian_stats(self, X, weights):
-        """The Gaussian family's statistics of ``X`` in shifted coordinates
-        (:func:`~bayeskit.mixture._missing.shifted_stats`); with
-        missing cells, the expected statistics under the current parameters."""
-        params = self._params() if has_nan(X) else None
-        return shifted_stats(self._family, X, weights, params)
-
     def _zero_stats(self) -> MixtureStats:
-        return MixtureStats(self._family.zeros(self.n_components), 0.0, 0.0)
+        return MixtureStats(
+            self._triple.structure.zeros(), self._family.zeros(self.n_components)
+        )
 
     def summarize(self, X, sample_weight=None):
         """Expected sufficient statistics of a chunk under the current parameters.
@@ -638,7 +603,11 @@ default='kmeans'
             )
         if not stats.total_weight > 0:
             raise ValueError("stats has no weight: summarize rows of positive weight")
-        self._from_mixture_stats(stats)
+        self._set_params(
+            self._params_from_stats(stats, self._current_params(), self._triple)
+        )
+        # The model's own statistics: their layout is now the model's.
+        self.stats_ = stats if stats.layout is None else replace(stats, layout=None)
         self._finish()
         return self
 
@@ -684,18 +653,28 @@ default='kmeans'
         X, sw = self._prepare(X, sample_weight, reset=first, start=first)
         if first:
             self._start(X, sw)
-            self._initialize(X, sw, check_random_state(self.random_state))
+            rng = check_random_state(self.random_state)
+            self._set_params(self._start_params(X, sw, rng))
             self.n_iter_, self.lower_bounds_ = 0, []
-        chunk = self._stats_of(X, sw)
-        if chunk.total_weight > 0:
-            bound = (chunk.log_likelihood + self._log_prior()) / chunk.total_weight
-            self.lower_bound_ = bound
-            self.lower_bounds_ = [*self.lower_bounds_, bound]
-        self._from_mixture_stats(chunk if first else self.stats_ + chunk)
+        self._step(self._stats_of(X, sw), first)
         self.n_iter_ += 1
         self.converged_ = False  # one step: no convergence test
         self._finish()
         return self
+
+    def _step(self, chunk, first):
+        """One stepwise EM update with the statistics ``chunk`` of new rows
+        under the current parameters (in memory or summed over Dask blocks)."""
+        params = self._current_params()
+        if chunk.total_weight > 0:
+            bound = chunk.log_evidence + self._log_prior_of(params, self._triple)
+            bound /= chunk.total_weight
+            self.lower_bound_ = bound
+            self.lower_bounds_ = [*self.lower_bounds_, bound]
+        total = chunk if first else self.stats_ + chunk
+        self._set_params(self._params_from_stats(total, params, self._triple))
+        # The model's own statistics: their layout is now the model's.
+        self.stats_ = total if total.layout is None else replace(total, layout=None)
 
     # -- prediction: score_samples, score, predict_proba, predict (the mixin) --
     def sample(self, n_samples=1, random_state=None):
@@ -726,7 +705,7 @@ default='kmeans'
         )
         counts = rng.multinomial(n_samples, self.weights_)
         y = np.repeat(np.arange(self.n_components), counts)
-        return self._family.sample(self._params(), y, rng), y
+        return self._family.sample(self._current_params().emission, y, rng), y
 
     def _n_parameters(self):
         return self._family.n_parameters(self.n_components) + self.n_components - 1

@@ -1,5 +1,5 @@
-"""Missing cells (NaN) in the Gaussian mixtures: the start of EM and the
-statistics gathered in shifted coordinates.
+"""Missing cells (NaN) in the Gaussian mixtures: the start of EM, and the
+prediction methods that marginalise them.
 
 EM treats a missing cell as latent (Ghahramani and Jordan 1994): the E-step's
 log-likelihood of a row is the marginal density of its observed cells, and
@@ -21,8 +21,6 @@ References
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 
@@ -48,45 +46,6 @@ def mean_imputed(X: np.ndarray, sample_weight: np.ndarray) -> np.ndarray:
         total > 0, total, 1.0
     )
     return np.where(missing, means, X)
-
-
-def _shift_of(X: np.ndarray) -> np.ndarray:
-    """A row to shift the data by: every column's first observed value (0
-    for a column with none)."""
-    observed = ~np.isnan(X)
-    first = np.argmax(observed, axis=0)
-    shift = X[first, np.arange(X.shape[1])]
-    return np.where(observed.any(axis=0), shift, 0.0)
-
-
-def shifted_stats(family, X, weights, params=None):
-    """The Gaussian family's statistics of ``X`` under ``weights``, gathered in
-    coordinates shifted by the first row; with missing cells, the expected
-    statistics under ``params`` (shifted with the data), the shift being the
-    first observed value of every column.
-
-    A weighted mean of a column of magnitude ``c`` carries rounding of
-    about ``n eps |c|``; a constant column at 1e12 then gets a spread of
-    means across the components that, divided by ``reg_covar``, would
-    decide the posteriors. Shifted, such a column is exactly zero, and its
-    means exactly its value once the shift is added back; the scatter
-    does not change (Chan, Golub and LeVeque 1983).
-    """
-    if X.shape[0] == 0:
-        return family.stats(X, weights)
-    missing = params is not None and has_nan(X)
-    if missing:
-        shift = _shift_of(X)
-        moved = dataclasses.replace(
-            params, means=params.means - shift, center=params.center - shift
-        )
-        stats = family.expected_stats(X - shift, weights, moved)
-    else:
-        shift = X[0].copy()
-        stats = family.stats(X - shift, weights)
-    weight = stats.weight if stats.weight.ndim == 2 else stats.weight[:, None]
-    mean = np.where(weight > 0, stats.mean + shift, stats.mean)
-    return type(stats)(stats.weight, mean, stats.scatter, stats.covariance)
 
 
 class MixturePrediction:
@@ -145,7 +104,7 @@ class MixturePrediction:
         if (handler := handler_for(X)) is not None:
             return handler.predict(self, "predict_proba", X)
         dtype, X = self._input_dtype(X), self._validate(X)
-        return np.exp(self._e_step(X)[0]).astype(dtype, copy=False)
+        return np.exp(self._posterior(X).log_resp).astype(dtype, copy=False)
 
     def predict(self, X):
         """The most probable component of every row."""

@@ -6,9 +6,18 @@ from __future__ import annotations
 import numpy as np
 from sklearn.cluster import KMeans, kmeans_plusplus
 
+from .._base.em import LatentParams
 from .._validation import check_probability_vector
+from ..emissions import GaussianParams
+from ..graph import NodeParams
+from ._missing import mean_imputed
 
-__all__ = ["check_initial_parameters", "initial_responsibilities", "tied_start"]
+__all__ = [
+    "check_initial_parameters",
+    "first_params",
+    "initial_responsibilities",
+    "tied_start",
+]
 
 
 def _finite_array(value, name):
@@ -93,28 +102,69 @@ def initial_responsibilities(init_params, X, sample_weight, n_components, random
     return resp
 
 
-def tied_start(est, X, resp, sample_weight) -> None:
+def tied_start(est, X, resp, sample_weight, means, structure):
     """For a tied ``est`` without a prior, scikit-learn's first covariance,
     ``(sum_i x_i x_i^T - sum_k n_k mu_k mu_k^T) / sum_k n_k + reg_covar``,
     with the second moment over every row. It is the pooled scatter when every row's
     responsibilities sum to one (``'kmeans'``, ``'random'``); with one
     seed row per component (``'k-means++'``, ``'random_from_data'``) the
     rows that seed nothing add their uncentred moment too, and the same
-    ``random_state`` gives scikit-learn's fit only from the same start."""
+    ``random_state`` gives scikit-learn's fit only from the same start.
+
+    Returns ``(covariance, precision_cholesky)`` in the covariance
+    ``structure``'s form, or None where the first M-step's stand."""
     if est.covariance_type != "tied" or est.covariance_prior_weight:
-        return
+        return None
     seeded = (resp * sample_weight[:, None]).sum(axis=0)
     if np.allclose(resp.sum(axis=1), 1.0):
-        return  # the pooled scatter: already what scikit-learn has
+        return None  # the pooled scatter: already what scikit-learn has
     nk = seeded + 10 * np.finfo(resp.dtype).eps
-    means = np.asarray(est.means_, dtype=float)
+    means = np.asarray(means, dtype=float)
     covariance = ((X * sample_weight[:, None]).T @ X - (nk * means.T) @ means) / (
         nk.sum()
     )
     covariance.flat[:: covariance.shape[0] + 1] += est.reg_covar
-    structure = est._family.covariance
     try:
         prec_chol = structure.precision_cholesky(covariance, rounding_floor=False)
     except np.linalg.LinAlgError:
-        return  # the pooled scatter's start stands
-    est.covariances_, est.precisions_cholesky_ = covariance, prec_chol
+        return None  # the pooled scatter's start stands
+    return covariance, prec_chol
+
+
+def first_params(est, X, sample_weight, random_state) -> LatentParams:
+    """First parameters: the given ones, and for the others the M-step of
+    the first responsibilities of ``init_params`` (as scikit-learn); with
+    missing cells, on the mean-imputed rows."""
+    X = mean_imputed(X, sample_weight)
+    weights, means, precisions = est._init_given
+    _, family, prior = est._triple
+    structure = family.covariance
+    d = X.shape[1]
+    covs = P = None
+    if weights is None or means is None or precisions is None:
+        # As scikit-learn: with all three given, nothing is drawn or estimated.
+        resp = initial_responsibilities(
+            est.init_params, X, sample_weight, est.n_components, random_state
+        )
+        # scikit-learn's first weights are n_k / n_samples: with one seed
+        # row per component (k-means++, random_from_data) they sum to
+        # n_components / n_samples, which only the first E-step sees.
+        raw = family.stats(X, resp * sample_weight[:, None])
+        first = est._map(raw, prior, family, sample_weight.sum())
+        given_weights = weights
+        weights, gp = first.structure.weights, first.emission
+        means_, covs, P = gp.means, gp.covariances, gp.precisions_cholesky
+        tied = tied_start(est, X, resp, sample_weight, means_, structure)
+        if tied is not None:  # scikit-learn's, if tied
+            covs, P = tied
+        if given_weights is not None:
+            weights = given_weights
+        means = means_ if means is None else means
+    weights, means = weights.copy(), means.copy()
+    if precisions is not None:
+        P, covs = structure.from_precision(precisions)
+    center = sample_weight @ X / sample_weight.sum()
+    log_det = structure.log_det_precision_cholesky(P, d)
+    return LatentParams(
+        NodeParams(weights), GaussianParams(means, covs, P, log_det, center)
+    )

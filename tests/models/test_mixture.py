@@ -316,7 +316,7 @@ def test_precisions_init_factor(cov):
 def test_all_initial_parameters_given_draws_and_estimates_nothing(monkeypatch):
     X = blobs(12)
     init = sk_start(X, "full")
-    from bayeskit.mixture import _gaussian_mixture as mixture
+    from bayeskit.emissions import FULL
     from bayeskit.mixture import _start as _mixture_start
 
     def forbidden(*args, **kwargs):
@@ -324,9 +324,10 @@ def test_all_initial_parameters_given_draws_and_estimates_nothing(monkeypatch):
 
     monkeypatch.setattr(_mixture_start, "KMeans", forbidden)
     calls = []
-    real = mixture.Gaussian.stats
+    # Statistics of the rows: the covariance structure's kernel.
+    real = type(FULL).stats
     monkeypatch.setattr(
-        mixture.Gaussian,
+        type(FULL),
         "stats",
         lambda self, *a, **k: calls.append(1) or real(self, *a, **k),
     )
