@@ -28,9 +28,12 @@ def make(cls):
     if cls is bayeskit.GaussianMixtureClassifier:
         return cls(n_components=1, random_state=0)
     try:
-        return cls(random_state=0)
+        est = cls(random_state=0)
     except TypeError:
-        return cls()
+        est = cls()
+    if "hmm" in est.get_params() and est.hmm is None:  # its default template, seeded
+        est.set_params(hmm=bayeskit.CategoricalHMM(random_state=0))
+    return est
 
 
 def reads_sequences(est) -> bool:

@@ -30,7 +30,7 @@ from xml.sax.saxutils import unescape
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
-from test_fuzz import _FEW  # the profiles ci / thorough, registered there
+from test_fuzz import _FEW  # half the active profile (ci or thorough)
 
 import bayeskit
 from bayeskit.io import read_bif, read_xmlbif, write_bif, write_xmlbif

@@ -5,12 +5,14 @@ statistics by a tree of tasks, the classifiers' and networks' fits,
 prediction over row blocks), then :mod:`._em` (the Gaussian mixtures' EM, one
 reduction per iteration), :mod:`._hmm` (Baum-Welch over Dask bags and arrays
 of sequences) and :mod:`._lds` (EM of the linear dynamical systems over the
-same partitions of sequences), built on it. ``bayeskit`` registers this
+same partitions of sequences) and :mod:`._chain` (the counts of the observable
+Markov chains), built on it. ``bayeskit`` registers this
 package with :mod:`bayeskit._collections`; an estimator calls it only when
 :func:`accepts` says its input is a Dask collection, and Dask is imported
 then.
 """
 
+from ._chain import fit_markov_chain, predict_markov_chain
 from ._edge import (
     SPLIT_EVERY,
     fit_classifier,
@@ -31,6 +33,7 @@ __all__ = [
     "fit_classifier",
     "fit_hmm",
     "fit_lds",
+    "fit_markov_chain",
     "fit_mixture",
     "fit_network",
     "is_dask",
@@ -39,5 +42,6 @@ __all__ = [
     "predict_frame",
     "predict_hmm",
     "predict_lds",
+    "predict_markov_chain",
     "states_lds",
 ]

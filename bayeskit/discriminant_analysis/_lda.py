@@ -309,7 +309,7 @@ class LinearDiscriminantAnalysis(
             self.means_,
             cov,
             whitening,
-            np.sum(np.log(linalg.svdvals(whitening))),
+            _log_pseudo_determinant(whitening),
             gstats.grand_mean(),
         )
         keep_input_dtype(
@@ -479,3 +479,12 @@ class LinearDiscriminantAnalysis(
     @property
     def _n_features_out(self):
         return self._max_components
+
+
+def _log_pseudo_determinant(whitening) -> float:
+    """``sum log s`` over the non-zero singular values ``s`` of the whitening:
+    a direction it drops (a column that underflowed to zero, on data near
+    the float limits) is left out of the log-determinant as it is out of the
+    quadratic form, the pseudo-inverse's convention."""
+    s = linalg.svdvals(whitening)
+    return float(np.sum(np.log(s[s > 0])))

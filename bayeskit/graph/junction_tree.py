@@ -402,7 +402,8 @@ class JunctionTree:
             In increasing order: ``root`` and, for every variable, the path from
             ``root`` to the nearest clique that holds it. In a forest, the
             variables of a component without ``root`` are reached from the
-            first clique holding the first of them.
+            first clique holding the first of them in the tree's order of
+            variables (whatever the order ``variables`` come in).
 
         Notes
         -----
@@ -425,7 +426,14 @@ class JunctionTree:
         if root is not None:
             roots[self._component_of[root]] = root
             chosen.add(root)
-        for v in variables:
+        # In the tree's order of variables, not the order given: a set's order
+        # changes with the process's hash seed, and the first variable of a
+        # component picks the clique its paths start from.
+        wanted = set(variables)
+        ordered = [v for v in self._holders if v in wanted]
+        if len(ordered) != len(wanted):
+            self._holders[next(v for v in wanted if v not in self._holders)]
+        for v in ordered:
             holding = self._holders[v]
             r = roots.setdefault(self._component_of[holding[0]], holding[0])
             chosen.add(r)

@@ -274,8 +274,11 @@ def labelled_start(model, start, data, components):
         )
         new = model._params_from_stats(stats, params, components).emission
         attributes = model._emission_attributes(new)
-        for letter in letters:
-            name = model._param_names[letter]
+        # In the order of _param_names: a set's order changes with the
+        # process's hash seed (and so would the attributes' order).
+        for letter, name in model._param_names.items():
+            if letter not in letters:
+                continue
             setattr(model, name, attributes[name])
         return model._current_params()
 

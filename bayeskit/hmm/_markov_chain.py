@@ -17,6 +17,7 @@ from sklearn.utils import check_random_state
 
 from .._base.encoding import encode_column, fit_categories, is_missing
 from .._base.sequences import _check_lengths, _check_sequence_weight
+from .._collections import handler_for
 from .._logmath import safe_log
 from .._validation import HasMethods, Interval, _fit_context, check_is_fitted
 from ._classifier import HMMClassifier
@@ -146,6 +147,12 @@ class MarkovChain(DensityMixin, BaseEstimator):
     string of characters), a list of sequences, a 2-d table with one sequence
     per row (pomegranate's layout), or hmmlearn's column of the symbols of
     all sequences, ``(n_steps, 1)``, with ``lengths``.
+
+    On Dask input (a table with one sequence per row, a column with
+    ``lengths``, or a bag with one sequence per item) :meth:`fit` and
+    :meth:`partial_fit` sum the counts of every chunk where it lives (the
+    counts add), and the predictions of a table of sequences are lazy, one
+    row per sequence; a column or a bag is predicted in memory.
 
     The first ``k`` symbols of a sequence have no ``k`` predecessors. They
     are scored by the chains of lower order fitted on the starts of the
@@ -338,6 +345,8 @@ class MarkovChain(DensityMixin, BaseEstimator):
         -------
         self : object
         """
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_markov_chain(self, X, lengths, sequence_weight)
         self._set_from(self._count(*self._data(X, lengths, sequence_weight, True)))
         return self
 
@@ -345,6 +354,10 @@ class MarkovChain(DensityMixin, BaseEstimator):
     def partial_fit(self, X, lengths=None, *, y=None, sequence_weight=None):
         """Add the counts of a chunk of sequences and set the tables again
         (on an unfitted chain, :meth:`fit`). Parameters as in :meth:`fit`."""
+        if (handler := handler_for(X)) is not None:
+            return handler.fit_markov_chain(
+                self, X, lengths, sequence_weight, partial=True
+            )
         first = not hasattr(self, "stats_")
         stats = self._count(*self._data(X, lengths, sequence_weight, first))
         self._set_from(stats if first else self.stats_ + stats)
@@ -400,6 +413,8 @@ class MarkovChain(DensityMixin, BaseEstimator):
 
     def score_sequences(self, X, lengths=None):
         """Log probability of every sequence, shape ``(n_sequences,)``."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_markov_chain(self, "score_sequences", X, lengths)
         check_is_fitted(self)
         codes, lengths = self._codes(X, lengths, False)
         steps = self._step_log_prob(codes, lengths)
@@ -414,6 +429,8 @@ class MarkovChain(DensityMixin, BaseEstimator):
         ``order`` symbols (or, for a shorter sequence, all of them, under the
         start's chain of that order): shape ``(n_sequences, n_symbols)``, in
         the order of ``symbols_``."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_markov_chain(self, "predict_proba", X, lengths)
         check_is_fitted(self)
         codes, lengths = self._codes(X, lengths, False)
         n, k = len(self.symbols_), self.order
@@ -430,6 +447,8 @@ class MarkovChain(DensityMixin, BaseEstimator):
     def predict(self, X, lengths=None):
         """The most probable symbol after each sequence (see
         :meth:`predict_proba`)."""
+        if (handler := handler_for(X)) is not None:
+            return handler.predict_markov_chain(self, "predict", X, lengths)
         return self.symbols_[np.argmax(self.predict_proba(X, lengths), axis=1)]
 
     def sample(self, n_samples=1, random_state=None):
@@ -452,6 +471,15 @@ class MarkovChain(DensityMixin, BaseEstimator):
             prob = np.exp(logp)
             codes[t] = rng.choice(len(prob), p=prob / prob.sum())
         return self.symbols_[codes]
+
+    def _output_spec(self, method: str, float32: bool) -> tuple:
+        """The width (None: one value per sequence) and dtype of
+        ``self.<method>`` (for prediction over Dask blocks of sequences)."""
+        if method == "predict_proba":
+            return len(self.symbols_), np.dtype(np.float64)
+        if method == "predict":
+            return None, self.symbols_.dtype
+        return None, np.dtype(np.float64)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -87,8 +87,11 @@ class HMMStart:
                 X, row_weight = X[complete], row_weight[complete]
             first = self._emission_start(X, row_weight, random_state, emission)
             new = self._emission_attributes(first)
-            for letter in letters:
-                name = self._param_names[letter]
+            # In the order of _param_names: a set's order changes with the
+            # process's hash seed (and so would the attributes' order).
+            for letter, name in self._param_names.items():
+                if letter not in letters:
+                    continue
                 setattr(self, name, new[name])
         elif self._keeps_generator:
             self._start_rng = check_random_state(random_state)

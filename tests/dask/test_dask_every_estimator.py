@@ -86,8 +86,6 @@ def test_prediction_on_empty_chunks_is_an_empty_part_of_the_answer(cls):
     X, y = public_estimators.data(est)
     if isinstance(X, list) or public_estimators.reads_sequences(est):
         pytest.skip(f"{cls.__name__} reads sequences: Dask input is per sequence")
-    if cls.__name__ == "MarkovChain":
-        pytest.skip("MarkovChain computes Dask input in memory: no lazy prediction")
     fitted = clone(est).fit(X) if y is None else clone(est).fit(X, y)
     keep = np.zeros(len(X), dtype=bool)
     keep[60:75] = True  # only the second chunk keeps rows: the others are empty

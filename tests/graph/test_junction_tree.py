@@ -666,3 +666,37 @@ def test_calibration_names_its_normaliser_log_evidence_and_reads_the_old_name():
     cal = JunctionTree([("A", "B")]).calibrate([a, ab, indicator("B", 3, [2, 0])])
     np.testing.assert_allclose(np.exp(cal.log_evidence), [0.22, 0.48])
     assert cal.log_partition is cal.log_evidence
+
+
+def test_span_does_not_depend_on_the_order_of_the_variables():
+    """A set of variables iterates in an order that changes with the
+    process's hash seed: the span (and so a likelihood's sums) must not."""
+    import itertools
+
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        n = int(rng.integers(2, 7))
+        # A random tree of cliques over shared variables (a forest sometimes).
+        cliques = [("v0", "v1")]
+        edges = []
+        for i in range(1, n):
+            parent = int(rng.integers(0, i))
+            shared = cliques[parent][int(rng.integers(0, 2))]
+            cliques.append((shared, f"v{i + 1}"))
+            if rng.random() < 0.8:
+                edges.append((parent, i))
+            else:  # another component: its own variable names
+                cliques[-1] = (f"w{i}", f"v{i + 1}")
+        tree = JunctionTree(cliques, edges)
+        names = sorted({v for c in cliques for v in c})
+        picked = list(rng.choice(names, size=min(3, len(names)), replace=False))
+        for root in (None, int(rng.integers(0, n))):
+            spans = {
+                tuple(tree.span(list(order), root))
+                for order in itertools.permutations(picked)
+            }
+            assert len(spans) == 1, (cliques, edges, picked, root, spans)
+            (span,) = spans
+            # still the subtree that reaches every variable
+            for v in picked:
+                assert any(v in cliques[c] for c in span)

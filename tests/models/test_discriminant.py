@@ -519,3 +519,25 @@ def test_float32_input_keeps_float32_attributes(est):
 
 def clone_of(est):
     return type(est)(**est.get_params())
+
+
+def test_lda_whitening_with_a_dropped_direction_is_scikit_learns_answer():
+    """Counts near the uint64 limit (1.8e19) and small ones: a column of the
+    whitening underflows to zero. Its log-determinant leaves that direction
+    out, as the quadratic form does (no log(0) warning, which setup.cfg makes
+    an error); scikit-learn's posterior is the reference."""
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis as SkLDA
+
+    from bayeskit import LinearDiscriminantAnalysis
+
+    top = np.iinfo(np.uint64).max
+    rng = np.random.default_rng(7)
+    for _ in range(8):
+        X = rng.integers(0, 2, size=(7, 3)).astype(np.uint64)
+        X[3:5] = 0
+        X[3, 0], X[4, 0] = top, top - 1  # the fuzzer's case, other cells drawn
+        X[4, int(rng.integers(1, 3))] = top
+        y = np.array([1, 1, 1, 0, 0, 0, 0])
+        ours = LinearDiscriminantAnalysis().fit(X, y).predict_proba(X)
+        theirs = SkLDA().fit(X, y).predict_proba(X)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
