@@ -25,6 +25,7 @@ from ._common import (
     MAX_CELLS,
     WORD,
     FileError,
+    TokenStream,
     build_network,
     check_caps,
     check_labels,
@@ -75,32 +76,15 @@ def _tokens(text: str) -> tuple:
     return out, starts
 
 
-class _Parser:
+class _Parser(TokenStream):
     def __init__(self, text: str, max_cells: int = MAX_CELLS) -> None:
         self.text = text
-        self.tokens, self.starts = _tokens(text)
-        self.i = 0
+        tokens, self.starts = _tokens(text)
+        super().__init__(tokens)
         self.cells, self.max_cells = 0, max_cells  # table cells read so far
-
-    @property
-    def line(self) -> int:
-        return self.tokens[self.i][1]
 
     def peek(self) -> str:
         return self.tokens[self.i][0]
-
-    def next(self) -> tuple:
-        token = self.tokens[self.i]
-        if token[2] == "end":
-            raise FileError(token[1], "the file ends inside a block")
-        self.i += 1
-        return token
-
-    def expect(self, value: str) -> None:
-        text, line, kind = self.next()
-        if text != value or kind == "string":
-            got = shown(text) if text else "the end of the file"
-            raise FileError(line, f"expected {value!r}, got {got}")
 
     def word(self, what: str) -> str:
         """A name: a bare word, or a quoted string without its quotes

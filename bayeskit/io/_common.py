@@ -19,6 +19,7 @@ __all__ = [
     "MAX_BYTES",
     "MAX_CELLS",
     "FileError",
+    "TokenStream",
     "build_network",
     "check_caps",
     "check_network",
@@ -390,3 +391,29 @@ def description(network) -> tuple:
             "a variable of the network"
         )
     return name, properties, checked
+
+
+class TokenStream:
+    """The tokens ``(text, line, kind)`` of a text file format (BIF, Hugin
+    NET), read in order; the last token's kind is ``'end'``."""
+
+    def __init__(self, tokens) -> None:
+        self.tokens = tokens
+        self.i = 0
+
+    @property
+    def line(self) -> int:
+        return self.tokens[self.i][1]
+
+    def next(self) -> tuple:
+        token = self.tokens[self.i]
+        if token[2] == "end":
+            raise FileError(token[1], "the file ends inside a block")
+        self.i += 1
+        return token
+
+    def expect(self, value: str) -> None:
+        text, line, kind = self.next()
+        if text != value or kind == "string":
+            got = shown(text) if text else "the end of the file"
+            raise FileError(line, f"expected {value!r}, got {got}")

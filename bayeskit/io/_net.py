@@ -22,6 +22,7 @@ from ._common import (
     MAX_BYTES,
     MAX_CELLS,
     FileError,
+    TokenStream,
     build_network,
     check_caps,
     check_labels,
@@ -68,29 +69,12 @@ def _tokens(text: str) -> list:
     return out
 
 
-class _Parser:
+class _Parser(TokenStream):
     def __init__(self, text: str) -> None:
-        self.tokens = _tokens(text)
-        self.i = 0
-
-    @property
-    def line(self) -> int:
-        return self.tokens[self.i][1]
+        super().__init__(_tokens(text))
 
     def peek(self) -> tuple:
         return self.tokens[self.i]
-
-    def next(self) -> tuple:
-        token = self.tokens[self.i]
-        if token[2] == "end":
-            raise FileError(token[1], "the file ends inside a block")
-        self.i += 1
-        return token
-
-    def expect(self, value: str) -> None:
-        text, line, kind = self.next()
-        if text != value or kind == "string":
-            raise FileError(line, f"expected {value!r}, got {shown(text)}")
 
     def name(self, what: str) -> str:
         text, line, kind = self.next()

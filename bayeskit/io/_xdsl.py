@@ -35,11 +35,10 @@ from ._common import (
     description,
     label_text,
     number,
-    read_source,
     shown,
     write_text,
 )
-from ._xmlbif import _NOT_XML, _parse
+from ._xmlbif import _NOT_XML, read_root
 
 __all__ = ["read_xdsl", "write_xdsl"]
 
@@ -151,15 +150,7 @@ def read_xdsl(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELL
         For a ``source`` or ``path`` of another type, or both given.
     """
     max_bytes, max_cells = check_caps(max_bytes, max_cells)
-    data = read_source(source, path, "XDSL", max_bytes)
-    if isinstance(source, str) and "<" not in data:
-        raise FileError(
-            1,
-            f"the XDSL text {shown(data)} holds no element (a str source is the "
-            "text of the file: to read the file a str names, pass "
-            "pathlib.Path(...) or path=...)",
-        )
-    root = _parse(data)
+    root = read_root(source, path, "XDSL", max_bytes)
     smiles = root.find_all("SMILE")
     if len(smiles) != 1:
         raise FileError(1, "an XDSL file has one <smile> root element")

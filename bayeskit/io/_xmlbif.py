@@ -157,6 +157,20 @@ def _parse(data) -> _Element:
     return _parse_once(text)
 
 
+def read_root(source, path, what: str, max_bytes: int):
+    """The root element of an XML file (``what`` names its format), read
+    from ``source`` or ``path`` within ``max_bytes``."""
+    data = read_source(source, path, what, max_bytes)
+    if isinstance(source, str) and "<" not in data:
+        raise FileError(
+            1,
+            f"the {what} text {shown(data)} holds no element (a str source is the "
+            "text of the file: to read the file a str names, pass "
+            "pathlib.Path(...) or path=...)",
+        )
+    return _parse(data)
+
+
 def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CELLS):
     """Read a Bayesian network from an XMLBIF file.
 
@@ -204,15 +218,7 @@ def read_xmlbif(source=None, *, path=None, max_bytes=MAX_BYTES, max_cells=MAX_CE
         For a ``source`` or ``path`` of another type, or both given.
     """
     max_bytes, max_cells = check_caps(max_bytes, max_cells)
-    data = read_source(source, path, "XMLBIF", max_bytes)
-    if isinstance(source, str) and "<" not in data:
-        raise FileError(
-            1,
-            f"the XMLBIF text {shown(data)} holds no element (a str source is the "
-            "text of the file: to read the file a str names, pass "
-            "pathlib.Path(...) or path=...)",
-        )
-    root = _parse(data)
+    root = read_root(source, path, "XMLBIF", max_bytes)
     bifs = root.find_all("BIF")
     if len(bifs) != 1:
         raise FileError(1, "an XMLBIF file has one <BIF> root element")
