@@ -372,3 +372,30 @@ def test_sampling_poisson_rates_beyond_numpys_limit_names_them(rng):
     params = bk.emissions.PoissonParams(np.full((2, 2), 3e300))
     with pytest.raises(ValueError, match="lambdas up to 3e"):
         family.sample(params, np.array([0, 1]), np.random.RandomState(0))
+
+
+@pytest.mark.parametrize("cls", [bk.MultinomialNB, bk.ComplementNB])
+def test_counts_summing_past_the_float_maximum_are_an_error_naming_x(cls):
+    # A class whose counts sum past 1.8e308 has infinite totals, and its
+    # log-probabilities were NaN (log inf - log inf) with numpy's "invalid
+    # value" warning escaping; scikit-learn returns NaN there too. The sum
+    # is taken once, so one class is enough; partial_fit keeps the model.
+    big = np.finfo(np.float64).max
+    for X, weight in [
+        (np.array([[big, 0.0], [big, 1.0]]), None),
+        (np.array([[big / 2, big / 2], [0.0, 0.0]]), np.full(2, 3.0)),
+    ]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(ValueError, match=r"counts of X .* float64 maximum"):
+                cls().fit(X, [0, 0], sample_weight=weight)
+    model = cls().partial_fit(np.array([[big / 2, 1.0]]), [0], classes=[0, 1])
+    before = model.feature_count_.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="counts of X"):
+            model.partial_fit(np.array([[big, 1.0]]), [0])
+    np.testing.assert_array_equal(model.feature_count_, before)
+    X = np.array([[big / 2, big / 2], [0.0, 0.0]])  # a total of exactly the max
+    proba = cls().fit(X, [0, 0]).predict_proba(X)
+    assert np.isfinite(proba).all()

@@ -78,7 +78,9 @@ class MultinomialStats:
     counts: np.ndarray
 
     def __add__(self, other: MultinomialStats) -> MultinomialStats:
-        return MultinomialStats(self.weight + other.weight, self.counts + other.counts)
+        with np.errstate(over="ignore"):  # an estimator refuses infinite counts
+            counts = self.counts + other.counts
+        return MultinomialStats(self.weight + other.weight, counts)
 
     @property
     def total_weight(self) -> np.ndarray:

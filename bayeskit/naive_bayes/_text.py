@@ -187,6 +187,14 @@ class _TextNB(TripleClassifier):
 
     # -- fitted attributes -------------------------------------------------------------
     def _set_emission_params(self, stats) -> None:
+        with np.errstate(over="ignore"):
+            total = float(np.sum(stats.counts))
+        if not np.isfinite(total):  # counts are non-negative: every sum is finite
+            raise ValueError(
+                "the counts of X (times sample_weight) sum past the float64 "
+                "maximum (about 1.8e308), so the class totals overflow; rescale X "
+                "(divide it by a power of ten)"
+            )
         triple = self._triple = self._make_components()
         self._params = self._map_params(triple, stats)
         self.feature_count_ = stats.counts  # the statistics themselves, not a copy
@@ -512,6 +520,14 @@ class ComplementNB(_TextNB):
         return Multinomial(self.n_features_in_)
 
     def _set_emission_params(self, stats) -> None:
+        with np.errstate(over="ignore"):
+            total = float(np.sum(stats.counts))
+        if not np.isfinite(total):  # counts are non-negative: every sum is finite
+            raise ValueError(
+                "the counts of X (times sample_weight) sum past the float64 "
+                "maximum (about 1.8e308), so the class totals overflow; rescale X "
+                "(divide it by a power of ten)"
+            )
         triple = self._triple = self._make_components()
         self.feature_count_ = stats.counts  # the statistics themselves, not a copy
         self.feature_all_ = stats.counts.sum(axis=0)
