@@ -97,7 +97,12 @@ def scaled_emissions(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_timed
-def forward_pass(start_prob, trans_prob, scaled, shift, index, bounds, keep):
+def forward_pass(start_prob, trans_prob, table, index, bounds, keep):
+    """The forward pass of every sequence from the log emissions ``table``
+    (see :func:`_forward`), or None where the sequences do not :func:`fit`."""
+    if not fits(bounds, len(trans_prob)):
+        return None
+    scaled, shift = scaled_emissions(table)
     return _forward(start_prob, trans_prob, scaled, shift, index, bounds, keep)
 
 
@@ -147,9 +152,12 @@ def _forward(start_prob, trans_prob, scaled, shift, index, bounds, keep):
 
 
 @_timed
-def forward_backward(start_prob, trans_prob, scaled, shift, index, bounds, weights):
+def forward_backward(start_prob, trans_prob, table, index, bounds, weights):
     """Log-likelihoods, posteriors and weighted expected transition counts of
     every sequence, or None (see :func:`forward_pass`)."""
+    if not fits(bounds, len(trans_prob)):
+        return None
+    scaled, shift = scaled_emissions(table)
     found = _forward(start_prob, trans_prob, scaled, shift, index, bounds, True)
     if found is None:
         return None
@@ -189,6 +197,8 @@ def viterbi(log_start, log_trans, table, index, bounds):
     """Most probable path and its log joint probability of every sequence:
     the max-product recursion of the kernel ``_viterbi_sequence``, whose sums
     and comparisons it repeats (ties to the lowest state index)."""
+    if not fits(bounds, len(log_trans)):
+        return None
     steps = _Steps(bounds)
     n_sequences, n_states = len(steps.starts), len(log_start)
     n_total = int(bounds[-1])

@@ -240,16 +240,14 @@ def forward(
     n_steps = int(bounds[-1])
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
     trans_prob = np.exp(trans)
-    if _numpy_first(_forward_pass, bounds, trans_prob):
-        scaled, shift = _chain_numpy.scaled_emissions(table)
+    if _numpy_first(_forward_pass, trans_prob):
         found = _chain_numpy.forward_pass(
-            np.exp(start), trans_prob, scaled, shift, index, bounds, False
+            np.exp(start), trans_prob, table, index, bounds, False
         )
         if found is not None:
             log_final_filtered, _ = log_normalize(safe_log(found[3]), axis=1)
             return ChainFilter(found[0], log_final_filtered)
-    else:
-        scaled, shift = _scaled_emissions(table, n_threads)
+    scaled, shift = _scaled_emissions(table, n_threads)
     log_likelihood = np.empty(n_sequences)
     last = np.empty((n_sequences, n_states))
     run_parallel(
@@ -384,10 +382,9 @@ def forward_backward(
     weights = check_weights(weights, n_sequences)
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
     trans_prob = np.exp(trans)
-    if _numpy_first(_forward_backward_pass, bounds, trans_prob):
-        scaled, shift = _chain_numpy.scaled_emissions(table)
+    if _numpy_first(_forward_backward_pass, trans_prob):
         found = _chain_numpy.forward_backward(
-            np.exp(start), trans_prob, scaled, shift, index, bounds, weights
+            np.exp(start), trans_prob, table, index, bounds, weights
         )
         if found is not None:
             log_likelihood, posterior, counts = found
@@ -399,8 +396,7 @@ def forward_backward(
                 log_likelihood, posterior, counts,
                 None if index is None else symbol_counts,
             )  # fmt: skip
-    else:
-        scaled, shift = _scaled_emissions(table, n_threads)
+    scaled, shift = _scaled_emissions(table, n_threads)
     # Forward messages, then posteriors, in place: over the scaled emissions
     # themselves when they have a row per step.
     lattice = scaled if index is None else np.empty((n_steps, n_states))
@@ -536,10 +532,12 @@ def viterbi(
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
     if index is not None:
         check_no_nan_or_posinf(table, "log_emission")
-    if _numpy_first(_viterbi_pass, bounds, trans):
+    if _numpy_first(_viterbi_pass, trans):
         if np.isnan(table).any() or np.isposinf(table).any():
             raise ValueError("log_emission contains NaN or +inf.")
-        return _chain_numpy.viterbi(start, trans, table, index, bounds)
+        found = _chain_numpy.viterbi(start, trans, table, index, bounds)
+        if found is not None:
+            return found
     path = np.empty(n_steps, dtype=np.intp)
     log_prob = np.empty(n_sequences)
     backpointers = np.empty((n_steps, n_states), dtype=_index_dtype(n_states))
@@ -591,19 +589,26 @@ def _state_token(n_states: int, n_steps: int) -> tuple:
     return ()
 
 
-def _numpy_first(kernel, bounds: np.ndarray, trans_prob: np.ndarray) -> bool:
-    """Whether to try the numpy recursions of ``_chain_numpy`` first: while
-    ``kernel`` is not compiled (in this process or in the disk cache), on
-    sequences that ``_chain_numpy.fits``, and for the sum-product, in a model
-    with no transition that needs the kernels' watch for lost states.
-    Compiling the kernels takes seconds; these passes take milliseconds, so a
-    first fit in a fresh environment compiles nothing.
+def _numpy_first(kernel, trans_prob: np.ndarray) -> bool:
+    """Whether to try the numpy recursions of ``_chain_numpy`` first (they
+    answer None on sequences they do not take): while ``kernel`` is not
+    compiled (in this process or in the disk cache), and for the sum-product,
+    in a model with no transition that needs the kernels' watch for lost
+    states. Compiling the kernels takes seconds; these passes take
+    milliseconds, so a first fit in a fresh environment compiles nothing.
     """
-    if not _chain_numpy.fits(bounds, len(trans_prob)):
+    if kernel in _COMPILED:
         return False
     if kernel is not _viterbi_pass and _needs_detection(trans_prob):
         return False
-    return not _jit._compiled(kernel)
+    if _jit._compiled(kernel):
+        _COMPILED.add(kernel)  # compiled stays compiled: not asked again
+        return False
+    return True
+
+
+# The kernels found compiled (in this process or in the disk cache).
+_COMPILED: set = set()
 
 
 def _needs_detection(trans_prob: np.ndarray) -> bool:

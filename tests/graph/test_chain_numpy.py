@@ -30,6 +30,7 @@ def force(monkeypatch):
     def set_path(path):
         if path == "numpy":
             monkeypatch.setattr(chain._jit, "_compiled", lambda kernel: False)
+            monkeypatch.setattr(chain, "_COMPILED", set())
             monkeypatch.setattr(chain, "_numpy_first", decide)
         else:
             monkeypatch.setattr(chain, "_numpy_first", lambda *args: False)
@@ -164,23 +165,30 @@ def test_special_cases_go_to_the_kernels(force, monkeypatch):
 
 def test_long_or_large_work_and_a_spent_budget_go_to_the_kernels(monkeypatch):
     monkeypatch.setattr(chain._jit, "_compiled", lambda kernel: False)
+    monkeypatch.setattr(chain, "_COMPILED", set())
     monkeypatch.setattr(_chain_numpy, "_spent", [0.0])
     trans = np.full((2, 2), 0.5)  # probabilities, as the functions pass them
     short = np.array([0, _chain_numpy.MAX_STEPS])
     long = np.array([0, 1, _chain_numpy.MAX_STEPS + 2])
     n_large = _chain_numpy.MAX_WORK // 4 + 1  # steps x 2 states**2
     large = np.append(np.arange(0, n_large, 100), n_large)
-    assert chain._numpy_first(chain._forward_pass, short, trans)
-    assert chain._numpy_first(chain._forward_pass, large[:-2], trans)
-    assert not chain._numpy_first(chain._forward_pass, long, trans)
-    assert not chain._numpy_first(chain._forward_pass, large, trans)
+    assert chain._numpy_first(chain._forward_pass, trans)
+    assert _chain_numpy.fits(short, 2)
+    assert _chain_numpy.fits(large[:-2], 2)
+    assert not _chain_numpy.fits(long, 2)
+    assert not _chain_numpy.fits(large, 2)
+    for bounds in (long, large):  # declined: the kernels take them
+        table = np.zeros((int(bounds[-1]), 2))
+        start = np.full(2, 0.5)
+        assert _chain_numpy.forward_pass(start, trans, table, None, bounds, 0) is None
+        assert _chain_numpy.viterbi(np.log(start), trans, table, None, bounds) is None
     # The passes count their time; once they have taken the budget, the
     # kernels are compiled (they win it back on what remains).
     log_em = np.zeros((_chain_numpy.MAX_STEPS, 2))
     chain.viterbi(np.log([0.5, 0.5]), np.log(trans), log_em, short[1:])
     assert 0.0 < _chain_numpy._spent[0] < 1.0
     _chain_numpy._spent[0] = _chain_numpy.BUDGET
-    assert not chain._numpy_first(chain._viterbi_pass, short, np.log(trans))
+    assert not _chain_numpy.fits(short, 2)
 
 
 _FIRST_FIT = """
