@@ -92,6 +92,20 @@ def _read_counts(est, X, reset, sample_weight=None, grows=False):
     return counts, False
 
 
+def _check_count_total(stats) -> None:
+    """ValueError naming X when the counts sum past the float64 maximum: the
+    class (and complement) totals would be infinite and the log-probabilities
+    NaN. The counts are non-negative, so a finite total bounds every sum."""
+    with np.errstate(over="ignore"):
+        total = float(np.sum(stats.counts))
+    if not np.isfinite(total):
+        raise ValueError(
+            "the counts of X (times sample_weight) sum past the float64 "
+            "maximum (about 1.8e308), so the class totals overflow; rescale X "
+            "(divide it by a power of ten)"
+        )
+
+
 class _TextNB(TripleClassifier):
     """What the three count naive Bayes classifiers share: scikit-learn's
     ``alpha`` / ``force_alpha`` / ``fit_prior`` / ``class_prior``, bayeskit's
@@ -187,14 +201,7 @@ class _TextNB(TripleClassifier):
 
     # -- fitted attributes -------------------------------------------------------------
     def _set_emission_params(self, stats) -> None:
-        with np.errstate(over="ignore"):
-            total = float(np.sum(stats.counts))
-        if not np.isfinite(total):  # counts are non-negative: every sum is finite
-            raise ValueError(
-                "the counts of X (times sample_weight) sum past the float64 "
-                "maximum (about 1.8e308), so the class totals overflow; rescale X "
-                "(divide it by a power of ten)"
-            )
+        _check_count_total(stats)
         triple = self._triple = self._make_components()
         self._params = self._map_params(triple, stats)
         self.feature_count_ = stats.counts  # the statistics themselves, not a copy
@@ -520,14 +527,7 @@ class ComplementNB(_TextNB):
         return Multinomial(self.n_features_in_)
 
     def _set_emission_params(self, stats) -> None:
-        with np.errstate(over="ignore"):
-            total = float(np.sum(stats.counts))
-        if not np.isfinite(total):  # counts are non-negative: every sum is finite
-            raise ValueError(
-                "the counts of X (times sample_weight) sum past the float64 "
-                "maximum (about 1.8e308), so the class totals overflow; rescale X "
-                "(divide it by a power of ten)"
-            )
+        _check_count_total(stats)
         triple = self._triple = self._make_components()
         self.feature_count_ = stats.counts  # the statistics themselves, not a copy
         self.feature_all_ = stats.counts.sum(axis=0)
