@@ -29,6 +29,7 @@ __all__ = [
     "NetworkMEstimate",
     "UnknownStateError",
     "checked_table",
+    "completed_frame",
     "declared_states",
     "evidence_codes",
     "fill_missing",
@@ -225,13 +226,44 @@ def state_encoder(est) -> CategoryEncoder:
     )
 
 
+def completed_frame(est, X):
+    """A DataFrame of some of a fitted network's variables, in any order, as
+    the frame of all of them in the order of fit, the absent ones missing.
+
+    pgmpy's ``predict`` and ``predict_probability`` take the rows with the
+    columns to predict left out; here too, a variable absent from the frame
+    is unobserved in every row (*what is missing is latent*). Any other
+    ``X`` (an array, a frame with an unknown or a repeated column) is
+    returned as it is, for validation to judge.
+    """
+    names = getattr(est, "feature_names_in_", None)
+    if names is None or not isinstance(X, pd.DataFrame):
+        return X
+    cols = X.columns.tolist()
+    names = names.tolist()
+    try:
+        known = set(names)
+        subset = len(set(cols)) == len(cols) and all(c in known for c in cols)
+    except TypeError:  # an unhashable column name
+        return X
+    if not subset or cols == names:
+        return X
+    out = pd.DataFrame(index=X.index)
+    for v in names:
+        out[v] = X[v] if v in cols else pd.Series(None, index=X.index, dtype=object)
+    return out
+
+
 def query_codes(est, X) -> tuple[np.ndarray, list]:
     """Validate ``X`` and encode it: codes ``(n, n_variables)``, -1 unobserved.
 
-    A network fitted to data reads ``X`` as it read the data; one built by
-    hand takes a DataFrame's columns by name (variables it lacks are
-    unobserved) or an array with a column per variable.
+    A network fitted to data reads ``X`` as it read the data, except that a
+    DataFrame may hold some of its variables in any order
+    (:func:`completed_frame`); one built by hand takes a DataFrame's columns
+    by name (variables it lacks are unobserved) or an array with a column per
+    variable.
     """
+    X = completed_frame(est, X)
     if hasattr(est, "n_features_in_"):
         cols, _ = network_columns(est, X, reset=False)
     elif hasattr(X, "columns"):

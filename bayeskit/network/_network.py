@@ -38,7 +38,7 @@ from ._approximate import approximate_frame, exact_only
 from ._ask import NetworkQueries
 from ._by_hand import NetworkTables
 from ._causal import NetworkCausal, intervened_rows
-from ._data import NetworkMEstimate, fill_missing, query_codes
+from ._data import NetworkMEstimate, completed_frame, fill_missing, query_codes
 from ._em import fit_em
 from ._encode import encode_rows
 from ._fast import few_row_codes
@@ -548,7 +548,8 @@ class BayesianNetwork(
     def log_likelihood(self, X) -> np.ndarray:
         """``log P(observed cells)`` of every row, shape ``(n_samples,)``.
 
-        Missing cells are summed out; a row with nothing observed scores 0.
+        Missing cells are summed out, and so are the variables a DataFrame
+        leaves out; a row with nothing observed scores 0.
         """
         return log_likelihoods(self, self._row_codes(X))
 
@@ -589,19 +590,29 @@ class BayesianNetwork(
         ----------
         X : DataFrame or array-like of shape (n_samples, n_variables)
             Missing cells are NaN, None or pd.NA (with
-            ``handle_unknown='ignore'``, unknown states count as missing).
+            ``handle_unknown='ignore'``, unknown states count as missing). A
+            DataFrame may hold only some of the variables, in any order: the
+            absent ones are missing in every row (pgmpy's ``predict`` of the
+            rows with the columns to predict left out).
 
         Returns
         -------
         DataFrame or ndarray
-            ``X`` with its missing cells filled, of the same type.
+            ``X`` with its missing cells filled, of the same type; a
+            DataFrame that lacked variables gets their columns after its own.
         """
         if (handler := handler_for(X)) is not None:
             return handler.predict_frame(self, "predict", X)
+        given = X
+        X = completed_frame(self, X)
         codes, cols = self._codes(X)
         filled = most_probable(self, codes)
         d = len(cols) - len(getattr(self, "latent_", ()))  # the columns of X
-        return fill_missing(self, X, cols[:d], codes[:, :d], filled[:, :d])
+        out = fill_missing(self, X, cols[:d], codes[:, :d], filled[:, :d])
+        if X is not given:  # as pgmpy: the given columns, then the predicted
+            shown = given.columns.tolist()
+            out = out[shown + [v for v in out.columns if v not in shown]]
+        return out
 
     @hybrid_aware
     def predict_proba(
@@ -618,7 +629,9 @@ class BayesianNetwork(
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_variables)
-            Missing cells are NaN, None or pd.NA.
+            Missing cells are NaN, None or pd.NA. A DataFrame may hold only
+            some of the variables, in any order: the absent ones are missing
+            in every row.
         variable : hashable, default=None
             The variable; ``None`` gives every variable.
         soft_evidence : dict, default=None

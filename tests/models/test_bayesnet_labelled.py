@@ -229,3 +229,43 @@ def test_rounded_rows_are_rescaled_and_exact_rows_kept():
     exact = [0.1, 0.2, 0.7]  # sums to 1 within one rounding: kept as given
     bn = BayesianNetwork(states={"x": ["a", "b", "c"]}).set_cpd("x", exact)
     np.testing.assert_array_equal(bn.cpds_["x"], exact)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("name", ["asia", "sachs"])
+def test_a_fitted_network_predicts_the_columns_a_frame_leaves_out_as_pgmpy(name, rng):
+    # pgmpy's idiom: fit on every column, then predict the rows with the
+    # columns to predict dropped. The absent variables are missing in every
+    # row; the answers are pgmpy's on the same tables.
+    truth = BayesianNetwork.from_pgmpy(_example_model(name))
+    data = truth.sample(3000, random_state=int(rng.integers(1 << 30)))
+    edges = [(u, v) for v in truth.variables_ for u in truth.parents_[v]]
+    bn = BayesianNetwork(edges).fit(data)
+    model = bn.to_pgmpy()
+    for _ in range(3):
+        kept = rng.choice(bn.variables_, size=3, replace=False).tolist()
+        rows = data[kept].iloc[rng.choice(len(data), 30, replace=False)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = model.predict(rows).loc[rows.index]  # pgmpy sorts the rows
+            their_proba = model.predict_probability(rows).loc[rows.index]
+        ours = bn.predict(rows)
+        assert ours.columns.tolist()[:3] == kept  # the given columns first
+        pd.testing.assert_frame_equal(
+            ours[theirs.columns].astype(str), theirs.astype(str), check_dtype=False
+        )
+        for v in bn.variables_:
+            if v in kept:
+                continue
+            proba = bn.predict_proba(rows, v)
+            cols = [f"{v}_{s}" for s in bn.states_[v]]
+            np.testing.assert_allclose(
+                proba.to_numpy(), their_proba[cols].to_numpy(), atol=1e-10
+            )
+        # Leaving a column out is leaving its cells missing.
+        full = rows.reindex(columns=bn.variables_[::-1])
+        np.testing.assert_array_equal(bn.score_samples(rows), bn.score_samples(full))
+    with pytest.raises(ValueError, match="unseen at fit time"):
+        bn.predict(data[kept].assign(other=1))
+    with pytest.raises(ValueError, match="fit"):
+        bn.fit(data).partial_fit(data[kept])  # learning still needs every column
