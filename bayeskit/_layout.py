@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import hashlib
+import io
 import pickle
 
 __all__ = ["Layout", "add_described", "fixed_by"]
@@ -58,9 +59,8 @@ class Layout:
         """A fingerprint of the class and the state: equal layouts, equal keys."""
         if self._key is None:
             items = sorted(self.state.items())
-            blob = pickle.dumps(
-                (self.estimator.__module__, self.estimator.__qualname__, items),
-                protocol=4,
+            blob = _dump(
+                (self.estimator.__module__, self.estimator.__qualname__, items)
             )
             self._key = hashlib.sha256(blob).digest()
         return self._key
@@ -117,7 +117,18 @@ def fixed_by(estimator, before: dict) -> tuple:
 
 
 def _dump(value) -> bytes:
-    return pickle.dumps(value, protocol=4)
+    """``value``'s pickle without the memo: equal values give equal bytes
+    whether or not their parts are shared objects (the same label reached
+    through two containers is one object in one process and two after a
+    pickle round trip, which the memo would write differently)."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=4)
+    pickler.fast = True  # no memo: every object written out where it occurs
+    try:
+        pickler.dump(value)
+    except (RecursionError, ValueError):  # a self-referencing value
+        return pickle.dumps(value, protocol=4)
+    return buffer.getvalue()
 
 
 def add_described(a, b, plain):

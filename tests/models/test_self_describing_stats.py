@@ -98,6 +98,27 @@ def test_a_fresh_estimator_reads_summed_statistics(cls):
     _compare(got, ref, X, y)
 
 
+@pytest.mark.parametrize("cls", ESTIMATORS, ids=lambda c: c.__name__)
+def test_pickled_statistics_add_to_statistics_that_never_were(cls):
+    # A driver adds what workers sent (pickled) to what it summarized itself:
+    # the same labels reached through two containers are one object in one
+    # process and two after pickling, which must not make the layouts differ.
+    est = _make(cls)
+    X, y = _data(est)
+    chunks = [np.arange(0, 100), np.arange(100, len(X))]
+    if not _one_pass(est):
+        est.fit(X, y) if y is not None else est.fit(X)
+    mine = []
+    for idx in chunks:
+        worker = clone(est) if _one_pass(est) else copy.deepcopy(est)
+        args = (_rows(X, idx),) if y is None else (_rows(X, idx), y[idx])
+        mine.append(worker.summarize(*args))
+    sent = pickle.loads(pickle.dumps(mine[1]))
+    got = clone(est).from_stats(mine[0] + sent)
+    ref = clone(est).from_stats(mine[0] + mine[1])
+    _compare(got, ref, X, y)
+
+
 ONE_PASS = [cls for cls in ESTIMATORS if _one_pass(_make(cls))]
 
 
