@@ -19,11 +19,14 @@ import pandas as pd
 from sklearn.utils import check_random_state
 
 from .._collections import handler_for
-from .._validation import check_sample_weight
-from ..graph import DAG
-from ..graph.clg import CLGNetwork
 from ._approximate import exact_only
-from ._hybrid_fit import fit_clg_node, prior_of
+from ._hybrid_stats import (
+    HybridStats,
+    fit_hybrid,
+    hybrid_from_stats,
+    hybrid_partial_fit,
+    hybrid_summarize,
+)
 
 __all__ = [
     "fit_hybrid",
@@ -116,96 +119,6 @@ def _continuous_values(frame, names) -> np.ndarray:
         j = int(np.flatnonzero(np.isinf(out).any(axis=0))[0])
         raise ValueError(f"continuous node {names[j]!r} has infinite values")
     return out
-
-
-def fit_hybrid(est, X, sample_weight):
-    """Fit a network with continuous nodes (``est.continuous``)."""
-    est._reset()
-    if est.latent:
-        raise ValueError("latent variables are not available with continuous nodes yet")
-    if est.missing == "em":
-        raise ValueError(
-            "missing='em' is not available with continuous nodes yet: use "
-            "missing='available' (rows missing a cell of a family are left "
-            "out of that family's estimate)"
-        )
-    frame = _frame(est, X, reset=True)
-    names = list(frame.columns)
-    continuous = list(est.continuous)
-    unknown = [v for v in continuous if v not in names]
-    if unknown or len(set(continuous)) != len(continuous):
-        raise ValueError(
-            f"continuous must name distinct columns of X; {unknown!r} are not "
-            f"columns (the columns are {names!r})"
-        )
-    edges = [] if est.edges is None else [tuple(e) for e in est.edges]
-    dag = DAG(edges, nodes=names)
-    extra = [v for v in dag.nodes if v not in set(names)]
-    if extra:
-        raise ValueError(f"edges name {extra!r}, which are not columns of X")
-    cset = set(continuous)
-    for parent, child in edges:
-        if parent in cset and child not in cset:
-            raise ValueError(
-                f"discrete node {child!r} has the continuous parent {parent!r}: "
-                "in a conditional linear Gaussian network a discrete node has "
-                "discrete parents only; reverse the edge, or declare "
-                f"{child!r} continuous"
-            )
-    sw = check_sample_weight(sample_weight, np.empty((len(frame), 0)))
-    if not (sw > 0).any():
-        raise ValueError("sample_weight is zero for every row")
-    order = dag.topological_order()
-    discrete = [v for v in order if v not in cset]
-    cont = [v for v in order if v in cset]
-    values = _continuous_values(frame, cont)
-    inner = None
-    if discrete:
-        inner = type(est)(
-            [e for e in edges if e[0] not in cset and e[1] not in cset],
-            m=est.m,
-            p=est.p,
-            states=est.states,
-            handle_unknown=est.handle_unknown,
-            missing="available",
-        )
-        inner.fit(frame[discrete], sample_weight=sw)
-        codes, _ = inner._codes(frame[discrete])
-    else:
-        codes = np.zeros((len(frame), 0), dtype=int)
-    states = {} if inner is None else dict(inner.states_)
-    cards = {v: len(states[v]) for v in discrete}
-    d_index = {v: j for j, v in enumerate(discrete)}
-    c_index = {v: j for j, v in enumerate(cont)}
-    nodes = {}
-    for v in cont:
-        parents = dag.parents(v)
-        dp = tuple(p for p in parents if p not in cset)
-        cp = tuple(p for p in parents if p in cset)
-        dc = codes[:, [d_index[p] for p in dp]]
-        xc = values[:, [c_index[p] for p in cp]]
-        y = values[:, c_index[v]]
-        ok = (dc >= 0).all(axis=1) & ~np.isnan(xc).any(axis=1) & ~np.isnan(y)
-        nodes[v] = fit_clg_node(
-            v, dp, cp, cards, states, dc[ok], xc[ok], y[ok], sw[ok], prior_of(est, v)
-        )
-    log_cpds = {}
-    for v in discrete:
-        parents = tuple(inner.dag_.parents(v))
-        log_cpds[v] = (parents, np.log(inner.cpds_[v]))
-    est.dag_ = dag
-    est.variables_ = names
-    est.continuous_ = [v for v in names if v in cset]
-    est.states_ = {v: states[v] for v in names if v in states}
-    est._labels_ = {v: inner._labels_[v] for v in discrete}
-    est._state_index_ = {v: inner._state_index_[v] for v in discrete}
-    est.cpds_ = {v: inner.cpds_[v] if v in states else nodes[v] for v in names}
-    est.n_features_in_ = len(names)
-    if all(isinstance(v, str) for v in names):
-        est.feature_names_in_ = np.asarray(names, dtype=object)
-    est._discrete_net_ = inner
-    est._clg_ = CLGNetwork(discrete, cards, log_cpds, cont, nodes)
-    return est
 
 
 def _evidence_rows(est, X) -> tuple:
@@ -503,12 +416,11 @@ def _refuse(what, hint=""):
     return method
 
 
-_IN_MEMORY = ": fit the network on the whole data in memory"
 _METHODS = {
     "fit": _fit,
-    "partial_fit": _refuse("partial_fit", _IN_MEMORY),
-    "summarize": _refuse("summarize", _IN_MEMORY),
-    "from_stats": _refuse("from_stats", _IN_MEMORY),
+    "partial_fit": hybrid_partial_fit,
+    "summarize": hybrid_summarize,
+    "from_stats": hybrid_from_stats,
     "query": _query,
     "map_query": _map_query,
     "log_likelihood": hybrid_log_likelihood,
@@ -540,6 +452,9 @@ def hybrid_aware(method):
             hybrid = _declared(self)
         elif name in {"partial_fit", "summarize", "from_stats", "set_cpd"}:
             hybrid = hybrid or _declared(self)
+            if name == "from_stats":  # statistics of a hybrid network say so
+                stats = args[0] if args else kwargs.get("stats")
+                hybrid = hybrid or isinstance(stats, HybridStats)
         if hybrid:
             return impl(self, *args, **kwargs)
         return method(self, *args, **kwargs)

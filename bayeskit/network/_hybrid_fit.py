@@ -1,6 +1,7 @@
 """Learning the conditional linear Gaussians of a hybrid network's continuous
 nodes: one weighted least-squares regression per configuration of the discrete
-parents, maximum likelihood or the mode under a normal-inverse-gamma prior."""
+parents, maximum likelihood or the mode under a normal-inverse-gamma prior,
+from statistics of the rows that add over chunks (triangular factors)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ from scipy.linalg import solve_triangular
 from ..graph.clg import CLGNode
 from ..priors import NormalInverseGamma
 
-__all__ = ["fit_clg_node", "prior_of"]
+__all__ = [
+    "add_regression_stats",
+    "clg_from_stats",
+    "prior_of",
+    "regression_stats",
+]
 
 
 def prior_of(est, node) -> NormalInverseGamma:
@@ -43,16 +49,65 @@ def _describe(dp, u, states) -> str:
     return f" at {at}"
 
 
-def fit_clg_node(
-    node, dp, cp, cards, states, dcodes, xc, y, w, prior: NormalInverseGamma
+def _triangle(M: np.ndarray) -> np.ndarray:
+    """The triangular factor ``R`` of ``M = QR``, ``(min(m, n), n)``."""
+    return np.linalg.qr(M, mode="r")
+
+
+def regression_stats(dp, cp, states, dcodes, xc, y, w) -> dict:
+    """The statistics of a continuous node's regressions in some rows.
+
+    For every configuration ``u`` of the discrete parents seen with positive
+    weight, ``(R_u, n_u)``: the triangular factor of the weighted design and
+    response :math:`W^{1/2} [1, X, y]` of its rows (``QR``), and their total
+    weight, keyed by the parents' labels. ``R_u^T R_u`` is the rows' scatter
+    :math:`[1, X, y]^T W [1, X, y]`, so the factors of two chunks, stacked and
+    factored again (:func:`add_regression_stats`), are the factor of all
+    their rows; least squares from ``R_u`` is as accurate as from the rows
+    (Golub and Van Loan 2013, section 5.3), which normal equations are not.
+    """
+    keep = w > 0
+    dcodes, xc, y, w = dcodes[keep], xc[keep], y[keep], w[keep]
+    if dp:
+        shape = tuple(len(states[p]) for p in dp)
+        flat = np.ravel_multi_index(tuple(dcodes.T), shape)
+    else:
+        flat = np.zeros(len(y), dtype=np.intp)
+    sw = np.sqrt(w)
+    design = np.column_stack([np.ones(len(y)), xc, y]) * sw[:, None]
+    out = {}
+    for k in np.unique(flat):
+        rows = flat == k
+        u = np.unravel_index(k, shape) if dp else ()
+        key = tuple(states[p][c].item() if hasattr(states[p][c], "item")
+                    else states[p][c] for p, c in zip(dp, u))  # fmt: skip
+        out[key] = (_triangle(design[rows]), float(w[rows].sum()))
+    return out
+
+
+def add_regression_stats(a: dict, b: dict) -> dict:
+    """The statistics of two chunks' rows together (see
+    :func:`regression_stats`)."""
+    out = dict(a)
+    for key, (R, n) in b.items():
+        if key in out:
+            R0, n0 = out[key]
+            out[key] = (_triangle(np.vstack([R0, R])), n0 + n)
+        else:
+            out[key] = (R, n)
+    return out
+
+
+def clg_from_stats(
+    node, dp, cp, cards, states, stats: dict, prior: NormalInverseGamma
 ) -> CLGNode:
-    """The CLG of ``node`` from its complete rows.
+    """The CLG of ``node`` from the statistics of its complete rows.
 
     For every configuration ``u`` of the discrete parents, the coefficients
     ``theta = (a, b)`` minimise
     :math:`\\sum_i w_i (y_i - a - b^\\top x_i)^2 + \\kappa \\lVert \\theta -
-    \\theta_0 \\rVert^2` with :math:`\\theta_0 = (m_0, 0, \\ldots, 0)` (a QR
-    factorisation of the weighted design, the prior's rows appended), and
+    \\theta_0 \\rVert^2` with :math:`\\theta_0 = (m_0, 0, \\ldots, 0)` (the
+    triangular factor of the weighted design, the prior's rows appended), and
     the variance is :math:`(\\psi + \\text{that minimum}) / (c + n_u)`: the
     mode of the conjugate normal-inverse-gamma prior
     :math:`\\theta \\mid \\sigma^2 \\sim \\mathcal{N}(\\theta_0,
@@ -70,9 +125,9 @@ def fit_clg_node(
         The discrete and continuous parents.
     cards, states : dict
         The discrete nodes' numbers of states and labels.
-    dcodes : ndarray of shape (n, len(dp))
-    xc : ndarray of shape (n, len(cp))
-    y, w : ndarray of shape (n,)
+    stats : dict
+        :func:`regression_stats` of the rows (added over chunks).
+    prior : NormalInverseGamma
 
     Returns
     -------
@@ -85,40 +140,32 @@ def fit_clg_node(
     intercept = np.zeros(shape)
     coef = np.zeros((*shape, len(cp)))
     variance = np.zeros(shape)
-    flat = (
-        np.ravel_multi_index(tuple(dcodes.T), shape)
-        if dp
-        else np.zeros(len(y), dtype=int)
-    )
-    for k, u in enumerate(itertools.product(*[range(s) for s in shape])):
-        rows = (flat == k) & (w > 0)
-        n_u = float(w[rows].sum())
-        sw = np.sqrt(w[rows])
-        A = np.column_stack([np.ones(rows.sum()), xc[rows]]) * sw[:, None]
-        b = y[rows] * sw
+    for u in itertools.product(*[range(s) for s in shape]):
+        key = tuple(states[q][k].item() if hasattr(states[q][k], "item")
+                    else states[q][k] for q, k in zip(dp, u))  # fmt: skip
+        R, n_u = stats.get(key, (np.zeros((0, p + 1)), 0.0))
         if kappa > 0:
-            theta0 = np.zeros(p)
-            theta0[0] = m0
-            A = np.vstack([A, np.sqrt(kappa) * np.eye(p)])
-            b = np.concatenate([b, np.sqrt(kappa) * theta0])
+            rows = np.zeros((p, p + 1))
+            rows[:, :p] = np.sqrt(kappa) * np.eye(p)
+            rows[0, p] = np.sqrt(kappa) * m0
+            R = _triangle(np.vstack([R, rows]))
         where = _describe(dp, u, states)
-        if len(b) == 0:
+        if R.shape[0] == 0:
             raise ValueError(
                 f"continuous node {node!r}: no rows of positive weight{where}, so "
                 "its regression is not identified; give continuous_prior a "
                 "mean_weight > 0, or data for every configuration of its "
                 "discrete parents"
             )
-        if len(b) < p or np.linalg.matrix_rank(A) < p:
+        if R.shape[0] < p or np.linalg.matrix_rank(R[:p, :p]) < p:
             raise ValueError(
                 f"continuous node {node!r}: singular regression on its continuous "
                 f"parents {list(cp)!r}{where} (fewer rows than coefficients, or "
                 "collinear parents); give continuous_prior a mean_weight > 0"
             )
-        Q, R = np.linalg.qr(A)
-        theta = solve_triangular(R, Q.T @ b, lower=False)
-        resid = A @ theta - b
-        spread = psi + float(resid @ resid)
+        theta = solve_triangular(R[:p, :p], R[:p, p], lower=False)
+        residual = float(R[p, p]) ** 2 if R.shape[0] > p else 0.0
+        spread = psi + residual
         den = c + n_u
         if not (den > 0 and spread > 0):
             raise ValueError(

@@ -8,11 +8,14 @@ and pgmpy's LinearGaussianBayesianNetwork on all-continuous networks.
 """
 
 import itertools
+import pickle
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.special import logsumexp
 from scipy.stats import multivariate_normal
 from sklearn.linear_model import LinearRegression
@@ -373,10 +376,6 @@ def test_a_singular_regression_names_the_node(rng):
 def test_not_yet_available_paths_say_so(rng):
     df = simulate(rng, 50)
     bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
-    with pytest.raises(ValueError, match="continuous nodes"):
-        bn.partial_fit(df)
-    with pytest.raises(ValueError, match="continuous nodes"):
-        BayesianNetwork(EDGES, continuous=CONT).summarize(df)
     with pytest.raises(ValueError, match="continuous"):
         bn.predict_proba(df, "b")
     with pytest.raises(ValueError, match="soft_evidence"):
@@ -486,3 +485,92 @@ def test_dask_input_with_continuous_nodes(rng):
     )
     with pytest.raises(ValueError, match="Dask input is not available"):
         bn.predict(ddf)
+
+
+def assert_same_network(got, ref, rtol=1e-10):
+    assert got.variables_ == ref.variables_ and got.continuous_ == ref.continuous_
+    for v in ref.variables_:
+        a, b = got.cpds_[v], ref.cpds_[v]
+        if v in ref.continuous_:
+            for name in ("intercept", "coef", "variance"):
+                x, y = getattr(a, name), getattr(b, name)
+                np.testing.assert_allclose(x, y, rtol=rtol, atol=1e-12, err_msg=v)
+        else:
+            assert got.states_[v].tolist() == ref.states_[v].tolist()
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-15, err_msg=v)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    cuts=st.lists(st.integers(1, 299), min_size=1, max_size=5, unique=True),
+    seed=st.integers(0, 2**16),
+)
+def test_statistics_of_any_chunking_in_any_order_equal_one_fit(cuts, seed):
+    # Counts add, and so do the regressions' triangular factors: chunks
+    # summarized by separate networks (half of them pickled, as a worker's)
+    # and added in any order are one fit on all the weighted rows, and so is
+    # partial_fit over the chunks.
+    rng = np.random.default_rng(seed)
+    df = simulate(rng, 300)
+    df.loc[rng.random(300) < 0.05, "e"] = np.nan  # left out of c's regression
+    w = rng.uniform(0, 2, 300) * (rng.random(300) > 0.1)
+    bounds = [0, *sorted(cuts), len(df)]
+    chunks = [np.arange(a, b) for a, b in itertools.pairwise(bounds)]
+    w[bounds[:-1]] = 1.0  # every chunk has weight (partial_fit's first must)
+    # Every regression identified from any chunk on (partial_fit refits after
+    # each), and every state declared (partial_fit's first chunk fixes them).
+    prior = NormalInverseGamma(
+        mean=0.0, mean_weight=0.5, scatter=1.0, variance_weight=2.0
+    )
+    params = dict(
+        edges=EDGES,
+        continuous=CONT,
+        continuous_prior=prior,
+        states={"a": ["hi", "lo", "mid"], "d": ["no", "yes"]},
+    )
+    ref = BayesianNetwork(**params).fit(df, sample_weight=w)
+    parts = []
+    for i in rng.permutation(len(chunks)):
+        stats = BayesianNetwork(**params).summarize(
+            df.iloc[chunks[i]], sample_weight=w[chunks[i]]
+        )
+        parts.append(pickle.loads(pickle.dumps(stats)) if i % 2 else stats)
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    got = BayesianNetwork(continuous_prior=prior).from_stats(total)
+    assert_same_network(got, ref)
+    online = BayesianNetwork(**params)
+    for idx in chunks:
+        online.partial_fit(df.iloc[idx], sample_weight=w[idx])
+    assert_same_network(online, ref)
+    np.testing.assert_allclose(
+        online.score_samples(df), ref.score_samples(df), rtol=1e-10
+    )
+
+
+def test_chunks_that_miss_a_state_add_by_union(rng):
+    df = simulate(rng, 300)
+    first = df[df["a"] != "mid"].iloc[:150]  # no row with a = "mid"
+    second = df.iloc[150:]
+    params = dict(edges=EDGES, continuous=CONT)
+    ref = BayesianNetwork(**params).fit(pd.concat([first, second]))
+    for a, b in ((first, second), (second, first)):
+        total = BayesianNetwork(**params).summarize(a) + BayesianNetwork(
+            **params
+        ).summarize(b)
+        assert_same_network(BayesianNetwork().from_stats(total), ref)
+    # partial_fit, as a discrete network's, takes no state it has not seen.
+    bn = BayesianNetwork(**params).partial_fit(first)
+    with pytest.raises(ValueError, match="mid"):
+        bn.partial_fit(second)
+
+
+def test_statistics_of_other_structures_do_not_add(rng):
+    df = simulate(rng, 100)
+    mine = BayesianNetwork(EDGES, continuous=CONT).summarize(df)
+    other = BayesianNetwork(EDGES[:-1], continuous=CONT).summarize(df)
+    with pytest.raises(ValueError, match="do not add"):
+        mine + other
+    with pytest.raises(TypeError, match="stats must be"):
+        BayesianNetwork(EDGES, continuous=CONT).from_stats({"b": 1})
