@@ -221,3 +221,19 @@ def test_arrays_are_columns_by_position():
 def test_bad_input_raises_naming_the_parameter(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         arc_strength(*args, **kwargs)
+
+
+def test_a_dask_cluster_through_joblib_gives_the_same_table():
+    joblib = pytest.importorskip("joblib")
+    distributed = pytest.importorskip("distributed")
+    df = DATA.head(400)
+    ref = arc_strength(HillClimbSearch(), df, n_resamples=4, random_state=2)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+        joblib.parallel_config(backend="dask"),
+    ):
+        table = arc_strength(HillClimbSearch(), df, n_resamples=4, random_state=2)
+    pd.testing.assert_frame_equal(table, ref)
