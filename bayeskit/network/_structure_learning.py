@@ -539,14 +539,21 @@ class HillClimbSearch(_LearntNetwork):
         fixed = pairs("fixed_edges", "required_edges", False)
         fixed_pairs = [p for p, _ in fixed]
         required = _matrix(fixed_pairs, d)
+        black_name = " or ".join(
+            ["black_list"] + [src + "forbidden_edges"] * ("forbidden_edges" in expert)
+        )
+        white_name = " and ".join(
+            ["white_list"] * (self.white_list is not None)
+            + [src + "search_space"] * ("search_space" in expert)
+        )
         for (x, y), label in fixed:
             edge = f"{label} holds ({names[x]!r}, {names[y]!r}), which"
             if black[x, y]:
-                raise ValueError(f"{edge} black_list forbids")
+                raise ValueError(f"{edge} {black_name} forbids")
             if later_first[x, y]:
                 raise ValueError(f"{edge} {order_name} forbids (a later tier first)")
             if not allowed[x, y]:
-                raise ValueError(f"{edge} is not in white_list")
+                raise ValueError(f"{edge} is not in {white_name}")
         allowed &= ~later_first
         try:
             DAG(fixed_pairs, nodes=range(d))

@@ -213,6 +213,16 @@ def test_start_dag_edges_against_the_order_are_dropped():
         ),
         ({"expert_knowledge": 3}, TypeError, "expert_knowledge must be"),
         (
+            {
+                "expert_knowledge": {
+                    "required_edges": [("asia", "tub")],
+                    "search_space": [("tub", "asia")],
+                }
+            },
+            ValueError,
+            "is not in expert_knowledge's search_space",
+        ),
+        (
             {"expert_knowledge": {"required_edges": [("asia", "nope")]}},
             ValueError,
             "expert_knowledge's required_edges names",
@@ -225,7 +235,8 @@ def test_start_dag_edges_against_the_order_are_dropped():
                 }
             },
             ValueError,
-            "expert_knowledge's required_edges holds .* black_list forbids",
+            "expert_knowledge's required_edges holds .* black_list or "
+            "expert_knowledge's forbidden_edges forbids",
         ),
     ],
 )
