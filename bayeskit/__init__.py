@@ -46,6 +46,7 @@ from .network import (
     PC,
     BayesianNetwork,
     HillClimbSearch,
+    arc_strength,
     chow_liu_tree,
     score_structure,
 )
@@ -122,6 +123,7 @@ __all__ = [
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",
     "__version__",
+    "arc_strength",
     "chow_liu_tree",
     "score_structure",
     "select_mixture",

@@ -7,6 +7,7 @@ here and in :mod:`bayeskit.naive_bayes`. Reading and writing network files is
 :mod:`bayeskit.io`.
 """
 
+from ._arc_strength import arc_strength
 from ._data import UnknownStateError
 from ._network import BayesianNetwork
 from ._pc_search import PC
@@ -21,6 +22,7 @@ __all__ = [
     "PosteriorSeries",
     "TreeAugmentedNB",
     "UnknownStateError",
+    "arc_strength",
     "chow_liu_tree",
     "score_structure",
 ]

@@ -31,6 +31,8 @@ from ..graph.dag import CycleError
 from ._data import FRACTIONAL, warn_continuous
 from ._edges import edge_matrix as _matrix
 from ._edges import edge_pairs as _edge_pairs
+from ._edges import expert_parts as _expert_parts
+from ._edges import tier_matrix as _tier_matrix
 from ._hill_climb import iterated_hill_climb
 from ._network import BayesianNetwork
 from ._scores import SCORES, FamilyScores, encode_frame, split_frame
@@ -246,6 +248,20 @@ class HillClimbSearch(_LearntNetwork):
     fixed_edges : list of (parent, child), default=None
         Edges that must be in the graph (required edges): added to the start
         and never removed or reversed.
+    temporal_order : list of lists of column names, default=None
+        Tiers of variables, earliest first (pgmpy's ``temporal_order``,
+        bnlearn's tiers): no edge goes from a variable of a later tier to one
+        of an earlier tier; edges within a tier may go either way, and a
+        variable in no tier is not constrained (as in pgmpy). A fixed edge
+        against the order is a ValueError.
+    expert_knowledge : pgmpy ExpertKnowledge or dict, default=None
+        pgmpy's way of writing the constraints, read and never changed: its
+        ``forbidden_edges`` join ``black_list``, its ``required_edges``
+        join ``fixed_edges``, its ``search_space`` narrows ``white_list``
+        and its ``temporal_order`` is ``temporal_order`` (given once). A
+        dict with these keys does the same. Where pgmpy silently drops a
+        required edge that its other knowledge forbids, this is a
+        ValueError naming both.
     start_dag : list of (parent, child) or DAG, default=None
         The graph to start from (pgmpy's or networkx's graphs too);
         ``None`` is the graph with no edges. Its edges in ``black_list`` (or
@@ -428,6 +444,8 @@ class HillClimbSearch(_LearntNetwork):
         "black_list": ["array-like", None],
         "white_list": ["array-like", None],
         "fixed_edges": ["array-like", None],
+        "temporal_order": ["array-like", None],
+        "expert_knowledge": "no_validation",
         "start_dag": "no_validation",
         "epsilon": [Interval(Real, None, None, closed="neither")],
         "max_iter": [Interval(Integral, 0, None, closed="left")],
@@ -448,6 +466,8 @@ class HillClimbSearch(_LearntNetwork):
         black_list=None,
         white_list=None,
         fixed_edges=None,
+        temporal_order=None,
+        expert_knowledge=None,
         start_dag=None,
         epsilon=1e-4,
         max_iter=1_000_000,
@@ -464,6 +484,8 @@ class HillClimbSearch(_LearntNetwork):
         self.black_list = black_list
         self.white_list = white_list
         self.fixed_edges = fixed_edges
+        self.temporal_order = temporal_order
+        self.expert_knowledge = expert_knowledge
         self.start_dag = start_dag
         self.epsilon = epsilon
         self.max_iter = max_iter
@@ -475,28 +497,64 @@ class HillClimbSearch(_LearntNetwork):
 
     def _constraints(self, names: list) -> tuple[np.ndarray, ...]:
         """The allowed and required edges and the start, as adjacency
-        matrices; conflicts are ValueErrors naming the parameters."""
+        matrices; conflicts are ValueErrors naming the parameters. The parts
+        of ``expert_knowledge`` join those of the parameters: its forbidden
+        and required edges are added to ``black_list`` and ``fixed_edges``,
+        its search space narrows ``white_list``, its temporal order is
+        ``temporal_order``."""
         index = {v: i for i, v in enumerate(names)}
         d = len(names)
-        black = _matrix(_edge_pairs(self.black_list, "black_list", index, True), d)
+        expert = _expert_parts(self.expert_knowledge)
+        src = "expert_knowledge's "
+
+        def pairs(param, key, self_loops):
+            out = [
+                (pair, param)
+                for pair in _edge_pairs(getattr(self, param), param, index, self_loops)
+            ]
+            if key in expert:
+                label = src + key
+                found = _edge_pairs(expert[key], label, index, self_loops)
+                out += [(pair, label) for pair in found]
+            return out
+
+        black = _matrix([p for p, _ in pairs("black_list", "forbidden_edges", True)], d)
         allowed = ~black
-        if self.white_list is not None:
-            white = _edge_pairs(self.white_list, "white_list", index, True)
-            allowed &= _matrix(white, d)
+        for param, key in (("white_list", None), (None, "search_space")):
+            value = getattr(self, param) if param else expert.get(key)
+            if value is not None:
+                label = param or src + key
+                allowed &= _matrix(_edge_pairs(value, label, index, True), d)
+        if self.temporal_order is not None and "temporal_order" in expert:
+            raise ValueError(
+                "temporal_order is given twice, as a parameter and in "
+                "expert_knowledge: give one"
+            )
+        order_name = "temporal_order" if self.temporal_order is not None else None
+        order_name = order_name or src + "temporal_order"
+        later_first = _tier_matrix(
+            expert.get("temporal_order", self.temporal_order), order_name, index
+        )
         np.fill_diagonal(allowed, False)
-        fixed_pairs = _edge_pairs(self.fixed_edges, "fixed_edges", index)
+        fixed = pairs("fixed_edges", "required_edges", False)
+        fixed_pairs = [p for p, _ in fixed]
         required = _matrix(fixed_pairs, d)
-        for x, y in fixed_pairs:
+        black_name = " or ".join(
+            ["black_list"] + [src + "forbidden_edges"] * ("forbidden_edges" in expert)
+        )
+        white_name = " and ".join(
+            ["white_list"] * (self.white_list is not None)
+            + [src + "search_space"] * ("search_space" in expert)
+        )
+        for (x, y), label in fixed:
+            edge = f"{label} holds ({names[x]!r}, {names[y]!r}), which"
             if black[x, y]:
-                raise ValueError(
-                    f"fixed_edges holds ({names[x]!r}, {names[y]!r}), which "
-                    "black_list forbids"
-                )
+                raise ValueError(f"{edge} {black_name} forbids")
+            if later_first[x, y]:
+                raise ValueError(f"{edge} {order_name} forbids (a later tier first)")
             if not allowed[x, y]:
-                raise ValueError(
-                    f"fixed_edges holds ({names[x]!r}, {names[y]!r}), which is "
-                    "not in white_list"
-                )
+                raise ValueError(f"{edge} is not in {white_name}")
+        allowed &= ~later_first
         try:
             DAG(fixed_pairs, nodes=range(d))
         except CycleError as exc:
