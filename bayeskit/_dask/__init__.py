@@ -6,7 +6,8 @@ prediction over row blocks), then :mod:`._em` (the Gaussian mixtures' EM, one
 reduction per iteration), :mod:`._hmm` (Baum-Welch over Dask bags and arrays
 of sequences) and :mod:`._lds` (EM of the linear dynamical systems over the
 same partitions of sequences) and :mod:`._chain` (the counts of the observable
-Markov chains), built on it. ``bayeskit`` registers this
+Markov chains) and :mod:`._hybrid` (networks with continuous nodes), built on
+it. ``bayeskit`` registers this
 package with :mod:`bayeskit._collections`; an estimator calls it only when
 :func:`accepts` says its input is a Dask collection, and Dask is imported
 then.
@@ -23,6 +24,7 @@ from ._edge import (
 )
 from ._em import fit_mixture, partial_fit_mixture
 from ._hmm import fit_hmm, predict_hmm
+from ._hybrid import fit_hybrid_network
 from ._lds import fit_lds, predict_lds, states_lds
 
 accepts = is_dask  # the handler's test (bayeskit._collections)
@@ -32,6 +34,7 @@ __all__ = [
     "accepts",
     "fit_classifier",
     "fit_hmm",
+    "fit_hybrid_network",
     "fit_lds",
     "fit_markov_chain",
     "fit_mixture",

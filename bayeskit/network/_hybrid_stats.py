@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._collections import handler_for
 from .._validation import check_sample_weight
 from ..graph import DAG
 from ..graph.clg import CLGNetwork
@@ -228,9 +229,11 @@ def _refuse_latent(est) -> None:
 
 def fit_hybrid(est, X, sample_weight):
     """Fit a network with continuous nodes (``est.continuous``):
-    ``from_stats(summarize(X))``."""
-    est._reset()
+    ``from_stats(summarize(X))``, on a Dask DataFrame too."""
     _refuse_latent(est)
+    if (handler := handler_for(X)) is not None:
+        return handler.fit_hybrid_network(est, X, sample_weight)
+    est._reset()
     return hybrid_from_stats(est, hybrid_summarize(est, X, sample_weight, fit=True))
 
 
@@ -239,4 +242,6 @@ def hybrid_partial_fit(est, X, y=None, sample_weight=None):
     and set its CPDs from the sum (the first call is ``fit``)."""
     if not hasattr(est, "continuous_"):
         return fit_hybrid(est, X, sample_weight)
+    if (handler := handler_for(X)) is not None:
+        return handler.fit_hybrid_network(est, X, sample_weight, partial=True)
     return hybrid_from_stats(est, est.stats_ + hybrid_summarize(est, X, sample_weight))
