@@ -13,6 +13,7 @@ from .discriminant_analysis import (
 )
 from .hmm import (
     GMMHMM,
+    ARGaussianHMM,
     CategoricalHMM,
     GaussianHMM,
     HiddenMarkovModel,
@@ -93,6 +94,7 @@ def __dir__():
 __all__ = [
     "GMMHMM",
     "PC",
+    "ARGaussianHMM",
     "BayesianGaussianMixture",
     "BayesianNetwork",
     "BernoulliNB",
