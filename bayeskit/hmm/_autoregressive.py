@@ -339,9 +339,6 @@ class ARGaussianHMM(BaseHMM):
         )
         return Triple(self._chain(), emission, LatentPrior(self._chain_prior(), prior))
 
-    def _triple_size(self):
-        return (super()._triple_size(), self.order)
-
     def _params_from_stats(self, stats, previous, components):
         try:
             return super()._params_from_stats(stats, previous, components)

@@ -276,6 +276,41 @@ def test_sample_follows_the_dynamics_from_the_history():
     assert est.sample(1, random_state=0)[0].tolist() == [[0.0]]
 
 
+# -- the letters, the start ---------------------------------------------------------
+def test_params_and_init_params_letters_and_min_covar():
+    X, lengths = _random_data(5, d=2, order=1, k=2, n_seq=3)
+    # The start: coefficients 0, covariances the modelled steps' plus min_covar.
+    start = ARGaussianHMM(2, order=1, min_covar=0.25, random_state=0)
+    start._init(X, lengths)
+    Z = lagged_rows(X, np.asarray(lengths), 1)
+    x = Z[~np.isnan(Z).any(axis=1), :2]
+    np.testing.assert_array_equal(start.coef_, 0.0)
+    np.testing.assert_allclose(
+        start.covars_[0], np.diag(np.diag(np.cov(x.T))) + 0.25 * np.eye(2)
+    )
+    # Without 'a' in params the coefficients keep their start; the rest move.
+    fixed = ARGaussianHMM(2, order=1, params="stmc", random_state=0).fit(X, lengths)
+    np.testing.assert_array_equal(fixed.coef_, 0.0)
+    moved = ARGaussianHMM(2, order=1, random_state=0).fit(X, lengths)
+    assert np.abs(moved.coef_).max() > 0.1
+    # Coefficients set by hand and left out of init_params are EM's start.
+    given = np.full((2, 2, 2), 0.1)
+    est = ARGaussianHMM(2, order=1, init_params="stmc", params="", n_iter=1)
+    est.coef_ = given
+    est.fit(X, lengths)
+    np.testing.assert_array_equal(est.coef_, given)
+    # Without 'm' the intercepts are kept and the coefficients regress x - b
+    # (one state: every posterior is 1).
+    keep = ARGaussianHMM(1, order=1, params="stac", init_params="", n_iter=1)
+    keep.startprob_, keep.transmat_ = np.array([1.0]), np.eye(1)
+    keep.coef_, keep.intercept_ = given[:1], np.array([[1.0, -1.0]])
+    keep.covars_ = np.ones((1, 2))
+    keep.fit(X, lengths)
+    np.testing.assert_array_equal(keep.intercept_[0], [1.0, -1.0])
+    ref = np.linalg.lstsq(Z[~np.isnan(Z).any(axis=1), 2:], x - [1.0, -1.0], rcond=None)
+    np.testing.assert_allclose(keep.coef_[0], ref[0].T, rtol=1e-10)
+
+
 # -- input -------------------------------------------------------------------------
 def test_bad_input_is_a_value_error_naming_it():
     X = np.random.default_rng(0).normal(size=(20, 2))
