@@ -13,6 +13,7 @@ from .discriminant_analysis import (
 )
 from .hmm import (
     GMMHMM,
+    ARGaussianHMM,
     CategoricalHMM,
     GaussianHMM,
     HiddenMarkovModel,
@@ -94,6 +95,7 @@ def __dir__():
 __all__ = [
     "GMMHMM",
     "PC",
+    "ARGaussianHMM",
     "BayesianGaussianMixture",
     "BayesianNetwork",
     "BernoulliNB",

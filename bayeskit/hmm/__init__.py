@@ -17,6 +17,7 @@ return per-step results return them in the form they were given.
 """
 
 from .._base.monitor import ConvergenceMonitor
+from ._autoregressive import ARGaussianHMM
 from ._categorical import CategoricalHMM
 from ._classifier import HMMClassifier
 from ._gaussian import GaussianHMM
@@ -29,6 +30,7 @@ from ._semi_markov import HiddenSemiMarkovModel
 
 __all__ = [
     "GMMHMM",
+    "ARGaussianHMM",
     "CategoricalHMM",
     "ConvergenceMonitor",
     "GaussianHMM",

@@ -36,6 +36,57 @@ _PRIOR_NAMES = {
 }
 
 
+def hmmlearn_gaussian_start(model, X, row_weight, random_state, structure):
+    """hmmlearn's start of a Gaussian HMM's ``(means, covariances)``.
+
+    The means are the centres of ``KMeans(n_components,
+    random_state=random_state, n_init=10)`` when ``'m'`` is to be initialised
+    (``random_state`` as given to the model: an int seeds k-means' own
+    generator, a ``RandomState`` goes on drawing after the chain's tables),
+    zeros otherwise (only their shape is read); every state's covariance is
+    the data's covariance plus ``model.min_covar`` on its diagonal, in
+    ``structure``'s shape (spherical: the mean of its entries). Shared by
+    :class:`GaussianHMM` and :class:`~bayeskit.hmm.ARGaussianHMM`.
+    """
+    k = model.n_components
+    if np.count_nonzero(row_weight) < k:
+        raise ValueError(
+            f"n_components={k} states need at least {k} steps of positive "
+            f"weight to start the means by k-means, got "
+            f"{np.count_nonzero(row_weight)}; give more steps, fewer "
+            f"n_components, or set {model._features_from} and leave 'm' out of "
+            "init_params"
+        )
+    if has_nan(X):
+        # Missing coordinates: the start is that of the steps with every
+        # missing coordinate replaced by its mean (steps with nothing
+        # observed left out); EM then treats them as latent.
+        row_weight = row_weight * ~np.isnan(X).all(axis=1)
+        X = mean_imputed(X, row_weight)
+    weighted = not np.all(row_weight == 1.0)
+    means = None
+    if "m" in model._to_init:
+        km = KMeans(n_clusters=k, n_init=10, random_state=random_state)
+        km.fit(X, sample_weight=row_weight if weighted else None)
+        means = km.cluster_centers_
+    # The data's covariance (hmmlearn's np.cov: divided by n - 1).
+    if weighted or len(X) < 2:  # (np.cov of one step is NaN)
+        stats = Gaussian(FULL).stats(X, row_weight[:, None])
+        cov = stats.scatter[0] / max(row_weight.sum() - 1.0, 1.0)
+    else:
+        cov = np.atleast_2d(np.cov(X.T))
+    cov = cov + model.min_covar * np.eye(X.shape[1])
+    if structure.name == "spherical":
+        # hmmlearn's variance: the mean of every entry of the matrix, the
+        # variance of the mean of the features plus min_covar / d.
+        covars = np.full(k, cov.mean())
+    else:
+        covars = structure.from_matrix(cov, k)
+    if means is None:  # the means are set: only their shape is read
+        means = np.zeros((k, X.shape[1]))
+    return means, covars
+
+
 class GaussianHMM(BaseHMM):
     """Hidden Markov model with Gaussian emissions.
 
@@ -307,47 +358,10 @@ class GaussianHMM(BaseHMM):
             ) from None
 
     def _emission_start(self, X, row_weight, random_state, emission):
-        """hmmlearn's start: the centres of ``KMeans(n_components,
-        random_state=random_state, n_init=10)`` (``random_state`` as given to
-        the model: an int seeds k-means' own generator, a ``RandomState`` goes
-        on drawing after the chain's tables) and, for every state, the data's
-        covariance plus ``min_covar`` on its diagonal, in the structure's
-        shape (spherical: the mean of its entries)."""
-        k = self.n_components
-        if np.count_nonzero(row_weight) < k:
-            raise ValueError(
-                f"n_components={k} states need at least {k} steps of positive "
-                f"weight to start the means by k-means, got "
-                f"{np.count_nonzero(row_weight)}; give more steps, fewer "
-                "n_components, or set means_ and leave 'm' out of init_params"
-            )
-        if has_nan(X):
-            # Missing coordinates: the start is that of the steps with every
-            # missing coordinate replaced by its mean (steps with nothing
-            # observed left out); EM then treats them as latent.
-            row_weight = row_weight * ~np.isnan(X).all(axis=1)
-            X = mean_imputed(X, row_weight)
-        weighted = not np.all(row_weight == 1.0)
-        means = None
-        if "m" in self._to_init:
-            km = KMeans(n_clusters=k, n_init=10, random_state=random_state)
-            km.fit(X, sample_weight=row_weight if weighted else None)
-            means = km.cluster_centers_
-        # The data's covariance (hmmlearn's np.cov: divided by n - 1).
-        if weighted or len(X) < 2:  # (np.cov of one step is NaN)
-            stats = Gaussian(FULL).stats(X, row_weight[:, None])
-            cov = stats.scatter[0] / max(row_weight.sum() - 1.0, 1.0)
-        else:
-            cov = np.atleast_2d(np.cov(X.T))
-        cov = cov + self.min_covar * np.eye(X.shape[1])
-        if self.covariance_type == "spherical":
-            # hmmlearn's variance: the mean of every entry of the matrix, the
-            # variance of the mean of the features plus min_covar / d.
-            covars = np.full(k, cov.mean())
-        else:
-            covars = emission.covariance.from_matrix(cov, k)
-        if means is None:  # the means are set: only their shape is read
-            means = np.zeros((k, X.shape[1]))
+        """hmmlearn's start (:func:`hmmlearn_gaussian_start`)."""
+        means, covars = hmmlearn_gaussian_start(
+            self, X, row_weight, random_state, emission.covariance
+        )
         try:
             return emission.params_from(means, covars)
         except np.linalg.LinAlgError:

@@ -12,6 +12,7 @@ import pytest
 
 from bayeskit import (
     GMMHMM,
+    ARGaussianHMM,
     CategoricalHMM,
     GaussianHMM,
     MultinomialHMM,
@@ -50,6 +51,11 @@ def _poisson(rng, n=24):
 
 
 CASES = {
+    "autoregressive": (
+        lambda: ARGaussianHMM(2, order=2, covariance_type="full"),
+        _gaussian,
+        "coef_",
+    ),
     "gaussian": (lambda: GaussianHMM(3, covariance_type="full"), _gaussian, "means_"),
     "categorical": (lambda: CategoricalHMM(3), _symbols, "emissionprob_"),
     "poisson": (lambda: PoissonHMM(2), _poisson, "lambdas_"),
@@ -85,7 +91,9 @@ def test_baum_welch_on_a_bag_equals_in_memory(case, rng):
     )
 
 
-@pytest.mark.parametrize("case", ["gaussian", "categorical", "poisson"])
+@pytest.mark.parametrize(
+    "case", ["autoregressive", "gaussian", "categorical", "poisson"]
+)
 def test_baum_welch_on_an_array_with_lengths_equals_in_memory(case, rng):
     seqs = CASES[case][1](rng)
     rows = np.concatenate([np.reshape(s, (len(s), -1)) for s in seqs])
