@@ -43,7 +43,10 @@ _LOG_2PI = math.log(2.0 * math.pi)
 
 
 def fits(lengths: np.ndarray, n_obs: int, n_state: int) -> bool:
-    """Whether sequences of these ``lengths`` are for these passes."""
+    """Whether sequences of these ``lengths`` are for these passes (not
+    empty ones: the kernels take those)."""
+    if not len(lengths) or lengths.min() < 1:
+        return False
     longest = int(lengths.max())
     return (
         _spent[0] < BUDGET

@@ -150,6 +150,7 @@ def test_some_coordinates_missing_and_a_spent_budget_go_to_the_kernels(
     assert _gaussian_numpy.fits(lengths, 3, 2)
     long = np.array([1, _gaussian_numpy.MAX_STEPS + 1])
     assert not _gaussian_numpy.fits(long, 3, 2)
+    assert not _gaussian_numpy.fits(np.array([3, 0]), 3, 2)  # an empty sequence
     _gaussian_numpy._spent[0] = _gaussian_numpy.BUDGET
     assert not _gaussian_numpy.fits(lengths, 3, 2)
 
