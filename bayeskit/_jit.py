@@ -46,7 +46,15 @@ import numba
 import numpy as np
 from numba.core import caching
 
-__all__ = ["interpreted", "njit", "parallel_pair", "run_parallel", "run_small"]
+__all__ = [
+    "interpreted",
+    "njit",
+    "numpy_first",
+    "parallel_pair",
+    "run_numpy",
+    "run_parallel",
+    "run_small",
+]
 
 
 def _numba_name(*names):
@@ -247,11 +255,47 @@ def _compiled(kernel) -> bool:
     """Compiled in this process, or in the disk cache (a load of milliseconds)."""
     if isinstance(kernel, _Pair):
         kernel = kernel.variant(False)  # creating a dispatcher compiles nothing
-    if kernel.signatures:
+    signatures = getattr(kernel, "signatures", None)
+    if signatures is None or signatures:  # not a numba kernel, or compiled
         return True
     cache_file = getattr(getattr(kernel, "_cache", None), "_cache_file", None)
     index = getattr(cache_file, "_index_path", None)
     return index is not None and os.path.exists(index)
+
+
+# CPU seconds a kernel's numpy stand-in may run in a process while the kernel
+# is not compiled (in this process or the disk cache): about what compiling
+# it costs, so that a fresh environment's first calls compile nothing and a
+# process that keeps calling soon runs the kernel compiled.
+_NUMPY_BUDGET = 2.0
+_numpy_seconds: dict = {}
+_known_compiled: set = set()
+
+
+def numpy_first(*kernels) -> bool:
+    """Whether to run a numpy stand-in for ``kernels`` (whole-array operations
+    giving the same results) instead of them: while one of them is not
+    compiled, in this process or in the disk cache, and until the stand-in
+    has taken ``_NUMPY_BUDGET`` CPU seconds in this process (counted under
+    the first kernel by :func:`run_numpy`)."""
+    if _numpy_seconds.get(kernels[0], 0.0) >= _NUMPY_BUDGET:
+        return False
+    for kernel in kernels:
+        if kernel not in _known_compiled:
+            if not _compiled(kernel):
+                return True
+            _known_compiled.add(kernel)  # compiled stays compiled
+    return False
+
+
+def run_numpy(kernel, func, *args):
+    """``func(*args)``, its CPU time counted against ``kernel``'s budget."""
+    start = time.process_time()
+    try:
+        return func(*args)
+    finally:
+        spent = time.process_time() - start
+        _numpy_seconds[kernel] = _numpy_seconds.get(kernel, 0.0) + spent
 
 
 def run_small(kernel, *args):

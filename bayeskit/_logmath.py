@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import njit, numpy_first, run_numpy
 
 try:  # numpy >= 2.0
     from numpy.lib.array_utils import normalize_axis_tuple
@@ -113,6 +113,8 @@ def _normalize_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     if a.size < _NUMPY_SIZE:
         return _normalize_rows_numpy(a)
+    if numpy_first(_shift_rows, _row_sums, _subtract_rows):  # a fresh environment
+        return run_numpy(_shift_rows, _normalize_rows_numpy, a)
     out = np.empty_like(a)
     shift = np.empty(a.shape[0])
     _shift_rows(a, out, shift)
@@ -126,7 +128,8 @@ def _normalize_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # Below this many entries the rows are normalised by numpy alone: the
 # compiled passes save microseconds there, and compiling them takes a second or
-# more in an environment whose disk cache is empty (a first fit).
+# more in an environment whose disk cache is empty (a first fit). Above it,
+# numpy too while the passes are not compiled (``bayeskit._jit.numpy_first``).
 _NUMPY_SIZE = 1 << 14
 
 

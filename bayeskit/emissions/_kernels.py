@@ -34,7 +34,7 @@ import threading
 import numba
 import numpy as np
 
-from .._jit import njit, run_small
+from .._jit import njit, numpy_first, run_numpy, run_small
 
 __all__ = [
     "categorical_counts",
@@ -59,21 +59,32 @@ def _small_work(size, numpy=None):
     """Decorate a compiled kernel: calls whose ``size(*args)`` is below
     ``_INTERPRET_CELLS`` run ``numpy(*args)`` (the same result by whole-array
     operations, as fast as the compiled kernel at that size) or, without one,
-    the kernel interpreted; ``.compiled`` is the kernel."""
+    the kernel interpreted; larger calls run ``numpy`` too while the kernel is
+    not compiled (see ``bayeskit._jit.numpy_first``: a fresh environment's
+    first fits compile nothing) and the work is below ``_NUMPY_FIRST_CELLS``.
+    ``.compiled`` is the kernel."""
 
     def decorate(kernel):
         @functools.wraps(kernel.py_func)
         def call(*args):
-            if size(*args) < _INTERPRET_CELLS:
+            work = size(*args)
+            if work < _INTERPRET_CELLS:
                 if numpy is not None:
                     return numpy(*args)
                 return run_small(kernel, *args)
+            if numpy is not None and work < _NUMPY_FIRST_CELLS and numpy_first(kernel):
+                return run_numpy(kernel, numpy, *args)
             return kernel(*args)
 
         call.compiled = kernel
         return call
 
     return decorate
+
+
+# Above this many cells, the kernel is compiled even in a fresh environment:
+# its numpy stand-in's temporaries grow with the cells.
+_NUMPY_FIRST_CELLS = 1 << 24
 
 
 # Rows summed in one block before the block's sum joins the total: sums of
@@ -130,7 +141,42 @@ def diag_log_likelihood(X, means, half_prec, log_norm, norm, out):  # pragma: no
                 out[i, k] = acc
 
 
-@_small_work(lambda X, *_: X.size)
+def _diag_class_moments_numpy(X, weights, labels, ref, weight, mean, scatter, block):
+    """:func:`diag_class_moments` by numpy: the same sums in the same order
+    (``np.bincount`` adds its weights in row order, as the kernel's loop)."""
+    n, d = X.shape
+    n_states = weight.shape[0]
+    observed = X == X
+    first = observed.argmax(axis=0)
+    ref[:] = np.where(observed.any(axis=0), X[first, np.arange(d)], 0.0)
+    w = weights[np.arange(n), labels]
+
+    def sums(values, start, stop):
+        return np.stack(
+            [
+                np.bincount(labels[start:stop], values[:, j], minlength=n_states)
+                for j in range(d)
+            ],
+            axis=1,
+        )
+
+    weight += sums(np.where(observed, w[:, None], 0.0), 0, n)
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        deviation = w[start:stop, None] * (X[start:stop] - ref)
+        scatter += sums(np.where(observed[start:stop], deviation, 0.0), start, stop)
+    mean[...] = np.where(
+        weight > 0, ref + scatter / np.where(weight > 0, weight, 1.0), mean
+    )
+    scatter[...] = 0.0
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        r = X[start:stop] - mean[labels[start:stop]]
+        squares = w[start:stop, None] * r * r
+        scatter += sums(np.where(r == r, squares, 0.0), start, stop)
+
+
+@_small_work(lambda X, *_: X.size, numpy=_diag_class_moments_numpy)
 @njit(**_JIT)
 def diag_class_moments(
     X, weights, labels, ref, weight, mean, scatter, block
@@ -317,7 +363,31 @@ def categorical_log_likelihood(codes, offsets, log_prob, out):  # pragma: no cov
                     out[i, k] += log_prob[r, k]
 
 
-@_small_work(lambda codes, *_: codes.size)
+def _categorical_counts_numpy(codes, offsets, weights, labels, counts):
+    """:func:`categorical_counts` by numpy: each cell's additions in row
+    order, as the kernel's loop (``np.bincount`` over the cells, row-major)."""
+    n, d = codes.shape
+    n_states = counts.shape[1]
+    observed = codes >= 0
+    cells = (offsets[None, :d] + codes) * n_states + labels[:, None]
+    w = np.broadcast_to(weights[np.arange(n), labels][:, None], (n, d))
+    counts += np.bincount(cells[observed], w[observed], minlength=counts.size).reshape(
+        counts.shape
+    )
+
+
+def _categorical_soft_counts_numpy(codes, offsets, weights, counts):
+    """:func:`categorical_soft_counts` by numpy (per state, as
+    :func:`_categorical_counts_numpy`)."""
+    n, d = codes.shape
+    observed = codes >= 0
+    rows = (offsets[None, :d] + codes)[observed]
+    which = np.broadcast_to(np.arange(n)[:, None], (n, d))[observed]
+    for k in range(counts.shape[1]):
+        counts[:, k] += np.bincount(rows, weights[which, k], minlength=len(counts))
+
+
+@_small_work(lambda codes, *_: codes.size, numpy=_categorical_counts_numpy)
 @njit(**_JIT)
 def categorical_counts(codes, offsets, weights, labels, counts):  # pragma: no cover
     """``counts[offsets[j] + codes[i, j], labels[i]] += weights[i, labels[i]]``
@@ -332,7 +402,10 @@ def categorical_counts(codes, offsets, weights, labels, counts):  # pragma: no c
                 counts[offsets[j] + a, k] += w
 
 
-@_small_work(lambda codes, offsets, weights, counts: codes.size * weights.shape[1])
+@_small_work(
+    lambda codes, offsets, weights, counts: codes.size * weights.shape[1],
+    numpy=_categorical_soft_counts_numpy,
+)
 @njit(**_JIT)
 def categorical_soft_counts(codes, offsets, weights, counts):  # pragma: no cover
     """``counts[offsets[j] + codes[i, j], :] += weights[i, :]`` over the

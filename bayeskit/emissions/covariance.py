@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._jit import numpy_first, run_numpy
 from .._logmath import has_nan
 from ._covariance_base import Covariance
 from ._covariance_factors import (
@@ -163,6 +164,8 @@ class Full(Covariance):
         k = P.shape[0]
         if n * k * d * d < _COMPILED_WORK or not _is_upper(P):
             return super().log_likelihood(X, params)
+        if numpy_first(full_log_likelihood):  # not compiled: a fresh environment
+            return run_numpy(full_log_likelihood, super().log_likelihood, X, params)
         center = np.asarray(params.center, dtype=float)
         shift = np.einsum("kj,kji->ki", params.means - center, P)
         out = np.empty((n, k))

@@ -81,6 +81,40 @@ class _Steps:
         return self.starts[: self.active[t]] + t
 
 
+class _Padded(_Steps):
+    """The sequences sorted longest first, and the rows of their steps padded:
+    ``forward[t, s]`` is the row of step ``t`` of sequence ``s``,
+    ``backward[t, s]`` of its step ``t`` before the last (a sequence's first
+    row where it has no such step, ``valid`` False)."""
+
+    def __init__(self, bounds: np.ndarray):
+        super().__init__(bounds)
+        t = np.arange(self.n_steps)[:, None]
+        self.valid = t < self.lengths
+        self.forward = np.where(self.valid, self.starts + t, self.starts)
+        self.backward = np.where(
+            self.valid, self.starts + self.lengths - 1 - t, self.starts
+        )
+        # Where each row sits in the padded arrays, flattened.
+        n_rows = int(self.lengths.sum())
+        where = np.flatnonzero(self.valid.ravel())
+        self._positions = {}
+        for name in ("forward", "backward"):
+            positions = np.empty(n_rows, dtype=np.intp)
+            positions[getattr(self, name).ravel()[where]] = where
+            self._positions[name] = positions
+
+    def unpad(self, padded, layout):
+        """The padded array ``padded`` (laid out as ``layout``, "forward" or
+        "backward") by rows."""
+        flat = padded.reshape(-1, *padded.shape[2:])
+        return np.take(flat, self._positions[layout], axis=0)
+
+    def pad(self, rows, layout):
+        """Rows ``rows`` padded as ``layout``."""
+        return np.take(rows, getattr(self, layout), axis=0)
+
+
 def _emission_rows(index, rows):
     return rows if index is None else index[rows]
 

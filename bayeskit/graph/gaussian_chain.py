@@ -39,7 +39,10 @@ with the observed rows of ``C``, ``d`` and the observed block of ``R``
 
 Many sequences run at once, one per iteration of a compiled parallel loop
 (``bayeskit.graph._gaussian_kernels``), each step on small dense matrices
-with the Householder reflections written out.
+with the Householder reflections written out. While those kernels are not
+compiled (a fresh environment: compiling them takes seconds), the same steps
+run in numpy, one step of every sequence at a time
+(``bayeskit.graph._gaussian_numpy``), with the same results up to rounding.
 
 References
 ----------
@@ -63,8 +66,10 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from .. import _jit
 from .._jit import run_parallel
 from . import _gaussian_kernels as _kernels
+from . import _gaussian_numpy
 
 __all__ = [
     "GaussianChainParams",
@@ -182,19 +187,52 @@ def _n_threads(n_rows: int, n_sequences: int) -> int:
     return numba.get_num_threads()
 
 
-def _filter(Y, lengths, params):
-    """The compiled square-root filter of every sequence."""
+def _numpy_first(kernels, n_threads: int) -> bool:
+    """Whether to try the numpy passes of ``_gaussian_numpy`` first (they
+    answer None on data they do not take): while one of ``kernels``, in the
+    variant that ``n_threads`` would run, is not compiled, in this process or
+    in the disk cache. Compiling the two kernels takes some fifteen seconds;
+    these passes, tens of milliseconds."""
+    variants = [kernel.variant(n_threads > 1) for kernel in kernels]
+    for variant in variants:
+        if variant not in _COMPILED and _jit._compiled(variant):
+            _COMPILED.add(variant)  # compiled stays compiled: not asked again
+    return not _COMPILED.issuperset(variants)
+
+
+# The kernels' variants found compiled (in this process or in the disk cache).
+_COMPILED: set = set()
+
+
+def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
+    """The square-root filter of every sequence: the numpy passes while
+    ``kernels`` are not compiled, else the compiled kernel."""
     n = Y.shape[0]
     k = params.n_state
     lengths = np.ascontiguousarray(lengths, dtype=np.intp)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
     UQ = covariance_factor(params.transition_covariance)
+    f64 = np.float64
+    if _numpy_first(kernels, _n_threads(n, len(lengths))):
+        found = _gaussian_numpy.kalman_filter(
+            np.ascontiguousarray(Y, dtype=f64),
+            lengths,
+            np.asarray(params.transition_matrix, dtype=f64),
+            np.asarray(params.transition_offset, dtype=f64),
+            UQ,
+            np.asarray(params.observation_matrix, dtype=f64),
+            np.asarray(params.observation_offset, dtype=f64),
+            covariance_factor(params.observation_covariance),
+            np.asarray(params.initial_mean, dtype=f64),
+            covariance_factor(params.initial_covariance),
+        )
+        if found is not None:
+            return (*found, UQ, starts, lengths, True)
     pred_m = np.empty((n, k))
     pred_U = np.empty((n, k, k))
     filt_m = np.empty((n, k))
     filt_U = np.empty((n, k, k))
     loglik = np.empty(len(lengths))
-    f64 = np.float64
     run_parallel(
         _kernels.filter_kernel,
         _n_threads(n, len(lengths)),
@@ -217,7 +255,7 @@ def _filter(Y, lengths, params):
         filt_U,
         loglik,
     )
-    return pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths
+    return pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths, False
 
 
 def kalman_filter(
@@ -260,9 +298,16 @@ def kalman_smoother(
         Smoothed means and covariances, the lag-one cross-covariances and the
         log-likelihood of every sequence.
     """
-    pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths = _filter(
-        Y, lengths, params
+    kernels = (_kernels.filter_kernel, _kernels.smoother_kernel)
+    pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths, numpy = _filter(
+        Y, lengths, params, kernels
     )
+    if numpy:  # the numpy filter ran: the numpy smoother too
+        sm, sU, cross = _gaussian_numpy.kalman_smoother(
+            lengths, np.asarray(params.transition_matrix, dtype=np.float64), UQ,
+            pred_m, pred_U, filt_m, filt_U,
+        )  # fmt: skip
+        return KalmanSmootherResult(sm, _gram(sU), cross, loglik)
     n, k = filt_m.shape
     sm = np.empty((n, k))
     sU = np.empty((n, k, k))

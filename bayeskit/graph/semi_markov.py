@@ -11,7 +11,9 @@ parametric families that fill it live with the estimator.
 
 Inference runs over segments in log space, in O(T K D) per sequence
 (Yu 2010, section 3.1; the compiled kernels of ``_semi_markov_kernels``,
-batched over sequences). **The last segment of every sequence is
+batched over sequences; while those are not compiled, in a fresh environment,
+the same recursions in numpy, one step of every sequence at a time, in
+``_semi_markov_numpy``). **The last segment of every sequence is
 right-censored**: a sequence ends where observation stops, not where a
 segment ends, so its last segment has lasted *at least* the steps seen, with
 probability ``P(d_j >= d)`` (Yu 2010, section 3.4, the "right-censored"
@@ -39,8 +41,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _jit
 from .._jit import run_parallel
 from .._logmath import safe_log
+from . import _semi_markov_numpy
 from ._checks import cardinality
 from ._semi_markov_kernels import _forward_backward_pass, _forward_pass, _viterbi_pass
 from .structure import _as_message, _table_map
@@ -203,7 +207,12 @@ def semi_markov_forward_backward(
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
     w = np.ones(n_seq) if weights is None else np.asarray(weights, dtype=float)
+    scaled = _scaled(start, trans, log_pmf, log_surv, em)
     n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
+    if not exact and _numpy_first(_forward_backward_pass, n_threads, n_tasks):
+        found = _semi_markov_numpy.forward_backward(*scaled, bounds, w)
+        if found is not None:
+            return SemiMarkovPosterior(*found)
     # Messages as (k, n_steps): the sums over durations read them along time.
     A, F, Bs, Be, R = (np.zeros((k, n_steps)) for _ in range(5))
     log_lik = np.empty(n_seq)
@@ -213,9 +222,8 @@ def semi_markov_forward_backward(
     durations = np.zeros((n_tasks, k, D))
     run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_pmf, log_surv, em,
-        *_scaled(start, trans, log_pmf, log_surv, em),
-        bounds, w, n_tasks, exact, A, F, Bs, Be, R,
+        start, trans, log_pmf, log_surv, em, *scaled, bounds, w, n_tasks, exact,
+        A, F, Bs, Be, R,
         log_lik, gamma, starts, transitions, durations,
     )  # fmt: skip
     if not np.all(log_lik > -np.inf):
@@ -241,14 +249,18 @@ def semi_markov_forward(
     n_steps, k = em.shape
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
+    scaled = _scaled(start, trans, log_pmf, log_surv, em)
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
+    if not exact and _numpy_first(_forward_pass, n_threads, n_tasks):
+        found = _semi_markov_numpy.forward(*scaled, bounds)
+        if found is not None:
+            return found
     A, F, R = (np.zeros((k, n_steps)) for _ in range(3))
     log_lik = np.empty(n_seq)
     run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_pmf, log_surv, em,
-        *_scaled(start, trans, log_pmf, log_surv, em),
-        bounds, n_tasks, exact, A, F, R, log_lik,
+        start, trans, log_pmf, log_surv, em, *scaled, bounds, n_tasks, exact,
+        A, F, R, log_lik,
     )  # fmt: skip
     return log_lik
 
@@ -276,6 +288,13 @@ def semi_markov_viterbi(
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
+    found = None
+    if _numpy_first(_viterbi_pass, n_threads, n_tasks):
+        found = _semi_markov_numpy.viterbi(start, trans, log_pmf, log_surv, em, bounds)
+    if found is not None:
+        path, log_prob = found
+        _check_possible(log_prob)
+        return path, log_prob
     A, F = np.full((n_steps, k), -np.inf), np.full((n_steps, k), -np.inf)
     from_state = np.zeros((n_steps, k), dtype=np.int64)
     duration = np.ones((n_steps, k), dtype=np.int64)
@@ -286,10 +305,33 @@ def semi_markov_viterbi(
         start, trans, log_pmf, log_surv, em, bounds, n_tasks, A, F, from_state,
         duration, path, log_prob,
     )  # fmt: skip
+    _check_possible(log_prob)
+    return path, log_prob
+
+
+def _check_possible(log_prob: np.ndarray) -> None:
     if not np.all(log_prob > -np.inf):
         bad = int(np.flatnonzero(~(log_prob > -np.inf))[0])
         raise ValueError(f"sequence {bad} has probability zero under the model")
-    return path, log_prob
+
+
+def _numpy_first(kernel, n_threads: int, n_tasks: int) -> bool:
+    """Whether to try the numpy recursions of ``_semi_markov_numpy`` first
+    (they answer None on sequences they do not take): while the variant of
+    ``kernel`` that this plan of threads would run is not compiled, in this
+    process or in the disk cache. Compiling a kernel takes seconds (some ten
+    for the three); these passes, tens of milliseconds."""
+    variant = kernel.variant(min(n_threads, n_tasks) > 1)
+    if variant in _COMPILED:
+        return False
+    if _jit._compiled(variant):
+        _COMPILED.add(variant)  # compiled stays compiled: not asked again
+        return False
+    return True
+
+
+# The kernels' variants found compiled (in this process or in the disk cache).
+_COMPILED: set = set()
 
 
 # ---------------------------------------------------------------------------

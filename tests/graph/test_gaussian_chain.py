@@ -299,6 +299,7 @@ def test_every_path_of_the_kernels_agrees(monkeypatch, path):
         monkeypatch.setattr(_jit, "_INTERPRET_BUDGET", np.inf)
         monkeypatch.setattr(_jit, "_compiled", lambda kernel: False)
     monkeypatch.setattr(gaussian_chain, "_n_threads", lambda n, s: threads)
+    monkeypatch.setattr(gaussian_chain, "_numpy_first", lambda *args: False)
     got = kalman_smoother(Y, lengths, p)
     for name in ("means", "covariances", "cross_covariances", "log_likelihood"):
         np.testing.assert_allclose(
