@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state
 
 from .._collections import handler_for
 from ._approximate import exact_only
+from ._data import completed_frame
 from ._hybrid_stats import (
     HybridStats,
     fit_hybrid,
@@ -78,6 +79,7 @@ def _frame(est, X, reset: bool) -> pd.DataFrame:
         raise ValueError("X has 0 samples; at least one is required")
     if reset:
         return frame
+    frame = completed_frame(est, frame)  # the variables a frame leaves out: missing
     cols = list(frame.columns)
     if hasattr(est, "feature_names_in_") and cols != list(est.feature_names_in_):
         missing = [v for v in est.variables_ if v not in cols]
@@ -267,6 +269,9 @@ def hybrid_predict(est, X):
         if miss.any():
             out[v] = np.where(miss, means[:, j], values[:, j])
     if isinstance(X, pd.DataFrame):
+        if list(X.columns) != list(out.columns):  # as pgmpy: given, then predicted
+            shown = list(X.columns)
+            out = out[shown + [v for v in out.columns if v not in shown]]
         return out
     return out.to_numpy()
 
