@@ -149,3 +149,90 @@ def rows(X, idx):
     if isinstance(X, list):
         return [X[i] for i in idx]
     return X.iloc[idx] if hasattr(X, "iloc") else X[idx]
+
+
+# -- the lists the suites parametrize over, built from the public names ------------
+def hidden_markov_models():
+    """Every public model whose rows are steps of a hidden chain fitted by
+    Baum-Welch (hmmlearn's letters of its fitted parameters,
+    ``_param_names``)."""
+    return [
+        cls
+        for cls in classes()
+        if reads_steps(make(cls)) and getattr(cls, "_param_names", None)
+    ]
+
+
+def fitted_parameters(est) -> tuple:
+    """The public fitted parameters of an HMM (hmmlearn's names)."""
+    names = getattr(est, "_param_names", {}).values()
+    return tuple(n for n in names if not n.startswith("_"))
+
+
+def linear_dynamical_systems():
+    """Every public model whose rows are steps of a Gaussian state chain (a
+    transformer to the states: the linear dynamical systems)."""
+    return [
+        cls
+        for cls in classes()
+        if reads_steps(make(cls)) and hasattr(make(cls), "transform")
+    ]
+
+
+def restartable():
+    """Every public estimator that runs ``n_init`` starts, in parallel with
+    ``n_jobs``."""
+    return [
+        cls for cls in classes() if {"n_init", "n_jobs"} <= set(make(cls).get_params())
+    ]
+
+
+def tabular():
+    """Every public estimator that reads a table of numbers (arrays in, one
+    output row per input row). Sequence models (a row is a step of a
+    sequence), networks (frames) and the structure learners are left out."""
+    out = []
+    for cls in classes():
+        est = make(cls)
+        X, _ = data(est, n=4)
+        if (
+            isinstance(X, list)
+            or hasattr(X, "iloc")
+            or reads_sequences(est)
+            or getattr(est, "_learns_structure", False)
+        ):
+            continue
+        out.append(cls)
+    return out
+
+
+def summed_classifiers():
+    """Every public classifier of tables whose fit is one sum of statistics
+    (not an EM per class)."""
+    out = []
+    for cls in classes():
+        est = make(cls)
+        if not is_classifier(est) or getattr(est, "_fits_class_models_by_em", True):
+            continue
+        X, _ = data(est, n=4)
+        if not isinstance(X, list):
+            out.append(cls)
+    return out
+
+
+def fitted_arrays(est) -> dict:
+    """Every public fitted attribute of ``est`` that is an array of numbers
+    (or a list of them), by name."""
+    out = {}
+    for name, value in vars(est).items():
+        if not name.endswith("_") or name.startswith("_"):
+            continue
+        if (
+            isinstance(value, list)
+            and value
+            and all(isinstance(v, np.ndarray) and v.dtype.kind in "fiu" for v in value)
+        ):
+            out[name] = value
+        elif isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+            out[name] = value
+    return out
