@@ -28,7 +28,6 @@ from bayeskit import (
     MixtureModel,
     MultinomialNB,
     NaiveBayes,
-    PoissonMixture,
     QuadraticDiscriminantAnalysis,
 )
 from bayeskit.emissions import DIAG, Emission, Gaussian, family_names
@@ -67,9 +66,18 @@ def _outside_the_reals(cls) -> bool:
     return family is not None and family().support != "real"
 
 
-ESTIMATORS = [
-    cls() for cls in public_estimators.classes() if not _outside_the_reals(cls)
-] + VARIANTS
+def _params(cls) -> dict:
+    return cls().get_params()
+
+
+def _estimators():
+    """Every public estimator at its defaults (those of families outside the
+    reals: FAMILY_ESTIMATORS), then the VARIANTS."""
+    public = public_estimators.classes()
+    return [cls() for cls in public if not _outside_the_reals(cls)] + VARIANTS
+
+
+ESTIMATORS = _estimators()
 
 _QDA_TINY = (
     "these checks' data give a class a constant feature, a singular covariance: "
@@ -376,16 +384,31 @@ def _in_support(base):
     return cls
 
 
-FAMILY_ESTIMATORS = [
-    _in_support(cls)(emission=family, **kwargs)
-    for family in family_names()
-    if family != "gaussian"  # in ESTIMATORS above
-    for cls, kwargs in (
-        (MixtureModel, {"n_components": 2}),
-        (NaiveBayes, {}),
-        (HiddenMarkovModel, {"n_components": 2}),
-    )
-] + [_in_support(PoissonMixture)(n_components=2, lambdas_prior=1.0)]
+def _family_estimators():
+    """The composed models over every registered family but the Gaussian
+    (in ESTIMATORS), and every public estimator over a family outside the
+    reals (PoissonMixture), from the package's names."""
+    composed = [
+        _in_support(cls)(emission=family, **kwargs)
+        for family in family_names()
+        if family != "gaussian"
+        for cls, kwargs in (
+            (MixtureModel, {"n_components": 2}),
+            (NaiveBayes, {}),
+            (HiddenMarkovModel, {"n_components": 2}),
+        )
+    ]
+    public = [
+        _in_support(cls)(
+            **({"n_components": 2} if "n_components" in _params(cls) else {})
+        )
+        for cls in public_estimators.classes()
+        if _outside_the_reals(cls)
+    ]
+    return composed + public
+
+
+FAMILY_ESTIMATORS = _family_estimators()
 
 
 def test_every_public_estimator_is_checked():
