@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
+import public_estimators
 import pytest
 import scipy.sparse as sp
 from sklearn.base import is_classifier
@@ -33,7 +34,7 @@ CLASSIFIERS = _classifiers()
 def _data(cls, rng, n=24):
     """Data every classifier reads: counts (read as numbers or categories), or
     a list of short sequences for the sequence classifier."""
-    if issubclass(cls, bk.HMMClassifier):  # MarkovChainClassifier too
+    if public_estimators.classifies_sequences(cls()):
         return [rng.integers(0, 3, size=5) for _ in range(n)]
     return rng.poisson(3, size=(n, 3)).astype(float)
 

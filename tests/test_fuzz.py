@@ -613,8 +613,9 @@ def sequence_lengths(draw, n):
 
 @st.composite
 def sequence_rows(draw, family):
-    """Rows for an HMM of ``family`` ('gaussian', 'poisson', 'multinomial'),
-    valid or spoiled (NaN, inf, negative or fractional counts, huge values)."""
+    """Rows for an HMM of ``family`` ('gaussian', 'poisson', 'multinomial',
+    'positive'), valid or spoiled (NaN, inf, negative or fractional counts,
+    huge values)."""
     n = draw(st.integers(0, 20))
     d = draw(st.integers(1, 3))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
@@ -624,6 +625,8 @@ def sequence_rows(draw, family):
             X[:, 0] = draw(st.sampled_from([0.0, 1e9]))  # a constant column
     elif family == "poisson":
         X = rng.poisson(3.0, size=(n, d)).astype(float)
+    elif family == "positive":
+        X = rng.gamma(2.0, size=(n, d)) + 0.1
     else:
         X = rng.multinomial(4, np.ones(d) / d, size=n).astype(float)
     spoil = draw(
@@ -639,23 +642,47 @@ def sequence_rows(draw, family):
             "huge": 1e300,
         }[spoil]
     return X, spoil == "none" or (
-        family == "gaussian" and spoil in ("negative", "half")
+        (family == "gaussian" and spoil in ("negative", "half"))
+        or (family == "positive" and spoil == "half")
     )
 
 
-HMMS = {
-    "GaussianHMM": ("gaussian", lambda: bk.GaussianHMM(2, n_iter=3, random_state=0)),
-    "GaussianHMM-full": (
+def _sequence_models():
+    """Every public HMM of numeric rows (symbols have a fuzzer of their own,
+    above), by the rows its family reads: two states, a short EM, seeded;
+    from the package's names, so that a new HMM is fuzzed without an edit
+    here. Plus the options whose code paths differ."""
+    import public_estimators as pe
+
+    rows = {"fixed_counts": "multinomial", "counts": "poisson", "positive": "positive"}
+    out = {}
+    for cls in pe.hidden_markov_models():
+        est = pe.make(cls)
+        kind = pe.support(est)
+        if kind == "symbols":
+            continue
+        quick = {"n_components": 2, "n_iter": 3, "random_state": 0}
+        if "n_trials" in est.get_params():
+            quick["n_trials"] = 4  # the rows' (sequence_rows)
+
+        def make(cls=cls, quick=quick):
+            return pe.make(cls).set_params(**quick)
+
+        out[cls.__name__] = (rows.get(kind, "gaussian"), make)
+    out["GaussianHMM-full"] = (
         "gaussian",
         lambda: bk.GaussianHMM(2, "full", n_iter=3, random_state=0),
-    ),
-    "PoissonHMM": ("poisson", lambda: bk.PoissonHMM(2, n_iter=3, random_state=0)),
-    "GMMHMM": ("gaussian", lambda: bk.GMMHMM(2, n_mix=2, n_iter=3, random_state=0)),
-    "MultinomialHMM": (
-        "multinomial",
-        lambda: bk.MultinomialHMM(2, n_trials=4, n_iter=3, random_state=0),
-    ),
-}
+    )
+    return out
+
+
+HMMS = _sequence_models()
+
+
+def test_the_sequence_models_are_found_from_the_public_names():
+    for name in ("GaussianHMM", "PoissonHMM", "GMMHMM", "MultinomialHMM"):
+        assert name in HMMS
+    assert "HiddenMarkovModel" in HMMS and "CategoricalHMM" not in HMMS
 
 
 @pytest.mark.parametrize("name", list(HMMS))

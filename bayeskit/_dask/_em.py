@@ -70,7 +70,6 @@ def fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
     from sklearn.utils import check_random_state
 
     from .._base.classifier import ClassifierStats, InsufficientData
-    from ..mixture._classifier import _ClassMixtureStats
 
     frame_names = None
     if _is_frame_like(X):
@@ -121,8 +120,9 @@ def fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
             gm.fit(X[rows], sample_weight=None if swd is None else swd[rows])
         )
     est.mixtures_ = mixtures
+    # The per-class statistics are of the estimator's own type (it says).
     stats = ClassifierStats(
-        class_weight, _ClassMixtureStats(tuple(gm.stats_ for gm in mixtures))
+        class_weight, est._stats_type(tuple(gm.stats_ for gm in mixtures))
     )
     if not partial:
         return est.from_stats(stats)

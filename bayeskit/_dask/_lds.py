@@ -168,7 +168,9 @@ def states_lds(est, method, X, lengths=None):
     import dask.array as da
     from dask import delayed
 
-    est._current()  # fitted and valid before any task runs
+    # Fitted and valid before any task runs; the state's dimension is the
+    # parameters' (KalmanFilter names it n_dim_state, and filters unfitted).
+    k = est._current().n_state
     if _is_bag(X):
         if lengths is not None:
             raise ValueError(
@@ -179,7 +181,6 @@ def states_lds(est, method, X, lengths=None):
     Xc, per_block = _cut_at_sequences(X, lengths)
     blocks = Xc.to_delayed().ravel()
     task = delayed(_states_of_block, pure=True)
-    k = est.n_components
     pair = method in ("filter", "smooth")
     means, covariances = [], []
     for block, lens in zip(blocks, per_block):

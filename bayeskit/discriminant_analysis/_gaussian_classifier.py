@@ -37,7 +37,8 @@ from scipy import linalg
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from .._base.classifier import BaseGenerativeClassifier, float_input
+from .._base.classifier import BaseGenerativeClassifier, Triple, float_input
+from .._base.stored import forget_triple, stored_triple
 from .._logmath import has_nan
 from .._validation import validate_data
 from .._warnings import warn
@@ -220,8 +221,18 @@ class _GaussianClassifier(BaseGenerativeClassifier):
 
     _solvers_with_shrinkage = ("lsqr", "eigen")
     _unobserved_class_is_error = True  # no prior defines a blank class
+    # The triple kept between calls is built from the layout, not part of it.
+    _derived_attributes = ("_triple", "_triple_of")
+
+    def _components(self) -> Triple:
+        """The triple of the current fit: built by ``_make_components()`` once
+        the classes and the number of features are fixed, and kept; built
+        again after a hyperparameter changed (``set_params``) or a refit."""
+        return stored_triple(self, (len(self.classes_), self.n_features_in_))
 
     def _prepare_X(self, X, reset, sample_weight=None):
+        if reset:
+            forget_triple(self)
         X = validate_data(
             self,
             X,
@@ -271,14 +282,14 @@ class _GaussianClassifier(BaseGenerativeClassifier):
                     "together are not supported by discriminant analysis yet: "
                     "drop the incomplete unlabelled rows, or fit the labelled rows"
                 )
-            gstats = self._make_components().emission.stats(X, weights)
+            gstats = self._components().emission.stats(X, weights)
             return _DAStats(gstats, (weights > 0).sum(axis=0).astype(float))
         if has_nan(X):
             return self._missing_emission_stats(X, weights, labels)
         self.n_iter_ = 1  # the closed-form estimate: one step, nothing latent
         k = weights.shape[1]
         w = weights[np.arange(len(labels)), labels]
-        gstats = self._make_components().emission.stats(X, weights, labels)
+        gstats = self._components().emission.stats(X, weights, labels)
         rows = np.bincount(labels[w > 0], minlength=k).astype(float)
         whole = None
         if self.covariance_estimator is not None:
@@ -317,7 +328,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
         k = weights.shape[1]
         w = weights[np.arange(n), labels]
         rows = np.bincount(labels[w > 0], minlength=k).astype(float)
-        structure = self._make_components().emission.covariance
+        structure = self._components().emission.covariance
         family = Gaussian(FULL, d)
         total = w.sum()
         class_weight = weights.sum(axis=0)
@@ -470,7 +481,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
 
     def _missing_log_prior(self, params) -> float:
         """The log prior of the EM objective at ``params`` (0: flat)."""
-        prior = self._make_components().prior
+        prior = self._components().prior
         return prior.log_density(FULL, params.means, params.precisions_cholesky)
 
     def _missing_m_step(self, stats, class_weight):
@@ -480,7 +491,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
         the classes' shrunk covariances pooled by the class priors)."""
         gstats = stats.gaussian
         if not self._ties_covariance:
-            means, cov = self._make_components().prior.map(FULL, gstats)
+            means, cov = self._components().prior.map(FULL, gstats)
             if self.solver == "eigen":
                 cov = self._shrunk_covariances(stats, cov)
             return means, cov

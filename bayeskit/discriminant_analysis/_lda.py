@@ -281,7 +281,7 @@ class LinearDiscriminantAnalysis(
         self._max_components = self.n_components or max_components
         self.priors_ = np.exp(self.class_log_prior_)
         self.means_ = gstats.mean
-        components = self._make_components()
+        components = self._components()
         self._family = components.emission
         tied = self._family.covariance
         # As scikit-learn, 'lsqr' and 'eigen' pool the classes' (shrunk)

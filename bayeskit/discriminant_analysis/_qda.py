@@ -266,7 +266,7 @@ class QuadraticDiscriminantAnalysis(_GaussianClassifier):
                         "is ill defined: set covariance_prior_weight > 0 for a MAP "
                         "estimate"
                     )
-        components = self._make_components()
+        components = self._components()
         self._family = components.emission
         full = self._family.covariance
         means, base = components.prior.map(full, gstats)

@@ -23,6 +23,7 @@ from sklearn.base import BaseEstimator, DensityMixin
 
 from .._base.classifier import Triple
 from .._base.encoding import categorical_input_tags
+from .._base.stored import forget_triple, stored_triple
 from .._collections import handler_for
 from .._validation import (
     Interval,
@@ -345,11 +346,20 @@ class BayesianNetwork(
             NetworkMEstimate.of(self.m, self.p, self.states_),
         )
 
+    def _components(self) -> Triple:
+        """The triple of the current fit: built by ``_make_components()`` once
+        the variables and their states are fixed, and kept; built again after
+        a hyperparameter (``set_params``), the structure or a variable's
+        states changed."""
+        fixed = (self.dag_, *(self.states_[v] for v in self.variables_))
+        return stored_triple(self, fixed)
+
     # -- fitted state ------------------------------------------------------------
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "cpds_") and len(self.cpds_) == len(self.variables_)
 
     def _reset(self) -> None:
+        forget_triple(self)
         for attr in [a for a in vars(self) if a[-1] == "_" and a[:2] != "__"]:
             delattr(self, attr)
 
@@ -394,7 +404,7 @@ class BayesianNetwork(
             return handler.fit_network(self, X, sample_weight)
         self._reset()
         codes, sw = self._encode(X, sample_weight, reset=True)
-        structure, _, prior = self._make_components()
+        structure, _, prior = self._components()
         stats = structure.stats(codes, sw)
         if not self._by_em():
             return self.from_stats(stats)
@@ -496,7 +506,7 @@ class BayesianNetwork(
                 "pass counts returned by summarize (they carry both), or call "
                 "summarize on this network first"
             )
-        structure, _, prior = self._make_components()
+        structure, _, prior = self._components()
         shapes = [c.shape for c in structure.zeros().counts]
         if (
             not isinstance(stats, NetworkStats)
@@ -527,7 +537,7 @@ class BayesianNetwork(
 
     def _summarize(self, X, sample_weight, reset: bool) -> NetworkStats:
         codes, sw = self._encode(X, sample_weight, reset)
-        return self._make_components().structure.stats(codes, sw)
+        return self._components().structure.stats(codes, sw)
 
     def _encode(self, X, sample_weight, reset: bool) -> tuple:
         """The codes of ``X`` and the checked weights (:func:`encode_rows`)."""

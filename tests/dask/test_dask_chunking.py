@@ -7,7 +7,7 @@ import public_estimators
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sklearn.base import clone, is_classifier
+from sklearn.base import clone
 
 da = pytest.importorskip("dask.array")
 
@@ -25,17 +25,9 @@ TIGHT = dict(rtol=1e-10, atol=1e-12)
 
 def _summed():
     """Every public classifier of tables whose fit is one sum of statistics
-    (not an EM per class), from the package's names: a new one is covered
-    from its line in ``bayeskit/__init__.py``."""
-    out = []
-    for cls in public_estimators.classes():
-        est = public_estimators.make(cls)
-        if not is_classifier(est) or getattr(est, "_fits_class_models_by_em", True):
-            continue
-        X, _ = public_estimators.data(est, n=4)
-        if not isinstance(X, list):
-            out.append(cls)
-    return out
+    (``public_estimators.summed_classifiers``): a new one is covered from its
+    line in ``bayeskit/__init__.py``."""
+    return public_estimators.summed_classifiers()
 
 
 MODELS = {cls.__name__: cls for cls in _summed()}

@@ -3,6 +3,7 @@ with ``lengths``. The reference is the in-memory fit of the same sequences: EM
 on Dask sums the same statistics per iteration, so the parameters agree."""
 
 import numpy as np
+import public_estimators
 import pytest
 
 from bayeskit import LinearGaussianSSM
@@ -11,14 +12,21 @@ da = pytest.importorskip("dask.array")
 db = pytest.importorskip("dask.bag")
 pytestmark = pytest.mark.usefixtures("sync")
 
-NAMES = (
-    "transition_matrices_",
-    "observation_matrices_",
-    "transition_covariance_",
-    "observation_covariance_",
-    "observation_offsets_",
-    "initial_state_covariance_",
-)
+# Every public linear dynamical system, from the package's names: a new one
+# is fitted on Dask from its line in bayeskit/__init__.py alone.
+MODELS = public_estimators.linear_dynamical_systems()
+
+
+def _model(cls, **params):
+    """Two state dimensions (by the model's own name of them), a few EM
+    iterations."""
+    est = public_estimators.make(cls)
+    size = next(k for k in ("n_components", "n_dim_state") if k in est.get_params())
+    return est.set_params(**{size: 2}, **params)
+
+
+def test_the_linear_dynamical_systems_are_found_from_the_public_names():
+    assert {"LinearGaussianSSM", "KalmanFilter"} <= {c.__name__ for c in MODELS}
 
 
 def _sequences(rng, n=20, d=3):
@@ -30,23 +38,26 @@ def _sequences(rng, n=20, d=3):
     return seqs
 
 
-def test_bag_and_array_fits_equal_the_in_memory_fit():
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_bag_and_array_fits_equal_the_in_memory_fit(cls):
     rng = np.random.default_rng(0)
     seqs = _sequences(rng)
     weights = rng.uniform(0.5, 2.0, size=len(seqs))
-    model = LinearGaussianSSM(2, n_iter=4, tol=0)
-    memory = model.fit(seqs, sequence_weight=weights)
-    bag = LinearGaussianSSM(2, n_iter=4, tol=0).fit(
+    memory = _model(cls, n_iter=4, tol=0).fit(seqs, sequence_weight=weights)
+    bag = _model(cls, n_iter=4, tol=0).fit(
         db.from_sequence(seqs, npartitions=4), sequence_weight=weights
     )
     rows, lengths = np.concatenate(seqs), [len(s) for s in seqs]
-    array = LinearGaussianSSM(2, n_iter=4, tol=0).fit(
+    array = _model(cls, n_iter=4, tol=0).fit(
         da.from_array(rows, chunks=(37, 3)), lengths, sequence_weight=weights
     )
+    expected = public_estimators.fitted_arrays(memory)
+    assert "transition_covariance_" in expected
     for fitted in (bag, array):
-        for name in NAMES:
+        assert set(public_estimators.fitted_arrays(fitted)) == set(expected)
+        for name, value in expected.items():
             np.testing.assert_allclose(
-                getattr(fitted, name), getattr(memory, name), rtol=1e-9, atol=1e-12
+                getattr(fitted, name), value, rtol=1e-9, atol=1e-12, err_msg=name
             )
         np.testing.assert_allclose(fitted.lower_bound_, memory.lower_bound_, rtol=1e-12)
     scores = memory.score_sequences(seqs)
@@ -69,10 +80,11 @@ def test_a_bag_with_lengths_is_an_error():
 
 
 @pytest.mark.parametrize("method", ["filter", "smooth", "predict", "transform"])
-def test_states_on_dask_are_lazy_and_equal_the_in_memory_ones(method):
+@pytest.mark.parametrize("cls", MODELS, ids=lambda c: c.__name__)
+def test_states_on_dask_are_lazy_and_equal_the_in_memory_ones(cls, method):
     rng = np.random.default_rng(1)
     seqs = _sequences(rng)
-    model = LinearGaussianSSM(2, n_iter=3, tol=0).fit(seqs)
+    model = _model(cls, n_iter=3, tol=0).fit(seqs)
     rows, lengths = np.concatenate(seqs), [len(s) for s in seqs]
     expected = getattr(model, method)(rows, lengths)
     got = getattr(model, method)(da.from_array(rows, chunks=(41, 3)), lengths)

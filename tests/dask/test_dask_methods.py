@@ -28,24 +28,10 @@ METHODS = [
 
 
 def _tabular():
-    """Every public estimator that reads a table of numbers (arrays in, one
-    output row per input row), from the package's names: a new one is covered
-    from its line in ``bayeskit/__init__.py``. Sequence models (a row is a
-    step of a sequence), networks (frames, below) and the structure learners
-    are left out."""
-    out = []
-    for cls in public_estimators.classes():
-        est = public_estimators.make(cls)
-        X, _ = public_estimators.data(est, n=4)
-        if (
-            isinstance(X, list)
-            or hasattr(X, "iloc")
-            or public_estimators.reads_sequences(est)
-            or getattr(est, "_learns_structure", False)
-        ):
-            continue
-        out.append(cls)
-    return out
+    """Every public estimator that reads a table of numbers, from the
+    package's names (``public_estimators.tabular``): a new one is covered
+    from its line in ``bayeskit/__init__.py``."""
+    return public_estimators.tabular()
 
 
 @pytest.mark.parametrize("cls", _tabular(), ids=lambda c: c.__name__)
@@ -71,6 +57,7 @@ def test_every_method_on_a_dask_array_is_lazy_and_equals_in_memory(cls, rng):
         assert isinstance(out, da.Array), (name, method, type(out))
         assert not ran, f"{name}.{method} computed {len(ran)} tasks"
         assert out.shape == expected.shape, (name, method)
+        assert out.dtype == expected.dtype, (name, method)
         got = out.compute()
         if got.dtype.kind == "f":
             np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
