@@ -22,6 +22,8 @@ from .hmm import (
     MarkovChainClassifier,
     MultinomialHMM,
     PoissonHMM,
+    VariationalCategoricalHMM,
+    VariationalGaussianHMM,
 )
 from .lds import KalmanFilter, LinearGaussianSSM
 from .mixture import (
@@ -121,6 +123,8 @@ __all__ = [
     "PoissonMixture",
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",
+    "VariationalCategoricalHMM",
+    "VariationalGaussianHMM",
     "__version__",
     "chow_liu_tree",
     "score_structure",

@@ -26,6 +26,8 @@ from ._model import HiddenMarkovModel
 from ._multinomial import MultinomialHMM
 from ._poisson import PoissonHMM
 from ._semi_markov import HiddenSemiMarkovModel
+from ._vcategorical import VariationalCategoricalHMM
+from ._vgaussian import VariationalGaussianHMM
 
 __all__ = [
     "GMMHMM",
@@ -39,4 +41,6 @@ __all__ = [
     "MarkovChainClassifier",
     "MultinomialHMM",
     "PoissonHMM",
+    "VariationalCategoricalHMM",
+    "VariationalGaussianHMM",
 ]
