@@ -49,6 +49,7 @@ from .._base.variational import fit_variational
 from .._validation import _fit_context
 from ..graph import ChainParams, LatentChain
 from ..priors import Dirichlet
+from ._base import _handler
 
 __all__ = ["VariationalHMMMixin"]
 
@@ -157,7 +158,15 @@ class VariationalHMMMixin:
         Returns
         -------
         self : object
+
+        Notes
+        -----
+        A Dask bag of sequences, or a Dask array of rows with ``lengths``, is
+        computed into memory first: the variational fit is not distributed
+        (prediction on Dask input is, as for the other HMMs).
         """
+        if _handler(X) is not None:  # a Dask collection: the rows in memory
+            X = X.compute()
         Xt, lengths, _ = self._sequences(X, lengths, reset=True)
         self._components()  # the hyperparameters and letters, checked
         run = _Run(self, Xt, lengths)

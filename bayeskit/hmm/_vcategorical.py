@@ -154,6 +154,9 @@ default=None
     }
     n_init = 1
     n_jobs = None
+    # hmmlearn's variational model keeps its random_state as given (its
+    # CategoricalHMM replaces it by the start's generator).
+    _keeps_generator = False
 
     def __init__(
         self,

@@ -299,6 +299,20 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         self._structure()  # a bad covariance_type is named first, as hmmlearn
         return super()._current_params()
 
+    def _messages(self, emission, X, params):
+        # Means set by hand far beyond float64's range: a distance that
+        # overflows is infinite, and one that is not a number is refused
+        # naming the parameters.
+        with np.errstate(over="ignore", invalid="ignore"):
+            log_lik, codes = super()._messages(emission, X, params)
+        if np.isnan(log_lik).any():
+            raise ValueError(
+                "means_ and covars_ give steps of X log-densities that are not "
+                "numbers (values beyond float64's range): set finite means_ of "
+                "the data's scale"
+            )
+        return log_lik, codes
+
     def _takes_missing_coordinates(self):
         return False  # whole missing steps (gaps) only
 
@@ -329,14 +343,24 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         observed = self._vb_observed(X)
         if observed is not None:
             X = X[observed]
-        if len(X) < k:
+        if len(X) < max(k, 2):
             raise ValueError(
-                f"n_components={k} states need at least {k} observed steps to "
-                f"start by k-means, got {len(X)}"
+                f"hmmlearn's start reads the data's covariance and k-means with "
+                f"n_components={k}: it needs n_samples >= {max(k, 2)} observed "
+                f"steps, got n_samples = {len(X)}"
             )
         d = X.shape[1]
         km = KMeans(n_clusters=k, random_state=self.random_state, n_init=10).fit(X)
         counts = np.bincount(km.predict(X), minlength=k).astype(float)
+        least = d - 1 if ctype in ("full", "tied") else 0
+        if init_c and (counts.sum() if ctype == "tied" else counts).min() <= least:
+            raise ValueError(
+                f"hmmlearn's start gives dof_posterior_ the k-means cluster sizes "
+                f"{counts.astype(int).tolist()}, which must exceed {least} "
+                f"(n_features - 1) for a proper Wishart: give more steps or fewer "
+                "n_components, or set dof_posterior_ and scale_posterior_ and "
+                "leave 'c' out of init_params"
+            )
         if init_m:
             mean = X.mean(axis=0)
             if self.means_prior is None:
