@@ -432,3 +432,29 @@ def test_attributes_set_by_hand_are_checked():
     model.scale_posterior_ = np.ones((2, 1, 1))
     with pytest.raises(ValueError, match="dof_prior_"):
         model.fit(X)
+
+
+def test_a_start_too_small_for_a_wishart_says_so():
+    rng = np.random.RandomState(0)
+    with pytest.raises(ValueError, match="n_samples = 1"):
+        VariationalGaussianHMM(1).fit(rng.normal(size=(1, 3)))
+    # Two clusters of two steps in 5 dimensions: dof_posterior_ (the cluster
+    # sizes) would not exceed n_features - 1.
+    X = np.repeat(rng.normal(scale=10, size=(2, 5)), 2, axis=0)
+    X = X + 0.01 * rng.normal(size=X.shape)
+    with pytest.raises(ValueError, match="dof_posterior_"):
+        VariationalGaussianHMM(2, random_state=0).fit(X)
+
+
+@pytest.mark.parametrize("letters", ["st", "t", "e", ""])
+def test_params_leaves_the_other_posteriors_as_they_were(letters):
+    rng = np.random.RandomState(1)
+    X = rng.randint(3, size=(60, 1))
+    model = VariationalCategoricalHMM(2, n_iter=3, random_state=0).fit(X)
+    before = {n: np.copy(getattr(model, n)) for n in model._vb_names()}
+    model.set_params(params=letters)
+    model.set_params(init_params="").fit(X)
+    for letter, names in model._vb_groups.items():
+        for name in names:
+            same = np.array_equal(getattr(model, name), before[name])
+            assert same == (letter not in model.params or name.endswith("prior_"))
