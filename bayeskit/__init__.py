@@ -23,6 +23,8 @@ from .hmm import (
     MarkovChainClassifier,
     MultinomialHMM,
     PoissonHMM,
+    VariationalCategoricalHMM,
+    VariationalGaussianHMM,
 )
 from .lds import KalmanFilter, LinearGaussianSSM
 from .mixture import (
@@ -124,6 +126,8 @@ __all__ = [
     "PoissonMixture",
     "QuadraticDiscriminantAnalysis",
     "TreeAugmentedNB",
+    "VariationalCategoricalHMM",
+    "VariationalGaussianHMM",
     "__version__",
     "arc_strength",
     "chow_liu_tree",

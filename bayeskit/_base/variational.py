@@ -52,7 +52,7 @@ from .._warnings import warn
 __all__ = ["fit_variational", "variational_family"]
 
 
-def fit_variational(model, X, sample_weight, random_state):
+def fit_variational(model, X, sample_weight, random_state, *, monitor=None):
     """Variational EM on ``X`` with ``n_init`` starts; the best bound is kept.
 
     As scikit-learn's mixtures: with ``warm_start`` after a first fit there is
@@ -60,6 +60,12 @@ def fit_variational(model, X, sample_weight, random_state):
     from the current ``lower_bound_``; every iteration is E-step, M-step, then
     the bound; the run stops when the bound changes by less than ``tol``;
     spending ``max_iter`` without converging emits a ``ConvergenceWarning``.
+
+    With ``monitor`` (hmmlearn's ``ConvergenceMonitor``, for the variational
+    hidden Markov models), hmmlearn's habits instead: every bound is reported
+    to it, the run stops when ``monitor.converged`` (the budget spent, or a
+    gain below ``tol``), and spending the budget is no warning (the monitor
+    and ``converged_`` tell).
 
     Sets ``converged_``, ``n_iter_``, ``lower_bound_``, ``lower_bounds_`` and
     ``stats_`` (the statistics of the kept posterior's last M-step) on
@@ -77,6 +83,8 @@ def fit_variational(model, X, sample_weight, random_state):
             model._initialize(X, sample_weight, random_state)
         bound = -np.inf if do_init else model.lower_bound_
         bounds, converged, n_iter = [], False, 0
+        if monitor is not None:
+            monitor._reset()
         for n_iter in range(1, model.max_iter + 1):
             previous = bound
             stats = model._stats(X, model._e_step(X), sample_weight)
@@ -91,7 +99,12 @@ def fit_variational(model, X, sample_weight, random_state):
                     f"lower bound change {change:.5f}"
                 )
                 prev_time = now
-            if abs(change) < model.tol:
+            if monitor is not None:
+                monitor.report(bound)
+                if monitor.converged:
+                    converged = monitor.reached_tol
+                    break
+            elif abs(change) < model.tol:
                 converged = True
                 break
         if model.verbose:
@@ -106,7 +119,7 @@ def fit_variational(model, X, sample_weight, random_state):
             best = (bound, model._get_parameters(), n_iter, bounds)
             model.converged_ = converged
     bound, params, n_iter, bounds = best
-    if not model.converged_ and model.max_iter > 0:
+    if not model.converged_ and model.max_iter > 0 and monitor is None:
         warn(
             "Best performing initialization did not converge (variational "
             f"EM, max_iter={model.max_iter}, tol={model.tol}): try other "

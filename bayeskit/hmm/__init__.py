@@ -27,6 +27,8 @@ from ._model import HiddenMarkovModel
 from ._multinomial import MultinomialHMM
 from ._poisson import PoissonHMM
 from ._semi_markov import HiddenSemiMarkovModel
+from ._vcategorical import VariationalCategoricalHMM
+from ._vgaussian import VariationalGaussianHMM
 
 __all__ = [
     "GMMHMM",
@@ -41,4 +43,6 @@ __all__ = [
     "MarkovChainClassifier",
     "MultinomialHMM",
     "PoissonHMM",
+    "VariationalCategoricalHMM",
+    "VariationalGaussianHMM",
 ]

@@ -75,7 +75,11 @@ def load(module_name: str, substitutes: dict[str, dict[str, object]]) -> dict:
 def hmmlearn_substitutes() -> dict[str, dict[str, object]]:
     """bayeskit's classes in place of hmmlearn's, for its test modules."""
     from bayeskit import GMMHMM, CategoricalHMM, GaussianHMM, MultinomialHMM, PoissonHMM
-    from bayeskit.hmm import ConvergenceMonitor
+    from bayeskit.hmm import (
+        ConvergenceMonitor,
+        VariationalCategoricalHMM,
+        VariationalGaussianHMM,
+    )
 
     return {
         "hmmlearn.hmm": {
@@ -84,6 +88,10 @@ def hmmlearn_substitutes() -> dict[str, dict[str, object]]:
             "GMMHMM": GMMHMM,
             "MultinomialHMM": MultinomialHMM,
             "PoissonHMM": PoissonHMM,
+        },
+        "hmmlearn.vhmm": {
+            "VariationalCategoricalHMM": VariationalCategoricalHMM,
+            "VariationalGaussianHMM": VariationalGaussianHMM,
         },
         "hmmlearn.base": {"ConvergenceMonitor": ConvergenceMonitor},
     }

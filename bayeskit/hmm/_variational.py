@@ -1,0 +1,308 @@
+"""What the variational hidden Markov models share: the chain's half.
+
+Mean-field variational Bayes for a hidden Markov model (MacKay 1997; Beal
+2003, chapter 3) keeps a posterior ``q(pi) q(A) q(theta)`` over the start
+distribution, the rows of the transition matrix (Dirichlet posteriors) and
+the emission parameters, and a posterior ``q(Z)`` over the state paths. With
+conjugate priors the loop is Baum-Welch with two changes
+(``bayeskit._base.variational``):
+
+- **E-step**: forward-backward on the chain, fed by the *expected* log
+  parameters: ``exp E[log pi_i]``, ``exp E[log A_ij]`` (which do not sum to
+  one) and the expected log emission densities ``E[log p(x_t | theta_k)]``.
+  The chain kernels take normalised tables, so the tables are normalised and
+  their normalisers moved where they belong: the start's into the sequence's
+  evidence, row ``i``'s into the message of every step in state ``i`` that
+  has a successor. The path distribution is unchanged, and the log of the
+  sub-normalised evidence is exact;
+- **M-step**: the expected counts added to the priors' concentrations (and
+  the family's posterior hyperparameters).
+
+The evidence lower bound of ``q(theta)`` at its optimal ``q(Z)`` is that log
+evidence minus the Kullback-Leibler divergences of the posteriors from their
+priors (Beal 2003, eq. 3.57). As hmmlearn's monitor, the bound reported at an
+iteration is that of the posterior the iteration starts from (computed with
+its E-step); the fitted posterior is one M-step further.
+
+References
+----------
+.. [1] D. J. C. MacKay, "Ensemble learning for hidden Markov models",
+   technical report, Cavendish Laboratory, University of Cambridge, 1997.
+.. [2] M. J. Beal, *Variational Algorithms for Approximate Bayesian
+   Inference*, PhD thesis, Gatsby Computational Neuroscience Unit,
+   University College London, 2003, chapter 3.
+.. [3] C. M. Bishop, *Pattern Recognition and Machine Learning*, Springer,
+   2006, sections 10.1 and 13.2.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import logsumexp
+from sklearn.utils import check_random_state
+
+from .._base.sequences import _observed_steps
+from .._base.variational import fit_variational
+from .._validation import _fit_context
+from ..graph import ChainParams, LatentChain
+from ..priors import Dirichlet
+from ._base import _handler
+
+__all__ = ["VariationalHMMMixin"]
+
+_log = logging.getLogger("bayeskit.hmm")
+
+
+@dataclass(frozen=True)
+class VariationalChainStats:
+    """What one variational E-step gives: the chain's expected counts, the
+    family's statistics, and the bound of the posterior it ran under."""
+
+    chain: object
+    emission: object
+    lower_bound: float
+
+
+class _Run:
+    """The hooks of :func:`~bayeskit._base.variational.fit_variational` for a
+    variational HMM (one start: hmmlearn's)."""
+
+    n_init = 1
+    warm_start = False
+    verbose = 0
+    verbose_interval = 1
+
+    def __init__(self, model, X, lengths):
+        self.model, self.lengths = model, lengths
+        self.max_iter, self.tol = model.n_iter, model.tol
+
+    def _initialize(self, X, sw, random_state):
+        self.model._vb_initialize(X, self.lengths)
+
+    def _e_step(self, X):
+        return self.model._vb_e_step(X, self.lengths)
+
+    def _stats(self, X, stats, sw):
+        return stats
+
+    def _from_stats(self, stats):
+        self.model._vb_m_step(stats)
+
+    def _lower_bound(self, stats):
+        return stats.lower_bound
+
+    def _get_parameters(self):
+        return {name: getattr(self.model, name) for name in self.model._vb_names()}
+
+    def _set_parameters(self, params):
+        for name, value in params.items():
+            setattr(self.model, name, value)
+
+
+def _not_offered(name):
+    def method(self):
+        raise AttributeError(
+            f"{type(self).__name__} has no {name}: a variational fit needs all "
+            "the sequences at once (use fit)"
+        )
+
+    return property(method)
+
+
+class VariationalHMMMixin:
+    """The variational fit of an HMM: the chain's posteriors, hmmlearn's
+    start and checks, and the loop (placed before the EM model whose
+    inference it reuses: ``startprob_``, ``transmat_`` and the family's point
+    parameters are the posterior means)."""
+
+    # hmmlearn's letter -> the (prior, posterior) attributes it starts.
+    _vb_groups: dict = {
+        "s": ("startprob_prior_", "startprob_posterior_"),
+        "t": ("transmat_prior_", "transmat_posterior_"),
+    }
+
+    partial_fit = _not_offered("partial_fit")
+    summarize = _not_offered("summarize")
+    from_stats = _not_offered("from_stats")
+
+    def _vb_names(self):
+        return [name for names in self._vb_groups.values() for name in names]
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, lengths=None, *, y=None):
+        """Estimate the posterior over the parameters by variational EM.
+
+        The parameters whose letters are in ``init_params``, and those whose
+        prior or posterior hyperparameters are not set, start as hmmlearn's
+        do (from ``random_state``); the others start from the attributes as
+        they are (so that ``init_params=""`` continues a fit). Every
+        iteration is a variational E-step (forward-backward under the
+        expected log parameters) and an M-step (the posterior
+        hyperparameters of the letters in ``params``), until the bound gains
+        less than ``tol`` or ``n_iter`` iterations are spent.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The steps of all sequences concatenated (with ``lengths``), or one
+            array per sequence.
+        lengths : array-like of int of shape (n_sequences,), default=None
+            Steps of each sequence when X is concatenated; None is one
+            sequence.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : object
+
+        Notes
+        -----
+        A Dask bag of sequences, or a Dask array of rows with ``lengths``, is
+        computed into memory first: the variational fit is not distributed
+        (prediction on Dask input is, as for the other HMMs).
+        """
+        if _handler(X) is not None:  # a Dask collection: the rows in memory
+            X = X.compute()
+        Xt, lengths, _ = self._sequences(X, lengths, reset=True)
+        self._components()  # the hyperparameters and letters, checked
+        run = _Run(self, Xt, lengths)
+        monitor = self._new_monitor()
+        fit_variational(run, Xt, None, self.random_state, monitor=monitor)
+        for name in ("converged_", "n_iter_", "lower_bound_", "lower_bounds_"):
+            setattr(self, name, getattr(run, name))
+        self.monitor_ = monitor
+        self._vb_publish()
+        return self
+
+    # -- start ---------------------------------------------------------------------
+    def _vb_needs_init(self, letter):
+        """hmmlearn's rule: a letter in ``init_params`` (a logged warning if
+        its attributes are set), or one whose attributes are not all set."""
+        names = self._vb_groups[letter]
+        if letter in self.init_params:
+            for name in names:
+                if name in self.__dict__:
+                    _log.warning(
+                        "Even though the %r attribute is set, it will be "
+                        "overwritten during initialization because "
+                        "'init_params' contains %r",
+                        name,
+                        letter,
+                    )
+            return True
+        return any(name not in self.__dict__ for name in names)
+
+    def _vb_initialize(self, X, lengths):
+        """hmmlearn's start of the chain's posteriors (its draws, in its
+        order), then the family's (``_vb_emission_start``), then the checks."""
+        k = self.n_components
+        rng = check_random_state(self.random_state)
+        uniform = np.full(k, 1.0 / k)
+        if self._vb_needs_init("s"):
+            prior = 1.0 / k if self.startprob_prior is None else self.startprob_prior
+            self.startprob_prior_ = np.full(k, prior, dtype=float)
+            self.startprob_posterior_ = rng.dirichlet(uniform) * len(lengths)
+        if self._vb_needs_init("t"):
+            prior = 1.0 / k if self.transmat_prior is None else self.transmat_prior
+            self.transmat_prior_ = np.full((k, k), prior, dtype=float)
+            self.transmat_posterior_ = (
+                rng.dirichlet(uniform, size=k) * np.sum(lengths) / k
+            )
+        self._vb_emission_start(X, lengths)
+        self._vb_check()
+
+    def _vb_array(self, name, shape, *, positive=True, signed=False):
+        """The attribute ``name`` as a float array of ``shape``, finite and
+        positive (or, ``signed``, any finite value); ValueError naming it."""
+        value = np.asarray(getattr(self, name), dtype=float)
+        if value.shape != tuple(shape):
+            raise ValueError(
+                f"{name} must have shape {tuple(shape)}, got {value.shape}"
+            )
+        if not np.isfinite(value).all() or (
+            positive and not signed and not (value > 0).all()
+        ):
+            kind = "finite" if signed else "positive and finite"
+            raise ValueError(
+                f"{name} must be {kind} (the hyperparameter {name.rstrip('_')} "
+                "gives the prior)"
+            )
+        setattr(self, name, value)
+        return value
+
+    def _vb_check(self):
+        """The shapes and values of the chain's hyperparameters (hmmlearn's
+        ``_check``, plus positivity); the family's in ``_vb_emission_check``."""
+        k = self.n_components
+        for name in self._vb_groups["s"]:
+            self._vb_array(name, (k,))
+        for name in self._vb_groups["t"]:
+            self._vb_array(name, (k, k))
+        self._vb_emission_check()
+
+    # -- E-step --------------------------------------------------------------------
+    def _vb_e_step(self, X, lengths):
+        """Forward-backward under the expected log parameters: the chain's
+        counts, the family's statistics and the bound of the current
+        posterior (see the module)."""
+        k = self.n_components
+        q_start = Dirichlet(self.startprob_posterior_)
+        q_trans = Dirichlet(self.transmat_posterior_)
+        e_start, e_trans = q_start.expected_log(), q_trans.expected_log()
+        c_start = logsumexp(e_start)
+        c_rows = logsumexp(e_trans, axis=1)
+        log_lik = self._vb_log_likelihood(X)
+        messages = log_lik.copy()
+        has_next = np.ones(len(X), dtype=bool)
+        has_next[np.cumsum(lengths) - 1] = False
+        messages[has_next] += c_rows
+        chain = LatentChain(k)
+        params = ChainParams(
+            np.exp(e_start - c_start), np.exp(e_trans - c_rows[:, None])
+        )
+        post = chain.posterior(messages, params, lengths)
+        log_evidence = float(post.log_evidence.sum()) + len(lengths) * c_start
+        kl = float(q_start.kl(Dirichlet(self.startprob_prior_)).sum()) + float(
+            q_trans.kl(Dirichlet(self.transmat_prior_)).sum()
+        )
+        resp = post.posterior
+        observed = self._vb_observed(X)
+        if observed is not None:  # gaps add nothing to the family's statistics
+            X, resp = X[observed], resp[observed]
+        emission = self._vb_emission_stats(X, resp)
+        bound = log_evidence - kl - self._vb_emission_kl()
+        return VariationalChainStats(chain.stats(post, lengths), emission, bound)
+
+    def _vb_observed(self, X):
+        """The steps that are not gaps (None: every one)."""
+        return _observed_steps(X)
+
+    def _vb_messages(self, X, expected):
+        """Messages of every step from ``expected`` (the observed steps'
+        expected log densities, a function of the observed rows); gaps are 0."""
+        observed = self._vb_observed(X)
+        if observed is None:
+            return expected(X)
+        out = np.zeros((len(X), self.n_components))
+        if observed.any():
+            out[observed] = expected(X[observed])
+        return out
+
+    # -- M-step --------------------------------------------------------------------
+    def _vb_m_step(self, stats):
+        if "s" in self.params:
+            self.startprob_posterior_ = self.startprob_prior_ + stats.chain.start
+        if "t" in self.params:
+            self.transmat_posterior_ = self.transmat_prior_ + stats.chain.transitions
+        self._vb_emission_m_step(stats.emission)
+        self._vb_publish()
+
+    def _vb_publish(self):
+        """The point parameters the inference reads: the posterior means."""
+        self.startprob_ = Dirichlet(self.startprob_posterior_).mean()
+        self.transmat_ = Dirichlet(self.transmat_posterior_).mean()
+        self._vb_emission_publish()
