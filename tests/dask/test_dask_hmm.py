@@ -72,10 +72,13 @@ def test_baum_welch_on_a_bag_equals_in_memory(case, rng):
     seqs = _data(case, rng)
     ref, got = _fitted_pair(case, seqs, db.from_sequence(seqs, npartitions=5))
     _assert_same_fit(ref, got)
-    # The statistics kept are those of the last iteration, as in memory.
-    np.testing.assert_allclose(
-        got.stats_.structure.occupancy, ref.stats_.structure.occupancy, **EM
-    )
+    # The statistics kept are those of the last iteration, as in memory (the
+    # variational HMMs keep posteriors, not statistics).
+    assert hasattr(got, "stats_") == hasattr(ref, "stats_")
+    if hasattr(ref, "stats_"):
+        np.testing.assert_allclose(
+            got.stats_.structure.occupancy, ref.stats_.structure.occupancy, **EM
+        )
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
