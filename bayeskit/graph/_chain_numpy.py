@@ -32,7 +32,7 @@ from ._chain_kernels import _RESCALE_BELOW
 # microseconds of numpy calls) and at most MAX_WORK steps x states**2 in all
 # (some 15 to 50 nanoseconds each), so that a pass takes at most some 50
 # milliseconds, where the kernels take a few; and only until these passes have
-# taken BUDGET seconds in this process: then compiling the kernels (about 4
+# taken BUDGET CPU seconds in this process: then compiling the kernels (about 4
 # seconds, once per machine) costs less than what the numpy passes lose.
 MAX_STEPS = 2048
 MAX_WORK = 1 << 20
@@ -49,18 +49,27 @@ def fits(bounds: np.ndarray, n_states: int) -> bool:
     )
 
 
-def _timed(func):
-    """Count ``func``'s seconds against the budget."""
+def timed_against(spent):
+    """A decorator counting a function's CPU seconds into ``spent()[0]`` (the
+    numpy passes' budget, a list found when the function returns; compiling
+    is CPU time too, and wall-clock time on a loaded machine would spend the
+    budget early)."""
 
-    @functools.wraps(func)
-    def timed(*args):
-        start = time.perf_counter()
-        try:
-            return func(*args)
-        finally:
-            _spent[0] += time.perf_counter() - start
+    def decorate(func):
+        @functools.wraps(func)
+        def timed(*args):
+            start = time.process_time()
+            try:
+                return func(*args)
+            finally:
+                spent()[0] += time.process_time() - start
 
-    return timed
+        return timed
+
+    return decorate
+
+
+_timed = timed_against(lambda: _spent)
 
 
 class _Steps:

@@ -22,13 +22,11 @@ passes return None on such data.
 
 from __future__ import annotations
 
-import functools
 import math
-import time
 
 import numpy as np
 
-from ._chain_numpy import _Padded
+from ._chain_numpy import _Padded, timed_against
 
 # What runs here: at most MAX_STEPS steps per sequence and MAX_WORK padded
 # steps x (observed + state dimensions)**2 in all, so that a pass takes at
@@ -55,19 +53,7 @@ def fits(lengths: np.ndarray, n_obs: int, n_state: int) -> bool:
     )
 
 
-def _timed(func):
-    """Count ``func``'s CPU seconds against the budget (compiling is CPU time
-    too; wall-clock time on a loaded machine would spend it early)."""
-
-    @functools.wraps(func)
-    def timed(*args):
-        start = time.process_time()
-        try:
-            return func(*args)
-        finally:
-            _spent[0] += time.process_time() - start
-
-    return timed
+_timed = timed_against(lambda: _spent)
 
 
 def householder_r(M: np.ndarray) -> None:

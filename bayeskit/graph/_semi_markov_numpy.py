@@ -31,12 +31,9 @@ References
 
 from __future__ import annotations
 
-import functools
-import time
-
 import numpy as np
 
-from ._chain_numpy import _Padded
+from ._chain_numpy import _Padded, timed_against
 
 # What runs here: sequences of at most MAX_STEPS steps and at most MAX_WORK
 # steps x states x durations in all, so that a pass takes at most some tenths
@@ -60,19 +57,7 @@ def fits(bounds: np.ndarray, n_states: int, max_duration: int) -> bool:
     )
 
 
-def _timed(func):
-    """Count ``func``'s CPU seconds against the budget (compiling is CPU time
-    too; wall-clock time on a loaded machine would spend it early)."""
-
-    @functools.wraps(func)
-    def timed(*args):
-        start = time.process_time()
-        try:
-            return func(*args)
-        finally:
-            _spent[0] += time.process_time() - start
-
-    return timed
+_timed = timed_against(lambda: _spent)
 
 
 def _accumulate(ufunc, x):
