@@ -129,7 +129,7 @@ default=None
     >>> from bayeskit.hmm import VariationalCategoricalHMM
     >>> X = np.array([[0, 1, 2] * 30]).T
     >>> model = VariationalCategoricalHMM(4, random_state=0).fit(X)
-    >>> model.lower_bounds_[-1] >= model.lower_bounds_[0]
+    >>> bool(model.lower_bounds_[-1] >= model.lower_bounds_[0])
     True
     """
 
