@@ -25,7 +25,7 @@ from ..emissions.linear_gaussian import LinearGaussian, LinearGaussianParams
 from ..priors import NormalInverseWishart
 from ..priors.matrix_normal import MatrixNormalInverseWishart
 from ._base import BaseHMM
-from ._gaussian import hmmlearn_gaussian_start
+from ._gaussian import CovarsAttribute, hmmlearn_gaussian_start
 
 __all__ = ["ARGaussianHMM"]
 
@@ -48,7 +48,7 @@ def lagged_rows(X: np.ndarray, lengths: np.ndarray, order: int) -> np.ndarray:
     return out
 
 
-class ARGaussianHMM(BaseHMM):
+class ARGaussianHMM(CovarsAttribute, BaseHMM):
     """Hidden Markov model with autoregressive Gaussian emissions.
 
     Every state ``k`` has its own linear dynamics with Gaussian noise: given
@@ -225,6 +225,7 @@ class ARGaussianHMM(BaseHMM):
     _features_from = "intercept_"
     _gaussian = True
     _stored_params = ("_covars_",)
+    _covars_from = "intercept_"  # its second axis: the number of features
 
     def __init__(
         self,
@@ -439,23 +440,6 @@ class ARGaussianHMM(BaseHMM):
             "covars_": params.covariances,
             "_factors": factors,
         }
-
-    @property
-    def covars_(self):
-        """Every state's full noise covariance matrix, ``(n_components, d, d)``."""
-        c = np.asarray(self._covars_, dtype=float)
-        shape = np.shape(self.__dict__.get("intercept_", ()))
-        d = shape[1] if len(shape) == 2 else self.n_features
-        return self._structure().dense_all(c, self.n_components, d)
-
-    @covars_.setter
-    def covars_(self, covars):
-        self._covars_ = self._structure().layout(covars, self.n_components, "covars_")
-
-    @property
-    def covariances_(self):
-        """The covariances in the covariance type's own shape."""
-        return np.array(self._covars_, dtype=float, copy=True)
 
     # -- sampling ------------------------------------------------------------------
     def sample(self, n_samples=1, random_state=None, currstate=None, *, history=None):

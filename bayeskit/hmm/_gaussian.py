@@ -87,7 +87,33 @@ def hmmlearn_gaussian_start(model, X, row_weight, random_state, structure):
     return means, covars
 
 
-class GaussianHMM(BaseHMM):
+class CovarsAttribute:
+    """hmmlearn's ``covars_`` of a Gaussian HMM: every state's full matrix
+    when read, any covariance type's own shape when set (kept as
+    ``_covars_``); ``covariances_`` is the kept shape. ``_covars_from`` names
+    the fitted attribute whose second axis is the number of features."""
+
+    _covars_from = "means_"
+
+    @property
+    def covars_(self):
+        """Every state's full covariance matrix, ``(n_components, d, d)``."""
+        c = np.asarray(self._covars_, dtype=float)
+        shape = np.shape(self.__dict__.get(self._covars_from, ()))
+        d = shape[1] if len(shape) == 2 else self.n_features
+        return self._structure().dense_all(c, self.n_components, d)
+
+    @covars_.setter
+    def covars_(self, covars):
+        self._covars_ = self._structure().layout(covars, self.n_components, "covars_")
+
+    @property
+    def covariances_(self):
+        """The covariances in the covariance type's own shape."""
+        return np.array(self._covars_, dtype=float, copy=True)
+
+
+class GaussianHMM(CovarsAttribute, BaseHMM):
     """Hidden Markov model with Gaussian emissions.
 
     hmmlearn-compatible (``GaussianHMM``: the same parameters in the same
@@ -420,23 +446,6 @@ class GaussianHMM(BaseHMM):
             "covars_": params.covariances,
             "_factors": factors,
         }
-
-    @property
-    def covars_(self):
-        """Every state's full covariance matrix, ``(n_components, d, d)``."""
-        c = np.asarray(self._covars_, dtype=float)
-        shape = np.shape(self.__dict__.get("means_", ()))
-        d = shape[1] if len(shape) == 2 else self.n_features
-        return self._structure().dense_all(c, self.n_components, d)
-
-    @covars_.setter
-    def covars_(self, covars):
-        self._covars_ = self._structure().layout(covars, self.n_components, "covars_")
-
-    @property
-    def covariances_(self):
-        """The covariances in the covariance type's own shape."""
-        return np.array(self._covars_, dtype=float, copy=True)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
