@@ -262,8 +262,7 @@ _NAMED = re.compile(
     r"\b(X|y|lengths|sample_weight|sequence|symbols?|features?|class(es)?|"
     r"columns?|categor\w*|labels?|states?|variables?|evidence|n_components|"
     r"n_trials|priors|log_\w+|cardinalit\w+|potential|weights_?|duration\w*|\w+_prior\w*|"
-    r"reg_\w+|covars_\w*|startprob_|transmat_|means_|lambdas_|emissionprob_|"
-    r"coef_|intercept_)\b"
+    r"reg_\w+|covars_\w*|[a-z]\w*_)\b"  # the last: any fitted attribute, by its name
 )
 # Known defects of files owned elsewhere, each pinned by a strict xfail in
 # test_boundary.py: GaussianMixtureClassifier's message for a class of one
