@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..emissions.product import Product
 from .classifier import BaseGenerativeClassifier, ClassifierStats, Triple
+from .stored import forget_triple, stored_triple
 
 __all__ = ["TripleClassifier"]
 
@@ -29,21 +30,25 @@ class TripleClassifier(BaseGenerativeClassifier):
     """The base's hooks from ``_make_components()`` and ``_read``."""
 
     _read = None  # (est, X, reset, sample_weight, grows) -> (Xt, grew)
+    _derived_attributes = ("_triple", "_triple_of")
 
     def _make_components(self) -> Triple:  # pragma: no cover - every subclass
         raise NotImplementedError
 
     def _components(self) -> Triple:
-        """The triple of the current fit, built when first needed (the
-        classes and the encoding are fixed by then)."""
-        triple = self.__dict__.get("_triple")
-        if triple is None:
-            triple = self._triple = self._make_components()
-        return triple
+        """The triple of the current fit: built when first needed (the
+        classes and the encoding are fixed by then), then kept while the
+        hyperparameters and what the data fixed are unchanged
+        (:func:`~bayeskit._base.stored.stored_triple`)."""
+        encoder = self.__dict__.get("_encoder")
+        categories = getattr(encoder, "categories", None)
+        categories = () if categories is None else categories
+        fixed = (len(self.classes_), self.n_features_in_, *map(len, categories))
+        return stored_triple(self, fixed)
 
     def _prepare_X(self, X, reset, sample_weight=None):
         if reset:
-            self._triple = None
+            forget_triple(self)
         # A later chunk being fitted may bring new categories, when the
         # emission's statistics can grow to take them.
         grows = (
@@ -55,8 +60,7 @@ class TripleClassifier(BaseGenerativeClassifier):
         Xt, grew = self._read(X, reset, sample_weight, grows)
         if grew:
             old = self._triple.emission
-            self._triple = self._make_components()
-            new = self._triple.emission
+            new = self._components().emission
             grown = (
                 old.grow(self.stats_.emission, new)
                 if isinstance(old, Product)
@@ -70,8 +74,9 @@ class TripleClassifier(BaseGenerativeClassifier):
         return self._components().emission.stats(Xt, weights, labels)
 
     def _set_emission_params(self, stats) -> None:
-        # Built afresh: the prior reads the parameters as they are now.
-        triple = self._triple = self._make_components()
+        # Built again if a hyperparameter changed since: the prior reads the
+        # parameters as they are now.
+        triple = self._components()
         self._params = triple.emission.map_params(stats, triple.prior)
 
     def _log_likelihood(self, Xt):

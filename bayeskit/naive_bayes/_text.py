@@ -202,7 +202,7 @@ class _TextNB(TripleClassifier):
     # -- fitted attributes -------------------------------------------------------------
     def _set_emission_params(self, stats) -> None:
         _check_count_total(stats)
-        triple = self._triple = self._make_components()
+        triple = self._components()
         self._params = self._map_params(triple, stats)
         self.feature_count_ = stats.counts  # the statistics themselves, not a copy
         self._set_scoring(stats, triple)
@@ -528,7 +528,7 @@ class ComplementNB(_TextNB):
 
     def _set_emission_params(self, stats) -> None:
         _check_count_total(stats)
-        triple = self._triple = self._make_components()
+        triple = self._components()
         self.feature_count_ = stats.counts  # the statistics themselves, not a copy
         self.feature_all_ = stats.counts.sum(axis=0)
         complement = MultinomialStats(

@@ -535,7 +535,7 @@ class TreeAugmentedNB(TripleClassifier):
         self._fixed_parents = self._params.parents
 
     def _set_emission_params(self, stats) -> None:
-        triple = self._triple = self._make_components()
+        triple = self._components()
         self._params = triple.emission.map_params(
             stats, triple.prior, parents=getattr(self, "_fixed_parents", None)
         )

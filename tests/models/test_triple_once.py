@@ -1,4 +1,4 @@
-"""Discriminant analysis and Bayesian networks build their triple once per fit.
+"""Every classifier and Bayesian network builds its triple once per fit.
 
 ``_make_components()`` builds ``(structure, emission, prior)`` from the
 hyperparameters and what the data fixed (the classes and the number of
@@ -15,22 +15,37 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn import discriminant_analysis as skda
+from sklearn import naive_bayes as sknb
 
+import bayeskit as bk
 from bayeskit import BayesianNetwork
 from bayeskit import LinearDiscriminantAnalysis as LDA
 from bayeskit import QuadraticDiscriminantAnalysis as QDA
+from bayeskit._base.triple import TripleClassifier
+
+# The classifiers built from a triple by the shared base (naive Bayes, the
+# tree-augmented one, the mixture classifier), found from the public names.
+TRIPLE_CLASSIFIERS = sorted(
+    (
+        cls
+        for cls in map(lambda name: getattr(bk, name), bk.__all__)
+        if isinstance(cls, type) and issubclass(cls, TripleClassifier)
+    ),
+    key=lambda cls: cls.__name__,
+)
 
 
 @pytest.fixture
 def builds(monkeypatch):
     """The number of triples each class builds, by class name."""
     counts = {}
-    for cls in (LDA, QDA, BayesianNetwork):
+    for cls in (LDA, QDA, BayesianNetwork, *TRIPLE_CLASSIFIERS):
         make = cls._make_components
 
-        def counted(self, make=make, name=cls.__name__):
+        def counted(self, *args, make=make, **kwargs):
+            name = type(self).__name__
             counts[name] = counts.get(name, 0) + 1
-            return make(self)
+            return make(self, *args, **kwargs)
 
         monkeypatch.setattr(cls, "_make_components", counted)
     return counts
@@ -151,3 +166,109 @@ def test_a_network_reads_m_changed_after_fit(m):
     counts = pd.crosstab(frame["a"], frame["b"]).to_numpy(dtype=float)
     expected = (counts + m / 3) / (counts.sum(axis=1, keepdims=True) + m)
     np.testing.assert_allclose(bn.cpds_["b"], expected, rtol=1e-12)  # rows: a
+
+
+def _counts(seed, n=160, d=4):
+    """Small counts (valid for every naive Bayes) and three classes."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    return rng.integers(0, 3, (n, d)) + y[:, None] % 2, y, rng
+
+
+def _make(cls):
+    return cls(categorical_features=[0, 1]) if cls is bk.MixedNB else cls()
+
+
+def test_the_triple_classifiers_are_found():
+    names = {cls.__name__ for cls in TRIPLE_CLASSIFIERS}
+    assert {"GaussianNB", "MultinomialNB", "TreeAugmentedNB"} <= names
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("cls", TRIPLE_CLASSIFIERS, ids=lambda c: c.__name__)
+def test_a_triple_classifier_fit_builds_its_triple_once(cls, seed, builds):
+    X, y, rng = _counts(seed)
+    partly = y.astype(float)
+    partly[rng.random(len(y)) < 0.3] = -1
+    w = rng.integers(1, 4, len(y)).astype(float)
+    paths = [
+        ("closed form", lambda est: est.fit(X, y)),
+        ("weights", lambda est: est.fit(X, y, sample_weight=w)),
+        ("unlabelled rows (EM)", lambda e: e.set_params(unlabeled=-1).fit(X, partly)),
+    ]
+    if hasattr(cls, "partial_fit"):
+        paths.append(
+            (
+                "partial_fit",
+                lambda est: (
+                    est.partial_fit(X[:60], y[:60], classes=[0, 1, 2])
+                    .partial_fit(X[60:110], y[60:110])
+                    .partial_fit(X[110:], y[110:], sample_weight=w[110:])
+                ),
+            )
+        )
+    for path, fit in paths:
+        est = _make(cls)
+        if path.startswith("unlabelled") and "unlabeled" not in est.get_params():
+            continue
+        builds.clear()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fit(est)
+        assert builds == {cls.__name__: 1}, (path, builds)
+        builds.clear()
+        est.predict_proba(X), est.predict(X), est.score(X, y)
+        assert not builds, (path, builds)
+
+
+def test_new_categories_in_a_later_chunk_rebuild_the_triple_once(builds):
+    """CategoricalNB's later chunk bringing a new category grows the tables:
+    one more build, and the answer of one fit on all the rows."""
+    X, y, _ = _counts(0)
+    later = X.copy()
+    later[:5, 0] = 7
+    est = bk.CategoricalNB().partial_fit(X, y, classes=[0, 1, 2])
+    builds.clear()
+    est.partial_fit(later, y)
+    assert builds == {"CategoricalNB": 1}
+    whole = bk.CategoricalNB().fit(np.vstack([X, later]), np.concatenate([y, y]))
+    np.testing.assert_allclose(
+        est.predict_proba(later), whole.predict_proba(later), rtol=1e-12
+    )
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize(
+    ("name", "before", "after"),
+    [
+        ("MultinomialNB", {"alpha": 1.0}, {"alpha": 0.2}),
+        ("ComplementNB", {"alpha": 1.0}, {"alpha": 3.0, "norm": True}),
+        ("BernoulliNB", {"alpha": 1.0}, {"alpha": 0.05}),
+        ("CategoricalNB", {"alpha": 1.0}, {"alpha": 0.3}),
+        ("GaussianNB", {"var_smoothing": 1e-9}, {"var_smoothing": 0.5}),
+    ],
+)
+def test_a_naive_bayes_reads_hyperparameters_changed_after_fit(
+    name, before, after, seed
+):
+    """set_params after a first chunk: the next partial_fit gives
+    scikit-learn's answer on all the rows with the new hyperparameters."""
+    X, y, _ = _counts(seed)
+    ours = getattr(bk, name)(**before).partial_fit(X[:70], y[:70], classes=[0, 1, 2])
+    ours.set_params(**after).partial_fit(X[70:], y[70:])
+    ref = getattr(sknb, name)(**{**before, **after}).fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), atol=1e-10)
+    stale = getattr(sknb, name)(**before).fit(X, y)
+    assert not np.allclose(ref.predict_proba(X), stale.predict_proba(X))
+
+
+@pytest.mark.parametrize("m", [0.5, 4.0])
+def test_a_tree_augmented_nb_reads_m_changed_after_fit(m):
+    """TreeAugmentedNB with ``m`` changed by set_params after a first chunk:
+    the next partial_fit gives the model built with that ``m`` on all the
+    rows (the tree and the m-estimated tables of every count)."""
+    X, y, _ = _counts(int(m * 10))
+    est = bk.TreeAugmentedNB(m=1.0).partial_fit(X[:70], y[:70], classes=[0, 1, 2])
+    est.set_params(m=m).partial_fit(X[70:], y[70:])
+    fresh = bk.TreeAugmentedNB(m=m).fit(X, y)
+    np.testing.assert_allclose(est.predict_proba(X), fresh.predict_proba(X), rtol=1e-12)
