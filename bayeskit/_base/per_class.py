@@ -206,7 +206,7 @@ class PerClassClassifier(BaseGenerativeClassifier):
             if hasattr(model, "_log_prior"):  # the mixtures
                 total += float(model._log_prior())
             elif hasattr(model, "_log_prior_of"):  # the hidden Markov models
-                components = model._make_components()
+                components = model._components()  # kept by the model since its fit
                 total += float(model._log_prior_of(model._current_params(), components))
         return total
 

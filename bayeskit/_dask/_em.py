@@ -67,7 +67,6 @@ def fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
     one reduction per iteration), as in memory one class after the other
     with one random generator."""
     from dask import delayed
-    from sklearn.utils import check_random_state
 
     from .._base.classifier import ClassifierStats, InsufficientData
 
@@ -111,11 +110,9 @@ def fit_mixture_classifier(est, X, y, sample_weight, classes, partial):
             f"{type(est).__name__} needs at least two classes with positive "
             "sample_weight"
         )
-    rng = check_random_state(est.random_state)
     mixtures = []
-    for c, gm in enumerate(est._make_components().emission):
+    for c, gm in enumerate(est._new_models()):  # one random state, in class order
         rows = yd == labels[c]
-        gm.set_params(random_state=rng)
         mixtures.append(
             gm.fit(X[rows], sample_weight=None if swd is None else swd[rows])
         )
