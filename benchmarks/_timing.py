@@ -124,29 +124,39 @@ def write_json(
     path: str | Path,
     results: Sequence[Result],
     sizes: str | Sequence[str],
-    peer: str,
+    peer: str | Sequence[str],
 ) -> None:
-    """Write ``results`` as JSON, each with the sizes it was measured at.
+    """Write ``results`` as JSON, each with the sizes it was measured at and
+    the peer it was measured against.
 
-    ``sizes`` is one description for all results or one per result, in order.
+    ``sizes`` and ``peer`` are each one value for all results or one per
+    result, in order (a benchmark may compare against two peers).
     """
     if isinstance(sizes, str):
         sizes = [sizes] * len(results)
-    if len(sizes) != len(results):
-        raise ValueError(f"{len(sizes)} size descriptions for {len(results)} results")
+    if isinstance(peer, str):
+        peer = [peer] * len(results)
+    for what, values in (("size descriptions", sizes), ("peers", peer)):
+        if len(values) != len(results):
+            raise ValueError(f"{len(values)} {what} for {len(results)} results")
     rows = [
-        {**asdict(r), "sizes": s, "ratio": r.ratio, "met": r.met}
-        for r, s in zip(results, sizes)
+        {**asdict(r), "sizes": s, "peer": p, "ratio": r.ratio, "met": r.met}
+        for r, s, p in zip(results, sizes, peer)
     ]
-    Path(path).write_text(json.dumps({"peer": peer, "results": rows}, indent=1))
+    Path(path).write_text(json.dumps({"results": rows}, indent=1))
 
 
-def read_json(path: str | Path) -> tuple[str, list[tuple[Result, str]]]:
-    """The peer's name and the (result, sizes) pairs that ``write_json`` wrote."""
+def read_json(path: str | Path) -> tuple[list[str], list[tuple[Result, str]]]:
+    """The peers and the (result, sizes) pairs that ``write_json`` wrote, one
+    peer per pair."""
     data = json.loads(Path(path).read_text())
     fields = Result.__dataclass_fields__
     pairs = [
         (Result(**{k: v for k, v in row.items() if k in fields}), row["sizes"])
         for row in data["results"]
     ]
-    return data["peer"], pairs
+    # A row without its own peer has the file's (one peer for every row).
+    peers = [row.get("peer", data.get("peer")) for row in data["results"]]
+    if None in peers:
+        raise KeyError("peer")
+    return peers, pairs

@@ -147,11 +147,11 @@ def run_one(
             error = f"exit status {proc.returncode}"
             return Outcome(name, seconds, [], output, error)
         try:
-            peer, pairs = read_json(out)
+            peers, pairs = read_json(out)
         except (OSError, ValueError, KeyError, TypeError) as exc:
             error = f"no results written with --json: {exc!r}"
             return Outcome(name, seconds, [], output, error)
-    rows = [Row(name, peer, result, sizes) for result, sizes in pairs]
+    rows = [Row(name, p, result, sizes) for p, (result, sizes) in zip(peers, pairs)]
     return Outcome(name, seconds, rows, output)
 
 

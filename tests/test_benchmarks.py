@@ -167,8 +167,8 @@ def test_results_round_trip_through_json(tmp_path):
     results = [r.result for r in ROWS]
     sizes = [f"size {i}" for i in range(len(results))]
     timing.write_json(tmp_path / "one.json", results, sizes, "sklearn")
-    peer, pairs = timing.read_json(tmp_path / "one.json")
-    assert peer == "sklearn"
+    peers, pairs = timing.read_json(tmp_path / "one.json")
+    assert peers == ["sklearn"] * len(results)
     assert [(r.model, r.operation, r.ours, r.theirs, r.goal) for r, _ in pairs] == [
         (r.model, r.operation, r.ours, r.theirs, r.goal) for r in results
     ]
@@ -177,6 +177,14 @@ def test_results_round_trip_through_json(tmp_path):
     assert {s for _, s in timing.read_json(tmp_path / "two.json")[1]} == {"same"}
     with pytest.raises(ValueError, match="size descriptions"):
         timing.write_json(tmp_path / "bad.json", results, ["one"], "sklearn")
+    # Two peers in one benchmark: each row keeps its own.
+    both = ["sklearn", "hmmlearn"] * (len(results) // 2) + ["sklearn"] * (
+        len(results) % 2
+    )
+    timing.write_json(tmp_path / "both.json", results, "same", both)
+    assert timing.read_json(tmp_path / "both.json")[0] == both
+    with pytest.raises(ValueError, match="peers"):
+        timing.write_json(tmp_path / "bad.json", results, "same", ["sklearn"])
 
 
 def test_compare_reports_its_repeats():
