@@ -460,11 +460,19 @@ def hybrid_aware(method):
             if name == "from_stats":  # statistics of a hybrid network say so
                 stats = args[0] if args else kwargs.get("stats")
                 hybrid = hybrid or isinstance(stats, HybridStats)
+        if hybrid and name in _MAPPED and args and handler_for(args[0]) is not None:
+            # Dask input: the method maps itself over the partitions, and each
+            # pandas partition comes back here.
+            return method(self, *args, **kwargs)
         if hybrid:
             return impl(self, *args, **kwargs)
         return method(self, *args, **kwargs)
 
     return wrapper
+
+
+# The methods that map themselves over a Dask DataFrame's partitions.
+_MAPPED = frozenset({"predict", "predict_proba"})
 
 
 def _declared(est) -> bool:

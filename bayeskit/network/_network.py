@@ -583,7 +583,8 @@ class BayesianNetwork(
         -------
         float
         """
-        ll = self.log_likelihood(X)
+        # score_samples maps itself over a Dask DataFrame's partitions.
+        ll = np.asarray(self.score_samples(X), dtype=float)
         sw = check_sample_weight(sample_weight, np.empty((len(ll), 0)))
         keep = sw > 0
         return float(np.average(ll[keep], weights=sw[keep]))

@@ -86,3 +86,42 @@ def test_a_failing_fit_leaves_the_network_as_it_was():
         BayesianNetwork(EDGES, continuous=CONT, latent=["z"]).fit(
             dd.from_pandas(df, npartitions=2)
         )
+
+
+@pytest.mark.parametrize("npartitions", [1, 4])
+def test_predictions_on_partitions_equal_those_in_memory(npartitions):
+    """``predict_proba``, ``predict``, ``score_samples`` and ``score`` of a
+    Dask DataFrame (a partition emptied by a filter, missing cells of both
+    kinds, a column left out) are the in-memory answers, row for row."""
+    rng = np.random.default_rng(npartitions)
+    bn = BayesianNetwork(EDGES, continuous=CONT).fit(simulate(rng, 500))
+    df = simulate(rng, 120)
+    df.loc[rng.random(120) < 0.3, "a"] = None
+    df.loc[rng.random(120) < 0.3, "b"] = np.nan
+    ddf = dd.from_pandas(df, npartitions=npartitions)
+    if npartitions > 1:  # the second partition's rows all filtered out
+        first, second = ddf.divisions[1], ddf.divisions[2]
+
+        def keep(frame):
+            return frame[(frame.index < first) | (frame.index >= second)]
+
+        ddf, df = ddf.map_partitions(keep), keep(df)
+    df = ddf.compute()  # the same rows, with Dask's column types
+    np.testing.assert_allclose(
+        bn.score_samples(ddf).compute(), bn.score_samples(df), rtol=1e-12
+    )
+    assert bn.score(ddf) == pytest.approx(bn.score(df), rel=1e-12)
+    for variable in (None, "a", "d"):
+        got = bn.predict_proba(ddf.drop(columns=["d"]), variable).compute()
+        ref = bn.predict_proba(df.drop(columns=["d"]), variable)
+        pd.testing.assert_frame_equal(got, ref, rtol=1e-12)
+    pd.testing.assert_frame_equal(bn.predict(ddf).compute(), bn.predict(df))
+
+
+def test_the_score_of_a_discrete_network_on_partitions_is_computed():
+    rng = np.random.default_rng(0)
+    df = simulate(rng, 300)[["a", "d"]]
+    bn = BayesianNetwork([("a", "d")]).fit(df)
+    assert bn.score(dd.from_pandas(df, npartitions=3)) == pytest.approx(
+        bn.score(df), rel=1e-12
+    )

@@ -472,20 +472,6 @@ def test_continuous_prior_per_node_and_its_checks(rng):
         BayesianNetwork(EDGES, continuous=["b", "nope"]).fit(df)
 
 
-def test_dask_input_with_continuous_nodes(rng):
-    dd = pytest.importorskip("dask.dataframe")
-    df = simulate(rng, 60)
-    ddf = dd.from_pandas(df, npartitions=2)
-    bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
-    # fit sums the partitions' statistics (tests/dask/test_dask_hybrid.py).
-    # score_samples maps over the partitions (each a pandas frame).
-    np.testing.assert_allclose(
-        np.asarray(bn.score_samples(ddf).compute()), bn.score_samples(df)
-    )
-    with pytest.raises(ValueError, match="Dask input is not available"):
-        bn.predict(ddf)
-
-
 def assert_same_network(got, ref, rtol=1e-10):
     assert got.variables_ == ref.variables_ and got.continuous_ == ref.continuous_
     for v in ref.variables_:
