@@ -126,7 +126,8 @@ class NetworkTables:
     # -- pgmpy -------------------------------------------------------------------------
     @classmethod
     def from_pgmpy(cls, model):
-        """The network of a pgmpy ``DiscreteBayesianNetwork``, every table set.
+        """The network of a pgmpy ``DiscreteBayesianNetwork``, every table set,
+        or of a ``LinearGaussianBayesianNetwork``, every node continuous.
 
         The variables keep pgmpy's order of nodes, their states pgmpy's
         ``state_names`` (in their order), and the edges pgmpy's order of
@@ -134,10 +135,16 @@ class NetworkTables:
         labels, so a CPD whose ``evidence`` lists the parents in another
         order is transposed. pgmpy itself is not imported.
 
+        A ``LinearGaussianCPD``'s ``beta`` (the intercept, then one
+        coefficient per ``evidence`` variable) and ``std`` (the residual
+        standard deviation) become the node's regression, as :meth:`to_pgmpy`
+        writes them.
+
         Parameters
         ----------
-        model : pgmpy DiscreteBayesianNetwork
-            A model with a ``TabularCPD`` for every node.
+        model : pgmpy DiscreteBayesianNetwork or LinearGaussianBayesianNetwork
+            A model with a ``TabularCPD`` for every node, or a
+            ``LinearGaussianCPD`` for every node.
 
         Returns
         -------

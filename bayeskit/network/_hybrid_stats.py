@@ -197,6 +197,20 @@ def hybrid_from_stats(est, stats: HybridStats):
         nodes[v] = clg_from_stats(
             v, dp, cp, cards, states, stats.regressions[v], prior_of(est, v)
         )
+    install_hybrid(est, dag, names, continuous, inner, nodes)
+    est.stats_ = stats
+    return est
+
+
+def install_hybrid(est, dag, names, continuous, inner, nodes) -> None:
+    """Set ``est``'s fitted attributes: the graph ``dag`` of the variables
+    ``names``, the discrete nodes' network ``inner`` (None when every node
+    is continuous) and every continuous node's :class:`CLGNode` in ``nodes``."""
+    cset = set(continuous)
+    discrete = [v for v in dag.topological_order() if v not in cset]
+    cont = [v for v in dag.topological_order() if v in cset]
+    states = {} if inner is None else dict(inner.states_)
+    cards = {v: len(states[v]) for v in discrete}
     log_cpds = {
         v: (tuple(inner.dag_.parents(v)), np.log(inner.cpds_[v])) for v in discrete
     }
@@ -212,8 +226,6 @@ def hybrid_from_stats(est, stats: HybridStats):
         est.feature_names_in_ = np.asarray(names, dtype=object)
     est._discrete_net_ = inner
     est._clg_ = CLGNetwork(discrete, cards, log_cpds, cont, nodes)
-    est.stats_ = stats
-    return est
 
 
 def _refuse_latent(est) -> None:
@@ -240,7 +252,7 @@ def fit_hybrid(est, X, sample_weight):
 def hybrid_partial_fit(est, X, y=None, sample_weight=None):
     """Add the statistics of a chunk of rows to what the network has seen
     and set its CPDs from the sum (the first call is ``fit``)."""
-    if not hasattr(est, "continuous_"):
+    if not hasattr(est, "stats_"):  # the first chunk, or a network built by hand
         return fit_hybrid(est, X, sample_weight)
     if (handler := handler_for(X)) is not None:
         return handler.fit_hybrid_network(est, X, sample_weight, partial=True)

@@ -34,10 +34,14 @@ def network_from_pgmpy(cls, model):
             f"get_cpds), got {type(model).__name__}"
         )
     cpds = {}
-    for cpd in model.get_cpds():
+    found = list(model.get_cpds())
+    if found and all(_is_linear_gaussian_cpd(cpd) for cpd in found):
+        return _linear_gaussian_from_pgmpy(cls, model, found)
+    for cpd in found:
         if not _is_tabular_cpd(cpd):
             raise TypeError(
-                "model must hold pgmpy TabularCPDs (a discrete network), got a "
+                "model must hold pgmpy TabularCPDs (a discrete network) or "
+                "LinearGaussianCPDs only (a LinearGaussianBayesianNetwork), got a "
                 f"{type(cpd).__name__}"
             )
         cpds[cpd.variable] = cpd
@@ -98,3 +102,57 @@ def network_to_pgmpy(est):
             )
         )
     return model
+
+
+def _is_linear_gaussian_cpd(cpd) -> bool:
+    return all(hasattr(cpd, a) for a in ("variable", "beta", "std", "evidence"))
+
+
+def _linear_gaussian_from_pgmpy(cls, model, found):
+    """A ``cls`` with every node continuous, from pgmpy's
+    ``LinearGaussianBayesianNetwork``: each ``LinearGaussianCPD``'s ``beta``
+    (the intercept, then one coefficient per ``evidence`` variable) and
+    ``std`` (the residual standard deviation) become the node's regression."""
+    from ..graph.clg import CLGNode
+    from ..graph.dag import DAG
+    from ._hybrid_stats import install_hybrid
+
+    nodes = list(model.nodes())
+    cpds = {cpd.variable: cpd for cpd in found}
+    missing = [v for v in nodes if v not in cpds]
+    if not nodes or missing:
+        raise ValueError(
+            f"model has no CPD for {missing!r}: add one for every node "
+            "(pgmpy's model.add_cpds) before converting it"
+        )
+    edges = [tuple(e) for e in model.edges()]
+    dag = DAG(edges, nodes=nodes)
+    regressions = {}
+    for v in nodes:
+        cpd, parents = cpds[v], tuple(dag.parents(v))
+        evidence = tuple(cpd.evidence or ())
+        beta = np.asarray(cpd.beta, dtype=float).ravel()
+        std = float(cpd.std)
+        if set(evidence) != set(parents) or len(beta) != 1 + len(evidence):
+            raise ValueError(
+                f"model's CPD of {v!r} is conditioned on {list(evidence)!r} with "
+                f"{len(beta)} coefficients, but its parents in the graph are "
+                f"{list(parents)!r}"
+            )
+        if not (np.isfinite(beta).all() and np.isfinite(std) and std > 0):
+            raise ValueError(
+                f"model's CPD of {v!r} needs finite coefficients and a positive "
+                f"std, got beta={beta.tolist()!r}, std={std!r}"
+            )
+        by_name = dict(zip(evidence, beta[1:]))
+        regressions[v] = CLGNode(
+            (),
+            parents,
+            np.asarray(beta[0]),
+            np.array([by_name[p] for p in parents]),
+            np.asarray(std**2),
+        )
+    network = cls(edges, continuous=nodes)
+    network._validate_params()
+    install_hybrid(network, dag, nodes, nodes, None, regressions)
+    return network
