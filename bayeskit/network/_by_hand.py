@@ -1,5 +1,6 @@
 """The tables of a :class:`~bayeskit.BayesianNetwork` by hand: set and read one
-CPT by its labels, and a network to and from pgmpy.
+CPT by its labels, and a network to and from pgmpy (and an all-continuous
+one to and from pyAgrum's CLG).
 
 A mixin of :class:`~bayeskit.BayesianNetwork` (its methods are the network's);
 the labelled layouts are read in :mod:`bayeskit.network._data`, pgmpy's
@@ -15,13 +16,15 @@ from ._data import checked_table, declared_states
 from ._em import latent_states
 from ._hybrid import hybrid_aware
 from ._pgmpy import network_from_pgmpy, network_to_pgmpy
+from ._pyagrum import clg_from_pyagrum, clg_to_pyagrum
 from ._queries import labelled_cpd
 
 __all__ = ["NetworkTables"]
 
 
 class NetworkTables:
-    """``set_cpd`` / ``get_cpd`` / ``from_pgmpy`` / ``to_pgmpy`` of a network."""
+    """``set_cpd`` / ``get_cpd`` / ``from_pgmpy`` / ``to_pgmpy`` /
+    ``from_pyagrum`` / ``to_pyagrum`` of a network."""
 
     # -- CPDs by hand ------------------------------------------------------------
     @hybrid_aware
@@ -169,3 +172,39 @@ class NetworkTables:
         """
         self._check_ready()
         return network_to_pgmpy(self)
+
+    # -- pyAgrum -------------------------------------------------------------------
+    @classmethod
+    def from_pyagrum(cls, model):
+        """The all-continuous network of a pyAgrum ``CLG`` (``pyagrum.clg``).
+
+        Every pyAgrum ``GaussianVariable`` becomes a continuous node: its
+        ``mu`` the regression's intercept, each arc's coefficient
+        (``coefArc``) that of the parent, and its ``sigma`` the residual
+        standard deviation. pyAgrum itself is not imported.
+
+        Parameters
+        ----------
+        model : pyagrum.clg.CLG
+
+        Returns
+        -------
+        BayesianNetwork
+            A network built by hand (no ``stats_``): queries, sampling and
+            :meth:`to_pyagrum` work; :meth:`fit` would relearn the regressions.
+        """
+        return clg_from_pyagrum(cls, model)
+
+    def to_pyagrum(self):
+        """The network, every node continuous, as a pyAgrum ``CLG``.
+
+        Needs pyAgrum (an optional dependency). A network with discrete nodes
+        has no pyAgrum CLG counterpart: write it to a file pyAgrum reads
+        (:func:`bayeskit.io.write_bif`, ``write_uai``, ``write_xdsl``).
+
+        Returns
+        -------
+        pyagrum.clg.CLG
+        """
+        self._check_ready()
+        return clg_to_pyagrum(self)
