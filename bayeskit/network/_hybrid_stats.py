@@ -21,6 +21,7 @@ from .._collections import handler_for
 from .._validation import check_sample_weight
 from ..graph import DAG
 from ..graph.clg import CLGNetwork
+from ._hybrid_em import fit_hybrid_em, partial_fit_hybrid_em
 from ._hybrid_fit import (
     add_regression_stats,
     clg_from_stats,
@@ -231,20 +232,22 @@ def install_hybrid(est, dag, names, continuous, inner, nodes) -> None:
 def _refuse_latent(est) -> None:
     if est.latent:
         raise ValueError("latent variables are not available with continuous nodes yet")
-    if est.missing == "em":
-        raise ValueError(
-            "missing='em' is not available with continuous nodes yet: use "
-            "missing='available' (rows missing a cell of a family are left "
-            "out of that family's estimate)"
-        )
 
 
 def fit_hybrid(est, X, sample_weight):
     """Fit a network with continuous nodes (``est.continuous``):
-    ``from_stats(summarize(X))``, on a Dask DataFrame too."""
+    ``from_stats(summarize(X))``, on a Dask DataFrame too; by EM with
+    ``missing='em'``."""
     _refuse_latent(est)
     if (handler := handler_for(X)) is not None:
+        if est.missing == "em":
+            raise ValueError(
+                "missing='em' with continuous nodes takes a pandas DataFrame, not "
+                "Dask input: compute the rows first, or use missing='available'"
+            )
         return handler.fit_hybrid_network(est, X, sample_weight)
+    if est.missing == "em":
+        return fit_hybrid_em(est, X, sample_weight)
     est._reset()
     return hybrid_from_stats(est, hybrid_summarize(est, X, sample_weight, fit=True))
 
@@ -255,5 +258,12 @@ def hybrid_partial_fit(est, X, y=None, sample_weight=None):
     if not hasattr(est, "stats_"):  # the first chunk, or a network built by hand
         return fit_hybrid(est, X, sample_weight)
     if (handler := handler_for(X)) is not None:
+        if est.missing == "em":
+            raise ValueError(
+                "missing='em' with continuous nodes takes a pandas DataFrame, not "
+                "Dask input: compute the rows first, or use missing='available'"
+            )
         return handler.fit_hybrid_network(est, X, sample_weight, partial=True)
+    if est.missing == "em":
+        return partial_fit_hybrid_em(est, X, sample_weight)
     return hybrid_from_stats(est, est.stats_ + hybrid_summarize(est, X, sample_weight))
