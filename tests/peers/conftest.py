@@ -53,6 +53,14 @@ def _functions(item):
         for klass in inspect.getmro(item.cls):
             if klass.__module__ == item.function.__module__:
                 funcs.extend(v for v in vars(klass).values() if inspect.isfunction(v))
+    # The peer module's own fixtures the test uses (pgmpy builds its
+    # estimators in fixtures).
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in getattr(info, "name2fixturedefs", {}).values():
+        for fixture in defs:
+            func = getattr(fixture, "func", None)
+            if getattr(func, "__module__", None) == item.function.__module__:
+                funcs.append(func)
     return funcs
 
 

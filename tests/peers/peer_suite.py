@@ -199,6 +199,14 @@ NOT_APPLICABLE: dict[tuple[str, str], str] = {
 # expected failures, so that the difference stays as documented.
 DELIBERATE_DIFFERENCES: dict[tuple[str, str], str] = {
     (
+        "pgmpy.tests.test_estimators.test_BayesianEstimator",
+        "test_estimate_cpd_improper_prior",
+    ): (
+        "all pseudo-counts zero and a parent configuration never seen: pgmpy's "
+        "row is 0/0 = NaN; bayeskit's m=0 row is uniform, as pgmpy's own "
+        "MaximumLikelihoodEstimator gives (a NaN table cannot answer a query)"
+    ),
+    (
         "hmmlearn.tests.test_gaussian_hmm",
         "TestGaussianHMMWithSphericalCovars::test_underflow_from_scaling[scaling]",
     ): (
