@@ -284,10 +284,11 @@ def _sum_product(log_startprob, log_transmat, log_emission, lengths, smooth, exa
     # Sequences with a transition below the safe bound go to the exact pass.
     low = np.zeros(n_seq, dtype=bool)
     if not exact and n_steps:
-        step_min = trans.reshape(n_steps, -1).min(axis=1)
-        step_min[starts] = 1.0
+        log_min = trans.reshape(n_steps, -1).min(axis=1)
+        log_min[starts] = 0.0  # the matrices of first steps are not read
         seq = np.repeat(np.arange(n_seq), lengths)
-        low = np.bincount(seq, step_min < _SAFE_TRANSITION, minlength=n_seq) > 0
+        below = log_min < np.log(_SAFE_TRANSITION)
+        low = np.bincount(seq, below, minlength=n_seq) > 0
     else:
         low[:] = True
     scaled = np.flatnonzero(~low)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bayeskit._logmath import logsumexp, safe_log
-from bayeskit.graph import forward, forward_backward, viterbi
+from bayeskit.graph import forward, forward_backward, input_chain, viterbi
 from bayeskit.graph.input_chain import (
     forward_backward_inputs,
     forward_inputs,
@@ -168,3 +168,32 @@ def test_bad_arguments_are_named(change, name):
     args = change(start, trans, emission, [3, 2])
     with pytest.raises(ValueError, match=name):
         forward_backward_inputs(*args)
+
+
+def _forbid(monkeypatch, name):
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{name} was not to run")
+
+    monkeypatch.setattr(input_chain, name, refuse)
+
+
+def test_safe_transitions_take_the_scaled_pass(monkeypatch):
+    rng = np.random.default_rng(0)
+    lengths = [7, 3, 5]
+    start, trans, emission = _tables(rng, 3, lengths)
+    log_ev, _post, pair, *_ = _enumerate(start, trans, emission, lengths)
+    _forbid(monkeypatch, "_log_pass")
+    got = forward_backward_inputs(start, trans, emission, lengths)
+    np.testing.assert_allclose(got.log_evidence, log_ev, rtol=1e-12)
+    np.testing.assert_allclose(got.pairwise, pair, atol=1e-12)
+
+
+def test_a_tiny_transition_takes_the_exact_pass(monkeypatch):
+    rng = np.random.default_rng(1)
+    start, trans, emission = _tables(rng, 2, [4])
+    trans[2] = np.log([[1 - 1e-200, 1e-200], [0.5, 0.5]])
+    log_ev, post, *_ = _enumerate(start, trans, emission, [4])
+    _forbid(monkeypatch, "_scaled_pass")
+    got = forward_backward_inputs(start, trans, emission, [4])
+    np.testing.assert_allclose(got.log_evidence, log_ev, rtol=1e-12)
+    np.testing.assert_allclose(got.posterior, post, atol=1e-12)
