@@ -185,7 +185,12 @@ class InputOutputHMM(HiddenMarkovModel):
     regression's optimum is the normalised counts).
 
     Sequences come with their covariates: ``sample(n, covariates=...)``
-    draws one sequence whose steps follow the given covariates.
+    draws one sequence whose steps follow the given covariates. The
+    statistics of the transitions are the pairwise posteriors of every step
+    with its covariates (a logistic regression has no statistics of fixed
+    size): ``summarize`` of chunks add by concatenation, and a Dask
+    collection of X is computed into memory (its covariates are in memory
+    already) rather than reduced where its chunks live.
 
     References
     ----------
@@ -217,6 +222,9 @@ class InputOutputHMM(HiddenMarkovModel):
         "transition_alpha": [Interval(Real, 0, None, closed="left")],
     }
     _stored_params = ("startprob_coef_", "transmat_coef_")
+    # Keyword arguments aligned with the steps of X that every method reads
+    # (the test suites supply them: tests/public_estimators.py).
+    _step_metadata = ("covariates",)
 
     def __init__(
         self,
@@ -499,7 +507,7 @@ class InputOutputHMM(HiddenMarkovModel):
         -------
         self : object
         """
-        self._refuse_collection(X)
+        X = self._gathered(X)
         data = self._data(X, lengths, sequence_weight, covariates, reset=True)
         Xt, lengths, weights, _ = data
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
@@ -519,6 +527,7 @@ class InputOutputHMM(HiddenMarkovModel):
         """One step of incremental EM on a chunk of sequences (as
         :meth:`HiddenMarkovModel.partial_fit`), with their ``covariates``."""
         first = not hasattr(self, "stats_")
+        X = self._gathered(X)
         data = self._data(X, lengths, sequence_weight, covariates, reset=first)
         components = self._components()
         if first:
@@ -547,22 +556,25 @@ class InputOutputHMM(HiddenMarkovModel):
         add with ``+`` and :meth:`from_stats` takes their sum."""
         check_is_fitted(self)
         params = self._current_params()
+        X = self._gathered(X)
         data = self._data(X, lengths, sequence_weight, covariates, reset=False)
         stats = self._expected_stats(data, params, self._components())
         return replace(stats, layout=described(self))
 
-    def _refuse_collection(self, X):
+    @staticmethod
+    def _gathered(X):
+        """X in memory: a Dask collection (an array of rows, a bag of
+        sequences) is computed, its covariates being in memory already."""
         if hasattr(X, "__dask_graph__"):
-            raise ValueError(
-                f"{type(self).__name__} reads X with its covariates in memory: "
-                "a Dask collection of X has no covariates aligned with it; "
-                "compute it, or use summarize on chunks and from_stats"
-            )
+            X = X.compute()
+            if not isinstance(X, np.ndarray) and hasattr(X, "__len__"):
+                X = list(X)  # a bag's sequences
+        return X
 
     def _inputs(self, X, lengths, covariates):
         """``(params, log_start, log_trans, messages, lengths, as_list)``."""
         check_is_fitted(self)
-        self._refuse_collection(X)
+        X = self._gathered(X)
         params = self._current_params()
         Xt, lengths, as_list = self._sequences(X, lengths, reset=False)
         U = self._covariates(covariates, lengths, as_list, reset=False)
