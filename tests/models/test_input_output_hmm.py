@@ -304,3 +304,32 @@ def test_params_letters_keep_what_is_left_out():
     model.fit(X, lengths, covariates=U)
     np.testing.assert_array_equal(model.transmat_coef_, 0.0)
     np.testing.assert_array_equal(model.startprob_coef_, 0.0)
+
+
+def test_covariates_are_routed_metadata_in_a_pipeline():
+    from sklearn import config_context
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, _lengths, U = _data(5)
+    X = np.hstack([X, X**2])
+    with config_context(enable_metadata_routing=True):
+        est = InputOutputHMM(2, random_state=0, n_iter=5)
+        est.set_fit_request(covariates=True).set_predict_proba_request(covariates=True)
+        pipe = Pipeline([("scale", StandardScaler()), ("hmm", est)])
+        proba = pipe.fit(X, covariates=U).predict_proba(X, covariates=U)
+    scaled = StandardScaler().fit_transform(X)
+    direct = InputOutputHMM(2, random_state=0, n_iter=5).fit(scaled, covariates=U)
+    np.testing.assert_allclose(proba, direct.predict_proba(scaled, covariates=U))
+
+
+def test_transmat_prior_pulls_the_table_at_zero_toward_uniform():
+    X, lengths, U = _data(6)
+    spread = []
+    for prior in (1.0, 1e4):
+        model = InputOutputHMM(
+            2, random_state=0, n_iter=10, transmat_prior=prior, transition_alpha=1e6
+        )
+        model.fit(X, lengths, covariates=U)
+        spread.append(np.abs(model.transmat_ - 0.5).max())
+    assert spread[1] < 0.01 < spread[0]
