@@ -16,13 +16,95 @@ from bayeskit.lds._inference import Inference as _LDSInference
 
 
 def classes():
-    """Every estimator class ``bayeskit`` exports, in ``__all__``'s order."""
+    """Every estimator class ``bayeskit`` exports, in ``__all__``'s order (as
+    :func:`runnable` gives it)."""
     out = []
     for name in bayeskit.__all__:
         obj = getattr(bayeskit, name)
         if isinstance(obj, type) and issubclass(obj, BaseEstimator):
-            out.append(obj)
+            out.append(runnable(obj))
     return out
+
+
+# -- metadata aligned with the steps (declared: ``_step_metadata``) ---------------
+def step_metadata(est, X) -> dict:
+    """The keyword arguments aligned with the steps of X that ``est`` declares
+    it reads (``_step_metadata``: their names), as the suites supply them: one
+    column per name, a function of every step's values (``tanh`` of their
+    sum, missing values as 0), so that any cut or reordering of the steps
+    carries the same values. A list of sequences gets a list; X that is not
+    numbers gets nothing (the estimator's own error on X comes first)."""
+    names = getattr(est, "_step_metadata", ())
+    if not names:
+        return {}
+    from bayeskit._base.sequences import _sequence_list
+
+    def values(rows):
+        rows = np.asarray(rows, dtype=float)
+        rows = rows.reshape(len(rows), -1)
+        return np.tanh(np.nan_to_num(rows, posinf=0.0, neginf=0.0).sum(axis=1))[:, None]
+
+    try:
+        if hasattr(X, "__dask_graph__"):  # a Dask array of rows, a bag of sequences
+            X = X.compute()
+            X = X if isinstance(X, np.ndarray) else list(X)
+        seqs = _sequence_list(X, est._is_rows) if isinstance(X, list) else None
+        value = [values(s) for s in seqs] if seqs is not None else values(X)
+    except (TypeError, ValueError, AttributeError):
+        return {}
+    return dict.fromkeys(names, value)
+
+
+_RUNNABLE: dict = {}
+
+
+def runnable(cls):
+    """``cls``, or, for a class that declares metadata aligned with the steps
+    (``_step_metadata``), a subclass of the same name (defined in this module,
+    so that it pickles) whose methods supply that metadata
+    (:func:`step_metadata`) when the caller does not: the suites written for
+    X alone run it unchanged."""
+    names = getattr(cls, "_step_metadata", ())
+    if not names:
+        return cls
+    if cls in _RUNNABLE:
+        return _RUNNABLE[cls]
+
+    def supplied(method):
+        def call(self, X, *args, **kwargs):
+            if all(kwargs.get(n) is None for n in names):
+                kwargs.update(step_metadata(self, X))
+            return method(self, X, *args, **kwargs)
+
+        call.__name__, call.__doc__ = method.__name__, method.__doc__
+        call.__wrapped__ = method
+        return call
+
+    def sample(self, n_samples=1, *args, **kwargs):
+        if all(kwargs.get(n) is None for n in names) and isinstance(n_samples, int):
+            steps = np.tanh(np.arange(max(n_samples, 0)))[:, None]
+            kwargs.update(dict.fromkeys(names, steps))
+        return cls.sample(self, n_samples, *args, **kwargs)
+
+    methods = {
+        m: supplied(getattr(cls, m))
+        for m in (
+            "fit", "partial_fit", "score", "score_samples", "score_sequences",
+            "predict", "predict_proba", "decode", "summarize", "bic", "aic",
+        )
+        if hasattr(cls, m)
+    }  # fmt: skip
+    if hasattr(cls, "sample"):
+        methods["sample"] = sample
+    sub = type(
+        cls.__name__,
+        (cls,),
+        {**methods, "__module__": __name__, "__doc__": cls.__doc__},
+    )
+    sub.__qualname__ = f"_runnable_{cls.__name__}"
+    globals()[sub.__qualname__] = sub
+    _RUNNABLE[cls] = sub
+    return sub
 
 
 def _params(est_or_cls) -> dict:
@@ -33,6 +115,7 @@ def _params(est_or_cls) -> dict:
 def make(cls):
     """An instance at its defaults (seeded where it draws); a classifier of
     a mixture per class with one component (the smallest per class)."""
+    cls = runnable(cls)
     try:
         est = cls(random_state=0)
     except TypeError:

@@ -313,6 +313,7 @@ def _public(kind, strings=True):
     numbers only unless ``strings``), from the
     package's names: a new one is fuzzed without an edit here. Two components
     and a short EM where it has them."""
+    import public_estimators as pe
     from sklearn.base import BaseEstimator
     from sklearn.utils import get_tags
 
@@ -321,6 +322,7 @@ def _public(kind, strings=True):
         cls = getattr(bk, name)
         if not (isinstance(cls, type) and issubclass(cls, BaseEstimator)):
             continue
+        cls = pe.runnable(cls)  # with the metadata it declares (_step_metadata)
         tags = get_tags(cls())
         if tags.estimator_type != kind or not tags.input_tags.two_d_array:
             continue

@@ -14,7 +14,9 @@ log-potentials and can be used on its own.
   :class:`LoopyBP` and :class:`LikelihoodWeighting`: approximate inference
   where it does not fit (:func:`loopy_belief_propagation`,
   :func:`likelihood_weighting`); :func:`gibbs_sample`: rows given evidence.
-- :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs).
+- :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs);
+  :func:`forward_backward_inputs`, :func:`viterbi_inputs`,
+  :func:`forward_inputs`: the same with a transition matrix per step.
 - :class:`LatentNode`: the one-node tree, the posterior of every classifier.
 - :class:`LatentChain`: the chain of the hidden Markov models (its posterior,
   decoding, statistics, MAP tables and sampling), with :class:`ChainParams`,
@@ -26,6 +28,12 @@ from .chain import ChainFilter, ChainPosterior, forward, forward_backward, viter
 from .dag import DAG, CycleError
 from .factor import LogFactor
 from .gibbs import gibbs_sample
+from .input_chain import (
+    InputChainPosterior,
+    forward_backward_inputs,
+    forward_inputs,
+    viterbi_inputs,
+)
 from .junction_tree import JunctionTree
 from .loopy import LoopyBP, LoopyResult, loopy_belief_propagation
 from .network import BayesNet
@@ -54,6 +62,7 @@ __all__ = [
     "ChainPrior",
     "ChainStats",
     "CycleError",
+    "InputChainPosterior",
     "JunctionTree",
     "LatentChain",
     "LatentNode",
@@ -74,10 +83,13 @@ __all__ = [
     "TreeSize",
     "forward",
     "forward_backward",
+    "forward_backward_inputs",
+    "forward_inputs",
     "gibbs_sample",
     "junction_tree_size",
     "likelihood_weighting",
     "loopy_belief_propagation",
     "node_belief",
     "viterbi",
+    "viterbi_inputs",
 ]

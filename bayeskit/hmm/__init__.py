@@ -7,8 +7,9 @@ learning (Baum-Welch) is the family's statistics under the step posteriors
 plus the expected start and transition counts, turned into MAP parameters by
 the priors (Rabiner, 1989; Bishop, 2006, ch. 13). The named models carry
 hmmlearn's names and defaults; :class:`HiddenMarkovModel` is the chain over
-any emission family, products included; :class:`HMMClassifier` classifies
-sequences with one model per class.
+any emission family, products included, and :class:`InputOutputHMM` the
+same with a start and transitions driven by covariates; :class:`HMMClassifier`
+classifies sequences with one model per class.
 
 Sequences come in two forms, both first class: hmmlearn's rows of all
 sequences concatenated plus ``lengths``, and a list with one array per
@@ -22,6 +23,7 @@ from ._categorical import CategoricalHMM
 from ._classifier import HMMClassifier
 from ._gaussian import GaussianHMM
 from ._gmm import GMMHMM
+from ._input_output import InputOutputHMM
 from ._markov_chain import MarkovChain, MarkovChainClassifier
 from ._model import HiddenMarkovModel
 from ._multinomial import MultinomialHMM
@@ -39,6 +41,7 @@ __all__ = [
     "HMMClassifier",
     "HiddenMarkovModel",
     "HiddenSemiMarkovModel",
+    "InputOutputHMM",
     "MarkovChain",
     "MarkovChainClassifier",
     "MultinomialHMM",
