@@ -142,7 +142,7 @@ class _VariationalFamily:
     def default_prior(self, family, X, sw):
         raise NotImplementedError
 
-    def check_prior(self, family, prior):
+    def check_prior(self, family, prior, n_states=1):
         return prior
 
     def posterior(self, family, stats, prior):
@@ -168,7 +168,7 @@ class _PoissonVB(_VariationalFamily):
         mean = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0)
         return Gamma(1.0, 1.0 / np.maximum(mean, 1e-3))
 
-    def check_prior(self, family, prior):
+    def check_prior(self, family, prior, n_states=1):
         from ..priors import Gamma
 
         if not isinstance(prior, Gamma) or not (
@@ -243,7 +243,7 @@ class _GaussianVB(_VariationalFamily):
         # beta_0 = 1, nu_0 = d, W_0^{-1} the data's covariance.
         return NormalInverseWishart.from_normal_wishart(mean, 1.0, float(d), cov)
 
-    def check_prior(self, family, prior):
+    def check_prior(self, family, prior, n_states=1):
         from ..priors import NormalInverseWishart
 
         if not isinstance(prior, NormalInverseWishart):
@@ -251,7 +251,7 @@ class _GaussianVB(_VariationalFamily):
                 "emission_prior must be a NormalInverseWishart for "
                 "inference='variational' with Gaussian emissions"
             )
-        prior.normal_wishart(1, family.n_features)  # proper, or a ValueError
+        prior.normal_wishart(n_states, family.n_features)  # proper, or ValueError
         return prior
 
     def posterior(self, family, stats, prior):
@@ -272,10 +272,135 @@ class _GaussianVB(_VariationalFamily):
         return GaussianParams(np.array(m), cov, P, log_det, np.zeros(d))
 
 
+class _CategoricalVB(_VariationalFamily):
+    """Categorical tables with a Dirichlet prior on every state's distribution
+    of every feature (Bishop 2006, eq. 2.41; MacKay 1997): the posterior is a
+    tuple of Dirichlets, one per feature, of shape ``(n_states, t_j)``."""
+
+    def default_prior(self, family, X, sw):
+        from ..priors import Dirichlet
+
+        return Dirichlet(1.0)  # uniform on every table
+
+    def check_prior(self, family, prior, n_states=1):
+        from ..priors import Dirichlet
+
+        if not isinstance(prior, Dirichlet):
+            raise ValueError(
+                "emission_prior must be a Dirichlet for inference='variational' "
+                f"with categorical emissions, got {type(prior).__name__}"
+            )
+        return prior
+
+    def _priors(self, family, prior, n_states):
+        from ..priors import Dirichlet
+
+        try:
+            return tuple(
+                Dirichlet(np.broadcast_to(prior.concentration, (n_states, t)))
+                for t in family.n_categories
+            )
+        except ValueError:
+            raise ValueError(
+                "emission_prior's concentration must broadcast against every "
+                f"feature's table of shape (n_states, n_categories), got shape "
+                f"{prior.concentration.shape}"
+            ) from None
+
+    def posterior(self, family, stats, prior):
+        counts = stats.counts.T  # (n_states, sum_j t_j)
+        priors = self._priors(family, prior, counts.shape[0])
+        return tuple(
+            p.posterior(counts[:, block]) for p, block in zip(priors, family._blocks())
+        )
+
+    def _log_table(self, family, q, values):
+        table = np.empty((family.n_total, q[0].concentration.shape[0]))
+        for part, block in zip(q, family._blocks()):
+            table[block] = values(part).T
+        return table
+
+    def expected_log_likelihood(self, family, X, q):
+        from ..emissions import CategoricalParams
+
+        log_prob = self._log_table(family, q, lambda part: part.expected_log())
+        return family.log_likelihood(X, CategoricalParams(log_prob))
+
+    def kl(self, q, prior) -> float:
+        return float(
+            sum(part.kl(prior._broadcast(part.concentration.shape)).sum() for part in q)
+        )
+
+    def point(self, family, q):
+        from .._logmath import safe_log
+        from ..emissions import CategoricalParams
+
+        mean = self._log_table(family, q, lambda part: part.mean())
+        return CategoricalParams(safe_log(mean))
+
+
+class _MultinomialVB(_VariationalFamily):
+    """Multinomial counts with a Dirichlet prior on every state's category
+    probabilities (Bishop 2006, section 2.2.1): ``E[log p(x | p_k)] = log n!
+    - sum_j log x_j! + sum_j x_j E[log p_kj]``."""
+
+    default_prior = _CategoricalVB.default_prior
+
+    def check_prior(self, family, prior, n_states=1):
+        from ..priors import Dirichlet
+
+        if not isinstance(prior, Dirichlet):
+            raise ValueError(
+                "emission_prior must be a Dirichlet for inference='variational' "
+                f"with multinomial emissions, got {type(prior).__name__}"
+            )
+        return prior
+
+    def posterior(self, family, stats, prior):
+        from ..priors import Dirichlet
+
+        counts = np.asarray(stats.counts, dtype=float)
+        try:
+            alpha = np.broadcast_to(prior.concentration, counts.shape)
+        except ValueError:
+            raise ValueError(
+                "emission_prior's concentration must broadcast to shape "
+                f"(n_states, n_features) = {counts.shape}, got shape "
+                f"{prior.concentration.shape}"
+            ) from None
+        return Dirichlet(alpha).posterior(counts)
+
+    def expected_log_likelihood(self, family, X, q):
+        from ..emissions import MultinomialParams
+
+        return family.log_likelihood(X, MultinomialParams(None, q.expected_log()))
+
+    def kl(self, q, prior) -> float:
+        return float(np.sum(q.kl(prior._broadcast(q.concentration.shape))))
+
+    def point(self, family, q):
+        from ..emissions import MultinomialParams
+
+        return MultinomialParams(q.mean())
+
+
+#: The families without a variational side, and why.
+_NOT_CONJUGATE = {
+    "Gamma": "its shape and rate have no conjugate prior",
+    "NegativeBinomial": "its number of failures has no conjugate prior",
+    "LogNormal": "its Normal-inverse-Gamma posterior is not written yet",
+    "Bernoulli": "its Beta posterior is not written yet (use a Categorical "
+    "family of two categories)",
+    "GaussianMixtureEmission": "a mixture per state has latent components of its own",
+    "Product": "a product of families is not written yet",
+}
+
+
 def variational_family(family) -> _VariationalFamily:
-    """The variational side of ``family``, or a ValueError that says which
-    families have one."""
-    from ..emissions import FULL, Gaussian
+    """The variational side of ``family``, or a ValueError naming
+    ``inference`` that says which families have one and why this one has
+    not."""
+    from ..emissions import FULL, Categorical, Gaussian, Multinomial
     from ..emissions.exponential import Exponential
     from ..emissions.poisson import Poisson
 
@@ -285,10 +410,22 @@ def variational_family(family) -> _VariationalFamily:
         return _ExponentialVB()
     if isinstance(family, Gaussian) and family.covariance is FULL:
         return _GaussianVB()
+    if isinstance(family, Categorical):
+        return _CategoricalVB()
+    if isinstance(family, Multinomial):
+        return _MultinomialVB()
+    name = type(family).__name__
+    if isinstance(family, Gaussian):
+        why = (
+            "only full covariances have their Normal-Wishart posterior written; "
+            "for diagonal, tied or spherical ones use BayesianGaussianMixture "
+            "or VariationalGaussianHMM"
+        )
+    else:
+        why = _NOT_CONJUGATE.get(name, "it has no conjugate prior written for it")
     raise ValueError(
-        "inference='variational' supports the emission families with a "
-        "conjugate prior written for it: 'poisson' and 'exponential' (Gamma) "
-        "and 'gaussian' with full covariances (Normal-Wishart); "
-        f"got {type(family).__name__}. For diagonal, tied or spherical "
-        "Gaussians use BayesianGaussianMixture"
+        "inference='variational' takes the emission families with a conjugate "
+        "prior: 'poisson' and 'exponential' (Gamma), 'gaussian' with full "
+        "covariances (Normal-Wishart), Categorical and Multinomial "
+        f"(Dirichlet); got {name}: {why}. Use inference='em'"
     )
