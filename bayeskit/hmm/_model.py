@@ -58,13 +58,15 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         prior) and the family's conjugate posterior (``emission_prior``, or
         the family's default: see Notes). The families with one are
         'poisson' and 'exponential' (Gamma rates), 'gaussian' with full
-        covariances (Normal-Wishart), ``Categorical`` and ``Multinomial``
+        covariances (Normal-Wishart, a ``NormalInverseWishart``) or
+        ``Gaussian(DIAG)`` (Normal-Gamma per feature, a
+        ``NormalInverseGamma``), ``Categorical`` and ``Multinomial``
         (Dirichlet); the others are a ValueError naming ``inference``, as
         are: 'gamma' (its shape and rate have no conjugate prior), the
         negative binomial (nor has its number of failures), a Gaussian
         mixture per state (latent components of its own), and the
-        log-normal, Bernoulli, product and non-full Gaussian families
-        (conjugate, but their posteriors are not written yet; for diagonal,
+        log-normal, Bernoulli, product, tied and spherical Gaussian
+        families (conjugate, but their posteriors are not written yet; for
         tied or spherical Gaussians use :class:`VariationalGaussianHMM`).
         ``partial_fit``, ``summarize`` and ``from_stats`` are EM's.
 

@@ -7,6 +7,8 @@ import numpy as np
 from .._base.classifier import BaseGenerativeClassifier, Triple
 from .._base.composed import FamilyAttributes, degenerate, read_family
 from .._base.triple import TripleClassifier
+from .._base.variational import variational_family
+from .._validation import StrOptions
 from ..emissions import DIAG, Gaussian
 from ..graph import LatentNode
 
@@ -40,7 +42,21 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     costs : array-like, default=None
         Misclassification costs for ``predict`` (see :class:`GaussianNB`).
     unlabeled, unlabeled_weight
-        Semi-supervised fitting, as in :class:`GaussianNB`.
+        Semi-supervised fitting, as in :class:`GaussianNB` (``inference='em'``
+        only).
+    inference : {'em', 'variational'}, default='em'
+        'em' sets the family's MAP parameters. 'variational' is the Bayesian
+        naive Bayes: every class keeps the posterior of its parameters under
+        the family's conjugate prior (``emission_prior``, or the default of
+        :class:`HiddenMarkovModel`'s variational fit), and
+        :meth:`predict_proba` is the posterior predictive: with labelled
+        rows the posterior is exact, in closed form (no iteration). The
+        families are those of :class:`HiddenMarkovModel`'s variational fit,
+        plus diagonal Gaussians (a Normal-Gamma prior: ``'gaussian'``, the
+        naive form); others are a ValueError naming ``inference``. The class
+        prior is the posterior predictive too: the mean of a Dirichlet of
+        concentration ``prior_m / n_classes`` (``prior_m = 0``: the relative
+        frequencies).
 
     Attributes
     ----------
@@ -50,6 +66,10 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     emission_params_ : object
         The family's parameters, one state per class; every field is also an
         attribute with a trailing underscore (``lambdas_``, ``means_``, ...).
+        With ``inference='variational'`` the posterior means.
+    emission_posterior_ : object
+        With ``inference='variational'``: the posterior of every class's
+        parameters (the family's conjugate prior object).
     stats_ : ClassifierStats
     n_features_in_ : int
 
@@ -64,9 +84,25 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     statistics of each class's rows. Missing cells (NaN) are marginalised
     where the family does so.
 
+    With ``inference='variational'``, :math:`f(x_j \\mid \\theta_{cj})` is
+    replaced by the posterior predictive :math:`\\int f(x_j \\mid \\theta)\\,
+    p(\\theta \\mid \\text{rows of class } c)\\, d\\theta`: the
+    Dirichlet-categorical (the posterior mean of every table) and the
+    Dirichlet-multinomial for tables and counts, the negative binomial for
+    Poisson counts, the Lomax for exponential values, and Student's t for
+    Gaussian features (Bishop 2006, sections 2.2 and 2.3.7; Murphy 2012,
+    sections 3.4 and 4.6.3). As the rows of a class grow, or its prior
+    strengthens around fixed parameters, the predictive tends to the MAP
+    density. ``partial_fit``, ``summarize`` and ``from_stats`` add the
+    statistics and give the same exact posterior.
+
     References
     ----------
     .. [1] T. M. Mitchell, *Machine Learning*, McGraw-Hill, 1997, section 6.9.
+    .. [2] C. M. Bishop, *Pattern Recognition and Machine Learning*, Springer,
+       2006, sections 2.2-2.3.
+    .. [3] K. P. Murphy, *Machine Learning: a Probabilistic Perspective*, MIT
+       Press, 2012, sections 3.4 and 4.6.3.
 
     Examples
     --------
@@ -83,6 +119,7 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
         **BaseGenerativeClassifier._parameter_constraints,
         "emission": [str, object],
         "emission_prior": [None, object],
+        "inference": [StrOptions({"em", "variational"})],
     }
     _min_classes = 1
     _read = read_family
@@ -97,6 +134,7 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
         costs=None,
         unlabeled=None,
         unlabeled_weight=1.0,
+        inference="em",
     ):
         self.emission = emission
         self.emission_prior = emission_prior
@@ -105,6 +143,7 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
         self.costs = costs
         self.unlabeled = unlabeled
         self.unlabeled_weight = unlabeled_weight
+        self.inference = inference
 
     def _emission_family(self):
         family = super()._emission_family()
@@ -122,12 +161,51 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     def _family_params(self):
         return self.__dict__.get("_params")
 
+    def _variational(self) -> bool:
+        return self.inference == "variational"
+
     def _set_emission_params(self, stats) -> None:
+        if self._variational():
+            return self._set_posterior(stats)
+        self.__dict__.pop("emission_posterior_", None)
         try:
             super()._set_emission_params(stats)
         except np.linalg.LinAlgError:
             raise degenerate(self, "class") from None
 
+    def _set_posterior(self, stats) -> None:
+        """The exact posterior of every class's parameters given its rows'
+        statistics, and the posterior means as the fitted parameters."""
+        if self.unlabeled is not None:
+            raise ValueError(
+                f"unlabeled={self.unlabeled!r}: semi-supervised fitting is "
+                "inference='em''s; inference='variational' takes labelled rows"
+            )
+        triple = self._triple = self._make_components()
+        family = triple.emission
+        vb = variational_family(family)
+        given = self.emission_prior
+        n_classes = len(self.classes_)
+        if given is None:
+            # the default prior reads the data's mean and scale: the weighted
+            # statistics of all the classes together
+            prior = vb.default_prior_from_stats(family, stats)
+        else:
+            prior = vb.check_prior(family, given, n_classes)
+        self.emission_prior_ = prior
+        self.emission_posterior_ = vb.posterior(family, stats, prior)
+        self._params = vb.point(family, self.emission_posterior_)
+
+    def _log_likelihood(self, Xt):
+        if self._variational() and "emission_posterior_" in self.__dict__:
+            family = self._triple.emission
+            return variational_family(family).log_predictive(
+                family, Xt, self.emission_posterior_
+            )
+        return super()._log_likelihood(Xt)
+
     def _emission_log_prior(self) -> float:
+        if self._variational():
+            return 0.0
         triple = self._triple
         return float(triple.emission.log_prior(self._params, triple.prior))
