@@ -6,11 +6,13 @@ import numpy as np
 
 from .._base.classifier import BaseGenerativeClassifier, Triple
 from .._base.composed import FamilyAttributes, degenerate, read_family
+from .._base.semi_supervised import unlabeled_rows
 from .._base.triple import TripleClassifier
 from .._base.variational import variational_family
-from .._validation import StrOptions
+from .._validation import StrOptions, _fit_context
 from ..emissions import DIAG, Gaussian
 from ..graph import LatentNode
+from ._variational import fit_semi_supervised_variational
 
 __all__ = ["NaiveBayes"]
 
@@ -42,8 +44,9 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     costs : array-like, default=None
         Misclassification costs for ``predict`` (see :class:`GaussianNB`).
     unlabeled, unlabeled_weight
-        Semi-supervised fitting, as in :class:`GaussianNB` (``inference='em'``
-        only).
+        Semi-supervised fitting, as in :class:`GaussianNB`; with
+        ``inference='variational'`` by variational EM (``fit`` only, and
+        ``prior_m > 0``: the class weights' Dirichlet prior must be proper).
     inference : {'em', 'variational'}, default='em'
         'em' sets the family's MAP parameters. 'variational' is the Bayesian
         naive Bayes: every class keeps the posterior of its parameters under
@@ -94,7 +97,11 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     sections 3.4 and 4.6.3). As the rows of a class grow, or its prior
     strengthens around fixed parameters, the predictive tends to the MAP
     density. ``partial_fit``, ``summarize`` and ``from_stats`` add the
-    statistics and give the same exact posterior.
+    statistics and give the same exact posterior. With unlabelled rows the
+    posterior is variational: the unlabelled rows' class posteriors under
+    the expected log-parameters, then the posteriors of all the statistics,
+    until the evidence lower bound (``em_lower_bounds_``, which never
+    decreases) settles (Bishop 2006, section 10.2).
 
     References
     ----------
@@ -176,17 +183,14 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
     def _set_posterior(self, stats) -> None:
         """The exact posterior of every class's parameters given its rows'
         statistics, and the posterior means as the fitted parameters."""
-        if self.unlabeled is not None:
-            raise ValueError(
-                f"unlabeled={self.unlabeled!r}: semi-supervised fitting is "
-                "inference='em''s; inference='variational' takes labelled rows"
-            )
         triple = self._triple = self._make_components()
         family = triple.emission
         vb = variational_family(family)
         given = self.emission_prior
         n_classes = len(self.classes_)
-        if given is None:
+        if given is None and "_vb_prior" in self.__dict__:
+            prior = self._vb_prior  # a semi-supervised fit's, fixed
+        elif given is None:
             # the default prior reads the data's mean and scale: the weighted
             # statistics of all the classes together
             prior = vb.default_prior_from_stats(family, stats)
@@ -195,6 +199,69 @@ class NaiveBayes(FamilyAttributes, TripleClassifier):
         self.emission_prior_ = prior
         self.emission_posterior_ = vb.posterior(family, stats, prior)
         self._params = vb.point(family, self.emission_posterior_)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, sample_weight=None):
+        """Fit from ``X`` and labels ``y`` (see :meth:`GaussianNB.fit`); with
+        ``inference='variational'`` and unlabelled rows, semi-supervised
+        variational EM (``bayeskit.naive_bayes._variational``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        if self._variational() and (mask := unlabeled_rows(self, y)) is not None:
+            return fit_semi_supervised_variational(self, X, y, sample_weight, mask)
+        return super().fit.__wrapped__(self, X, y, sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a chunk's statistics (see :meth:`GaussianNB.partial_fit`);
+        with ``inference='variational'``, labelled rows only.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self : object
+        """
+        self._labelled_only(y, "partial_fit")
+        return super().partial_fit(X, y, classes, sample_weight)
+
+    def summarize(self, X, y, sample_weight=None):
+        """A chunk's statistics (see :meth:`GaussianNB.summarize`); with
+        ``inference='variational'``, labelled rows only.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        stats : ClassifierStats
+        """
+        self._labelled_only(y, "summarize")
+        return super().summarize(X, y, sample_weight)
+
+    def _labelled_only(self, y, method):
+        if self._variational() and unlabeled_rows(self, y) is not None:
+            raise ValueError(
+                f"{method} with unlabelled rows (unlabeled={self.unlabeled!r}) "
+                "is inference='em''s stepwise EM; with inference='variational' "
+                "fit all the rows at once with fit"
+            )
 
     def _log_likelihood(self, Xt):
         if self._variational() and "emission_posterior_" in self.__dict__:

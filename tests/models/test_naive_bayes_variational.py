@@ -217,7 +217,115 @@ def test_what_it_refuses():
         NaiveBayes(emission="gamma", inference="variational").fit(np.exp(X), y)
     with pytest.raises(ValueError, match="emission_prior"):
         NaiveBayes(emission_prior=Gamma(1.0, 1.0), inference="variational").fit(X, y)
+
+
+# -- semi-supervised: the variational loop ----------------------------------------
+def _partly_labelled(rng, name, n=120):
+    y = np.repeat([0, 1], n // 2)
+    if name == "gaussian":
+        X = rng.normal(size=(n, 2)) + 2.0 * y[:, None]
+    elif name == "poisson":
+        X = rng.poisson(2.0 + 4.0 * y[:, None], (n, 2)).astype(float)
+    else:
+        X = rng.multinomial(6, [0.2, 0.3, 0.5], size=n).astype(float)
+        X[y == 1] = rng.multinomial(6, [0.5, 0.3, 0.2], size=n // 2)
     yu = y.astype(object)
-    yu[:5] = "?"
-    with pytest.raises(ValueError, match="unlabeled"):
-        NaiveBayes(unlabeled="?", inference="variational").fit(X, yu)
+    yu[rng.rand(n) < 0.8] = "?"
+    yu[0], yu[-1] = 0, 1
+    return X, yu
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_semi_supervised_bound_never_decreases(seed):
+    rng = np.random.RandomState(seed)
+    name = ["gaussian", "poisson", "multinomial"][seed % 3]
+    X, y = _partly_labelled(rng, name)
+    emission = Multinomial(3) if name == "multinomial" else name
+    nb = NaiveBayes(
+        emission=emission, unlabeled="?", prior_m=rng.uniform(0.5, 3),
+        unlabeled_weight=rng.uniform(0.2, 1), inference="variational",
+    ).fit(X, y)  # fmt: skip
+    bounds = np.array(nb.em_lower_bounds_)
+    assert nb.em_n_iter_ >= 1
+    assert (np.diff(bounds) >= -1e-9 * np.abs(bounds[1:])).all()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_semi_supervised_bound_is_the_elbo_of_the_fitted_posterior(seed):
+    """The last bound, by hand for Poisson counts: labelled rows' expected
+    log joint, the unlabelled rows' log normalisers, minus the KL divergences
+    (scipy's entropies; E[log lambda] integrated numerically)."""
+    rng = np.random.RandomState(seed)
+    X, y = _partly_labelled(rng, "poisson", n=40)
+    a0, b0 = rng.uniform(0.5, 2, 2), rng.uniform(0.2, 1, 2)
+    prior_m, lam = 2.0, 0.7
+    nb = NaiveBayes(
+        emission="poisson", emission_prior=Gamma(a0, b0), unlabeled="?",
+        prior_m=prior_m, unlabeled_weight=lam, inference="variational",
+    ).fit(X, y)  # fmt: skip
+    assert nb.em_converged_
+    q = nb.emission_posterior_
+    a, b = q.shape, q.rate
+    e_log_lam = np.vectorize(lambda s, r: stats.gamma(s, scale=1 / r).expect(np.log))(
+        a, b
+    )
+    alpha = prior_m / 2 + nb.class_count_
+    e_log_pi = np.array(
+        [stats.beta(alpha[c], alpha[1 - c]).expect(np.log) for c in range(2)]
+    )
+    from scipy.special import gammaln
+
+    def e_joint(x):  # (n, K): E[log pi_c] + E[log Poisson(x | lambda_c)]
+        return (
+            e_log_pi
+            + x @ e_log_lam.T
+            - (a / b).sum(axis=1)
+            - gammaln(x + 1).sum(axis=1)[:, None]
+        )
+
+    lab = np.array([v != "?" for v in y])
+    yl = np.array([int(v) for v in y[lab]])
+    bound = e_joint(X[lab])[np.arange(lab.sum()), yl].sum()
+    bound += lam * logsumexp(e_joint(X[~lab]), axis=1).sum()
+    p_pi = np.full(2, prior_m / 2)
+    bound -= -stats.dirichlet(alpha).entropy() - (
+        gammaln(p_pi.sum()) - gammaln(p_pi).sum() + ((p_pi - 1) * e_log_pi).sum()
+    )
+    for c in range(2):
+        for j in range(2):
+            g = stats.gamma(a[c, j], scale=1 / b[c, j])
+            e_log_p = (
+                a0[j] * np.log(b0[j])
+                - gammaln(a0[j])
+                + (a0[j] - 1) * e_log_lam[c, j]
+                - b0[j] * g.mean()
+            )
+            bound -= -g.entropy() - e_log_p
+    assert_allclose(nb.em_lower_bound_, bound, rtol=1e-7)
+
+
+def test_semi_supervised_with_no_weight_on_unlabelled_rows_is_the_labelled_fit():
+    rng = np.random.RandomState(0)
+    X, y = _partly_labelled(rng, "gaussian")
+    lab = np.array([v != "?" for v in y])
+    kw = dict(prior_m=1.0, inference="variational")
+    semi = NaiveBayes(unlabeled="?", unlabeled_weight=0.0, **kw).fit(X, y)
+    labelled = NaiveBayes(**kw).fit(X[lab], y[lab].astype(int))
+    # the default prior reads every row in the semi-supervised fit: give one
+    prior = semi.emission_prior_
+    labelled = NaiveBayes(emission_prior=prior, **kw).fit(X[lab], y[lab].astype(int))
+    assert_allclose(
+        semi.predict_joint_log_proba(X), labelled.predict_joint_log_proba(X), rtol=1e-12
+    )
+
+
+def test_semi_supervised_refusals():
+    rng = np.random.RandomState(0)
+    X, y = _partly_labelled(rng, "gaussian")
+    with pytest.raises(ValueError, match="prior_m"):
+        NaiveBayes(unlabeled="?", inference="variational").fit(X, y)
+    nb = NaiveBayes(unlabeled="?", prior_m=1.0, inference="variational").fit(X, y)
+    with pytest.raises(ValueError, match="partial_fit"):
+        nb.partial_fit(X, y)
+    with pytest.raises(ValueError, match="summarize"):
+        nb.summarize(X, y)
