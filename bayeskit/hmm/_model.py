@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Real
 
 import numpy as np
@@ -9,11 +10,17 @@ from sklearn.utils.metaestimators import available_if
 
 from .._base.classifier import Triple
 from .._base.composed import FamilyAttributes, check_family_data, degenerate
-from .._base.em import BaseLatentModel, LatentPrior
-from .._validation import ElementwiseInterval, StrOptions, _fit_context
+from .._base.em import LatentPrior
+from .._validation import (
+    ElementwiseInterval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+)
 from ..emissions import Emission
 from ..mixture._start import initial_responsibilities
 from ._base import BaseHMM, _handler
+from ._variational import VariationalChainStats
 from ._vmodel import ChainVariationalRun
 
 __all__ = ["HiddenMarkovModel"]
@@ -68,7 +75,8 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         log-normal, Bernoulli, product, tied and spherical Gaussian
         families (conjugate, but their posteriors are not written yet; for
         tied or spherical Gaussians use :class:`VariationalGaussianHMM`).
-        ``partial_fit``, ``summarize`` and ``from_stats`` are EM's.
+        ``summarize`` and ``from_stats`` split an iteration over chunks of
+        sequences; ``partial_fit`` is EM's.
 
     Attributes
     ----------
@@ -280,13 +288,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
                 "inference='variational' fits unlabelled sequences"
             )
         Xt, lengths, weights = data
-        missing = np.isnan(Xt)
-        if missing.any() and (missing.any(axis=1) & ~missing.all(axis=1)).any():
-            raise ValueError(
-                "X has steps with some but not all values missing (NaN): "
-                "inference='variational' takes only whole missing steps "
-                "(gaps); use inference='em', which marginalises them"
-            )
+        self._check_gaps(Xt)
         self.__dict__.pop("stats_", None)
         run = ChainVariationalRun(self, Xt, lengths, weights)
         run.run(self._new_monitor())
@@ -301,10 +303,84 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         return True
 
     partial_fit = available_if(_em_only)(BaseHMM.partial_fit)
-    summarize = available_if(lambda self: self._em_only("summarize"))(BaseHMM.summarize)
-    from_stats = available_if(lambda self: self._em_only("from_stats"))(
-        BaseLatentModel.from_stats
-    )
+
+    def summarize(self, X, lengths=None, *, sequence_weight=None, states=None):
+        """Expected statistics of a chunk of sequences under the current
+        parameters (EM) or posterior (``inference='variational'``).
+
+        For EM see :meth:`GaussianHMM.summarize`. With
+        ``inference='variational'``: the variational E-step on ``X`` alone
+        under the fitted posterior, a ``VariationalChainStats`` of the
+        chain's expected counts, the family's statistics and the chunk's log
+        evidence under the expected log-parameters; they add with ``+``, and
+        ``model.from_stats(sum(model.summarize(c) for c in chunks))`` is one
+        iteration of variational EM over all the chunks.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+        lengths : array-like of int of shape (n_sequences,), default=None
+        sequence_weight : array-like of shape (n_sequences,), default=None
+        states : array-like, default=None
+            EM only.
+
+        Returns
+        -------
+        stats : LatentStats or VariationalChainStats
+        """
+        if not self._variational():
+            return super().summarize(
+                X, lengths, sequence_weight=sequence_weight, states=states
+            )
+        check_is_fitted(self, "emission_posterior_")
+        data = self._data(X, lengths, sequence_weight, reset=False, states=states)
+        if len(data) > 3:
+            raise ValueError("states are taken by inference='em' only")
+        Xt, lengths, weights = data
+        self._check_gaps(Xt)
+        run = ChainVariationalRun.fitted(self)
+        run._data(Xt, lengths, weights)
+        stats = run._e_step(Xt)
+        return replace(stats, lower_bound=stats.lower_bound + run._kl())
+
+    def from_stats(self, stats):
+        """The M-step from summed statistics (see :meth:`summarize`);
+        returns self. With ``inference='variational'``, the posteriors of
+        the letters of ``params`` from the fitted priors and ``stats``, and
+        ``lower_bound_`` the bound of the posterior the statistics were
+        computed under.
+
+        Parameters
+        ----------
+        stats : LatentStats or VariationalChainStats
+
+        Returns
+        -------
+        self : object
+        """
+        if not self._variational():
+            return super().from_stats(stats)
+        check_is_fitted(self, "emission_posterior_")
+        if not isinstance(stats, VariationalChainStats):
+            raise TypeError(
+                "stats must be the statistics summarize() returns with "
+                "inference='variational' (VariationalChainStats), got "
+                f"{type(stats).__name__}"
+            )
+        run = ChainVariationalRun.fitted(self)
+        self.lower_bound_ = stats.lower_bound - run._kl()
+        run._from_stats(stats)
+        run.publish()
+        return self
+
+    def _check_gaps(self, Xt):
+        missing = np.isnan(Xt)
+        if missing.any() and (missing.any(axis=1) & ~missing.all(axis=1)).any():
+            raise ValueError(
+                "X has steps with some but not all values missing (NaN): "
+                "inference='variational' takes only whole missing steps "
+                "(gaps); use inference='em', which marginalises them"
+            )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -65,6 +65,15 @@ class VariationalChainStats:
     emission: object
     lower_bound: float
 
+    def __add__(self, other):
+        """Statistics of two chunks of sequences (``summarize``): their
+        counts and their log evidence add."""
+        return VariationalChainStats(
+            self.chain + other.chain,
+            self.emission + other.emission,
+            self.lower_bound + other.lower_bound,
+        )
+
 
 def chain_e_step(log_lik, q_start, q_trans, lengths, weights=None):
     """The chain's half of a variational E-step (see the module).

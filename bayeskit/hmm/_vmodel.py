@@ -21,7 +21,7 @@ from ..graph import ChainParams
 from ..priors import Dirichlet
 from ._variational import VariationalChainStats, chain_e_step
 
-__all__ = ["ChainVariationalRun"]
+__all__ = ["ChainVariationalRun", "VariationalChainStats"]
 
 #: The fitted posterior of every letter of ``params`` / ``init_params``.
 _POSTERIORS = {
@@ -47,26 +47,45 @@ class ChainVariationalRun:
     verbose_interval = 1
 
     def __init__(self, model, X, lengths, weights):
-        self.model = model
-        self.X, self.lengths, self.weights = X, lengths, weights
-        self.max_iter, self.tol = model.n_iter, model.tol
-        _, family, _ = model._components()
-        self.family = family
-        self.vb = variational_family(family)
-        self.observed = _observed_steps(X)
-        self.rows = X if self.observed is None else X[self.observed]
-        row_weight = np.ones(len(X)) if weights is None else np.repeat(weights, lengths)
-        self.row_weight = (
-            row_weight if self.observed is None else row_weight[self.observed]
-        )
+        self._family(model)
+        self._data(X, lengths, weights)
         k = model.n_components
         self.start_prior = _dirichlet(model.startprob_prior, (k,), "startprob_prior")
         self.trans_prior = _dirichlet(model.transmat_prior, (k, k), "transmat_prior")
         given = model.emission_prior
         self.emission_prior = (
-            self.vb.default_prior(family, self.rows, self.row_weight)
+            self.vb.default_prior(self.family, self.rows, self.row_weight)
             if given is None
-            else self.vb.check_prior(family, given, k)
+            else self.vb.check_prior(self.family, given, k)
+        )
+
+    @classmethod
+    def fitted(cls, model):
+        """The run of a fitted model: its priors and posteriors, no data."""
+        run = cls.__new__(cls)
+        run._family(model)
+        run.start_prior = Dirichlet(model.startprob_prior_)
+        run.trans_prior = Dirichlet(model.transmat_prior_)
+        run.emission_prior = model.emission_prior_
+        run.q_start = Dirichlet(model.startprob_posterior_)
+        run.q_trans = Dirichlet(model.transmat_posterior_)
+        run.q_emission = model.emission_posterior_
+        return run
+
+    def _family(self, model):
+        self.model = model
+        self.max_iter, self.tol = model.n_iter, model.tol
+        _, family, _ = model._components()
+        self.family = family
+        self.vb = variational_family(family)
+
+    def _data(self, X, lengths, weights):
+        self.X, self.lengths, self.weights = X, lengths, weights
+        self.observed = _observed_steps(X)
+        self.rows = X if self.observed is None else X[self.observed]
+        row_weight = np.ones(len(X)) if weights is None else np.repeat(weights, lengths)
+        self.row_weight = (
+            row_weight if self.observed is None else row_weight[self.observed]
         )
 
     # -- the hooks of fit_variational ---------------------------------------------
@@ -178,6 +197,11 @@ class ChainVariationalRun:
         for name in ("converged_", "n_iter_", "lower_bound_", "lower_bounds_"):
             setattr(model, name, getattr(self, name))
         model.monitor_ = monitor
+        self.publish()
+
+    def publish(self):
+        """The priors, posteriors and posterior means on the model."""
+        model = self.model
         model.startprob_prior_ = self.start_prior.concentration
         model.transmat_prior_ = self.trans_prior.concentration
         model.emission_prior_ = self.emission_prior

@@ -5,6 +5,7 @@ point, sequence weights, and what it refuses."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 
 import numpy as np
@@ -475,7 +476,7 @@ def test_bad_input_names_itself():
     with pytest.raises(ValueError, match="X has steps with some"):
         HiddenMarkovModel(2, inference="variational").fit(Xp)
     model = HiddenMarkovModel(2, inference="variational", random_state=0).fit(X)
-    for method in ("partial_fit", "summarize", "from_stats"):
+    for method in ("partial_fit",):
         assert not hasattr(model, method)
         with pytest.raises(AttributeError) as excinfo:
             getattr(model, method)
@@ -493,3 +494,48 @@ def test_em_is_unchanged_by_default():
     b = HiddenMarkovModel(2, random_state=0, inference="em").fit(X)
     assert_allclose(a.means_, b.means_)
     assert hasattr(a, "partial_fit") and not hasattr(a, "emission_posterior_")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_statistics_of_any_chunking_are_one_iteration(seed):
+    """``from_stats`` of the summed ``summarize`` of the sequences cut into
+    random chunks is one more iteration of ``fit`` on all of them: the same
+    posteriors, and the bound of the posterior they ran under."""
+    rng = np.random.RandomState(seed)
+    name = FAMILIES[seed % len(FAMILIES)]
+    lengths = list(rng.randint(1, 15, size=7))
+    X, family = _data(name, rng, lengths)
+    weights = rng.randint(1, 4, size=7).astype(float) if seed % 2 else None
+    model = HiddenMarkovModel(
+        2, emission=family or name, inference="variational", n_iter=3,
+        random_state=seed,
+    ).fit(X, lengths, sequence_weight=weights)  # fmt: skip
+    step = copy.deepcopy(model).set_params(n_iter=1, init_params="")
+    step.fit(X, lengths, sequence_weight=weights)
+    cuts = np.sort(rng.choice(np.arange(1, 7), size=rng.randint(0, 4), replace=False))
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    parts = []
+    for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, 7]):
+        rows = slice(bounds[lo], bounds[hi])
+        w = None if weights is None else weights[lo:hi]
+        parts.append(model.summarize(X[rows], lengths[lo:hi], sequence_weight=w))
+    model.from_stats(sum(parts[1:], parts[0]))
+    assert_allclose(model.lower_bound_, step.lower_bounds_[0], rtol=1e-10)
+    assert_allclose(model.transmat_posterior_, step.transmat_posterior_, rtol=1e-10)
+    assert_allclose(
+        model.startprob_posterior_, step.startprob_posterior_, rtol=1e-10, atol=1e-12
+    )
+    for a, b in zip(
+        vars(model.emission_params_).values(), vars(step.emission_params_).values()
+    ):
+        if a is not None:
+            assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_from_stats_takes_only_variational_statistics():
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(40, 2))
+    model = HiddenMarkovModel(2, inference="variational", random_state=0).fit(X)
+    em = HiddenMarkovModel(2, random_state=0).fit(X)
+    with pytest.raises(TypeError, match="VariationalChainStats"):
+        model.from_stats(em.summarize(X))
