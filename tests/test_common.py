@@ -46,6 +46,8 @@ VARIANTS = [
     MixtureModel(n_components=2, emission=Gaussian(DIAG)),
     MixtureModel(n_components=2, inference="variational"),
     HiddenMarkovModel(n_components=2, emission=Gaussian(DIAG)),
+    HiddenMarkovModel(n_components=2, inference="variational"),
+    NaiveBayes(inference="variational"),
     GaussianHMM(n_components=2, covariance_type="full", covariance_prior_weight=1.0),
     GMMHMM(2, n_mix=2, covariance_type="full"),
     LinearGaussianSSM(

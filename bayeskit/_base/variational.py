@@ -142,7 +142,7 @@ class _VariationalFamily:
     def default_prior(self, family, X, sw):
         raise NotImplementedError
 
-    def check_prior(self, family, prior):
+    def check_prior(self, family, prior, n_states=1):
         return prior
 
     def posterior(self, family, stats, prior):
@@ -157,6 +157,16 @@ class _VariationalFamily:
     def point(self, family, q):
         raise NotImplementedError
 
+    def log_predictive(self, family, X, q):
+        """``log p(x_i | data of state k)``: the posterior predictive density
+        of every row under every state's posterior, ``(n, K)``."""
+        raise NotImplementedError
+
+    def default_prior_from_stats(self, family, stats):
+        """The default prior from the statistics of all the states (the
+        data's scale, for a classifier that has statistics, not rows)."""
+        return self.default_prior(family, None, None)
+
 
 class _PoissonVB(_VariationalFamily):
     """Poisson rates with a Gamma prior (Bishop 2006, eq. 2.146)."""
@@ -168,7 +178,7 @@ class _PoissonVB(_VariationalFamily):
         mean = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0)
         return Gamma(1.0, 1.0 / np.maximum(mean, 1e-3))
 
-    def check_prior(self, family, prior):
+    def check_prior(self, family, prior, n_states=1):
         from ..priors import Gamma
 
         if not isinstance(prior, Gamma) or not (
@@ -200,6 +210,30 @@ class _PoissonVB(_VariationalFamily):
 
         return PoissonParams(q.mean())
 
+    def log_predictive(self, family, X, q):
+        """Negative binomial: the Gamma-Poisson predictive of every count
+        (Gelman et al. 2013, section 2.6), a missing cell left out."""
+        from scipy.special import betaln
+
+        missing = np.isnan(X)
+        x = np.where(missing, 0.0, X)[:, None, :]
+        a, b = q.shape[None], q.rate[None]
+        # log Gamma(x + a) / (Gamma(a) x!) = -log(x + a) - log B(a, x + 1),
+        # accurate for a strong prior's large a (no difference of lgammas)
+        terms = (
+            -np.log(x + a)
+            - betaln(a, x + 1.0)
+            - a * np.log1p(1.0 / b)
+            - x * np.log1p(b)
+        )
+        return np.where(missing[:, None, :], 0.0, terms).sum(axis=2)
+
+    def default_prior_from_stats(self, family, stats):
+        from ..priors import Gamma
+
+        mean = stats.sums.sum(axis=0) / np.maximum(stats.counts.sum(axis=0), 1e-300)
+        return Gamma(1.0, 1.0 / np.maximum(mean, 1e-3))
+
 
 class _ExponentialVB(_PoissonVB):
     """Exponential rates with a Gamma prior: the posterior adds the weight to
@@ -226,6 +260,21 @@ class _ExponentialVB(_PoissonVB):
 
         return ExponentialParams(q.mean())
 
+    def log_predictive(self, family, X, q):
+        """Lomax: the Gamma-exponential predictive ``a b^a / (b + x)^(a + 1)``
+        of every value, a missing cell left out."""
+        missing = np.isnan(X)
+        x = np.where(missing, 0.0, X)[:, None, :]
+        a, b = q.shape[None], q.rate[None]
+        terms = np.log(a) - np.log(b + x) - a * np.log1p(x / b)
+        return np.where(missing[:, None, :], 0.0, terms).sum(axis=2)
+
+    def default_prior_from_stats(self, family, stats):
+        from ..priors import Gamma
+
+        mean = stats.sums.sum(axis=0) / np.maximum(stats.counts.sum(axis=0), 1e-300)
+        return Gamma(1.0, np.maximum(mean, 1e-12))
+
 
 class _GaussianVB(_VariationalFamily):
     """Gaussian means and full covariances with a Normal-Wishart prior
@@ -243,7 +292,7 @@ class _GaussianVB(_VariationalFamily):
         # beta_0 = 1, nu_0 = d, W_0^{-1} the data's covariance.
         return NormalInverseWishart.from_normal_wishart(mean, 1.0, float(d), cov)
 
-    def check_prior(self, family, prior):
+    def check_prior(self, family, prior, n_states=1):
         from ..priors import NormalInverseWishart
 
         if not isinstance(prior, NormalInverseWishart):
@@ -251,7 +300,7 @@ class _GaussianVB(_VariationalFamily):
                 "emission_prior must be a NormalInverseWishart for "
                 "inference='variational' with Gaussian emissions"
             )
-        prior.normal_wishart(1, family.n_features)  # proper, or a ValueError
+        prior.normal_wishart(n_states, family.n_features)  # proper, or ValueError
         return prior
 
     def posterior(self, family, stats, prior):
@@ -271,11 +320,305 @@ class _GaussianVB(_VariationalFamily):
         log_det = structure.log_det_precision_cholesky(P, d)
         return GaussianParams(np.array(m), cov, P, log_det, np.zeros(d))
 
+    def log_predictive(self, family, X, q):
+        """The multivariate Student t of ``nu - d + 1`` degrees of freedom,
+        location ``m`` and scale ``Psi (kappa + 1) / (kappa (nu - d + 1))``
+        (Murphy 2012, eq. 4.215; Bishop 2006, eq. 10.81)."""
+        from scipy.special import gammaln
+
+        k, d = np.shape(q.mean)
+        m, kappa, nu, psi = q.normal_wishart(k, d)
+        dof = nu - d + 1.0
+        shape = psi * ((kappa + 1.0) / (kappa * dof))[:, None, None]
+        chol = np.linalg.cholesky(shape)
+        out = np.empty((len(X), k))
+        for j in range(k):
+            z = np.linalg.solve(chol[j], (X - m[j]).T)
+            maha = np.einsum("ij,ij->j", z, z)
+            log_det = 2.0 * np.log(np.diagonal(chol[j])).sum()
+            out[:, j] = (
+                gammaln((dof[j] + d) / 2.0)
+                - gammaln(dof[j] / 2.0)
+                - 0.5 * d * np.log(dof[j] * np.pi)
+                - 0.5 * log_det
+                - 0.5 * (dof[j] + d) * np.log1p(maha / dof[j])
+            )
+        return out
+
+    def default_prior_from_stats(self, family, stats):
+        from ..priors import NormalInverseWishart
+
+        w = stats.weight
+        mean = w @ stats.mean / w.sum()
+        dev = stats.mean - mean
+        scatter = stats.scatter.sum(axis=0) + (w[:, None] * dev).T @ dev
+        d = len(mean)
+        cov = scatter / w.sum() + 1e-6 * np.eye(d)
+        return NormalInverseWishart.from_normal_wishart(mean, 1.0, float(d), cov)
+
+
+class _DiagGaussianVB(_VariationalFamily):
+    """Gaussian means and diagonal covariances with a Normal-Gamma prior per
+    state and feature (Bishop 2006, section 2.3.6; Murphy 2012, section
+    4.6.3.7), held as :class:`~bayeskit.priors.NormalInverseGamma` objects:
+    the precision is ``Gamma(a, b)`` with ``a = (c - 3) / 2``, ``b = psi / 2``,
+    and the mean given it ``N(m, 1 / (kappa lambda))``."""
+
+    def default_prior(self, family, X, sw):
+        from ..priors import NormalInverseGamma
+
+        mean = sw @ X / sw.sum()
+        var = sw @ (X - mean) ** 2 / sw.sum() + 1e-6
+        # a_0 = 1 and b_0 the data's variance: a precision of prior mean
+        # 1 / variance; m_0 the data's mean with kappa_0 = 1 (scikit-learn's).
+        return NormalInverseGamma(mean, 1.0, 2.0 * var, 5.0)
+
+    def check_prior(self, family, prior, n_states=1):
+        from ..priors import NormalInverseGamma
+
+        if not isinstance(prior, NormalInverseGamma) or not (
+            np.all(prior.mean_weight > 0)
+            and np.all(prior.variance_weight > 3)
+            and np.all(prior.scatter > 0)
+        ):
+            raise ValueError(
+                "emission_prior must be a proper NormalInverseGamma (mean_weight "
+                "> 0, variance_weight > 3 and scatter > 0) for "
+                "inference='variational' with diagonal Gaussian emissions"
+            )
+        return prior
+
+    def posterior(self, family, stats, prior):
+        from ..priors import NormalInverseGamma
+
+        n = stats.feature_weight()
+        kappa = prior.mean_weight + n
+        delta = stats.mean - prior.mean
+        return NormalInverseGamma(
+            (prior.mean_weight * prior.mean + n * stats.mean) / kappa,
+            kappa,
+            prior.scatter + stats.scatter + prior.mean_weight * n / kappa * delta**2,
+            prior.variance_weight + n,
+        )
+
+    @staticmethod
+    def _parts(q):
+        a = (q.variance_weight - 3.0) / 2.0
+        return q.mean, q.mean_weight, a, q.scatter / 2.0
+
+    def _cells(self, X, q, cell):
+        """``sum_j cell(x_ij, state k's parameters of feature j)``, ``(n, K)``,
+        a missing cell left out."""
+        missing = np.isnan(X)
+        x = np.where(missing, 0.0, X)[:, None, :]
+        terms = cell(x, *(np.asarray(v)[None] for v in self._parts(q)))
+        return np.where(missing[:, None, :], 0.0, terms).sum(axis=2)
+
+    def expected_log_likelihood(self, family, X, q):
+        from scipy.special import digamma
+
+        def cell(x, m, kappa, a, b):
+            e_log = digamma(a) - np.log(b)
+            return 0.5 * (e_log - np.log(2 * np.pi) - 1 / kappa - a / b * (x - m) ** 2)
+
+        return self._cells(X, q, cell)
+
+    def kl(self, q, prior) -> float:
+        from ..priors import Gamma
+
+        m, kappa, a, b = self._parts(q)
+        m0, kappa0, a0, b0 = (np.broadcast_to(v, m.shape) for v in self._parts(prior))
+        precision = Gamma(a, b).kl(Gamma(a0, b0))
+        normal = 0.5 * (
+            np.log(kappa / kappa0) + kappa0 / kappa - 1 + kappa0 * a / b * (m - m0) ** 2
+        )
+        return float(np.sum(precision + normal))
+
+    def point(self, family, q):
+        from ..emissions import GaussianParams
+
+        m, _, a, b = self._parts(q)
+        cov = b / a  # the inverse of E[lambda]
+        d = m.shape[1]
+        structure = family.covariance
+        P = structure.precision_cholesky(cov, rounding_floor=False)
+        log_det = structure.log_det_precision_cholesky(P, d)
+        return GaussianParams(np.array(m), cov, P, log_det, np.zeros(d))
+
+    def log_predictive(self, family, X, q):
+        """Student t of ``2a`` degrees of freedom, location ``m`` and squared
+        scale ``b (kappa + 1) / (a kappa)`` per feature (Murphy 2012, eq.
+        4.207; Bishop 2006, eq. 2.159)."""
+        from scipy.special import gammaln
+
+        def cell(x, m, kappa, a, b):
+            nu, s2 = 2 * a, b * (kappa + 1) / (a * kappa)
+            return (
+                gammaln((nu + 1) / 2)
+                - gammaln(nu / 2)
+                - 0.5 * np.log(nu * np.pi * s2)
+                - (nu + 1) / 2 * np.log1p((x - m) ** 2 / (nu * s2))
+            )
+
+        return self._cells(X, q, cell)
+
+    def default_prior_from_stats(self, family, stats):
+        from ..priors import NormalInverseGamma
+
+        var = stats.total_variance() + 1e-6
+        return NormalInverseGamma(stats.grand_mean(), 1.0, 2.0 * var, 5.0)
+
+
+class _CategoricalVB(_VariationalFamily):
+    """Categorical tables with a Dirichlet prior on every state's distribution
+    of every feature (Bishop 2006, eq. 2.41; MacKay 1997): the posterior is a
+    tuple of Dirichlets, one per feature, of shape ``(n_states, t_j)``."""
+
+    def default_prior(self, family, X, sw):
+        from ..priors import Dirichlet
+
+        return Dirichlet(1.0)  # uniform on every table
+
+    def check_prior(self, family, prior, n_states=1):
+        from ..priors import Dirichlet
+
+        if not isinstance(prior, Dirichlet):
+            raise ValueError(
+                "emission_prior must be a Dirichlet for inference='variational' "
+                f"with categorical emissions, got {type(prior).__name__}"
+            )
+        return prior
+
+    def _priors(self, family, prior, n_states):
+        from ..priors import Dirichlet
+
+        try:
+            return tuple(
+                Dirichlet(np.broadcast_to(prior.concentration, (n_states, t)))
+                for t in family.n_categories
+            )
+        except ValueError:
+            raise ValueError(
+                "emission_prior's concentration must broadcast against every "
+                f"feature's table of shape (n_states, n_categories), got shape "
+                f"{prior.concentration.shape}"
+            ) from None
+
+    def posterior(self, family, stats, prior):
+        counts = stats.counts.T  # (n_states, sum_j t_j)
+        priors = self._priors(family, prior, counts.shape[0])
+        return tuple(
+            p.posterior(counts[:, block]) for p, block in zip(priors, family._blocks())
+        )
+
+    def _log_table(self, family, q, values):
+        table = np.empty((family.n_total, q[0].concentration.shape[0]))
+        for part, block in zip(q, family._blocks()):
+            table[block] = values(part).T
+        return table
+
+    def expected_log_likelihood(self, family, X, q):
+        from ..emissions import CategoricalParams
+
+        log_prob = self._log_table(family, q, lambda part: part.expected_log())
+        return family.log_likelihood(X, CategoricalParams(log_prob))
+
+    def kl(self, q, prior) -> float:
+        return float(
+            sum(part.kl(prior._broadcast(part.concentration.shape)).sum() for part in q)
+        )
+
+    def point(self, family, q):
+        from .._logmath import safe_log
+        from ..emissions import CategoricalParams
+
+        mean = self._log_table(family, q, lambda part: part.mean())
+        return CategoricalParams(safe_log(mean))
+
+    def log_predictive(self, family, X, q):
+        """The Dirichlet-categorical predictive of every feature: the
+        posterior mean of its table (Bishop 2006, eq. 2.45)."""
+        return family.log_likelihood(X, self.point(family, q))
+
+
+class _MultinomialVB(_VariationalFamily):
+    """Multinomial counts with a Dirichlet prior on every state's category
+    probabilities (Bishop 2006, section 2.2.1): ``E[log p(x | p_k)] = log n!
+    - sum_j log x_j! + sum_j x_j E[log p_kj]``."""
+
+    default_prior = _CategoricalVB.default_prior
+
+    def check_prior(self, family, prior, n_states=1):
+        from ..priors import Dirichlet
+
+        if not isinstance(prior, Dirichlet):
+            raise ValueError(
+                "emission_prior must be a Dirichlet for inference='variational' "
+                f"with multinomial emissions, got {type(prior).__name__}"
+            )
+        return prior
+
+    def posterior(self, family, stats, prior):
+        from ..priors import Dirichlet
+
+        counts = np.asarray(stats.counts, dtype=float)
+        try:
+            alpha = np.broadcast_to(prior.concentration, counts.shape)
+        except ValueError:
+            raise ValueError(
+                "emission_prior's concentration must broadcast to shape "
+                f"(n_states, n_features) = {counts.shape}, got shape "
+                f"{prior.concentration.shape}"
+            ) from None
+        return Dirichlet(alpha).posterior(counts)
+
+    def expected_log_likelihood(self, family, X, q):
+        from ..emissions import MultinomialParams
+
+        return family.log_likelihood(X, MultinomialParams(None, q.expected_log()))
+
+    def kl(self, q, prior) -> float:
+        return float(np.sum(q.kl(prior._broadcast(q.concentration.shape))))
+
+    def point(self, family, q):
+        from ..emissions import MultinomialParams
+
+        return MultinomialParams(q.mean())
+
+    def log_predictive(self, family, X, q):
+        """The Dirichlet-multinomial (Polya) predictive of every row of
+        counts (Murphy 2012, eq. 3.38 for one row)."""
+        import scipy.sparse as sp
+        from scipy.special import gammaln
+
+        X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+        alpha = q.concentration  # (K, d)
+        n = X.sum(axis=1)
+        coef = gammaln(n + 1.0) - gammaln(X + 1.0).sum(axis=1)
+        total = alpha.sum(axis=1)
+        out = gammaln(total)[None] - gammaln(n[:, None] + total[None])
+        for k in range(alpha.shape[0]):
+            out[:, k] += (gammaln(X + alpha[k]) - gammaln(alpha[k])).sum(axis=1)
+        return out + coef[:, None]
+
+
+#: The families without a variational side, and why.
+_NOT_CONJUGATE = {
+    "Gamma": "its shape and rate have no conjugate prior",
+    "NegativeBinomial": "its number of failures has no conjugate prior",
+    "LogNormal": "its Normal-inverse-Gamma posterior is not written yet",
+    "Bernoulli": "its Beta posterior is not written yet (use a Categorical "
+    "family of two categories)",
+    "GaussianMixtureEmission": "a mixture per state has latent components of its own",
+    "Product": "a product of families is not written yet",
+}
+
 
 def variational_family(family) -> _VariationalFamily:
-    """The variational side of ``family``, or a ValueError that says which
-    families have one."""
-    from ..emissions import FULL, Gaussian
+    """The variational side of ``family``, or a ValueError naming
+    ``inference`` that says which families have one and why this one has
+    not."""
+    from ..emissions import DIAG, FULL, Categorical, Gaussian, Multinomial
     from ..emissions.exponential import Exponential
     from ..emissions.poisson import Poisson
 
@@ -285,10 +628,25 @@ def variational_family(family) -> _VariationalFamily:
         return _ExponentialVB()
     if isinstance(family, Gaussian) and family.covariance is FULL:
         return _GaussianVB()
+    if isinstance(family, Gaussian) and family.covariance is DIAG:
+        return _DiagGaussianVB()
+    if isinstance(family, Categorical):
+        return _CategoricalVB()
+    if isinstance(family, Multinomial):
+        return _MultinomialVB()
+    name = type(family).__name__
+    if isinstance(family, Gaussian):
+        why = (
+            "only full (Normal-Wishart) and diagonal (Normal-Gamma) covariances "
+            "have their posterior written; for tied or spherical ones use "
+            "BayesianGaussianMixture or VariationalGaussianHMM"
+        )
+    else:
+        why = _NOT_CONJUGATE.get(name, "it has no conjugate prior written for it")
     raise ValueError(
-        "inference='variational' supports the emission families with a "
-        "conjugate prior written for it: 'poisson' and 'exponential' (Gamma) "
-        "and 'gaussian' with full covariances (Normal-Wishart); "
-        f"got {type(family).__name__}. For diagonal, tied or spherical "
-        "Gaussians use BayesianGaussianMixture"
+        "inference='variational' takes the emission families with a conjugate "
+        "prior: 'poisson' and 'exponential' (Gamma), 'gaussian' with full "
+        "(Normal-Wishart) or diagonal (Normal-Gamma) covariances, Categorical "
+        "and Multinomial "
+        f"(Dirichlet); got {name}: {why}. Use inference='em'"
     )

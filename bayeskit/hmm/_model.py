@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Real
 
 import numpy as np
+from sklearn.utils.metaestimators import available_if
 
 from .._base.classifier import Triple
 from .._base.composed import FamilyAttributes, check_family_data, degenerate
 from .._base.em import LatentPrior
-from .._validation import ElementwiseInterval
+from .._validation import (
+    ElementwiseInterval,
+    StrOptions,
+    _fit_context,
+    check_is_fitted,
+)
 from ..emissions import Emission
 from ..mixture._start import initial_responsibilities
-from ._base import BaseHMM
+from ._base import BaseHMM, _handler
+from ._variational import VariationalChainStats
+from ._vmodel import ChainVariationalRun
 
 __all__ = ["HiddenMarkovModel"]
 
@@ -45,6 +54,29 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
     params, init_params : str, default='ste'
         Letters of the parameters to update and to initialise: 's' start,
         't' transitions, 'e' the family's parameters.
+    implementation : {'log', 'scaling'}, default='log'
+        Accepted for hmmlearn's calls; both are bayeskit's one chain kernel.
+    inference : {'em', 'variational'}, default='em'
+        'em' fits the MAP parameters by Baum-Welch. 'variational' keeps a
+        posterior over the parameters by variational EM (MacKay 1997; Beal
+        2003, ch. 3): Dirichlet posteriors on the start distribution and
+        every row of the transition matrix (``startprob_prior`` and
+        ``transmat_prior`` are then their prior concentrations, 1 a uniform
+        prior) and the family's conjugate posterior (``emission_prior``, or
+        the family's default: see Notes). The families with one are
+        'poisson' and 'exponential' (Gamma rates), 'gaussian' with full
+        covariances (Normal-Wishart, a ``NormalInverseWishart``) or
+        ``Gaussian(DIAG)`` (Normal-Gamma per feature, a
+        ``NormalInverseGamma``), ``Categorical`` and ``Multinomial``
+        (Dirichlet); the others are a ValueError naming ``inference``, as
+        are: 'gamma' (its shape and rate have no conjugate prior), the
+        negative binomial (nor has its number of failures), a Gaussian
+        mixture per state (latent components of its own), and the
+        log-normal, Bernoulli, product, tied and spherical Gaussian
+        families (conjugate, but their posteriors are not written yet; for
+        tied or spherical Gaussians use :class:`VariationalGaussianHMM`).
+        ``summarize`` and ``from_stats`` split an iteration over chunks of
+        sequences; ``partial_fit`` is EM's.
 
     Attributes
     ----------
@@ -53,6 +85,19 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         The family's parameters, one state per hidden state; every field is
         also an attribute with a trailing underscore.
     monitor_, converged_, n_iter_, lower_bound_, stats_
+        With ``inference='variational'``, ``lower_bound_`` is the evidence
+        lower bound of the last iteration and ``lower_bounds_`` that of
+        every iteration; ``stats_`` is EM's only.
+    startprob_prior_, startprob_posterior_ : ndarray of shape (n_components,)
+        With ``inference='variational'``: the Dirichlet concentrations of the
+        start distribution.
+    transmat_prior_, transmat_posterior_ : ndarray of shape \
+(n_components, n_components)
+        With ``inference='variational'``: those of the transition rows.
+    emission_prior_, emission_posterior_ : object
+        With ``inference='variational'``: the family's prior and posterior
+        (a ``Gamma``, a ``NormalInverseWishart``, a ``Dirichlet``, or a
+        tuple of Dirichlets, one per feature, for ``Categorical``).
 
     See Also
     --------
@@ -66,11 +111,41 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
     (``init_params`` of the family with the row weights, drawn from
     ``random_state`` after the chain's tables).
 
+    With ``inference='variational'`` the E-step is forward-backward fed by
+    the expected log-parameters (``E[log pi_i]``, ``E[log A_ij]``, ``E[log
+    p(x_t | theta_k)]``) and the M-step sets the posterior hyperparameters;
+    the bound of an iteration, that of the posterior it starts from,
+
+    .. math::
+
+        \\mathcal L = \\sum_{\\text{sequences}} \\log \\sum_{z}
+            e^{E[\\log \\pi_{z_1}] + \\sum_t E[\\log A_{z_{t-1} z_t}]
+            + \\sum_t E[\\log p(x_t \\mid \\theta_{z_t})]}
+            - \\mathrm{KL}(q(\\pi, A, \\theta) \\| p(\\pi, A, \\theta)),
+
+    never decreases (Beal 2003, eq. 3.57). The start is the priors plus
+    hmmlearn's random counts for the chain, and for the family the
+    posterior of first responsibilities (k-means; random ones for
+    ``Categorical`` and ``Multinomial``). The family's default prior is
+    scikit-learn's ``BayesianGaussianMixture``'s for Gaussians (the data's
+    mean, ``mean_weight`` 1, ``n_features`` degrees of freedom, the data's
+    covariance as scale), an exponential prior of the data's mean for
+    Poisson and exponential rates, and a uniform Dirichlet for the tables.
+    The fitted ``startprob_``, ``transmat_`` and family parameters are the
+    posterior means, which :meth:`score`, :meth:`predict` and
+    :meth:`sample` read, as hmmlearn's variational models do. Gaps (steps
+    of NaN) are latent; ``sequence_weight`` weighs every sequence's counts
+    and evidence.
+
     References
     ----------
     .. [1] L. R. Rabiner, "A tutorial on hidden Markov models and selected
        applications in speech recognition", Proceedings of the IEEE 77(2),
        257-286, 1989.
+    .. [2] D. J. C. MacKay, "Ensemble learning for hidden Markov models",
+       technical report, Cavendish Laboratory, University of Cambridge, 1997.
+    .. [3] M. J. Beal, *Variational Algorithms for Approximate Bayesian
+       Inference*, PhD thesis, University College London, 2003, chapter 3.
 
     Examples
     --------
@@ -88,6 +163,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         "emission": [str, object],
         "emission_prior": [None, object],
         "transmat_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
+        "inference": [StrOptions({"em", "variational"})],
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "_emission_value"}
 
@@ -96,6 +172,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         startprob_prior=1.0, transmat_prior=1.0, algorithm="viterbi",
         random_state=None, n_iter=10, tol=1e-2, verbose=False, params="ste",
         init_params="ste", n_init=1, n_jobs=None, implementation="log",
+        inference="em",
     ):  # fmt: skip
         self.n_components = n_components
         self.emission, self.emission_prior = emission, emission_prior
@@ -105,6 +182,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         self.params, self.init_params = params, init_params
         self.n_init, self.n_jobs = n_init, n_jobs
         self.implementation = implementation
+        self.inference = inference
 
     def _make_components(self) -> Triple:
         family = self._sized_family(self.n_features)
@@ -163,3 +241,149 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
             return emission.sample(params.emission, np.array([state]), rng)[0]
 
         return draw
+
+    # -- variational Bayes ---------------------------------------------------------
+    def _variational(self) -> bool:
+        return getattr(self, "inference", "em") == "variational"
+
+    def fit(self, X, lengths=None, *, y=None, sequence_weight=None, states=None):
+        """Estimate the parameters: Baum-Welch (``inference='em'``, see
+        :meth:`BaseHMM.fit <bayeskit.GaussianHMM.fit>`), or the posterior over
+        them by variational EM (``inference='variational'``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+            The steps of all sequences concatenated (with ``lengths``), or
+            one array per sequence; a step of NaN is a gap.
+        lengths : array-like of int of shape (n_sequences,), default=None
+            Steps of each sequence when X is concatenated; None is one
+            sequence.
+        y : None
+            Ignored.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            Non-negative weight of each sequence (an integer weight counts
+            the sequence as that many copies).
+        states : array-like of shape (n_steps,) or list, default=None
+            Known states (EM only; see :meth:`GaussianHMM.fit`).
+
+        Returns
+        -------
+        self : object
+        """
+        if not self._variational():
+            return super().fit(
+                X, lengths, y=y, sequence_weight=sequence_weight, states=states
+            )
+        return self._fit_variational(X, lengths, sequence_weight, states)
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def _fit_variational(self, X, lengths, sequence_weight, states):
+        if _handler(X) is not None:  # a Dask collection: the rows in memory
+            X = X.compute()
+        data = self._data(X, lengths, sequence_weight, reset=True, states=states)
+        if len(data) > 3:
+            raise ValueError(
+                "states (known states) are taken by inference='em' only; "
+                "inference='variational' fits unlabelled sequences"
+            )
+        Xt, lengths, weights = data
+        self._check_gaps(Xt)
+        self.__dict__.pop("stats_", None)
+        run = ChainVariationalRun(self, Xt, lengths, weights)
+        run.run(self._new_monitor())
+        return self
+
+    def _em_only(self, method="partial_fit"):
+        if self._variational():
+            raise AttributeError(
+                f"{method} is EM's (stepwise statistics of the MAP fit); with "
+                "inference='variational' fit all the sequences with fit"
+            )
+        return True
+
+    partial_fit = available_if(_em_only)(BaseHMM.partial_fit)
+
+    def summarize(self, X, lengths=None, *, sequence_weight=None, states=None):
+        """Expected statistics of a chunk of sequences under the current
+        parameters (EM) or posterior (``inference='variational'``).
+
+        For EM see :meth:`GaussianHMM.summarize`. With
+        ``inference='variational'``: the variational E-step on ``X`` alone
+        under the fitted posterior, a ``VariationalChainStats`` of the
+        chain's expected counts, the family's statistics and the chunk's log
+        evidence under the expected log-parameters; they add with ``+``, and
+        ``model.from_stats(sum(model.summarize(c) for c in chunks))`` is one
+        iteration of variational EM over all the chunks.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+        lengths : array-like of int of shape (n_sequences,), default=None
+        sequence_weight : array-like of shape (n_sequences,), default=None
+        states : array-like, default=None
+            EM only.
+
+        Returns
+        -------
+        stats : LatentStats or VariationalChainStats
+        """
+        if not self._variational():
+            return super().summarize(
+                X, lengths, sequence_weight=sequence_weight, states=states
+            )
+        check_is_fitted(self, "emission_posterior_")
+        data = self._data(X, lengths, sequence_weight, reset=False, states=states)
+        if len(data) > 3:
+            raise ValueError("states are taken by inference='em' only")
+        Xt, lengths, weights = data
+        self._check_gaps(Xt)
+        run = ChainVariationalRun.fitted(self)
+        run._data(Xt, lengths, weights)
+        stats = run._e_step(Xt)
+        return replace(stats, lower_bound=stats.lower_bound + run._kl())
+
+    def from_stats(self, stats):
+        """The M-step from summed statistics (see :meth:`summarize`);
+        returns self. With ``inference='variational'``, the posteriors of
+        the letters of ``params`` from the fitted priors and ``stats``, and
+        ``lower_bound_`` the bound of the posterior the statistics were
+        computed under.
+
+        Parameters
+        ----------
+        stats : LatentStats or VariationalChainStats
+
+        Returns
+        -------
+        self : object
+        """
+        if not self._variational():
+            return super().from_stats(stats)
+        check_is_fitted(self, "emission_posterior_")
+        if not isinstance(stats, VariationalChainStats):
+            raise TypeError(
+                "stats must be the statistics summarize() returns with "
+                "inference='variational' (VariationalChainStats), got "
+                f"{type(stats).__name__}"
+            )
+        run = ChainVariationalRun.fitted(self)
+        self.lower_bound_ = stats.lower_bound - run._kl()
+        run._from_stats(stats)
+        run.publish()
+        return self
+
+    def _check_gaps(self, Xt):
+        missing = np.isnan(Xt)
+        if missing.any() and (missing.any(axis=1) & ~missing.all(axis=1)).any():
+            raise ValueError(
+                "X has steps with some but not all values missing (NaN): "
+                "inference='variational' takes only whole missing steps "
+                "(gaps); use inference='em', which marginalises them"
+            )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._variational():
+            tags.input_tags.allow_nan = False
+        return tags

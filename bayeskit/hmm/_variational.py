@@ -51,7 +51,7 @@ from ..graph import ChainParams, LatentChain
 from ..priors import Dirichlet
 from ._base import _handler
 
-__all__ = ["VariationalHMMMixin"]
+__all__ = ["VariationalHMMMixin", "chain_e_step"]
 
 _log = logging.getLogger("bayeskit.hmm")
 
@@ -64,6 +64,61 @@ class VariationalChainStats:
     chain: object
     emission: object
     lower_bound: float
+
+    def __add__(self, other):
+        """Statistics of two chunks of sequences (``summarize``): their
+        counts and their log evidence add."""
+        return VariationalChainStats(
+            self.chain + other.chain,
+            self.emission + other.emission,
+            self.lower_bound + other.lower_bound,
+        )
+
+
+def chain_e_step(log_lik, q_start, q_trans, lengths, weights=None):
+    """The chain's half of a variational E-step (see the module).
+
+    Parameters
+    ----------
+    log_lik : ndarray of shape (n_steps, n_states)
+        The expected log emission densities ``E[log p(x_t | theta_k)]`` of
+        every step (0 for a gap).
+    q_start, q_trans : Dirichlet
+        The posteriors of the start distribution and of the rows of the
+        transition matrix.
+    lengths : ndarray of int of shape (n_sequences,)
+    weights : ndarray of shape (n_sequences,), default=None
+        Weight of every sequence in the counts and the evidence.
+
+    Returns
+    -------
+    resp : ndarray of shape (n_steps, n_states)
+        The step posteriors of ``q(Z)``, times their sequence's weight.
+    stats : ChainStats
+        The expected start and transition counts (weighted).
+    log_evidence : float
+        The (weighted) sum over sequences of ``log sum_z exp(E[log p(x, z |
+        theta)])``: the bound's first term.
+    """
+    k = log_lik.shape[1]
+    e_start, e_trans = q_start.expected_log(), q_trans.expected_log()
+    c_start = logsumexp(e_start)
+    c_rows = logsumexp(e_trans, axis=1)
+    messages = np.array(log_lik, dtype=float)
+    has_next = np.ones(len(messages), dtype=bool)
+    has_next[np.cumsum(lengths) - 1] = False
+    messages[has_next] += c_rows
+    chain = LatentChain(k)
+    params = ChainParams(np.exp(e_start - c_start), np.exp(e_trans - c_rows[:, None]))
+    post = chain.posterior(messages, params, lengths, weights)
+    evidence = post.log_evidence + c_start
+    resp = post.posterior
+    if weights is None:
+        total = float(evidence.sum())
+    else:
+        total = float(weights @ evidence)
+        resp = resp * np.repeat(weights, lengths)[:, None]
+    return resp, chain.stats(post, lengths, weights), total
 
 
 class _Run:
@@ -249,33 +304,20 @@ class VariationalHMMMixin:
         """Forward-backward under the expected log parameters: the chain's
         counts, the family's statistics and the bound of the current
         posterior (see the module)."""
-        k = self.n_components
         q_start = Dirichlet(self.startprob_posterior_)
         q_trans = Dirichlet(self.transmat_posterior_)
-        e_start, e_trans = q_start.expected_log(), q_trans.expected_log()
-        c_start = logsumexp(e_start)
-        c_rows = logsumexp(e_trans, axis=1)
-        log_lik = self._vb_log_likelihood(X)
-        messages = log_lik.copy()
-        has_next = np.ones(len(X), dtype=bool)
-        has_next[np.cumsum(lengths) - 1] = False
-        messages[has_next] += c_rows
-        chain = LatentChain(k)
-        params = ChainParams(
-            np.exp(e_start - c_start), np.exp(e_trans - c_rows[:, None])
+        resp, chain_stats, log_evidence = chain_e_step(
+            self._vb_log_likelihood(X), q_start, q_trans, lengths
         )
-        post = chain.posterior(messages, params, lengths)
-        log_evidence = float(post.log_evidence.sum()) + len(lengths) * c_start
         kl = float(q_start.kl(Dirichlet(self.startprob_prior_)).sum()) + float(
             q_trans.kl(Dirichlet(self.transmat_prior_)).sum()
         )
-        resp = post.posterior
         observed = self._vb_observed(X)
         if observed is not None:  # gaps add nothing to the family's statistics
             X, resp = X[observed], resp[observed]
         emission = self._vb_emission_stats(X, resp)
         bound = log_evidence - kl - self._vb_emission_kl()
-        return VariationalChainStats(chain.stats(post, lengths), emission, bound)
+        return VariationalChainStats(chain_stats, emission, bound)
 
     def _vb_observed(self, X):
         """The steps that are not gaps (None: every one)."""

@@ -109,7 +109,10 @@ class MixtureModel(FamilyAttributes, BaseLatentModel):
         the weights (a Dirichlet of concentration ``weights_prior``) and the
         family's parameters (its conjugate prior: a ``Gamma`` for 'poisson'
         and 'exponential', a ``NormalInverseWishart`` for 'gaussian' with
-        full covariances; the other families are a ValueError), by
+        full covariances, a ``NormalInverseGamma`` for ``Gaussian(DIAG)``, a
+        ``Dirichlet`` for ``Categorical`` and ``Multinomial``; the other
+        families are a ValueError naming ``inference``, see
+        :class:`HiddenMarkovModel`), by
         variational EM (Bishop 2006, ch. 10). ``lower_bound_`` is then the
         evidence lower bound per unit of sample weight, the fitted parameters
         are the posterior means, and predictions use the expected

@@ -11,7 +11,7 @@ from scipy import stats
 from sklearn.exceptions import ConvergenceWarning
 
 from bayeskit import BayesianGaussianMixture, MixtureModel, PoissonMixture
-from bayeskit.emissions import DIAG, Gaussian
+from bayeskit.emissions import SPHERICAL, Gaussian
 from bayeskit.priors import Gamma, NormalInverseWishart
 
 
@@ -194,7 +194,7 @@ def test_surplus_poisson_components_die_away():
 def test_unsupported_families_and_improper_priors_are_errors(rng):
     X = rng.normal(size=(30, 2))
     with pytest.raises(ValueError, match="BayesianGaussianMixture"):
-        MixtureModel(2, emission=Gaussian(DIAG), inference="variational").fit(X)
+        MixtureModel(2, emission=Gaussian(SPHERICAL), inference="variational").fit(X)
     with pytest.raises(ValueError, match="inference='variational'"):
         MixtureModel(2, emission="lognormal", inference="variational").fit(np.exp(X))
     counts = rng.poisson(3.0, (30, 2)).astype(float)
