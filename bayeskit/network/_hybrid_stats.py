@@ -20,7 +20,7 @@ import numpy as np
 from .._collections import handler_for
 from .._validation import check_sample_weight
 from ..graph import DAG
-from ..graph.clg import CLGNetwork
+from ..graph.clg_tree import exact_clg
 from ._hybrid_fit import (
     add_regression_stats,
     clg_from_stats,
@@ -211,7 +211,7 @@ def hybrid_from_stats(est, stats: HybridStats):
     if all(isinstance(v, str) for v in names):
         est.feature_names_in_ = np.asarray(names, dtype=object)
     est._discrete_net_ = inner
-    est._clg_ = CLGNetwork(discrete, cards, log_cpds, cont, nodes)
+    est._clg_ = exact_clg(discrete, cards, log_cpds, cont, nodes)
     est.stats_ = stats
     return est
 
