@@ -32,6 +32,7 @@ __all__ = [
     "HybridStats",
     "fit_hybrid",
     "hybrid_from_stats",
+    "hybrid_from_tables",
     "hybrid_partial_fit",
     "hybrid_summarize",
 ]
@@ -138,7 +139,7 @@ def hybrid_summarize(est, X, sample_weight=None, *, fit=False) -> HybridStats:
     fitted = hasattr(est, "continuous_")
     frame = _frame(est, X, reset=not fitted)
     if fitted:
-        layout = est.stats_.layout
+        layout = est._layout_
     else:
         est._validate_params()
         layout = _layout(est, list(frame.columns))
@@ -182,7 +183,6 @@ def hybrid_from_stats(est, stats: HybridStats):
         )
     est._validate_params()
     est._reset()
-    names, continuous, _ = stats.layout
     dag, cset, discrete, cont, inner_edges = _parts(stats.layout)
     inner, states = None, {}
     if discrete:
@@ -197,6 +197,18 @@ def hybrid_from_stats(est, stats: HybridStats):
         nodes[v] = clg_from_stats(
             v, dp, cp, cards, states, stats.regressions[v], prior_of(est, v)
         )
+    _install(est, stats.layout, inner, nodes)
+    est.stats_ = stats
+    return est
+
+
+def _install(est, layout, inner, nodes) -> None:
+    """Set the fitted attributes of ``est`` from its discrete part ``inner``
+    (a fitted discrete network, or None) and its continuous ``nodes``."""
+    names, continuous, _ = layout
+    dag, _, discrete, cont, _ = _parts(layout)
+    states = {} if inner is None else dict(inner.states_)
+    cards = {v: len(states[v]) for v in discrete}
     log_cpds = {
         v: (tuple(inner.dag_.parents(v)), np.log(inner.cpds_[v])) for v in discrete
     }
@@ -211,8 +223,43 @@ def hybrid_from_stats(est, stats: HybridStats):
     if all(isinstance(v, str) for v in names):
         est.feature_names_in_ = np.asarray(names, dtype=object)
     est._discrete_net_ = inner
+    est._layout_ = layout
     est._clg_ = exact_clg(discrete, cards, log_cpds, cont, nodes)
-    est.stats_ = stats
+
+
+def hybrid_from_tables(est, tables: dict, regressions: dict):
+    """A network with continuous nodes from its tables, without data.
+
+    Parameters
+    ----------
+    est : BayesianNetwork
+        Unfitted, with ``edges``, ``continuous`` and ``states`` (the states
+        of every discrete node).
+    tables : dict
+        ``{discrete node: table}`` in :meth:`BayesianNetwork.set_cpd`'s
+        layouts.
+    regressions : dict
+        ``{continuous node: CLGNode}``, its discrete parents in the order of
+        the network's parents.
+
+    Returns
+    -------
+    est
+        Fitted; its statistics ``stats_`` are None (there were no rows), so
+        ``partial_fit`` has nothing to add to.
+    """
+    est._validate_params()
+    est._reset()
+    names = list(est.states) + [v for v in est.continuous if v not in est.states]
+    layout = _layout(est, names)
+    _, _, discrete, _, inner_edges = _parts(layout)
+    inner = None
+    if discrete:
+        inner = _inner(est, inner_edges, {v: est.states[v] for v in discrete})
+        for v in discrete:
+            inner.set_cpd(v, tables[v])
+    _install(est, layout, inner, dict(regressions))
+    est.stats_ = None
     return est
 
 
@@ -242,6 +289,11 @@ def hybrid_partial_fit(est, X, y=None, sample_weight=None):
     and set its CPDs from the sum (the first call is ``fit``)."""
     if not hasattr(est, "continuous_"):
         return fit_hybrid(est, X, sample_weight)
+    if est.stats_ is None:
+        raise ValueError(
+            "partial_fit of a network given by its tables: it has no "
+            "statistics of rows to add to; fit it on rows instead"
+        )
     if (handler := handler_for(X)) is not None:
         return handler.fit_hybrid_network(est, X, sample_weight, partial=True)
     return hybrid_from_stats(est, est.stats_ + hybrid_summarize(est, X, sample_weight))
