@@ -201,3 +201,30 @@ def test_thirty_discrete_nodes_fit_and_equal_a_forward_backward_recursion():
             p = np.exp(fwd[i] + bwd[i] - log_z)
             got = proba[f"d{i}"].iloc[r][states].to_numpy(dtype=float)
             np.testing.assert_allclose(got, p, atol=1e-10)
+
+
+def test_the_tree_budget_is_an_error_at_fit_naming_it():
+    """Connected continuous nodes with 21 binary discrete parents in all (a
+    switching linear-Gaussian chain): their boundary is one clique of 2^21
+    configurations, beyond the tree's memory budget, an error naming it."""
+    rng = np.random.default_rng(0)
+    k, n = 21, 300
+    d = rng.integers(0, 2, size=(n, k))
+    h = np.cumsum(d + rng.normal(size=(n, k)), axis=1)
+    df = pd.DataFrame(
+        {
+            **{f"d{i}": np.array(["a", "b"])[d[:, i]] for i in range(k)},
+            **{f"h{i}": h[:, i] for i in range(k)},
+        }
+    )
+    edges = [(f"d{i}", f"h{i}") for i in range(k)]
+    edges += [(f"h{i - 1}", f"h{i}") for i in range(1, k)]
+    cont = [f"h{i}" for i in range(k)]
+    with pytest.raises(ValueError, match=r"2097152 .*max_clique_entries=1000000"):
+        BayesianNetwork(edges, continuous=cont).fit(df)
+    # Cut the chain in two: two cliques of 2^10 and 2^11, answered.
+    cut = [e for e in edges if e != ("h9", "h10")]
+    bn = BayesianNetwork(cut, continuous=cont).fit(df)
+    assert isinstance(bn._clg_, CLGJunctionTree)
+    assert bn._clg_.clique_entries == 2**11
+    assert np.isfinite(bn.score_samples(df.iloc[:5])).all()
