@@ -81,6 +81,7 @@ __all__ = [
 
 MAX_CLIQUE_ENTRIES = 1_000_000
 ENUMERATION_LIMIT = 8
+MAX_CONDITION = 1e3
 _LOG_2PI = np.log(2 * np.pi)
 
 
@@ -510,13 +511,32 @@ def exact_clg(
     nodes: dict,
     enumeration_limit: int | None = None,
 ):
-    """The exact engine for a CLG network: enumeration of the joint discrete
-    configurations (:class:`~bayeskit.graph.clg.CLGNetwork`) up to
-    ``enumeration_limit`` of them, where it is the faster, the strong
-    junction tree (:class:`CLGJunctionTree`) beyond.
+    """The exact engine for a CLG network.
+
+    Enumeration of the joint discrete configurations
+    (:class:`~bayeskit.graph.clg.CLGNetwork`) up to ``enumeration_limit`` of
+    them (default ``ENUMERATION_LIMIT``), where it is the faster, and when
+    its algebra is well conditioned; the strong junction tree
+    (:class:`CLGJunctionTree`) otherwise. Enumeration solves normal equations
+    in the whitened factor ``W = D^{-1/2} (I - B)`` of every configuration,
+    which lose about ``2 log10 cond(W)`` digits (a column subset ``W_H`` is
+    no worse conditioned than ``W``): beyond ``cond(W) = MAX_CONDITION``
+    (keeping about ten digits), near-deterministic relations go to the
+    tree's exchanges instead.
     """
     limit = ENUMERATION_LIMIT if enumeration_limit is None else enumeration_limit
     n_configs = float(np.prod([int(cards[v]) for v in discrete], dtype=float))
     if n_configs <= limit:
-        return CLGNetwork(discrete, cards, log_cpds, continuous, nodes)
+        net = CLGNetwork(discrete, cards, log_cpds, continuous, nodes)
+        if all(_condition(g) <= MAX_CONDITION for g in net._gaussians):
+            return net
     return CLGJunctionTree(discrete, cards, log_cpds, continuous, nodes)
+
+
+def _condition(gaussian) -> float:
+    """``cond(D^{-1/2} (I - B))`` of one configuration ``(a, B, var)``."""
+    _, B, var = gaussian
+    if not len(var):
+        return 1.0
+    W = (np.eye(len(var)) - B) / np.sqrt(var)[:, None]
+    return float(np.linalg.cond(W))

@@ -5,8 +5,12 @@ discrete nodes (with discrete parents only) are a discrete network of their
 own, learnt as every network is; its continuous nodes are regressions on
 their continuous parents, one per configuration of their discrete parents
 (:mod:`bayeskit.network._hybrid_fit`); every query is exact inference in the
-graph core's :class:`~bayeskit.graph.clg.CLGNetwork`, batched over the rows
-that share a pattern of observed continuous cells.
+graph core, batched over the rows that share a pattern of observed continuous
+cells: enumeration of the joint discrete configurations
+(:class:`~bayeskit.graph.clg.CLGNetwork`) for a few of them, the strong
+junction tree (:class:`~bayeskit.graph.clg_tree.CLGJunctionTree`) beyond
+(:func:`~bayeskit.graph.clg_tree.exact_clg` picks). Soft evidence on discrete
+nodes is virtual evidence, a likelihood vector multiplied in.
 """
 
 from __future__ import annotations
