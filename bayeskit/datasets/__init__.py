@@ -7,8 +7,15 @@ from importlib import resources
 import pandas as pd
 
 from ._networks import load_network
+from ._waste import load_waste_incinerator
 
-__all__ = ["flu_network", "load_earthquakes", "load_network", "load_playtennis"]
+__all__ = [
+    "flu_network",
+    "load_earthquakes",
+    "load_network",
+    "load_playtennis",
+    "load_waste_incinerator",
+]
 
 
 def load_playtennis() -> pd.DataFrame:

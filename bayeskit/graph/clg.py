@@ -58,7 +58,13 @@ import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.special import logsumexp
 
-__all__ = ["MAX_CONFIGURATIONS", "CLGNetwork", "CLGNode", "CLGPosterior"]
+__all__ = [
+    "MAX_CONFIGURATIONS",
+    "CLGNetwork",
+    "CLGNode",
+    "CLGPosterior",
+    "continuous_components",
+]
 
 MAX_CONFIGURATIONS = 100_000
 _LOG_2PI = np.log(2 * np.pi)
@@ -127,6 +133,8 @@ class CLGPosterior:
     means: np.ndarray
     covariances: np.ndarray
     pattern: np.ndarray
+    net: CLGNetwork | None = None
+    masks: np.ndarray | None = None
 
     def component_log_weights(self) -> np.ndarray:
         """``log P(u | row)`` of every continuous configuration, ``(n, U)``."""
@@ -150,6 +158,57 @@ class CLGPosterior:
             out[:, a] = p[:, self.configs[:, j] == a].sum(axis=1)
         return out
 
+    def joint_table(self, idx: list, row: int = 0) -> np.ndarray:
+        """``P(discrete nodes idx | row)``, an array over their states."""
+        shape = [int(self.configs[:, j].max()) + 1 for j in idx]
+        if self.net is not None:
+            shape = [self.net.cards[self.net.discrete[j]] for j in idx]
+        table = np.zeros(shape)
+        with np.errstate(under="ignore"):
+            np.add.at(table, tuple(self.configs[:, idx].T), np.exp(self.log_joint[row]))
+        return table
+
+    def map_assignment(self) -> np.ndarray:
+        """The most probable joint state of the discrete nodes of every row,
+        ``(n, n_discrete)``."""
+        return self.configs[np.argmax(self.log_joint, axis=1)]
+
+    def mixture(self, j: int, row: int = 0) -> tuple:
+        """The posterior of continuous node ``j`` in ``row``: a mixture over
+        the configurations of the discrete parents of the nodes of its
+        component (``clg_tree.continuous_components``: the factors joined to
+        it by hidden continuous nodes), which alone decide its moments.
+
+        Returns
+        -------
+        names : list
+            The discrete nodes its components are indexed by.
+        configs : ndarray of shape (m, len(names))
+        weights, means, variances : ndarray of shape (m,)
+        """
+        w = np.exp(self.component_log_weights()[row])
+        means = self.means[row, :, j]
+        var = self.covariances[self.pattern[row], :, j, j]
+        net = self.net
+        members = next(
+            m
+            for m in continuous_components(
+                net.continuous, net.nodes, self.masks[self.pattern[row]]
+            )
+            if j in m
+        )
+        seen = {
+            p for i in members for p in net.nodes[net.continuous[i]].discrete_parents
+        }
+        names = [v for v in net.cdiscrete if v in seen]
+        cols = [net.cdiscrete.index(v) for v in names]
+        configs, first, inv = np.unique(
+            self.components[:, cols], axis=0, return_index=True, return_inverse=True
+        )
+        weights = np.zeros(len(configs))
+        np.add.at(weights, inv.ravel(), w)
+        return names, configs, weights, means[first], var[first]
+
     def mean(self) -> np.ndarray:
         """The posterior mean of every continuous node, ``(n, n_continuous)``."""
         w = np.exp(self.component_log_weights())
@@ -163,6 +222,45 @@ class CLGPosterior:
         var = np.diagonal(self.covariances, axis1=2, axis2=3)[self.pattern]
         second = np.einsum("nu,nuc->nc", w, var + (self.means - m[:, None]) ** 2)
         return second
+
+
+def continuous_components(continuous: list, nodes: dict, observed) -> list:
+    """The components of the continuous factors given observed cells.
+
+    Parameters
+    ----------
+    continuous : list
+        The continuous nodes, in a topological order.
+    nodes : dict
+        ``{node: CLGNode}``.
+    observed : array-like of bool of shape (n_continuous,)
+        Which continuous cells are observed.
+
+    Returns
+    -------
+    list of list of int
+        Indices (into ``continuous``) of the nodes whose factors one
+        component holds, increasing; factors are joined when they share a
+        hidden node.
+    """
+    index = {v: j for j, v in enumerate(continuous)}
+    parent = list(range(len(continuous)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for j, v in enumerate(continuous):
+        for p in nodes[v].continuous_parents:
+            q = index[p]
+            if not observed[q]:  # the hidden parent joins the two factors
+                parent[find(j)] = find(q)
+    groups: dict = {}
+    for j in range(len(continuous)):
+        groups.setdefault(find(j), []).append(j)
+    return list(groups.values())
 
 
 def _patterns(observed: np.ndarray):
@@ -310,7 +408,9 @@ class CLGNetwork:
         log_density = -0.5 * (obs.sum() * _LOG_2PI + logdet + quad)
         return log_density, means, cov
 
-    def posterior(self, codes: np.ndarray, values: np.ndarray) -> CLGPosterior:
+    def posterior(
+        self, codes: np.ndarray, values: np.ndarray, soft: dict | None = None
+    ) -> CLGPosterior:
         """Exact posteriors of every row.
 
         Parameters
@@ -319,6 +419,10 @@ class CLGNetwork:
             Discrete evidence, ``-1`` where unobserved.
         values : ndarray of shape (n, n_continuous)
             Continuous evidence, NaN where unobserved.
+        soft : dict, default=None
+            ``{j: log likelihood}`` of discrete node ``j``, of shape
+            ``(1, card)`` or ``(n, card)``: virtual evidence, multiplied into
+            every configuration's weight.
 
         Returns
         -------
@@ -329,9 +433,10 @@ class CLGNetwork:
         observed = ~np.isnan(values)
         log_lik = np.zeros((n, U))
         means = np.zeros((n, U, c))
-        covs, pattern = [], np.zeros(n, dtype=int)
+        covs, pattern, masks = [], np.zeros(n, dtype=int), []
         for p, (obs, rows) in enumerate(_patterns(observed)):
             pattern[rows] = p
+            masks.append(obs)
             covs.append(np.zeros((U, c, c)))
             x_obs = values[np.ix_(rows, obs)]
             for u in range(U):
@@ -345,6 +450,8 @@ class CLGNetwork:
             if seen.any():
                 clash = self.configs[None, :, j] != codes[seen, j][:, None]
                 log_joint[seen] = np.where(clash, -np.inf, log_joint[seen])
+        for j, lik in (soft or {}).items():
+            log_joint = log_joint + np.asarray(lik, dtype=float)[:, self.configs[:, j]]
         if log_joint.shape[1] == 1:
             log_evidence = log_joint[:, 0].copy()
         else:
@@ -361,6 +468,8 @@ class CLGNetwork:
             means,
             np.array(covs).reshape(-1, U, c, c),
             pattern,
+            self,
+            np.array(masks).reshape(-1, c),
         )
 
     def sample(self, n: int, rng) -> tuple:

@@ -5,8 +5,12 @@ discrete nodes (with discrete parents only) are a discrete network of their
 own, learnt as every network is; its continuous nodes are regressions on
 their continuous parents, one per configuration of their discrete parents
 (:mod:`bayeskit.network._hybrid_fit`); every query is exact inference in the
-graph core's :class:`~bayeskit.graph.clg.CLGNetwork`, batched over the rows
-that share a pattern of observed continuous cells.
+graph core, batched over the rows that share a pattern of observed continuous
+cells: enumeration of the joint discrete configurations
+(:class:`~bayeskit.graph.clg.CLGNetwork`) for a few of them, the strong
+junction tree (:class:`~bayeskit.graph.clg_tree.CLGJunctionTree`) beyond
+(:func:`~bayeskit.graph.clg_tree.exact_clg` picks). Soft evidence on discrete
+nodes is virtual evidence, a likelihood vector multiplied in.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ._hybrid_stats import (
     hybrid_partial_fit,
     hybrid_summarize,
 )
+from ._queries import soft_messages
 
 __all__ = [
     "fit_hybrid",
@@ -162,7 +167,7 @@ def _check_evidence(post) -> None:
         raise ValueError("the evidence has probability zero under the network")
 
 
-def hybrid_query(est, variables, evidence):
+def hybrid_query(est, variables, evidence, soft_evidence=None):
     """``query`` of a hybrid network."""
     targets = list(variables) if isinstance(variables, (list, tuple)) else [variables]
     for v in targets:
@@ -172,7 +177,7 @@ def hybrid_query(est, variables, evidence):
     if clash:
         raise ValueError(f"variables {clash!r} are both queried and observed")
     clg = est._clg_
-    post = clg.posterior(codes, values)
+    post = clg.posterior(codes, values, _soft(est, soft_evidence, seen))
     _check_evidence(post)
     cont = [v for v in targets if v in clg.continuous]
     if cont:
@@ -183,10 +188,7 @@ def hybrid_query(est, variables, evidence):
             )
         return _mixture_frame(est, post, targets[0])
     idx = [clg.discrete.index(v) for v in targets]
-    p = np.exp(post.log_joint[0])
-    shape = [len(est.states_[v]) for v in targets]
-    table = np.zeros(shape)
-    np.add.at(table, tuple(post.configs[:, idx].T), p)
+    table = post.joint_table(idx, 0)
     name = f"P({', '.join(map(str, targets))} | evidence)"
     if len(targets) == 1:
         index = est._labels_[targets[0]]
@@ -194,37 +196,57 @@ def hybrid_query(est, variables, evidence):
         index = pd.MultiIndex.from_product(
             [est.states_[v] for v in targets], names=targets
         )
-    return pd.Series(table.ravel(), index=index, name=name)
+    return pd.Series(np.ravel(table), index=index, name=name)
 
 
 def _mixture_frame(est, post, v) -> pd.DataFrame:
     """The mixture posterior of continuous ``v`` in the first row of
-    ``post``: one row per configuration of positive weight."""
+    ``post``: one row per configuration, of positive weight, of the discrete
+    parents of the continuous nodes joined to ``v`` by hidden ones."""
     clg = est._clg_
-    j = clg.continuous.index(v)
-    w = np.exp(post.component_log_weights()[0])
+    names, configs, w, means, var = post.mixture(clg.continuous.index(v), 0)
     keep = w > 0
-    data = {
-        "weight": w[keep],
-        "mean": post.means[0, keep, j],
-        "variance": post.covariances[post.pattern[0], keep, j, j],
-    }
-    if clg.cdiscrete:
-        labels = [
-            est.states_[d][post.components[keep, k]]
-            for k, d in enumerate(clg.cdiscrete)
-        ]
+    data = {"weight": w[keep], "mean": means[keep], "variance": var[keep]}
+    if names:
+        labels = [est.states_[d][configs[keep, k]] for k, d in enumerate(names)]
         index = (
-            pd.Index(labels[0], name=clg.cdiscrete[0])
+            pd.Index(labels[0], name=names[0])
             if len(labels) == 1
-            else pd.MultiIndex.from_arrays(labels, names=clg.cdiscrete)
+            else pd.MultiIndex.from_arrays(labels, names=names)
         )
     else:
         index = pd.RangeIndex(1)
     return pd.DataFrame(data, index=index)
 
 
-def hybrid_predict_proba(est, X, variable) -> pd.DataFrame:
+def _soft(est, soft_evidence, seen=(), n_rows=None) -> dict:
+    """``soft_evidence`` checked: ``{discrete index: log likelihood}``."""
+    if not soft_evidence:
+        return {}
+    if not isinstance(soft_evidence, Mapping):
+        raise TypeError(
+            "soft_evidence must be a dict from variable to likelihoods over its "
+            f"states, got {type(soft_evidence).__name__}"
+        )
+    clg = est._clg_
+    for v in soft_evidence:
+        _check_node(est, v)
+        if v in clg.continuous:
+            raise ValueError(
+                f"soft_evidence on {v!r}, a continuous node: soft evidence is a "
+                "likelihood over the states of a discrete node; give a continuous "
+                "node's value as evidence"
+            )
+    both = [v for v in soft_evidence if v in seen]
+    if both:
+        raise ValueError(
+            f"variables {both!r} have both evidence and soft_evidence: give one"
+        )
+    soft = soft_messages(est, soft_evidence, n_rows)
+    return {clg.discrete.index(v): lik for v, lik in soft.items()}
+
+
+def hybrid_predict_proba(est, X, variable, soft_evidence=None) -> pd.DataFrame:
     """``predict_proba`` of a hybrid network: discrete variables only."""
     codes, values, frame = _evidence_rows(est, X)
     clg = est._clg_
@@ -236,7 +258,14 @@ def hybrid_predict_proba(est, X, variable) -> pd.DataFrame:
                 "a discrete variable; use predict for its posterior mean, or query "
                 "for its mixture"
             )
-    post = clg.posterior(codes, values)
+    soft = _soft(est, soft_evidence, (), len(frame))
+    for j in soft:
+        if (codes[:, j] >= 0).any():
+            raise ValueError(
+                f"variables {[clg.discrete[j]]!r} have both evidence and "
+                "soft_evidence: give one"
+            )
+    post = clg.posterior(codes, values, soft)
     index = frame.index if isinstance(X, pd.DataFrame) else None
     targets = clg.discrete if variable is None else [variable]
     parts = []
@@ -255,7 +284,7 @@ def hybrid_predict(est, X):
     codes, values, frame = _evidence_rows(est, X)
     clg = est._clg_
     post = clg.posterior(codes, values)
-    best = clg.configs[np.argmax(post.log_joint, axis=1)]
+    best = post.map_assignment()
     means = post.mean()
     out = frame.copy()
     for j, v in enumerate(clg.discrete):
@@ -276,25 +305,28 @@ def hybrid_predict(est, X):
     return out.to_numpy()
 
 
-def hybrid_map_query(est, variables, evidence) -> dict:
+def hybrid_map_query(est, variables, evidence, soft_evidence=None) -> dict:
     """The most probable joint state of discrete variables given evidence on
     either kind (the continuous variables integrated out)."""
     codes, values, seen = _evidence_dict(est, evidence)
     clg = est._clg_
+    hidden = [v for v in clg.discrete if v not in seen]
     if variables is None:
-        variables = [v for v in clg.discrete if v not in seen]
+        variables = hidden
     cont = [v for v in variables if v in clg.continuous]
     if cont:
         raise ValueError(
             f"map_query of a hybrid network is over discrete variables; {cont!r} "
             "are continuous (query gives their posterior)"
         )
-    post = clg.posterior(codes, values)
+    post = clg.posterior(codes, values, _soft(est, soft_evidence, seen))
     _check_evidence(post)
     idx = [clg.discrete.index(v) for v in variables]
-    table = np.zeros([len(est.states_[v]) for v in variables])
-    np.add.at(table, tuple(post.configs[:, idx].T), np.exp(post.log_joint[0]))
-    best = np.unravel_index(int(np.argmax(table)), table.shape)
+    if set(variables) == set(hidden):  # the joint MAP, by max-product
+        best = post.map_assignment()[0, idx]
+    else:
+        table = post.joint_table(idx, 0)
+        best = np.unravel_index(int(np.argmax(table)), np.shape(table))
     return {v: est.states_[v][k] for v, k in zip(variables, best)}
 
 
@@ -377,11 +409,7 @@ def hybrid_to_pgmpy(est):
     return model
 
 
-def _no_soft(soft_evidence, do=None) -> None:
-    if soft_evidence:
-        raise ValueError(
-            "soft_evidence is not available for a network with continuous nodes yet"
-        )
+def _no_do(do=None) -> None:
     if do:
         raise ValueError(
             "do (an intervention) is not available for a network with continuous "
@@ -396,22 +424,21 @@ def _fit(est, X, y=None, sample_weight=None):
 def _query(
     est, variables, evidence=None, *, soft_evidence=None, do=None, method="auto"
 ):
-    _no_soft(soft_evidence, do)
+    _no_do(do)
     exact_only(method)
-    return hybrid_query(est, variables, evidence)
+    return hybrid_query(est, variables, evidence, soft_evidence)
 
 
 def _map_query(est, variables=None, evidence=None, *, soft_evidence=None):
-    _no_soft(soft_evidence)
-    return hybrid_map_query(est, variables, evidence)
+    return hybrid_map_query(est, variables, evidence, soft_evidence)
 
 
 def _predict_proba(
     est, X, variable=None, *, soft_evidence=None, do=None, method="auto"
 ):
-    _no_soft(soft_evidence, do)
+    _no_do(do)
     exact_only(method)
-    return hybrid_predict_proba(est, X, variable)
+    return hybrid_predict_proba(est, X, variable, soft_evidence)
 
 
 def _refuse(what, hint=""):

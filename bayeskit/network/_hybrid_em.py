@@ -34,6 +34,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_sample_weight
+from ..graph.clg import CLGNetwork
 from ._hybrid_fit import prior_of
 
 __all__ = ["expected_hybrid_stats", "fit_hybrid_em", "partial_fit_hybrid_em"]
@@ -62,6 +63,12 @@ def expected_hybrid_stats(est, codes, values, weights) -> tuple:
     from ._hybrid_stats import HybridStats, _inner, _parts
 
     clg = est._clg_
+    if not isinstance(clg, CLGNetwork):
+        # The E-step reads each configuration's conditional Gaussian, which
+        # enumeration gives (up to its number of configurations).
+        clg = CLGNetwork(
+            clg.discrete, clg.cards, clg.log_cpds, clg.continuous, clg.nodes
+        )
     post = clg.posterior(codes, values)
     finite = np.isfinite(post.log_evidence)
     if not finite[weights > 0].all():
@@ -72,7 +79,7 @@ def expected_hybrid_stats(est, codes, values, weights) -> tuple:
             "or check the row"
         )
     log_lik = float(weights @ np.where(finite, post.log_evidence, 0.0))
-    layout = est.stats_.layout
+    layout = est._layout_
     _, _, discrete, cont, inner_edges = _parts(layout)
     states = est.states_
     counts = None

@@ -20,7 +20,7 @@ import numpy as np
 from .._collections import handler_for
 from .._validation import check_sample_weight
 from ..graph import DAG
-from ..graph.clg import CLGNetwork
+from ..graph.clg_tree import exact_clg
 from ._hybrid_em import fit_hybrid_em, partial_fit_hybrid_em
 from ._hybrid_fit import (
     add_regression_stats,
@@ -33,6 +33,7 @@ __all__ = [
     "HybridStats",
     "fit_hybrid",
     "hybrid_from_stats",
+    "hybrid_from_tables",
     "hybrid_partial_fit",
     "hybrid_summarize",
 ]
@@ -139,7 +140,7 @@ def hybrid_summarize(est, X, sample_weight=None, *, fit=False) -> HybridStats:
     fitted = hasattr(est, "continuous_")
     frame = _frame(est, X, reset=not fitted)
     if fitted:
-        layout = est.stats_.layout
+        layout = est._layout_
     else:
         est._validate_params()
         layout = _layout(est, list(frame.columns))
@@ -183,7 +184,6 @@ def hybrid_from_stats(est, stats: HybridStats):
         )
     est._validate_params()
     est._reset()
-    names, continuous, _ = stats.layout
     dag, cset, discrete, cont, inner_edges = _parts(stats.layout)
     inner, states = None, {}
     if discrete:
@@ -198,18 +198,18 @@ def hybrid_from_stats(est, stats: HybridStats):
         nodes[v] = clg_from_stats(
             v, dp, cp, cards, states, stats.regressions[v], prior_of(est, v)
         )
-    install_hybrid(est, dag, names, continuous, inner, nodes)
+    install_hybrid(est, stats.layout, inner, nodes)
     est.stats_ = stats
     return est
 
 
-def install_hybrid(est, dag, names, continuous, inner, nodes) -> None:
-    """Set ``est``'s fitted attributes: the graph ``dag`` of the variables
-    ``names``, the discrete nodes' network ``inner`` (None when every node
-    is continuous) and every continuous node's :class:`CLGNode` in ``nodes``."""
-    cset = set(continuous)
-    discrete = [v for v in dag.topological_order() if v not in cset]
-    cont = [v for v in dag.topological_order() if v in cset]
+def install_hybrid(est, layout, inner, nodes) -> None:
+    """Set the fitted attributes of ``est`` (``layout``: its variables,
+    continuous nodes and edges) from its discrete part ``inner`` (a fitted
+    discrete network, or None when every node is continuous) and every
+    continuous node's :class:`~bayeskit.graph.clg.CLGNode` in ``nodes``."""
+    names, continuous, _ = layout
+    dag, _, discrete, cont, _ = _parts(layout)
     states = {} if inner is None else dict(inner.states_)
     cards = {v: len(states[v]) for v in discrete}
     log_cpds = {
@@ -226,7 +226,44 @@ def install_hybrid(est, dag, names, continuous, inner, nodes) -> None:
     if all(isinstance(v, str) for v in names):
         est.feature_names_in_ = np.asarray(names, dtype=object)
     est._discrete_net_ = inner
-    est._clg_ = CLGNetwork(discrete, cards, log_cpds, cont, nodes)
+    est._layout_ = layout
+    est._clg_ = exact_clg(discrete, cards, log_cpds, cont, nodes)
+
+
+def hybrid_from_tables(est, tables: dict, regressions: dict):
+    """A network with continuous nodes from its tables, without data.
+
+    Parameters
+    ----------
+    est : BayesianNetwork
+        Unfitted, with ``edges``, ``continuous`` and ``states`` (the states
+        of every discrete node).
+    tables : dict
+        ``{discrete node: table}`` in :meth:`BayesianNetwork.set_cpd`'s
+        layouts.
+    regressions : dict
+        ``{continuous node: CLGNode}``, its discrete parents in the order of
+        the network's parents.
+
+    Returns
+    -------
+    est
+        Fitted, without statistics ``stats_`` (there were no rows): as
+        for a discrete network set by hand, ``partial_fit`` learns from its
+        chunk alone.
+    """
+    est._validate_params()
+    est._reset()
+    names = list(est.states) + [v for v in est.continuous if v not in est.states]
+    layout = _layout(est, names)
+    _, _, discrete, _, inner_edges = _parts(layout)
+    inner = None
+    if discrete:
+        inner = _inner(est, inner_edges, {v: est.states[v] for v in discrete})
+        for v in discrete:
+            inner.set_cpd(v, tables[v])
+    install_hybrid(est, layout, inner, dict(regressions))
+    return est
 
 
 def _refuse_latent(est) -> None:

@@ -154,5 +154,6 @@ def _linear_gaussian_from_pgmpy(cls, model, found):
         )
     network = cls(edges, continuous=nodes)
     network._validate_params()
-    install_hybrid(network, dag, nodes, nodes, None, regressions)
+    layout = (tuple(nodes), tuple(nodes), tuple(edges))
+    install_hybrid(network, layout, None, regressions)
     return network

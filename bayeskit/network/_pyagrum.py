@@ -75,5 +75,5 @@ def clg_from_pyagrum(cls, model):
         nodes[v] = CLGNode((), cp, np.asarray(mu), coef, np.asarray(sigma**2))
     network = cls(edges, continuous=names)
     network._validate_params()
-    install_hybrid(network, dag, names, names, None, nodes)
+    install_hybrid(network, (tuple(names), tuple(names), tuple(edges)), None, nodes)
     return network

@@ -378,8 +378,8 @@ def test_not_yet_available_paths_say_so(rng):
     bn = BayesianNetwork(EDGES, continuous=CONT).fit(df)
     with pytest.raises(ValueError, match="continuous"):
         bn.predict_proba(df, "b")
-    with pytest.raises(ValueError, match="soft_evidence"):
-        bn.query("a", soft_evidence={"d": [1, 2]})
+    with pytest.raises(ValueError, match="soft_evidence on 'b', a continuous node"):
+        bn.query("a", soft_evidence={"b": [1, 2]})
     with pytest.raises(ValueError, match=r"do .*continuous nodes"):
         bn.query("a", do={"d": df["d"].iloc[0]})
 
