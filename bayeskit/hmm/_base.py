@@ -513,7 +513,7 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         components = self._components()
         start = self._starts(Xt, row_weight, components)
         if len(data) > 3:  # known states: evidence
-            if (data[3] >= 0).all() and _labelled.closed_form(components[1], Xt):
+            if (data[3] >= 0).all() and _labelled.closed_form(components, Xt):
                 _labelled.fit_supervised(self, data, start, components)
                 return self
             start = _labelled.labelled_start(self, start, data, components)

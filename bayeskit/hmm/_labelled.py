@@ -38,6 +38,7 @@ from .._base.sequences import _observed_steps
 from ..emissions.base import Emission
 from ..emissions.gaussian import Gaussian
 from ..graph import ChainStats
+from ..graph.semi_markov import SemiMarkovChain
 
 __all__ = [
     "check_states",
@@ -160,11 +161,16 @@ def fold(posterior, n_states: int):
     return replace(posterior, symbol_counts=folded)
 
 
-def closed_form(emission, X) -> bool:
-    """Whether the family's statistics under one-hot weights leave nothing
-    latent: no latent variable of its own (a mixture's components) and no
-    missing coordinate of a step it sees (a Gaussian marginalises them by
-    EM)."""
+def closed_form(components, X) -> bool:
+    """Whether the known states leave nothing latent: the chain is the HMM's
+    (a semi-Markov chain's last segment is right-censored, its duration
+    latent beyond the steps seen, so that EM runs on it even when every state
+    is known), and the family's statistics under one-hot weights have no
+    latent variable of their own (a mixture's components) and no missing
+    coordinate of a step it sees (a Gaussian marginalises them by EM)."""
+    structure, emission, _ = components
+    if isinstance(structure, SemiMarkovChain):
+        return False
     if type(emission).expected_stats is Emission.expected_stats:
         return True
     if isinstance(emission, Gaussian):
