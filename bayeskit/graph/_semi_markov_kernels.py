@@ -305,6 +305,7 @@ def _scaled_backward_sequence(
         slot = t % max_dur
         off = max_dur - slot
         censored = n - t  # the duration of a segment from here to the end
+        n_open = min(max_dur, n - t)  # this step's slot and the later ones
         for j in range(n_states):
             rj = R[j, r]
             # The last step ends no complete segment.
@@ -313,15 +314,16 @@ def _scaled_backward_sequence(
             a = a if a > _TINY else 0.0
             acc = 0.0
             # The slots from this step's on, then those wrapped round: the
-            # durations 1 .. D - slot, then D - slot + 1 .. D.
-            for i in range(slot, max_dur):
+            # durations 1 .. D - slot, then D - slot + 1 .. D; only as many as
+            # complete segments may last (fewer near the end: the rest are 0).
+            for i in range(slot, min(max_dur, slot + n_open)):
                 v = ring[j, i] * rj
                 v = v if v > _TINY else 0.0
                 ring[j, i] = v
                 term = v * bwd_pmf[j, off + i]
                 acc += term
                 durations[j, i - slot] += a * term
-            for i in range(slot):
+            for i in range(max(0, slot + n_open - max_dur)):
                 v = ring[j, i] * rj
                 v = v if v > _TINY else 0.0
                 ring[j, i] = v
