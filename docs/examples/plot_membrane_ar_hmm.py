@@ -1,6 +1,6 @@
 r"""
 A spiking membrane potential: regimes of different dynamics
-============================================================
+===========================================================
 
 matplotlib ships a membrane-potential recording as sample data
 (``matplotlib.cbook.get_sample_data("membrane.dat")``, 12,000 samples): a cell at
@@ -16,7 +16,7 @@ plus Gaussian noise,
    x_t = c_j + a_{j,1} x_{t-1} + a_{j,2} x_{t-2} + \varepsilon_t,
    \qquad \varepsilon_t \sim \mathcal{N}(0, \sigma_j^2).
 
-We fit :class:`~bayeskit.hmm.ARGaussianHMM` with two states and ``order=2`` and
+We fit :class:`~bayeskit.ARGaussianHMM` with two states and ``order=2`` and
 read the regimes off its coefficients and its decoded path.
 """
 
@@ -28,7 +28,7 @@ import matplotlib.cbook as cbook
 import matplotlib.pyplot as plt
 import numpy as np
 
-from bayeskit.hmm import ARGaussianHMM
+from bayeskit import ARGaussianHMM
 
 with cbook.get_sample_data("membrane.dat") as f:
     potential = np.frombuffer(f.read(), dtype=np.float32).astype(float)
@@ -72,7 +72,7 @@ for ax, window in zip(axes, [slice(None), slice(1400, 2200)]):
 axes[0].set_title("The recording, and the steps decoded in the spike state")
 axes[1].set_xlabel("sample")
 axes[1].set_title("A closer look: samples 1,400 to 2,200")
-axes[0].legend(loc="lower right")
+axes[0].legend(loc="upper left")
 fig.tight_layout()
 plt.show()
 
