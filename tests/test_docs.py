@@ -31,6 +31,7 @@ GALLERY = {
     "plot_classifier_displays.py": "DecisionRegionDisplay",
     "plot_kalman_tracking.py": "LinearGaussianSSM",
     "plot_markov_chain_code_or_prose.py": "MarkovChainClassifier",
+    "plot_membrane_ar_hmm.py": "ARGaussianHMM",
 }
 
 

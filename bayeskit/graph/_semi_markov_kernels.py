@@ -190,16 +190,54 @@ def _stats_sequence(
 # ---------------------------------------------------------------------------
 
 
-@njit(**_JIT)
+# The durations open at a step are held in a ring of ``D`` slots per state
+# (the segment that starts at step ``t`` in slot ``t % D``, overwriting the one
+# that started ``D`` steps before and can last no longer): every step
+# multiplies the ring by one factor and reads it through the duration table
+# rotated to the ring, so the sums over durations are contiguous products and
+# dot products, which compile to vector instructions (reassociated: the same
+# sums to rounding), where a running product over the durations of every
+# segment would be one long chain of dependent multiplications.
+_RING = {**_JIT, "fastmath": {"reassoc", "contract"}}
+_TINY = 1e-200
+
+
+@njit(**_RING)
+def _ring_tables(pmf, surv):  # pragma: no cover - compiled
+    """The duration tables rotated and doubled for the rings: the forward
+    ring's slot ``i`` at step ``t`` holds the segment of duration
+    ``(t - i) % D + 1``, ``fwd_pmf[j, D - 1 - t % D + i]``'s (and
+    ``fwd_surv``'s); the backward ring's slot ``i`` at step ``t`` the segment
+    of duration ``(i - t) % D + 1``, ``bwd_pmf[j, D - t % D + i]``'s."""
+    n_states, max_dur = pmf.shape
+    fwd_pmf = np.empty((n_states, 2 * max_dur))
+    fwd_surv = np.empty((n_states, 2 * max_dur))
+    bwd_pmf = np.empty((n_states, 2 * max_dur))
+    for j in range(n_states):
+        for m in range(2 * max_dur):
+            back = (max_dur - 1 - m) % max_dur
+            fwd_pmf[j, m] = pmf[j, back]
+            fwd_surv[j, m] = surv[j, back]
+            bwd_pmf[j, m] = pmf[j, m % max_dur]
+    return fwd_pmf, fwd_surv, bwd_pmf
+
+
+@njit(**_RING)
 def _scaled_forward_sequence(
     start, trans, pmf, surv, bt, shift, s, e, A, F, R
 ):  # pragma: no cover - compiled
     """Scaled forward pass over rows ``s:e``: ``A`` and ``F`` are the start
     and end messages over the product of the scales so far, ``R[t] = bt[t] /
-    c_t``; returns the log-likelihood, or NaN (see above)."""
+    c_t``; returns the log-likelihood, or NaN (see above). The ring's slot of
+    a segment that started at ``u`` holds ``A[j, u]`` times its emissions
+    over the scales since ``u`` but the last (each step divides the ring by
+    the scale of the step before, with its emissions, in one product)."""
     n_states, max_dur = pmf.shape
     n = e - s
+    ring = np.zeros((n_states, max_dur))
+    fwd_pmf, fwd_surv, _ = _ring_tables(pmf, surv)
     total = 0.0
+    scale = 1.0  # the last step's mass c: the ring is not yet divided by it
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -210,18 +248,23 @@ def _scaled_forward_sequence(
                 for i in range(n_states):
                     a += F[i, r - 1] * trans[i, j]
                 A[j, r] = a
+        slot = t % max_dur
+        off = max_dur - 1 - slot
+        n_open = min(max_dur, t + 1)  # slots 0 .. t before the ring is full
+        inv = 1.0 / scale
         mass = 0.0
         for j in range(n_states):
-            prod = bt[r, j]
+            b = bt[r, j] * inv
+            # The new segment times the scale it is divided by with the rest.
+            ring[j, slot] = A[j, r] * scale
             f = 0.0
             g = 0.0
-            for d in range(1, min(max_dur, t + 1) + 1):
-                u = r - d + 1
-                if d > 1:
-                    prod *= R[j, u]
-                a = A[j, u] * prod
-                f += a * pmf[j, d - 1]
-                g += a * surv[j, d - 1]
+            for i in range(n_open):
+                v = ring[j, i] * b
+                v = v if v > _TINY else 0.0
+                ring[j, i] = v
+                f += v * fwd_pmf[j, off + i]
+                g += v * fwd_surv[j, off + i]
             F[j, r] = f
             mass += g
         if not (mass > 0.0 and mass < np.inf):
@@ -230,11 +273,12 @@ def _scaled_forward_sequence(
         for j in range(n_states):
             F[j, r] *= inv
             R[j, r] = bt[r, j] * inv
+        scale = mass
         total += math.log(mass) + shift[r]
     return total
 
 
-@njit(**_JIT)
+@njit(**_RING)
 def _scaled_backward_sequence(
     trans, pmf, surv, s, e, A, R, Bs, Be, weight, durations
 ):  # pragma: no cover - compiled
@@ -242,9 +286,14 @@ def _scaled_backward_sequence(
     counts on the way (a segment's posterior is its start message times the
     term of the backward sum it contributes); False if a message is not
     finite (the sequence then goes to the log-space recursions, and
-    ``durations`` must be discarded)."""
+    ``durations`` must be discarded). The ring's slot of a complete segment
+    that ends at ``u`` holds ``Be[j, u]`` times the ``R`` of its steps; the
+    censored segment that ends the sequence is the product ``last``."""
     n_states, max_dur = pmf.shape
     n = e - s
+    ring = np.zeros((n_states, max_dur))
+    last = np.ones(n_states)
+    _, _, bwd_pmf = _ring_tables(pmf, surv)
     for t in range(n - 1, -1, -1):
         r = s + t
         if t < n - 1:
@@ -253,22 +302,41 @@ def _scaled_backward_sequence(
                 for j in range(n_states):
                     b += trans[i, j] * Bs[j, r + 1]
                 Be[i, r] = b
+        slot = t % max_dur
+        off = max_dur - slot
+        censored = n - t  # the duration of a segment from here to the end
+        n_open = min(max_dur, n - t)  # this step's slot and the later ones
         for j in range(n_states):
-            prod = 1.0
-            acc = 0.0
+            rj = R[j, r]
+            # The last step ends no complete segment.
+            ring[j, slot] = Be[j, r] if t < n - 1 else 0.0
             a = weight * A[j, r]
-            for d in range(1, min(max_dur, n - t) + 1):
-                u = r + d - 1
-                prod *= R[j, u]
-                if t + d - 1 < n - 1:
-                    term = pmf[j, d - 1] * prod * Be[j, u]
-                    acc += term
-                    durations[j, d - 1] += a * term
-                else:
-                    acc += surv[j, d - 1] * prod
-                    if a > 0.0:
-                        for dd in range(d, max_dur + 1):
-                            durations[j, dd - 1] += a * prod * pmf[j, dd - 1]
+            a = a if a > _TINY else 0.0
+            acc = 0.0
+            # The slots from this step's on, then those wrapped round: the
+            # durations 1 .. D - slot, then D - slot + 1 .. D; only as many as
+            # complete segments may last (fewer near the end: the rest are 0).
+            for i in range(slot, min(max_dur, slot + n_open)):
+                v = ring[j, i] * rj
+                v = v if v > _TINY else 0.0
+                ring[j, i] = v
+                term = v * bwd_pmf[j, off + i]
+                acc += term
+                durations[j, i - slot] += a * term
+            for i in range(max(0, slot + n_open - max_dur)):
+                v = ring[j, i] * rj
+                v = v if v > _TINY else 0.0
+                ring[j, i] = v
+                term = v * bwd_pmf[j, off + i]
+                acc += term
+                durations[j, i + off] += a * term
+            if censored <= max_dur:
+                last[j] *= rj
+                p = last[j]
+                acc += surv[j, censored - 1] * p
+                if a > 0.0:
+                    for dd in range(censored, max_dur + 1):
+                        durations[j, dd - 1] += a * p * pmf[j, dd - 1]
             if not acc < np.inf:
                 return False
             Bs[j, r] = acc

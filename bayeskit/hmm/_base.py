@@ -458,7 +458,7 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         Xt, lengths, _ = self._sequences(X, lengths, reset=reset)
         weights = _check_sequence_weight(sequence_weight, len(lengths))
         data = (Xt, lengths, None if np.all(weights == 1.0) else weights)
-        labels = _labelled.check_states(states, lengths, self.n_components)
+        labels = _labelled.model_states(self, states, lengths, reset)
         return data if labels is None else (*data, labels)
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -495,7 +495,9 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             Keyword only: the known state (``0 .. n_components - 1``) of
             every step, or -1 (or NaN) where it is unknown; a list with one
             array per sequence when X is one. None (or -1 everywhere) is
-            Baum-Welch as without it.
+            Baum-Welch as without it. Names (strings or other labels, every
+            state named, None or NaN where unknown) name the states, sorted:
+            ``state_names_``, what :meth:`predict` and :meth:`decode` return.
 
         Returns
         -------
@@ -513,7 +515,7 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         components = self._components()
         start = self._starts(Xt, row_weight, components)
         if len(data) > 3:  # known states: evidence
-            if (data[3] >= 0).all() and _labelled.closed_form(components[1], Xt):
+            if (data[3] >= 0).all() and _labelled.closed_form(components, Xt):
                 _labelled.fit_supervised(self, data, start, components)
                 return self
             start = _labelled.labelled_start(self, start, data, components)
@@ -653,7 +655,7 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
             return handler.predict_hmm(self, "score_sequences", X, lengths)
         (structure, _, _), params, messages, lengths, _ = self._inputs(X, lengths)
         if states is not None:
-            labels = _labelled.check_states(states, lengths, self.n_components)
+            labels = _labelled.model_states(self, states, lengths, reset=False)
             if labels is not None:
                 messages = _labelled.clamp(messages, labels, self.n_components)
         return structure.filter(messages, params.structure, lengths).log_evidence
@@ -701,6 +703,7 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         else:
             post = structure.posterior(messages, params.structure, lengths)
             path, log_prob = np.argmax(post.posterior, axis=1), post.log_evidence
+        path = _labelled.named(self, path)  # the names of a fit with named states
         return float(np.sum(log_prob)), self._back(path, lengths, as_list)
 
     def predict(self, X, lengths=None):

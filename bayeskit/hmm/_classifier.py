@@ -13,6 +13,7 @@ from sklearn.base import clone
 from .._base.classifier import BaseGenerativeClassifier
 from .._base.encoding import encode_column, fit_categories, is_missing
 from .._base.per_class import PerClassClassifier
+from .._base.semi_supervised import unlabeled_rows
 from .._base.sequences import _concatenate, _is_sequence_list
 from .._validation import HasMethods
 from . import CategoricalHMM
@@ -114,6 +115,53 @@ class HMMClassifier(PerClassClassifier):
         self.unlabeled_weight = unlabeled_weight
         self.costs = costs
 
+    def fit(self, X, y, sample_weight=None, *, states=None):
+        """Fit every class's HMM on the class's sequences.
+
+        Parameters
+        ----------
+        X : list of array-like
+            One array per sequence.
+        y : array-like of shape (n_sequences,)
+            The class of every sequence (see the class docstring for
+            ``unlabeled``).
+        sample_weight : array-like of shape (n_sequences,), default=None
+            The weight of every sequence in its class's Baum-Welch.
+        states : list of array-like, default=None
+            Keyword only: the known hidden states of the steps of every
+            sequence, one array per sequence, in its class's HMM (see
+            :ref:`hmm_labelled`): a state index, or names, with -1, NaN or
+            None where unknown. Every class's HMM is fitted with its
+            sequences' states, ``fit(X_c, lengths=..., states=...)``; the
+            states of two classes are different variables (state 0 of one
+            class's HMM has nothing to do with state 0 of another's). Not
+            taken with unlabelled sequences (their class, and so the HMM
+            their states would belong to, is latent).
+
+        Returns
+        -------
+        self : object
+        """
+        if states is None:
+            return super().fit(X, y, sample_weight)
+        if not isinstance(states, (list, tuple)) or len(states) != len(X):
+            raise ValueError(
+                "states must be a list with one array of states per sequence "
+                f"of X ({len(X)} sequences), got {type(states).__name__}"
+                + (f" of {len(states)}" if hasattr(states, "__len__") else "")
+            )
+        if self.unlabeled is not None and unlabeled_rows(self, y) is not None:
+            raise ValueError(
+                "states is not taken with unlabelled sequences (their class, "
+                "and so the HMM whose states they would be, is latent): fit "
+                "the labelled sequences with states, or drop states"
+            )
+        self._fit_states = [np.asarray(s, dtype=object).ravel() for s in states]
+        try:
+            return super().fit(X, y, sample_weight)
+        finally:
+            del self._fit_states
+
     def _template(self):
         return self.hmm if self.hmm is not None else CategoricalHMM()
 
@@ -184,19 +232,25 @@ class HMMClassifier(PerClassClassifier):
 
     def _rows(self, seqs, rows):
         # The rows of the sequences plus lengths: unambiguous even when every
-        # sequence has one step.
-        return _concatenate([seqs[i] for i in rows])
+        # sequence has one step; and their known states, in a fit with states.
+        Xc, lengths = _concatenate([seqs[i] for i in rows])
+        known = getattr(self, "_fit_states", None)
+        if known is not None:
+            return Xc, lengths, np.concatenate([known[i] for i in rows])
+        return Xc, lengths
 
     def _fit_model(self, c, model, data, weight):
-        Xc, lengths = data
+        Xc, lengths, *states = data
+        extra = {"states": states[0]} if states else {}
         if np.all(weight == 1.0):  # any template, even one without weights
-            return model.fit(Xc, lengths=lengths)
-        return model.fit(Xc, lengths=lengths, sequence_weight=weight)
+            return model.fit(Xc, lengths=lengths, **extra)
+        return model.fit(Xc, lengths=lengths, sequence_weight=weight, **extra)
 
     def _model_stats(self, model, data, weight):
-        Xc, lengths = data
+        Xc, lengths, *states = data
         weight = None if np.all(weight == 1.0) else weight
-        return model._summary(Xc, lengths=lengths, sequence_weight=weight)
+        extra = {"states": states[0]} if states else {}
+        return model._summary(Xc, lengths=lengths, sequence_weight=weight, **extra)
 
     def _scoring_data(self, seqs):
         return _concatenate(seqs)

@@ -38,6 +38,7 @@ from .._base.sequences import _observed_steps
 from ..emissions.base import Emission
 from ..emissions.gaussian import Gaussian
 from ..graph import ChainStats
+from ..graph.semi_markov import SemiMarkovChain
 
 __all__ = [
     "check_states",
@@ -47,23 +48,18 @@ __all__ = [
     "fold",
     "joint_log_likelihood",
     "labelled_start",
+    "model_states",
+    "named",
     "posterior",
     "refuse_collection",
     "supervised_stats",
 ]
 
 
-def check_states(states, lengths, n_states: int):
-    """The known state of every step as ``intp`` codes, ``-1`` where unknown;
-    None when no state is known (the unlabelled path, unchanged).
-
-    ``states`` holds one entry per step, in the order of the rows of all
-    sequences (or, as X may be, a list with one array per sequence): a state
-    index ``0 .. n_states - 1``, or ``-1``, NaN or None for an unknown state.
-    Anything else is a ValueError naming ``states``.
-    """
-    if states is None:
-        return None
+def _flat(states, lengths) -> np.ndarray:
+    """``states`` as one object array of an entry per step (from one array,
+    or from one array per sequence); ValueError naming ``states`` if their
+    shape is not the steps'."""
     n_steps = int(np.sum(lengths))
     if isinstance(states, (list, tuple)) and any(
         hasattr(s, "__len__") and not isinstance(s, (str, bytes)) for s in states
@@ -87,19 +83,61 @@ def check_states(states, lengths, n_states: int):
         raise ValueError(
             f"states must have one entry per step of X ({n_steps}), got {len(values)}"
         )
-    codes = np.full(n_steps, -1, dtype=np.intp)
+    return values
+
+
+def _unknown(value) -> bool:
+    return value is None or (
+        isinstance(value, (float, np.floating)) and bool(np.isnan(value))
+    )
+
+
+def _is_name(value) -> bool:
+    """Whether a known state is a name (a string or any label that is not a
+    number) rather than an index."""
+    return not _unknown(value) and (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, (int, float, np.integer, np.floating))
+    )
+
+
+def check_states(states, lengths, n_states: int, names=None):
+    """The known state of every step as ``intp`` codes, ``-1`` where unknown;
+    None when no state is known (the unlabelled path, unchanged).
+
+    ``states`` holds one entry per step, in the order of the rows of all
+    sequences (or, as X may be, a list with one array per sequence): a state
+    index ``0 .. n_states - 1``, or ``-1``, NaN or None for an unknown state;
+    with ``names`` (a model's ``state_names_``), one of those names or an
+    unknown marker. Anything else is a ValueError naming ``states``.
+    """
+    if states is None:
+        return None
+    values = _flat(states, lengths)
+    codes = np.full(len(values), -1, dtype=np.intp)
+    if names is not None:
+        lookup = {name: j for j, name in enumerate(names.tolist())}
+        for i, value in enumerate(values):
+            if _unknown(value) or (not _is_name(value) and value == -1):
+                continue
+            try:
+                codes[i] = lookup[value.item() if hasattr(value, "item") else value]
+            except (KeyError, TypeError):
+                raise ValueError(
+                    f"states must hold the state names the model was fitted "
+                    f"with {names.tolist()[:10]} (state_names_) or -1 / NaN / "
+                    f"None for an unknown state; got {value!r} at step {i}"
+                ) from None
+        return codes if (codes >= 0).any() else None
     for i, value in enumerate(values):
-        if value is None or (isinstance(value, float) and np.isnan(value)):
+        if _unknown(value):
             continue
-        if isinstance(value, (bool, np.bool_)) or not isinstance(
-            value, (int, float, np.integer, np.floating)
-        ):
+        if _is_name(value):
             raise ValueError(
                 f"states must hold state indices (integers 0 .. {n_states - 1}) "
-                f"or -1 / NaN for an unknown state; got {value!r} at step {i}"
+                f"or -1 / NaN for an unknown state; got {value!r} at step {i} "
+                "(names are taken by fit, which then keeps them in state_names_)"
             )
-        if np.isnan(value):
-            continue
         if value != int(value) or not -1 <= value < n_states:
             raise ValueError(
                 f"states must hold state indices 0 .. {n_states - 1} (the "
@@ -108,6 +146,55 @@ def check_states(states, lengths, n_states: int):
             )
         codes[i] = int(value)
     return codes if (codes >= 0).any() else None
+
+
+def model_states(model, states, lengths, reset: bool):
+    """:func:`check_states` for ``model``: on a fit (``reset``), states that
+    are names (strings, or any labels that are not numbers) name the states,
+    sorted as ``np.unique`` sorts them, and are kept in ``state_names_``
+    (removed by a fit without names); after it, the fitted names are read.
+    Every state must be named: ValueError naming ``states`` otherwise."""
+    if reset:
+        model.__dict__.pop("state_names_", None)
+        if states is not None:
+            known = [
+                v
+                for v in _flat(states, lengths)
+                if not _unknown(v) and (_is_name(v) or v != -1)
+            ]
+            named = [v for v in known if _is_name(v)]
+            if named:
+                if len(named) != len(known):
+                    raise ValueError(
+                        "states must be all names or all state indices (with "
+                        "-1 / NaN / None for an unknown state), not both"
+                    )
+                try:
+                    names = np.asarray(named, dtype=object)
+                    if all(isinstance(v, str) for v in named):
+                        names = names.astype(str)
+                    names = np.unique(names)
+                except TypeError as error:
+                    raise ValueError(
+                        f"states names must be sortable: {error}"
+                    ) from None
+                if len(names) != model.n_components:
+                    raise ValueError(
+                        f"states name {len(names)} states {names.tolist()[:10]} "
+                        f"but n_components is {model.n_components}: name every "
+                        "state (each at least once), or set n_components to "
+                        "the number of names"
+                    )
+                model.state_names_ = names
+    names = getattr(model, "state_names_", None)
+    return check_states(states, lengths, model.n_components, names)
+
+
+def named(model, path: np.ndarray) -> np.ndarray:
+    """A decoded path as the states' names when the model was fitted with
+    named states (``state_names_``), as indices otherwise (hmmlearn's)."""
+    names = getattr(model, "state_names_", None)
+    return path if names is None else names[path]
 
 
 def refuse_collection(states) -> None:
@@ -160,11 +247,16 @@ def fold(posterior, n_states: int):
     return replace(posterior, symbol_counts=folded)
 
 
-def closed_form(emission, X) -> bool:
-    """Whether the family's statistics under one-hot weights leave nothing
-    latent: no latent variable of its own (a mixture's components) and no
-    missing coordinate of a step it sees (a Gaussian marginalises them by
-    EM)."""
+def closed_form(components, X) -> bool:
+    """Whether the known states leave nothing latent: the chain is the HMM's
+    (a semi-Markov chain's last segment is right-censored, its duration
+    latent beyond the steps seen, so that EM runs on it even when every state
+    is known), and the family's statistics under one-hot weights have no
+    latent variable of their own (a mixture's components) and no missing
+    coordinate of a step it sees (a Gaussian marginalises them by EM)."""
+    structure, emission, _ = components
+    if isinstance(structure, SemiMarkovChain):
+        return False
     if type(emission).expected_stats is Emission.expected_stats:
         return True
     if isinstance(emission, Gaussian):

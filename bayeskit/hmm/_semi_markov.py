@@ -103,6 +103,13 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
     proportion to ``p_j(d')``, so the M-step maximises the expected
     complete-data log posterior and EM never decreases the log posterior.
 
+    Known states (``fit(X, lengths, states=...)``, as for the HMMs, with -1
+    or NaN where unknown) clamp the state of the segment that covers a
+    labelled step: the forward-backward over segments sees a likelihood of
+    zero for every other state there. With every state known the segments
+    are the runs of the labels and their counts are closed form, except the
+    censored last segment's duration, on which EM still runs.
+
     References
     ----------
     .. [1] S.-Z. Yu, "Hidden semi-Markov models", Artificial Intelligence

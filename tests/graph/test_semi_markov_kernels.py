@@ -234,3 +234,36 @@ def test_a_step_the_scaled_recursion_loses_goes_to_log_space():
     assert (
         semi_markov_forward(*args[:3], np.where(log_em < 0, -np.inf, 0.0))[0] == -np.inf
     )
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_long_sequences_with_far_apart_states_equal_the_log_space_recursions(seed):
+    """Long stays and emissions tens to hundreds of nats apart: the scaled
+    messages of the unlikely segments fall below 1e-200 (flushed to zero in
+    the rings rather than computed as subnormal numbers); the scaled
+    recursions still give the log-space ones."""
+    rng = np.random.default_rng(seed)
+    k, D, lengths = 4, 50, [3000, 2000, 1000]
+    start, trans, _, _ = _random_model(rng, k, D, 1)
+    d = np.arange(1, D + 1)
+    pmf = np.exp(-((d - rng.uniform(5, 30, size=(k, 1))) ** 2) / 20)
+    pmf /= pmf.sum(axis=1, keepdims=True)
+    states, state = [], 0
+    while len(states) < sum(lengths):
+        states += [state] * (1 + rng.choice(D, p=pmf[state]))
+        state = rng.choice(k, p=trans[state])
+    states = np.array(states[: sum(lengths)])
+    x = rng.normal(10.0 * states, 1.0)
+    log_em = -0.5 * (x[:, None] - 10.0 * np.arange(k)) ** 2
+    args = (safe_log(start), safe_log(trans), pmf, log_em, lengths)
+    scaled = semi_markov_forward_backward(*args)
+    exact = semi_markov_forward_backward(*args, exact=True)
+    np.testing.assert_allclose(scaled.log_evidence, exact.log_evidence, rtol=1e-12)
+    np.testing.assert_allclose(scaled.posterior, exact.posterior, atol=1e-9)
+    for name in ("start_counts", "transition_counts", "duration_counts"):
+        np.testing.assert_allclose(
+            getattr(scaled, name), getattr(exact, name), rtol=1e-9, atol=1e-9
+        )
+    np.testing.assert_allclose(
+        semi_markov_forward(*args), exact.log_evidence, rtol=1e-12
+    )

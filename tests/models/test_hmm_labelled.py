@@ -322,7 +322,7 @@ def test_summarize_partial_fit_and_from_stats_take_states():
         (np.full(50, 3), "0 .. 2"),
         (np.full(50, 0.5), "0 .. 2"),
         (np.full(50, -2), "0 .. 2"),
-        (np.array(["a"] * 50), "state indices"),
+        (np.array(["a"] * 50), "name 1 states"),  # names must name every state
         (np.zeros((50, 1)), "1-d"),
         ([np.zeros(25), np.zeros(25)], "lengths"),
     ],
