@@ -664,11 +664,10 @@ class BayesNet:
         n = values.shape[0]
         pat = self._pattern(observed, (), "all")
         beliefs, log_z = pat.plan.calibrate(self._arrays(pat, values), SUM_PRODUCT, n=n)
-        out = {}
-        for v in pat.hidden:
-            c = pat.clique_of[v]
-            post = pat.plan.normalized_marginal(beliefs[c], c, (v,))
-            out[v] = np.broadcast_to(post, (n, post.shape[1]))
+        out = pat.plan.variable_marginals(beliefs, pat.clique_of, pat.hidden)
+        for v, post in out.items():
+            if post.shape[0] != n:
+                out[v] = np.broadcast_to(post, (n, post.shape[1]))
         return Posterior(out, log_z)
 
     def map(self, observed: tuple, values: np.ndarray):

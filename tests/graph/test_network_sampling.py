@@ -11,12 +11,15 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 from test_network import random_structure, random_tables
 
 from bayeskit.graph import DAG
 from bayeskit.graph.network import BayesNet
 from bayeskit.graph.network_sampling import inverse_cdf_draw, posterior_sample
+from bayeskit.graph.semiring import SUM_PRODUCT
 
 LEVEL = 1e-6  # false-alarm rate of each chi-square comparison
 
@@ -141,3 +144,55 @@ def test_inversion_never_draws_past_the_last_positive_state():
     u = np.array([0.0, 0.25, 0.75, np.nextafter(1.0, 0.0)])
     np.testing.assert_array_equal(inverse_cdf_draw(probs, rows, u), [0, 0, 1, 1])
     np.testing.assert_array_equal(inverse_cdf_draw(probs, None, u), [0, 0, 1, 1])
+
+
+# -- the marginals of every variable, one exponential per clique ---------------------
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.floats(0.0, 0.6))
+def test_variable_marginals_equal_the_per_variable_path(seed, n, p_missing):
+    """``BayesNet.marginals`` (each clique's belief exponentiated once for
+    all its variables) against the joint by enumeration, restricted to each
+    row's evidence; tables with structural zeros, so that some rows have
+    probability zero (then every marginal stays -inf)."""
+    rng = np.random.default_rng(seed)
+    net = random_structure(rng, 5)
+    tables = {}
+    for v in net.variables:
+        t = rng.uniform(0.05, 1.0, size=tuple(net.cards[u] for u in net.families[v]))
+        t[rng.random(t.shape) < 0.2] = 0.0
+        flat = t.reshape(-1, t.shape[-1])
+        flat[flat.sum(axis=1) == 0, 0] = 1.0
+        with np.errstate(divide="ignore"):
+            tables[v] = np.log(t / t.sum(axis=-1, keepdims=True))
+    bound = net.with_cpds(tables)
+    joint = joint_table(net, tables)
+    observed = [v for v in net.variables if rng.random() > 1 - p_missing]
+    codes = {v: rng.integers(0, net.cards[v], n) for v in observed}
+    observed_, values = bound.evidence(codes)
+    post = bound.marginals(observed_, values)
+    # The same as summing each clique's log belief down per variable.
+    pat = bound._pattern(observed_, (), "all")
+    beliefs, _ = pat.plan.calibrate(bound._arrays(pat, values), SUM_PRODUCT, n=n)
+    for v in pat.hidden:
+        c = pat.clique_of[v]
+        old = pat.plan.normalized_marginal(beliefs[c], c, (v,))
+        np.testing.assert_allclose(
+            post.log_marginals[v], np.broadcast_to(old, post.log_marginals[v].shape)
+        )
+    for i in range(values.shape[0]):
+        index = [slice(None)] * joint.ndim
+        for v in observed:
+            index[net.variables.index(v)] = slice(codes[v][i], codes[v][i] + 1)
+        restricted = np.zeros_like(joint)
+        restricted[tuple(index)] = joint[tuple(index)]
+        total = restricted.sum()
+        for j, v in enumerate(net.variables):
+            if v in observed:
+                continue
+            got = post.log_marginals[v][i]
+            if total == 0:  # the callers read log_evidence
+                assert np.isneginf(post.log_evidence[i])
+                continue
+            axes = tuple(a for a in range(joint.ndim) if a != j)
+            expected = restricted.sum(axis=axes) / total
+            np.testing.assert_allclose(np.exp(got), expected, atol=1e-12)
