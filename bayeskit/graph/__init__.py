@@ -13,7 +13,8 @@ log-potentials and can be used on its own.
 - :func:`junction_tree_size`: that tree's size, estimated before compiling it;
   :class:`LoopyBP` and :class:`LikelihoodWeighting`: approximate inference
   where it does not fit (:func:`loopy_belief_propagation`,
-  :func:`likelihood_weighting`); :func:`gibbs_sample`: rows given evidence.
+  :func:`likelihood_weighting`); :func:`posterior_sample` (exact, from the
+  calibrated tree) and :func:`gibbs_sample`: rows given evidence.
 - :func:`forward_backward`, :func:`viterbi`, :func:`forward`: chain kernels (HMMs);
   :func:`forward_backward_inputs`, :func:`viterbi_inputs`,
   :func:`forward_inputs`: the same with a transition matrix per step.
@@ -37,6 +38,7 @@ from .input_chain import (
 from .junction_tree import JunctionTree
 from .loopy import LoopyBP, LoopyResult, loopy_belief_propagation
 from .network import BayesNet
+from .network_sampling import posterior_sample
 from .sampling import LikelihoodWeighting, SampledPosterior, likelihood_weighting
 from .semiring import MAX_PRODUCT, SUM_PRODUCT, MaxProduct, Semiring, SumProduct
 from .structure import (
@@ -90,6 +92,7 @@ __all__ = [
     "likelihood_weighting",
     "loopy_belief_propagation",
     "node_belief",
+    "posterior_sample",
     "viterbi",
     "viterbi_inputs",
 ]

@@ -603,6 +603,33 @@ class CalibrationPlan:
             out = out.transpose((0, *(1 + p for p in perm)))
         return out
 
+    def variable_marginals(self, beliefs, clique_of: Mapping, variables) -> dict:
+        """The normalised log marginal of each of ``variables`` (one each,
+        from the clique ``clique_of[v]``), as :meth:`normalized_marginal`
+        gives it, but each clique's belief exponentiated once for all its
+        variables (shifted by its maximum per row) and summed down in
+        probability: one exponential per clique instead of a ``logsumexp``
+        per variable."""
+        by_clique: dict = {}
+        for v in variables:
+            by_clique.setdefault(clique_of[v], []).append(v)
+        out = {}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for c, group in by_clique.items():
+                belief = beliefs[c]
+                layout = self.tree._layout[c]
+                axes = tuple(range(1, belief.ndim))
+                top = belief.max(axis=axes, keepdims=True)
+                top = np.where(np.isfinite(top), top, 0.0)
+                probs = np.exp(belief - top)
+                for v in group:
+                    keep = 1 + layout.index(v)
+                    m = probs.sum(axis=tuple(a for a in axes if a != keep))
+                    total = m.sum(axis=1, keepdims=True)
+                    # No mass (total 0): the row stays -inf, never NaN.
+                    out[v] = np.where(total > 0, np.log(m) - np.log(total), -np.inf)
+        return out
+
     def normalized_marginal(
         self, belief: np.ndarray, clique: int, variables: Sequence[Node]
     ) -> np.ndarray:

@@ -29,6 +29,7 @@ from ._checks import cardinality, mapping
 from .calibration import CalibrationPlan
 from .dag import DAG
 from .junction_tree import JunctionTree
+from .network_sampling import forward_sample
 from .semiring import SUM_PRODUCT
 from .tree import Posterior
 
@@ -454,7 +455,8 @@ class BayesNet:
         )
 
     def sample(self, n: int, random_state) -> np.ndarray:
-        """Rows drawn by forward (ancestral) sampling, parents first.
+        """Rows drawn by forward (ancestral) sampling, parents first
+        (:func:`bayeskit.graph.network_sampling.forward_sample`).
 
         Parameters
         ----------
@@ -468,23 +470,7 @@ class BayesNet:
         ndarray of int of shape (n, n_variables)
             State codes, columns in the order of ``variables``.
         """
-        log_cpds = self._tables()
-        out = np.empty((n, len(self.variables)), dtype=np.intp)
-        column = self._position
-        for v in self.dag.topological_order():
-            parents = self.dag.parents(v)
-            k = self.cards[v]
-            table = np.exp(log_cpds[v]).reshape(-1, k)
-            cdf = np.cumsum(table, axis=1)
-            if parents:
-                flat = np.ravel_multi_index(
-                    tuple(out[:, column[u]] for u in parents),
-                    [self.cards[u] for u in parents],
-                )
-                cdf = cdf[flat]
-            u = random_state.random(n) * cdf[..., -1]
-            out[:, column[v]] = np.minimum((u[:, None] >= cdf).sum(axis=1), k - 1)
-        return out
+        return forward_sample(self, n, random_state)
 
     def _tables(self) -> Mapping:
         if self.log_cpds is None:
@@ -678,11 +664,10 @@ class BayesNet:
         n = values.shape[0]
         pat = self._pattern(observed, (), "all")
         beliefs, log_z = pat.plan.calibrate(self._arrays(pat, values), SUM_PRODUCT, n=n)
-        out = {}
-        for v in pat.hidden:
-            c = pat.clique_of[v]
-            post = pat.plan.normalized_marginal(beliefs[c], c, (v,))
-            out[v] = np.broadcast_to(post, (n, post.shape[1]))
+        out = pat.plan.variable_marginals(beliefs, pat.clique_of, pat.hidden)
+        for v, post in out.items():
+            if post.shape[0] != n:
+                out[v] = np.broadcast_to(post, (n, post.shape[1]))
         return Posterior(out, log_z)
 
     def map(self, observed: tuple, values: np.ndarray):

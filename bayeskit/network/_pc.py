@@ -19,12 +19,24 @@ drawn from the partially directed graph (Dor and Tarsi 1992).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations, permutations
 
 import numpy as np
 from scipy import special
 
-__all__ = ["LAMBDAS", "ci_test", "extend_to_dag", "learn", "orient", "skeleton"]
+from .._warnings import warn
+
+__all__ = [
+    "LAMBDAS",
+    "Knowledge",
+    "ci_test",
+    "extend_to_dag",
+    "learn",
+    "meek",
+    "orient",
+    "skeleton",
+]
 
 #: pgmpy's names of the discrete tests, as the lambda of the Cressie-Read
 #: power divergence (Cressie and Read 1984): Pearson's chi-square (1), the
@@ -119,11 +131,88 @@ def ci_test(
     return stat, dof, p_value
 
 
+@dataclass(frozen=True)
+class Knowledge:
+    """Expert knowledge as pgmpy's PC uses it, on variable indices.
+
+    ``forbidden[u, v]``: the edge ``u -> v`` is forbidden (the search
+    space's complement included); ``required[u, v]``: it is required;
+    ``tiers``: every variable's tier in a temporal order (None: no order);
+    ``enforce``: pgmpy's ``enforce_expert_knowledge``.
+    """
+
+    forbidden: np.ndarray
+    required: np.ndarray
+    tiers: np.ndarray | None
+    enforce: bool
+
+    def start(self) -> np.ndarray | None:
+        """The skeleton's first edges: enforced, no forbidden pair."""
+        if not self.enforce:
+            return None
+        start = ~(self.forbidden | self.forbidden.T)
+        np.fill_diagonal(start, False)
+        return start
+
+    def keep(self) -> np.ndarray | None:
+        """The pairs never tested: enforced, the required ones."""
+        return (self.required | self.required.T) if self.enforce else None
+
+    def apply(self, graph: np.ndarray, names) -> np.ndarray:
+        """pgmpy's ``ExpertKnowledge.apply_expert_knowledge``: an undirected
+        edge of a forbidden pair ``u -> v`` (an edge backward in time
+        included) is oriented ``v -> u``, one of a required pair ``u -> v``
+        is oriented ``u -> v``; a directed edge against the knowledge (or an
+        orientation that would close a directed cycle, where pgmpy orients
+        it anyway) is left as it is, with a warning, in the pairs' order of
+        the columns."""
+        graph = graph.copy()
+        forbidden = self.forbidden.copy()
+        if self.tiers is not None:
+            forbidden |= self.tiers[:, None] > self.tiers[None, :]
+
+        def orient_edge(a, b, what) -> None:
+            reach = _reach(graph & ~graph.T)
+            if reach[b, a]:
+                _conflict(names, b, a, what, "it would close a directed cycle")
+            else:
+                graph[b, a] = False
+
+        for u, v in zip(*np.nonzero(forbidden)):
+            if graph[u, v] and graph[v, u]:
+                orient_edge(v, u, "forbidden")
+            elif graph[u, v]:
+                _conflict(names, u, v, "forbidden")
+        for u, v in zip(*np.nonzero(self.required)):
+            if graph[u, v] and graph[v, u]:
+                orient_edge(u, v, "required")
+            elif not graph[u, v]:
+                _conflict(names, u, v, "required")
+        return graph
+
+
+def _conflict(names, u, v, what, why=None) -> None:
+    """pgmpy's warning of a knowledge conflicting with the learnt graph."""
+    warn(
+        "Specified expert knowledge conflicts with learned structure. Ignoring "
+        f"edge {names[u]}->{names[v]} from {what} edges" + (f" ({why})" if why else "")
+    )
+
+
 def _repr_sorted(items, names):
     return sorted(items, key=lambda i: repr(names[i]))
 
 
-def skeleton(independent, d: int, max_cond_vars: int, variant: str, names):
+def skeleton(
+    independent,
+    d: int,
+    max_cond_vars: int,
+    variant: str,
+    names,
+    start=None,
+    keep=None,
+    tiers=None,
+):
     """The undirected adjacency matrix and the separating sets (a dict from
     ``frozenset((u, v))`` to a tuple of variables) of pgmpy's PC.
 
@@ -132,9 +221,14 @@ def skeleton(independent, d: int, max_cond_vars: int, variant: str, names):
     sorted by the ``repr`` of the names, as pgmpy); the original variant
     tries them in the order of pgmpy's Python set of them, so its separating
     set (not its skeleton) can depend on Python's string hashing as pgmpy's.
+    ``start`` (symmetric): the edges to start from (None: all); ``keep``
+    (symmetric): edges never tested, so never removed; ``tiers``: the tier
+    of every variable in a temporal order, where the candidates of ``u - v``
+    are the neighbours of a tier no later than both (pgmpy's temporally
+    consistent separating sets).
     """
     index = {name: i for i, name in enumerate(names)}
-    adjacent = ~np.eye(d, dtype=bool)
+    adjacent = ~np.eye(d, dtype=bool) if start is None else start.copy()
     sepsets: dict = {}
     level = 0
     while (adjacent.sum(axis=1) >= level).any():
@@ -147,11 +241,14 @@ def skeleton(independent, d: int, max_cond_vars: int, variant: str, names):
                     continue
             else:
                 nbrs = fixed
+            if keep is not None and keep[u, v]:
+                continue
+            latest = None if tiers is None else min(tiers[u], tiers[v])
             sides = [
                 [
                     names[w]
                     for w in _repr_sorted(np.flatnonzero(nbrs[a]), names)
-                    if w != b
+                    if w != b and (latest is None or tiers[w] <= latest)
                 ]
                 for a, b in ((u, v), (v, u))
             ]
@@ -192,7 +289,9 @@ def _name_order(names) -> list[int]:
         return sorted(range(len(names)), key=lambda i: repr(names[i]))
 
 
-def orient(adjacent: np.ndarray, sepsets: dict, names=None) -> np.ndarray:
+def orient(
+    adjacent: np.ndarray, sepsets: dict, names=None, tiers=None, knowledge=None
+) -> np.ndarray:
     """The partially directed graph: ``graph[a, b] and not graph[b, a]`` is
     ``a -> b``, both is ``a - b``.
 
@@ -215,6 +314,12 @@ def orient(adjacent: np.ndarray, sepsets: dict, names=None) -> np.ndarray:
     Spirtes, Glymour and Scheines 2000, section 5.4.2), so the directed part
     is always acyclic and :func:`extend_to_dag` finds a DAG. Where pgmpy's
     answer has no directed cycle, this is pgmpy's answer.
+
+    ``tiers`` (a temporal order): a collider at ``z`` only where ``z`` is in
+    a tier no earlier than ``x``'s and ``y``'s, as pgmpy. ``knowledge``
+    (:class:`Knowledge`) is applied in pgmpy's order: with a temporal
+    order, right after the colliders; otherwise, unless enforced, after
+    Meek's rules 1-3; then the rules again, with rule 4 (:func:`meek`).
     """
     d = adjacent.shape[0]
     order = _name_order(names) if names is not None else list(range(d))
@@ -225,11 +330,36 @@ def orient(adjacent: np.ndarray, sepsets: dict, names=None) -> np.ndarray:
             if adjacent[x, y]:
                 continue
             for z in np.flatnonzero(adjacent[x] & adjacent[y]):
-                if z in sepsets.get(frozenset((x, y)), ()):
+                # A pair the knowledge removed untested has no separating
+                # set, and says nothing of colliders (pgmpy raises KeyError).
+                sepset = sepsets.get(frozenset((x, y)))
+                if sepset is None or z in sepset:
+                    continue
+                if tiers is not None and tiers[z] < max(tiers[x], tiers[y]):
                     continue
                 if graph[x, z] and graph[y, z] and not (reach[z, x] or reach[z, y]):
                     graph[z, x] = graph[z, y] = False
                     reach = _reach(graph & ~graph.T)
+
+    if knowledge is None:
+        return meek(graph, adjacent)
+    if knowledge.tiers is None:
+        if knowledge.enforce:
+            return meek(graph, adjacent)
+        graph = meek(graph, adjacent)
+    graph = knowledge.apply(graph, names)
+    return meek(graph, adjacent, rule_4=True)
+
+
+def meek(graph: np.ndarray, adjacent: np.ndarray, rule_4: bool = False) -> np.ndarray:
+    """Meek's rules 1-3 (and 4, with ``rule_4``) on the partially directed
+    ``graph`` until nothing changes, as :func:`orient` describes; rule 4
+    (``d -> c -> b``, ``a - b``, ``a - d``, ``a`` adjacent to ``c``, ``b``
+    and ``d`` not adjacent: ``a -> b``; Meek 1995) matters only with
+    background knowledge. No orientation closes a directed cycle."""
+    graph = graph.copy()
+    reach = _reach(graph & ~graph.T)
+    d = graph.shape[0]
 
     def undirected(a):
         return np.flatnonzero(graph[a] & graph[:, a])
@@ -280,6 +410,25 @@ def orient(adjacent: np.ndarray, sepsets: dict, names=None) -> np.ndarray:
                     orient_edge(u, v)
                     changed = True
                     break
+        if not rule_4:
+            continue
+        for c in nodes:  # rule 4
+            for b in np.flatnonzero(graph[c] & ~graph[:, c]):
+                for e in np.flatnonzero(graph[:, c] & ~graph[c]):
+                    if b == e or adjacent[b, e]:
+                        continue
+                    for a in undirected(b):
+                        if (
+                            graph[a, e]
+                            and graph[e, a]
+                            and adjacent[a, c]
+                            and graph[a, b]
+                            and graph[b, a]
+                            and not reach[b, a]
+                        ):
+                            orient_edge(a, b)
+                            changed = True
+                            break
     return graph
 
 
@@ -318,11 +467,11 @@ def extend_to_dag(graph: np.ndarray, names=None) -> np.ndarray:
     return dag
 
 
-def learn(codes, cards, names, params):
+def learn(codes, cards, names, params, knowledge: Knowledge | None = None):
     """pgmpy's PC on encoded data, with the test, significance level, largest
-    conditioning set and variant of ``params`` (a :class:`~bayeskit.PC`): the
-    directed and undirected edges, a DAG of them and the separating sets, in
-    the variables' names."""
+    conditioning set and variant of ``params`` (a :class:`~bayeskit.PC`) and
+    the expert ``knowledge``: the directed and undirected edges, a DAG of
+    them and the separating sets, in the variables' names."""
     test, level = params.ci_test, params.significance_level
     if callable(test):
 
@@ -336,9 +485,17 @@ def learn(codes, cards, names, params):
             return ci_test(codes, cards, u, v, given, lambda_, gaps)[2] >= level
 
     adjacent, sepsets = skeleton(
-        independent, len(cards), params.max_cond_vars, params.variant, names
+        independent,
+        len(cards),
+        params.max_cond_vars,
+        params.variant,
+        names,
+        start=None if knowledge is None else knowledge.start(),
+        keep=None if knowledge is None else knowledge.keep(),
+        tiers=None if knowledge is None else knowledge.tiers,
     )
-    graph = orient(adjacent, sepsets, names)
+    tiers = None if knowledge is None else knowledge.tiers
+    graph = orient(adjacent, sepsets, names, tiers, knowledge)
     dag = extend_to_dag(graph, names)
     pairs = list(zip(*np.nonzero(graph)))
     directed = [(names[a], names[b]) for a, b in pairs if not graph[b, a]]

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from numbers import Integral, Real
 
+import numpy as np
+
 from .._validation import Interval, StrOptions, _fit_context
 from ._data import warn_continuous
-from ._pc import LAMBDAS, learn
+from ._edges import edge_matrix, edge_pairs, expert_parts, tier_matrix
+from ._pc import LAMBDAS, Knowledge, learn
 from ._scores import encode_frame
 from ._structure_learning import _fit_network, _LearntNetwork, _validated
 
@@ -59,6 +62,29 @@ class PC(_LearntNetwork):
         this.
     max_cond_vars : int, default=5
         The largest conditioning set tried.
+    expert_knowledge : pgmpy ExpertKnowledge or dict, default=None
+        pgmpy's ``ExpertKnowledge`` (read, never changed), or a dict of its
+        keys: ``forbidden_edges`` and ``required_edges`` (lists of
+        ``(parent, child)``), ``search_space`` (the only edges allowed: the
+        others are forbidden) and ``temporal_order`` (tiers of column names,
+        earliest first, every column in one). Used as pgmpy's PC uses it:
+        with a temporal order, the separating sets of ``u - v`` are drawn
+        from the neighbours of a tier no later than both, a collider ``x ->
+        z <- y`` needs ``z`` in a tier no earlier than ``x`` and ``y``, and
+        every edge between two tiers points forward in time; forbidden and
+        required edges orient the undirected edges of their pairs (after
+        Meek's rules 1-3, then the rules again with rule 4; Meek 1995),
+        and a directed edge against them is kept with a warning, unless
+        ``enforce_expert_knowledge``.
+    enforce_expert_knowledge : bool, default=False
+        pgmpy's: True removes the pairs of forbidden edges from the skeleton
+        before any test (no edge between them either way) and never tests
+        the pairs of required edges (an edge between them either way, its
+        direction not guaranteed; pgmpy then skips their orientation unless
+        a temporal order is given). Where pgmpy's skeleton keeps a required
+        pair only when its graph lists the pair in the required direction,
+        here it always does. A pair both forbidden and required is a
+        ValueError.
     m : float, default=1.0
         The m-estimate's equivalent sample size for the CPTs of ``network_``.
 
@@ -117,6 +143,8 @@ class PC(_LearntNetwork):
         "variant": [StrOptions({"stable", "orig", "parallel"})],
         "significance_level": [Interval(Real, 0, 1, closed="neither")],
         "max_cond_vars": [Interval(Integral, 0, None, closed="left")],
+        "expert_knowledge": "no_validation",
+        "enforce_expert_knowledge": ["boolean"],
         "m": [Interval(Real, 0, None, closed="left")],
     }
 
@@ -127,12 +155,16 @@ class PC(_LearntNetwork):
         variant="stable",
         significance_level=0.01,
         max_cond_vars=5,
+        expert_knowledge=None,
+        enforce_expert_knowledge=False,
         m=1.0,
     ):
         self.ci_test = ci_test
         self.variant = variant
         self.significance_level = significance_level
         self.max_cond_vars = max_cond_vars
+        self.expert_knowledge = expert_knowledge
+        self.enforce_expert_knowledge = enforce_expert_knowledge
         self.m = m
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -159,7 +191,58 @@ class PC(_LearntNetwork):
             self.undirected_edges_,
             self.edges_,
             self.separating_sets_,
-        ) = learn(codes, cards, names, self)
+        ) = learn(codes, cards, names, self, self._knowledge(list(names)))
         self.network_ = _fit_network(self.edges_, self.m, X)
         self.variables_ = list(names)
         return self
+
+    def _knowledge(self, names: list) -> Knowledge | None:
+        """``expert_knowledge`` on the columns' indices, checked; None when
+        it holds nothing (pgmpy's empty ``ExpertKnowledge`` included)."""
+        parts = expert_parts(self.expert_knowledge)
+        if not parts and not self.enforce_expert_knowledge:
+            return None
+        index = {v: i for i, v in enumerate(names)}
+        d = len(names)
+        src = "expert_knowledge's "
+        forbidden = edge_matrix(
+            edge_pairs(
+                parts.get("forbidden_edges"), src + "forbidden_edges", index, True
+            ),
+            d,
+        )
+        if "search_space" in parts:
+            allowed = edge_matrix(
+                edge_pairs(parts["search_space"], src + "search_space", index, True),
+                d,
+            )
+            forbidden |= ~allowed
+            np.fill_diagonal(forbidden, False)
+        required = edge_matrix(
+            edge_pairs(parts.get("required_edges"), src + "required_edges", index),
+            d,
+        )
+        tiers = None
+        if "temporal_order" in parts:
+            order = parts["temporal_order"]
+            tier_matrix(order, src + "temporal_order", index)  # checks it
+            tiers = np.full(d, -1)
+            for t, tier in enumerate(order):
+                for v in tier:
+                    tiers[index[v]] = t
+            if (tiers < 0).any():
+                missing = [names[i] for i in np.flatnonzero(tiers < 0)]
+                raise ValueError(
+                    f"{src}temporal_order leaves out {missing!r}: PC (as pgmpy's) "
+                    "needs every column in a tier"
+                )
+        if self.enforce_expert_knowledge:
+            clash = required & (forbidden | forbidden.T)
+            if clash.any():
+                u, v = (int(i[0]) for i in np.nonzero(clash))
+                raise ValueError(
+                    f"{src}required_edges holds ({names[u]!r}, {names[v]!r}), whose "
+                    "pair its forbidden_edges (or search_space) forbids: with "
+                    "enforce_expert_knowledge=True the pair cannot be both"
+                )
+        return Knowledge(forbidden, required, tiers, self.enforce_expert_knowledge)

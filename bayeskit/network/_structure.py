@@ -14,8 +14,11 @@ from sklearn.utils import check_random_state
 
 from .._validation import check_is_fitted
 from ..graph import DAG, JunctionTree
+from ..graph.budget import DEFAULT_MEMORY_BUDGET, fits
 from ..graph.gibbs import gibbs_sample
 from ..graph.network import BayesNet
+from ..graph.network_sampling import posterior_sample
+from ._approximate import tree_size
 from ._data import evidence_codes
 from ._hybrid import hybrid_aware
 
@@ -165,7 +168,7 @@ class NetworkStructure:
 
     @hybrid_aware
     def sample(self, n_samples=1, random_state=None, *, evidence=None) -> pd.DataFrame:
-        """Draw rows by forward (ancestral) sampling, or given evidence by Gibbs.
+        """Draw rows by forward (ancestral) sampling, or given evidence.
 
         Parameters
         ----------
@@ -173,10 +176,13 @@ class NetworkStructure:
         random_state : int, RandomState or Generator, default=None
         evidence : dict, default=None
             Observed states, ``{variable: state label}``: the rows are then
-            drawn from the posterior given them by Gibbs sampling (200 chains
-            side by side after 100 sweeps each, rows of one chain together;
-            dependent draws of a Markov chain, see
-            :func:`bayeskit.graph.gibbs_sample`), and hold the evidence.
+            drawn from the posterior given them, and hold the evidence. When
+            the junction tree fits ``memory_budget`` (as for exact queries),
+            they are independent exact draws from the calibrated tree
+            (:func:`bayeskit.graph.network_sampling.posterior_sample`);
+            otherwise they come from Gibbs sampling (200 chains side by side
+            after 100 sweeps each, rows of one chain together; dependent
+            draws of a Markov chain, see :func:`bayeskit.graph.gibbs_sample`).
 
         Returns
         -------
@@ -192,16 +198,36 @@ class NetworkStructure:
         if evidence:
             codes = evidence_codes(self, evidence)
             observed, values = self._engine_.evidence(codes)
-            codes = gibbs_sample(
-                self._engine_,
-                observed,
-                values,
-                int(n_samples),
-                random_state=random_state,
-            )
+            budget = getattr(self, "memory_budget", DEFAULT_MEMORY_BUDGET)
+            if fits(tree_size(self), budget):
+                codes = posterior_sample(
+                    self._engine_, observed, values, int(n_samples), random_state
+                )
+            else:
+                codes = gibbs_sample(
+                    self._engine_,
+                    observed,
+                    values,
+                    int(n_samples),
+                    random_state=random_state,
+                )
         else:
             codes = self._engine_.sample(int(n_samples), random_state)
-        return pd.DataFrame(
-            {v: self.states_[v][codes[:, j]] for j, v in enumerate(self.variables_)},
-            columns=pd.Index(self.variables_),
-        )
+        return labelled_rows(self, codes)
+
+
+def labelled_rows(est, codes: np.ndarray) -> pd.DataFrame:
+    """Rows of state codes as a DataFrame of state labels, one column per
+    variable: each column taken from its states as pandas holds them (the
+    array pandas makes of ``states_[v]``, kept in the structure's memo), so
+    no label is converted once per row."""
+    memo = est._engine_.memo
+    labels = memo.get("labels")
+    if labels is None:
+        labels = memo["labels"] = [
+            pd.Series(est.states_[v], copy=True).array for v in est.variables_
+        ]
+    return pd.DataFrame(
+        {v: labels[j].take(codes[:, j]) for j, v in enumerate(est.variables_)},
+        columns=pd.Index(est.variables_),
+    )
