@@ -38,7 +38,8 @@ def load_waste_incinerator():
     BayesianNetwork
         Fitted, with ``continuous_`` the six continuous nodes (its eight
         joint discrete configurations are enumerated; the strong junction
-        tree of :mod:`bayeskit.graph.clg_tree` gives the same answers).
+        tree, :class:`~bayeskit.graph.clg_tree.CLGJunctionTree`, gives the
+        same answers).
         Built from its tables, it has no statistics of rows (no ``stats_``:
         ``partial_fit`` learns from its chunk alone, as ``fit``).
 

@@ -456,7 +456,7 @@ class BayesNet:
 
     def sample(self, n: int, random_state) -> np.ndarray:
         """Rows drawn by forward (ancestral) sampling, parents first
-        (:func:`bayeskit.graph.network_sampling.forward_sample`).
+        (``bayeskit.graph.network_sampling.forward_sample``).
 
         Parameters
         ----------

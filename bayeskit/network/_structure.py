@@ -179,7 +179,7 @@ class NetworkStructure:
             drawn from the posterior given them, and hold the evidence. When
             the junction tree fits ``memory_budget`` (as for exact queries),
             they are independent exact draws from the calibrated tree
-            (:func:`bayeskit.graph.network_sampling.posterior_sample`);
+            (:func:`bayeskit.graph.posterior_sample`);
             otherwise they come from Gibbs sampling (200 chains side by side
             after 100 sweeps each, rows of one chain together; dependent
             draws of a Markov chain, see :func:`bayeskit.graph.gibbs_sample`).
