@@ -935,8 +935,9 @@ def log_tables(draw, shape, max_exponent=300):
     spoil = draw(
         st.sampled_from(["none", "none", "none", "nan", "inf", "-inf", "all-inf"])
     )
+    values = np.asarray(values, dtype=float)  # a table of shape () too
     if values.size and spoil != "none":
-        mask = rng.random(shape) < 0.3
+        mask = np.asarray(rng.random(shape) < 0.3)
         if spoil == "all-inf":
             mask[...] = True
         values[mask] = {"nan": np.nan, "inf": np.inf}.get(spoil, -np.inf)

@@ -442,8 +442,9 @@ def forward_backward(
         n = impossible[0]
         raise ValueError(
             f"sequence {n} (steps {bounds[n]} to {bounds[n + 1] - 1}) has "
-            "probability zero under the model, so its "
-            "posterior is undefined; forward() scores it as -inf."
+            "probability zero under log_startprob, log_transmat and "
+            "log_emission (every state path is -inf), so its posterior is "
+            "undefined; forward() scores it as -inf."
         )
     return ChainPosterior(
         log_likelihood, lattice, counts, None if index is None else symbol_counts

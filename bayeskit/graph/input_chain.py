@@ -401,7 +401,8 @@ def forward_backward_inputs(
         n = int(impossible[0])
         raise ValueError(
             f"sequence {n} (steps {starts[n]} to {starts[n] + lengths[n] - 1}) "
-            "has probability zero under the model, so its posterior is "
+            "has probability zero under log_startprob, log_transmat and "
+            "log_emission (every state path is -inf), so its posterior is "
             "undefined; forward_inputs() scores it as -inf."
         )
     return InputChainPosterior(log_lik, posterior, pairwise)
