@@ -35,20 +35,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_sample_weight
 from ..graph.clg import CLGNetwork
-from ._hybrid_fit import prior_of
+from ._hybrid_fit import _triangle, labels_of, prior_of
 
 __all__ = ["expected_hybrid_stats", "fit_hybrid_em", "partial_fit_hybrid_em"]
-
-
-def _labels(states, names, codes) -> tuple:
-    return tuple(
-        states[q][k].item() if hasattr(states[q][k], "item") else states[q][k]
-        for q, k in zip(names, codes)
-    )
-
-
-def _triangle(M: np.ndarray) -> np.ndarray:
-    return np.linalg.qr(M, mode="r")
 
 
 def expected_hybrid_stats(est, codes, values, weights) -> tuple:
@@ -106,7 +95,7 @@ def expected_hybrid_stats(est, codes, values, weights) -> tuple:
         cols = [c_index[p] for p in node.continuous_parents] + [c_index[v]]
         blocks, weight = {}, {}
         for u in range(wu.shape[1]):
-            key = _labels(
+            key = labels_of(
                 states,
                 node.discrete_parents,
                 [post.components[u, d_index[p]] for p in node.discrete_parents],

@@ -49,6 +49,14 @@ def _describe(dp, u, states) -> str:
     return f" at {at}"
 
 
+def labels_of(states, names, codes) -> tuple:
+    """The state labels of ``names`` at ``codes``: a regression's key."""
+    return tuple(
+        states[q][k].item() if hasattr(states[q][k], "item") else states[q][k]
+        for q, k in zip(names, codes)
+    )
+
+
 def _triangle(M: np.ndarray) -> np.ndarray:
     """The triangular factor ``R`` of ``M = QR``, ``(min(m, n), n)``."""
     return np.linalg.qr(M, mode="r")
@@ -79,8 +87,7 @@ def regression_stats(dp, cp, states, dcodes, xc, y, w) -> dict:
     for k in np.unique(flat):
         rows = flat == k
         u = np.unravel_index(k, shape) if dp else ()
-        key = tuple(states[p][c].item() if hasattr(states[p][c], "item")
-                    else states[p][c] for p, c in zip(dp, u))  # fmt: skip
+        key = labels_of(states, dp, u)
         out[key] = (_triangle(design[rows]), float(w[rows].sum()))
     return out
 
@@ -141,8 +148,7 @@ def clg_from_stats(
     coef = np.zeros((*shape, len(cp)))
     variance = np.zeros(shape)
     for u in itertools.product(*[range(s) for s in shape]):
-        key = tuple(states[q][k].item() if hasattr(states[q][k], "item")
-                    else states[q][k] for q, k in zip(dp, u))  # fmt: skip
+        key = labels_of(states, dp, u)
         R, n_u = stats.get(key, (np.zeros((0, p + 1)), 0.0))
         if kappa > 0:
             rows = np.zeros((p, p + 1))
