@@ -30,6 +30,7 @@ import dataclasses
 import hashlib
 import io
 import pickle
+import types
 
 __all__ = ["Layout", "add_described", "fixed_by"]
 
@@ -58,7 +59,7 @@ class Layout:
     def key(self) -> bytes:
         """A fingerprint of the class and the state: equal layouts, equal keys."""
         if self._key is None:
-            items = sorted(self.state.items())
+            items = sorted((k, _canonical(v)) for k, v in self.state.items())
             blob = _dump(
                 (self.estimator.__module__, self.estimator.__qualname__, items)
             )
@@ -71,7 +72,8 @@ class Layout:
         return [
             name
             for name in names
-            if _dump(self.state.get(name)) != _dump(other.state.get(name))
+            if _dump(_canonical(self.state.get(name)))
+            != _dump(_canonical(other.state.get(name)))
         ]
 
     def apply(self, estimator) -> None:
@@ -116,13 +118,56 @@ def fixed_by(estimator, before: dict) -> tuple:
     )
 
 
+def _canonical(value):
+    """``value``, or a set as its members in one order: a set's iteration
+    order follows the history of its insertions and the string hash seed, so
+    two equal sets (one pickled and loaded again, or built in another
+    process) can write their members in different orders."""
+    if isinstance(value, (set, frozenset)):
+        return (type(value).__name__, sorted(value, key=repr))
+    return value
+
+
+# What pickle writes as a name, never as a state.
+_BY_NAME = (
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+)
+
+
+class _Pickler(pickle.Pickler):
+    """The pickler of :func:`_dump`: an object's attributes that are sets are
+    written in one order, and those its class names in ``_layout_ignores``
+    are left out. Those are caches (an HMM's stored triple and the
+    parameters validated under it), rebuilt from the rest, whose last bits
+    can depend on which kernels the process compiled."""
+
+    def reducer_override(self, obj):
+        if isinstance(obj, _BY_NAME) or not hasattr(obj, "__dict__"):
+            return NotImplemented
+        try:
+            reduced = obj.__reduce_ex__(4)
+        except TypeError:  # pickled otherwise (or not at all: left to pickle)
+            return NotImplemented
+        if not isinstance(reduced, tuple) or len(reduced) < 3:
+            return NotImplemented
+        if not isinstance(reduced[2], dict):
+            return NotImplemented
+        ignored = getattr(type(obj), "_layout_ignores", ())
+        state = {k: _canonical(v) for k, v in reduced[2].items() if k not in ignored}
+        return (*reduced[:2], state, *reduced[3:])
+
+
 def _dump(value) -> bytes:
     """``value``'s pickle without the memo: equal values give equal bytes
     whether or not their parts are shared objects (the same label reached
     through two containers is one object in one process and two after a
     pickle round trip, which the memo would write differently)."""
     buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=4)
+    pickler = _Pickler(buffer, protocol=4)
     pickler.fast = True  # no memo: every object written out where it occurs
     try:
         pickler.dump(value)

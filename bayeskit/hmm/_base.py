@@ -164,6 +164,8 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
     _reads_symbols = False
     # Attributes the parameters are read from besides those of _param_names.
     _stored_params: tuple = ()
+    # Caches: a layout that holds the model compares it without them.
+    _layout_ignores = _STORED
     warm_start = False
 
     # -- the components: built once per fit, read by every other method ----------

@@ -23,6 +23,7 @@ from sklearn.base import clone, is_classifier
 
 import bayeskit
 from bayeskit._base.per_class import PerClassClassifier
+from bayeskit._layout import Layout
 
 
 def _public_with_statistics():
@@ -225,3 +226,52 @@ def test_statistics_without_a_layout_still_need_a_prepared_estimator():
     bare = type(stats)(stats.class_weight, stats.emission)
     with pytest.raises(ValueError, match="carry both"):
         bayeskit.GaussianNB().from_stats(bare)
+
+
+def test_an_hmm_s_caches_do_not_make_layouts_differ():
+    # The per-class HMMs of an HMMClassifier travel in its statistics'
+    # layout. What each keeps only as a cache (its stored triple and the
+    # parameters validated under it) is rebuilt from the rest, and its last
+    # bits depend on which kernels the process had compiled: two workers'
+    # equal models must describe one layout whatever their caches hold.
+    est = _make(bayeskit.HMMClassifier)
+    X, y = _data(est)
+    est.fit(X, y)
+    a = copy.deepcopy(est).summarize(X[:100], y[:100])
+    worker = copy.deepcopy(est)
+    b = worker.summarize(X[100:], y[100:])
+    for model in b.layout.state["models_"]:
+        stored = model.__dict__.get("_params_of")
+        assert stored is not None  # the cache this test is about is there
+        # The same parameters one ulp away, as another kernel path gives them.
+        model._params_of = (stored[0], copy.deepcopy(stored[1]))
+        start = model._params_of[1].structure.log_startprob
+        start[...] = np.nextafter(start, np.inf)
+        # A set of letters as another insertion history (or hash seed) orders it.
+        model._to_init = set(reversed(list(model._to_init)))
+    b.layout._key = None
+    assert b.layout.differing(a.layout) == []
+    assert b.layout.key == a.layout.key
+    total = a + pickle.loads(pickle.dumps(b))
+    got = clone(est).from_stats(total)
+    _compare(got, clone(est).from_stats(a + b), X, y)
+
+
+class _Holder:
+    def __init__(self, members):
+        self.members = members
+
+
+@pytest.mark.parametrize("kind", [set, frozenset])
+def test_equal_sets_describe_one_layout_whatever_their_order(kind):
+    # 0 and 8 share a slot of a small set's table, so the order of
+    # insertion decides their order of iteration (and of pickling).
+    first, second = kind([0, 8]), kind([8, 0])
+    assert list(first) != list(second)
+    for a, b in [(first, second), (_Holder(first), _Holder(second))]:
+        la = Layout(bayeskit.HMMClassifier, {"value": a, "other": 1})
+        lb = Layout(bayeskit.HMMClassifier, {"value": b, "other": 1})
+        assert la.differing(lb) == []
+        assert la.key == lb.key
+    different = Layout(bayeskit.HMMClassifier, {"value": kind([0, 9]), "other": 1})
+    assert la.differing(different) == ["value"]
