@@ -92,6 +92,22 @@ class Bernoulli(Emission):
         self.n_features = n_features
         self.threshold = threshold
 
+    def check_data(self, X: np.ndarray) -> None:
+        """ValueError naming X unless, with no ``threshold``, its cells (NaN
+        aside) are 0 or 1: other values would weigh a feature's log-odds by
+        themselves rather than read as a presence or an absence."""
+        super().check_data(X)
+        if self.threshold is None:
+            values = X[~np.isnan(X)]
+            bad = values[(values != 0) & (values != 1)]
+            if bad.size:
+                raise ValueError(
+                    "X must hold 0/1 values for the emission family Bernoulli "
+                    f"with threshold=None ({bad.size} cells do not, the first "
+                    f"{bad[0]!r}); give a threshold (Bernoulli(n_features, "
+                    "threshold=t)) to read values above t as presences"
+                )
+
     @property
     def _threshold(self) -> float:
         return np.nan if self.threshold is None else float(self.threshold)

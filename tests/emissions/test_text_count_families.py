@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats as ss
 
+import bayeskit
 from bayeskit.emissions import Bernoulli, Multinomial, MultinomialParams
 from bayeskit.emissions._count_kernels import CountMatrix, class_sums, scores
 from bayeskit.priors import MEstimate
@@ -99,3 +100,22 @@ def test_integer_counts_are_read_without_a_copy(counts):
     assert_array_equal(
         class_sums(C, labels, w, 3), class_sums(CountMatrix.of(X), labels, w, 3)
     )
+
+
+@pytest.mark.parametrize("bad", [2.0, 0.5, -1.0])
+@pytest.mark.parametrize("cls", [bayeskit.HiddenMarkovModel, bayeskit.MixtureModel])
+def test_bernoulli_without_threshold_refuses_values_other_than_0_and_1(cls, bad):
+    # Read as they are, such values would weigh a feature's log-odds by
+    # themselves: a silent wrong likelihood, or NaN inside the fit.
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(30, 3)).astype(float)
+    fitted = cls(2, emission=Bernoulli(None), random_state=0).fit(X)
+    X_bad = X.copy()
+    X_bad[3, 1] = bad
+    with pytest.raises(ValueError, match="X must hold 0/1 values"):
+        cls(2, emission=Bernoulli(None), random_state=0).fit(X_bad)
+    with pytest.raises(ValueError, match="X must hold 0/1 values"):
+        fitted.score(X_bad)
+    # With a threshold, the values read as presences (above it) or absences.
+    cut = cls(2, emission=Bernoulli(None, threshold=0.5), random_state=0)
+    assert np.isfinite(cut.fit(X_bad).score(X_bad))
