@@ -43,6 +43,7 @@ __all__ = [
     "CG_NAMES",
     "GAUSS_NAMES",
     "HybridFamilyScores",
+    "column_values",
     "continuous_columns",
     "hybrid_family_scores",
 ]
@@ -118,7 +119,7 @@ def _lookup(index: dict, v):
         return None
 
 
-def _values(col, name) -> np.ndarray:
+def column_values(col, name) -> np.ndarray:
     """A continuous column as floats (NaN missing); a value that is not a
     number is a ValueError naming the column."""
     series = pd.Series(col)
@@ -171,7 +172,7 @@ def hybrid_family_scores(
         codes[disc], cards[disc] = sub_codes, sub_cards
     values = np.full((d, n), np.nan)
     for j in cont:
-        values[j] = _values(cols[j], names[j])
+        values[j] = column_values(cols[j], names[j])
     scores = HybridFamilyScores(codes, cards, method, cont, values, weights)
     for j in cont:
         seen = values[j][~np.isnan(values[j])]

@@ -11,6 +11,8 @@ import numpy as np
 from .._validation import Interval, StrOptions, _fit_context
 from ._data import warn_continuous
 from ._edges import edge_matrix, edge_pairs, expert_parts, tier_matrix
+from ._gauss_ci import GAUSS_TESTS
+from ._hybrid_scores import column_values
 from ._pc import LAMBDAS, Knowledge, learn
 from ._scores import encode_frame
 from ._structure_learning import _fit_network, _LearntNetwork, _validated
@@ -19,7 +21,7 @@ __all__ = ["PC"]
 
 
 class PC(_LearntNetwork):
-    """Learn the structure of a discrete Bayesian network by the PC algorithm.
+    """Learn the structure of a Bayesian network by the PC algorithm.
 
     The PC algorithm (Spirtes, Glymour and Scheines 2000) removes the edge
     between two variables that test independent given some neighbours (ever
@@ -48,6 +50,15 @@ class PC(_LearntNetwork):
         callable with pgmpy's signature, ``ci_test(X, Y, Z,
         significance_level=...)`` -> bool (True: independent), given two
         column names and a tuple of them, the data bound by the caller.
+        For continuous data (every column numeric), pgmpy's partial
+        correlation tests (``pgmpy.ci_tests``): ``'pearsonr'``, the
+        t-test of the partial correlation :math:`r` of the two variables
+        given the others (the correlation of their least-squares residuals,
+        intercept included) with :math:`n - |Z| - 2` degrees of freedom,
+        and ``'fisher_z'``, :math:`\\sqrt{n - |Z| - 3}\\,
+        \\operatorname{atanh}(r)` against the standard normal (Fisher 1924);
+        ``network_`` is then a linear-Gaussian network (every node
+        continuous, see :doc:`/hybrid`).
     variant : {'stable', 'orig', 'parallel'}, default='stable'
         ``'stable'`` (Colombo and Maathuis 2014): the neighbours of one size
         of conditioning set are those at its start, every candidate set is
@@ -139,7 +150,7 @@ class PC(_LearntNetwork):
     """
 
     _parameter_constraints: dict = {
-        "ci_test": [StrOptions(set(LAMBDAS)), callable],
+        "ci_test": [StrOptions({*LAMBDAS, *GAUSS_TESTS}), callable],
         "variant": [StrOptions({"stable", "orig", "parallel"})],
         "significance_level": [Interval(Real, 0, 1, closed="neither")],
         "max_cond_vars": [Interval(Integral, 0, None, closed="left")],
@@ -184,15 +195,21 @@ class PC(_LearntNetwork):
         self : object
         """
         X, (cols, dtypes, names) = _validated(self, X)
-        codes, cards = encode_frame(cols, dtypes, names)
-        warn_continuous(self, names, cols, dtypes, codes.T, cards)
+        values = continuous = None
+        if self.ci_test in GAUSS_TESTS:  # every column continuous
+            values = np.array([column_values(c, v) for c, v in zip(cols, names)])
+            codes = cards = None
+            continuous = list(names)
+        else:
+            codes, cards = encode_frame(cols, dtypes, names)
+            warn_continuous(self, names, cols, dtypes, codes.T, cards)
         (
             self.directed_edges_,
             self.undirected_edges_,
             self.edges_,
             self.separating_sets_,
-        ) = learn(codes, cards, names, self, self._knowledge(list(names)))
-        self.network_ = _fit_network(self.edges_, self.m, X)
+        ) = learn(codes, cards, names, self, self._knowledge(list(names)), values)
+        self.network_ = _fit_network(self.edges_, self.m, X, None, continuous or ())
         self.variables_ = list(names)
         return self
 
