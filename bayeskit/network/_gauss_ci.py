@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-__all__ = ["GAUSS_TESTS", "GaussianCI"]
+__all__ = ["GAUSS_TESTS", "GaussianCI", "cg_test"]
 
 GAUSS_TESTS = ("pearsonr", "fisher_z")
 
@@ -95,3 +95,67 @@ def _pseudo(cov: np.ndarray) -> float:
     if not den > 0:
         return 0.0
     return float(np.clip(resid[0, 1] / den, -1.0, 1.0))
+
+
+def _cg_loglik(disc_codes: np.ndarray, cards, cont: np.ndarray):
+    """The maximum log-likelihood and the number of free parameters of a
+    heterogeneous conditional Gaussian model of some rows: a table over the
+    joint states of the discrete columns ``disc_codes`` (n, k) and a
+    Gaussian of the continuous ``cont`` (n, p) in each state seen; None when
+    some state's covariance is singular (no more rows than dimensions)."""
+    n, p = cont.shape
+    key = np.zeros(n, dtype=np.int64)
+    for j, r in enumerate(cards):
+        key = key * int(r) + disc_codes[:, j]
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    ll = float(np.dot(counts, np.log(counts / n)))
+    if p:
+        for cell, n_j in enumerate(counts):
+            if n_j <= p:
+                return None
+            block = cont[inverse == cell]
+            R = np.linalg.qr(block - block.mean(axis=0), mode="r")
+            diag = np.abs(np.diag(R))
+            if not (diag > np.finfo(float).eps * n_j * np.abs(block).max()).all():
+                return None
+            logdet = 2.0 * np.log(diag).sum() - p * np.log(n_j)
+            ll -= 0.5 * n_j * (p * np.log(2 * np.pi) + logdet + p)
+    # every joint state of the states seen of each discrete column
+    cells = int(np.prod([np.unique(col).size for col in disc_codes.T]))
+    return ll, (cells - 1) + cells * (p + p * (p + 1) // 2)
+
+
+def cg_test(codes, cards, values, is_cont, x: int, y: int, given):
+    """The likelihood-ratio test of ``x`` independent of ``y`` given
+    ``given`` between conditional Gaussian models (Lauritzen 1996, section
+    6.1): :math:`G = 2 [\\ell(x, y, S) + \\ell(S) - \\ell(x, S) - \\ell(y, S)]`
+    (twice the conditional mutual information times the number of rows),
+    on the rows observing all of them, with as many degrees of freedom as
+    the models' numbers of parameters differ by (a table over every joint
+    state of the discrete variables' states seen in those rows, a mean and
+    covariance in each); the statistic, degrees of freedom and
+    chi-square p-value (1 where the test has no degree of freedom or some
+    state's covariance is singular)."""
+    members = [x, y, *given]
+    disc = [v for v in members if not is_cont[v]]
+    cont = [v for v in members if is_cont[v]]
+    ok = np.ones(codes.shape[1], dtype=bool)
+    for v in disc:
+        ok &= codes[v] >= 0
+    for v in cont:
+        ok &= ~np.isnan(values[v])
+
+    def model(vs):
+        d = [v for v in vs if not is_cont[v]]
+        c = [v for v in vs if is_cont[v]]
+        return _cg_loglik(codes[d][:, ok].T, [cards[v] for v in d], values[c][:, ok].T)
+
+    parts = [model(vs) for vs in (members, given, [x, *given], [y, *given])]
+    if any(part is None for part in parts):
+        return 0.0, 0, 1.0
+    (l_all, k_all), (l_s, k_s), (l_x, k_x), (l_y, k_y) = parts
+    stat = max(2.0 * (l_all + l_s - l_x - l_y), 0.0)
+    dof = k_all + k_s - k_x - k_y
+    if dof <= 0:
+        return stat, dof, 1.0
+    return stat, dof, float(stats.chi2.sf(stat, dof))

@@ -46,6 +46,7 @@ __all__ = [
     "column_values",
     "continuous_columns",
     "hybrid_family_scores",
+    "mixed_columns",
 ]
 
 # pgmpy's names of its Gaussian scores, which treat every column as continuous.
@@ -145,6 +146,26 @@ def column_values(col, name) -> np.ndarray:
     return out
 
 
+def mixed_columns(cols, dtypes, names, cont: list) -> tuple:
+    """The codes ``(n_variables, n_samples)`` and numbers of states of the
+    discrete columns (0 and 1 for a continuous one) and the values of the
+    continuous columns ``cont`` (NaN for a discrete one)."""
+    d, n = len(names), len(cols[0])
+    cset = set(cont)
+    disc = [j for j in range(d) if j not in cset]
+    codes = np.zeros((d, n), dtype=np.int64)
+    cards = np.ones(d, dtype=np.int64)
+    if disc:
+        sub_codes, sub_cards = encode_frame(
+            [cols[j] for j in disc], [dtypes[j] for j in disc], [names[j] for j in disc]
+        )
+        codes[disc], cards[disc] = sub_codes, sub_cards
+    values = np.full((d, n), np.nan)
+    for j in cont:
+        values[j] = column_values(cols[j], names[j])
+    return codes, cards, values
+
+
 def hybrid_family_scores(
     cols, dtypes, names, cont: list, method: str, keep, weights
 ) -> HybridFamilyScores:
@@ -160,19 +181,7 @@ def hybrid_family_scores(
         )
     if keep is not None:
         cols = [c[keep] for c in cols]
-    d, n = len(names), len(cols[0])
-    cset = set(cont)
-    disc = [j for j in range(d) if j not in cset]
-    codes = np.zeros((d, n), dtype=np.int64)
-    cards = np.ones(d, dtype=np.int64)
-    if disc:
-        sub_codes, sub_cards = encode_frame(
-            [cols[j] for j in disc], [dtypes[j] for j in disc], [names[j] for j in disc]
-        )
-        codes[disc], cards[disc] = sub_codes, sub_cards
-    values = np.full((d, n), np.nan)
-    for j in cont:
-        values[j] = column_values(cols[j], names[j])
+    codes, cards, values = mixed_columns(cols, dtypes, names, cont)
     scores = HybridFamilyScores(codes, cards, method, cont, values, weights)
     for j in cont:
         seen = values[j][~np.isnan(values[j])]
