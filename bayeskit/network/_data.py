@@ -180,7 +180,8 @@ def warn_continuous(
         f"{type(est).__name__}: column(s) {', '.join(suspects[:5])}{more} "
         f"{FRACTIONAL}, and every distinct value is a state of a discrete "
         "variable: their tables learn little, and structure learning finds few "
-        "edges; bin them first (pandas.cut, or "
+        "edges; declare them continuous (continuous=[...], or 'float' in "
+        "HillClimbSearch), or bin them first (pandas.cut, or "
         "sklearn.preprocessing.KBinsDiscretizer)",
         UserWarning,
     )

@@ -300,6 +300,9 @@ def iterated_hill_climb(
         kicked, n_made = perturb(
             best.adjacency, allowed, required, max_indegree, n_perturb, rng
         )
+        parents = {y: list(np.flatnonzero(kicked[:, y])) for y in range(d)}
+        if not np.isfinite(scores.score(parents)):
+            continue  # a regression the data do not determine: no graph
         found = hill_climb(
             scores,
             kicked,

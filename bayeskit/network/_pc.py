@@ -26,6 +26,7 @@ import numpy as np
 from scipy import special
 
 from .._warnings import warn
+from ._gauss_ci import GaussianCI, cg_test
 
 __all__ = [
     "LAMBDAS",
@@ -467,13 +468,33 @@ def extend_to_dag(graph: np.ndarray, names=None) -> np.ndarray:
     return dag
 
 
-def learn(codes, cards, names, params, knowledge: Knowledge | None = None):
-    """pgmpy's PC on encoded data, with the test, significance level, largest
-    conditioning set and variant of ``params`` (a :class:`~bayeskit.PC`) and
-    the expert ``knowledge``: the directed and undirected edges, a DAG of
-    them and the separating sets, in the variables' names."""
+def learn(
+    codes,
+    cards,
+    names,
+    params,
+    knowledge: Knowledge | None = None,
+    values=None,
+    is_cont=None,
+):
+    """pgmpy's PC on encoded data (or on the continuous ``values`` for the
+    partial-correlation tests, or both for the conditional Gaussian test,
+    ``is_cont`` saying which variables are continuous), with the test,
+    significance level, largest conditioning set and variant of ``params``
+    (a :class:`~bayeskit.PC`) and the expert ``knowledge``: the directed and
+    undirected edges, a DAG of them and the separating sets, in the
+    variables' names."""
     test, level = params.ci_test, params.significance_level
-    if callable(test):
+    if is_cont is not None:
+
+        def independent(u, v, given):
+            return cg_test(codes, cards, values, is_cont, u, v, given)[2] >= level
+    elif values is not None:
+        gauss = GaussianCI(values)
+
+        def independent(u, v, given):
+            return gauss.test(u, v, given, test)[1] >= level
+    elif callable(test):
 
         def independent(u, v, given):
             z = tuple(names[w] for w in given)
@@ -486,7 +507,7 @@ def learn(codes, cards, names, params, knowledge: Knowledge | None = None):
 
     adjacent, sepsets = skeleton(
         independent,
-        len(cards),
+        len(names),
         params.max_cond_vars,
         params.variant,
         names,

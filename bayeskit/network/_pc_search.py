@@ -4,6 +4,7 @@ and fits a :class:`~bayeskit.BayesianNetwork` on a DAG of the class found."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -11,6 +12,8 @@ import numpy as np
 from .._validation import Interval, StrOptions, _fit_context
 from ._data import warn_continuous
 from ._edges import edge_matrix, edge_pairs, expert_parts, tier_matrix
+from ._gauss_ci import GAUSS_TESTS
+from ._hybrid_scores import column_values, continuous_columns, mixed_columns
 from ._pc import LAMBDAS, Knowledge, learn
 from ._scores import encode_frame
 from ._structure_learning import _fit_network, _LearntNetwork, _validated
@@ -19,7 +22,7 @@ __all__ = ["PC"]
 
 
 class PC(_LearntNetwork):
-    """Learn the structure of a discrete Bayesian network by the PC algorithm.
+    """Learn the structure of a Bayesian network by the PC algorithm.
 
     The PC algorithm (Spirtes, Glymour and Scheines 2000) removes the edge
     between two variables that test independent given some neighbours (ever
@@ -48,6 +51,23 @@ class PC(_LearntNetwork):
         callable with pgmpy's signature, ``ci_test(X, Y, Z,
         significance_level=...)`` -> bool (True: independent), given two
         column names and a tuple of them, the data bound by the caller.
+        For continuous data (every column numeric), pgmpy's partial
+        correlation tests (``pgmpy.ci_tests``): ``'pearsonr'``, the
+        t-test of the partial correlation :math:`r` of the two variables
+        given the others (the correlation of their least-squares residuals,
+        intercept included) with :math:`n - |Z| - 2` degrees of freedom,
+        and ``'fisher_z'``, :math:`\\sqrt{n - |Z| - 3}\\,
+        \\operatorname{atanh}(r)` against the standard normal (Fisher 1924);
+        ``network_`` is then a linear-Gaussian network (every node
+        continuous, see :doc:`/hybrid`). For mixed data, ``'mi_cg'``
+        (bnlearn's conditional Gaussian mutual information test): the
+        likelihood ratio of conditional Gaussian models (a table over the
+        discrete variables, a Gaussian of the continuous ones per joint
+        state; Lauritzen 1996),
+        :math:`G = 2 [\\ell(X, Y, Z) + \\ell(Z) - \\ell(X, Z) - \\ell(Y, Z)]`
+        against the chi-square with the difference of their numbers of
+        parameters; it is the G-test on discrete data and
+        :math:`-n \\log(1 - r^2)` on continuous data.
     variant : {'stable', 'orig', 'parallel'}, default='stable'
         ``'stable'`` (Colombo and Maathuis 2014): the neighbours of one size
         of conditioning set are those at its start, every candidate set is
@@ -87,6 +107,15 @@ class PC(_LearntNetwork):
         ValueError.
     m : float, default=1.0
         The m-estimate's equivalent sample size for the CPTs of ``network_``.
+    continuous : list or 'float', default=None
+        With ``ci_test='mi_cg'``, the continuous columns (``None`` or
+        ``'float'``: the columns of float dtype). An edge between a discrete
+        and a continuous node is oriented toward the continuous one (a
+        conditional linear Gaussian network: a discrete node's parents are
+        discrete), as a forbidden edge of ``expert_knowledge`` is; a
+        collider the tests orient the other way is kept with a warning, and
+        fitting ``network_`` is then a ValueError naming the two nodes.
+        Other tests refuse it.
 
     Attributes
     ----------
@@ -139,7 +168,8 @@ class PC(_LearntNetwork):
     """
 
     _parameter_constraints: dict = {
-        "ci_test": [StrOptions(set(LAMBDAS)), callable],
+        "ci_test": [StrOptions({*LAMBDAS, *GAUSS_TESTS, "mi_cg"}), callable],
+        "continuous": ["array-like", StrOptions({"float"}), None],
         "variant": [StrOptions({"stable", "orig", "parallel"})],
         "significance_level": [Interval(Real, 0, 1, closed="neither")],
         "max_cond_vars": [Interval(Integral, 0, None, closed="left")],
@@ -158,6 +188,7 @@ class PC(_LearntNetwork):
         expert_knowledge=None,
         enforce_expert_knowledge=False,
         m=1.0,
+        continuous=None,
     ):
         self.ci_test = ci_test
         self.variant = variant
@@ -166,6 +197,7 @@ class PC(_LearntNetwork):
         self.expert_knowledge = expert_knowledge
         self.enforce_expert_knowledge = enforce_expert_knowledge
         self.m = m
+        self.continuous = continuous
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -184,15 +216,52 @@ class PC(_LearntNetwork):
         self : object
         """
         X, (cols, dtypes, names) = _validated(self, X)
-        codes, cards = encode_frame(cols, dtypes, names)
-        warn_continuous(self, names, cols, dtypes, codes.T, cards)
+        values = is_cont = None
+        knowledge = self._knowledge(list(names))
+        if self.ci_test == "mi_cg":
+            cont = continuous_columns(
+                "float" if self.continuous is None else self.continuous,
+                "bic",
+                cols,
+                dtypes,
+                names,
+            )
+            is_cont = np.zeros(len(names), dtype=bool)
+            is_cont[cont] = True
+            codes, cards, values = mixed_columns(cols, dtypes, names, cont)
+            # a discrete node's parents are discrete: orient its edges so
+            forbidden = is_cont[:, None] & ~is_cont[None, :]
+            if knowledge is None:
+                knowledge = Knowledge(forbidden, np.zeros_like(forbidden), None, False)
+            else:
+                knowledge = replace(
+                    knowledge, forbidden=knowledge.forbidden | forbidden
+                )
+        elif self.continuous is not None:
+            raise ValueError(
+                "continuous is for ci_test='mi_cg' (the conditional Gaussian test); "
+                f"ci_test={self.ci_test!r} takes every column as "
+                + ("continuous" if self.ci_test in GAUSS_TESTS else "discrete")
+            )
+        elif self.ci_test in GAUSS_TESTS:  # every column continuous
+            values = np.array([column_values(c, v) for c, v in zip(cols, names)])
+            codes = cards = None
+        else:
+            codes, cards = encode_frame(cols, dtypes, names)
+            warn_continuous(self, names, cols, dtypes, codes.T, cards)
         (
             self.directed_edges_,
             self.undirected_edges_,
             self.edges_,
             self.separating_sets_,
-        ) = learn(codes, cards, names, self, self._knowledge(list(names)))
-        self.network_ = _fit_network(self.edges_, self.m, X)
+        ) = learn(codes, cards, names, self, knowledge, values, is_cont)
+        if is_cont is not None:
+            continuous = [v for v, c in zip(names, is_cont) if c]
+        elif self.ci_test in GAUSS_TESTS:
+            continuous = list(names)
+        else:
+            continuous = []
+        self.network_ = _fit_network(self.edges_, self.m, X, None, continuous)
         self.variables_ = list(names)
         return self
 

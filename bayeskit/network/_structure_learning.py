@@ -34,18 +34,29 @@ from ._edges import edge_pairs as _edge_pairs
 from ._edges import expert_parts as _expert_parts
 from ._edges import tier_matrix as _tier_matrix
 from ._hill_climb import iterated_hill_climb
+from ._hybrid_scores import (
+    CG_NAMES,
+    GAUSS_NAMES,
+    continuous_columns,
+    hybrid_family_scores,
+)
 from ._network import BayesianNetwork
 from ._scores import SCORES, FamilyScores, encode_frame, split_frame
 
 __all__ = ["HillClimbSearch", "score_structure"]
 
 
-def _family_scores(frame: tuple, method: str, ess: float, sample_weight, est=None):
+def _family_scores(
+    frame: tuple, method: str, ess: float, sample_weight, est=None, cont=()
+):
     """The :class:`FamilyScores` of the columns ``frame`` (of
     :func:`split_frame`) and the checked weights; rows of zero weight are left
     out, their values included (integer weights are repeated rows). With the
-    estimator ``est``, columns that look continuous warn."""
+    estimator ``est``, columns that look continuous warn. With continuous
+    columns ``cont`` (indices), the scores of a conditional linear Gaussian
+    network (:class:`HybridFamilyScores`)."""
     cols, dtypes, names = frame
+    method = GAUSS_NAMES.get(method, method)
     n = len(cols[0])
     keep = sw = None
     if sample_weight is not None:
@@ -56,11 +67,13 @@ def _family_scores(frame: tuple, method: str, ess: float, sample_weight, est=Non
                 "weight is required"
             )
         keep = None if (sw > 0).all() else sw > 0
+    kept = sw if keep is None else sw[keep]
+    if cont:
+        return hybrid_family_scores(cols, dtypes, names, cont, method, keep, kept), sw
     codes, cards = encode_frame(cols, dtypes, names, keep)
     if est is not None:
         kept_cols = cols if keep is None else [c[keep] for c in cols]
         warn_continuous(est, names, kept_cols, dtypes, codes.T, cards)
-    kept = sw if keep is None else sw[keep]
     return FamilyScores(codes, cards, SCORES[method], ess, kept), sw
 
 
@@ -71,8 +84,9 @@ def score_structure(
     *,
     equivalent_sample_size=10.0,
     sample_weight=None,
+    continuous=None,
 ) -> float:
-    """The score of a DAG on discrete data: the sum of its families' local scores.
+    """The score of a DAG: the sum of its families' local scores.
 
     Parameters
     ----------
@@ -83,14 +97,21 @@ def score_structure(
     edges : list of (parent, child) or DAG
         The graph over the columns of ``X``; a column on no edge is a
         variable without parents.
-    scoring_method : {'bic', 'aic', 'll', 'bdeu', 'bds', 'k2'}, default='bic'
+    scoring_method : {'bic', 'aic', 'll', 'bdeu', 'bds', 'k2', 'bic-g', \
+            'aic-g', 'll-g'}, default='bic'
         The score (pgmpy's names ``'bic-d'``, ``'aic-d'`` and ``'ll-d'`` are
-        ``'bic'``, ``'aic'`` and ``'ll'``); see :class:`HillClimbSearch`.
+        ``'bic'``, ``'aic'`` and ``'ll'``; its Gaussian scores ``'bic-g'``,
+        ``'aic-g'`` and ``'ll-g'`` take every column as continuous); see
+        :class:`HillClimbSearch`.
     equivalent_sample_size : float, default=10.0
         The equivalent sample size of BDeu and BDs (ignored by the other
         scores).
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative weights of the rows (a weight of 2 counts a row twice).
+    continuous : list or 'float', default=None
+        The continuous columns (or ``'float'``: the float columns), scored
+        as conditional linear Gaussian nodes (see :class:`HillClimbSearch`);
+        a discrete node with a continuous parent is a ValueError.
 
     Returns
     -------
@@ -111,9 +132,10 @@ def score_structure(
     >>> round(score_structure(df, []), 4)
     -10.1095
     """
-    if not isinstance(scoring_method, str) or scoring_method not in SCORES:
+    known = {*SCORES, *GAUSS_NAMES, *CG_NAMES}
+    if not isinstance(scoring_method, str) or scoring_method not in known:
         raise ValueError(
-            f"scoring_method must be one of {sorted(SCORES)!r}, got {scoring_method!r}"
+            f"scoring_method must be one of {sorted(known)!r}, got {scoring_method!r}"
         )
     if not isinstance(equivalent_sample_size, Real) or not (equivalent_sample_size > 0):
         raise ValueError(
@@ -128,21 +150,31 @@ def score_structure(
         DAG(pairs, nodes=range(len(names)))
     except CycleError as exc:
         raise ValueError(f"edges form a cycle: {exc}") from None
+    cont = continuous_columns(continuous, scoring_method, *frame)
+    for x, y in pairs:
+        if x in cont and y not in cont:
+            raise ValueError(
+                f"edges hold ({names[x]!r}, {names[y]!r}): the discrete node "
+                f"{names[y]!r} has the continuous parent {names[x]!r}, which a "
+                "conditional linear Gaussian network does not allow; reverse the "
+                f"edge, or declare {names[y]!r} continuous"
+            )
     scores, _ = _family_scores(
-        frame, scoring_method, equivalent_sample_size, sample_weight
+        frame, scoring_method, equivalent_sample_size, sample_weight, cont=cont
     )
     parents = {y: [x for x, c in pairs if c == y] for y in range(len(names))}
     return scores.score(parents)
 
 
-def _fit_network(edges, m, X, sample_weight=None) -> BayesianNetwork:
-    """The network of the learnt ``edges`` fitted to ``X``; the learner has
-    warned already about columns that look continuous, so the network does
-    not again."""
+def _fit_network(edges, m, X, sample_weight=None, continuous=()) -> BayesianNetwork:
+    """The network of the learnt ``edges`` fitted to ``X`` (with the
+    ``continuous`` nodes); the learner has warned already about columns that
+    look continuous, so the network does not again."""
     with warnings.catch_warnings():
         for message in (FRACTIONAL, "about as many distinct values as rows"):
             warnings.filterwarnings("ignore", f".*{message}", UserWarning)
-        return BayesianNetwork(edges, m=m).fit(X, sample_weight=sample_weight)
+        net = BayesianNetwork(edges, m=m, continuous=list(continuous) or None)
+        return net.fit(X, sample_weight=sample_weight)
 
 
 def _validated(est, X) -> tuple:
@@ -211,7 +243,7 @@ class _LearntNetwork(DensityMixin, BaseEstimator):
 
 
 class HillClimbSearch(_LearntNetwork):
-    """Learn the structure of a discrete Bayesian network by hill climbing.
+    """Learn the structure of a Bayesian network by hill climbing.
 
     Starting from ``start_dag`` (the empty graph by default), every step
     makes the one change of one edge (add, remove or reverse it) that most
@@ -227,11 +259,18 @@ class HillClimbSearch(_LearntNetwork):
 
     Parameters
     ----------
-    scoring_method : {'bic', 'aic', 'll', 'bdeu', 'bds', 'k2'}, default='bic'
+    scoring_method : {'bic', 'aic', 'll', 'bdeu', 'bds', 'k2', 'bic-g', \
+            'aic-g', 'll-g'}, default='bic'
         The score to maximise (pgmpy's names ``'bic-d'``, ``'aic-d'`` and
         ``'ll-d'`` are ``'bic'``, ``'aic'`` and ``'ll'``); the formulas are in
         the Notes. The log-likelihood never prefers a sparser graph: without
-        ``max_indegree`` it learns a complete DAG.
+        ``max_indegree`` it learns a complete DAG. With ``continuous``
+        columns, ``'bic'``, ``'aic'`` and ``'ll'`` are those of a conditional
+        linear Gaussian network; pgmpy's Gaussian scores ``'bic-g'``,
+        ``'aic-g'`` and ``'ll-g'`` take every column as continuous (and
+        equal pgmpy's ``BICGauss``, ``AICGauss``, ``LogLikelihoodGauss``).
+        pgmpy's ``'bic-cg'`` family lets a discrete node have continuous
+        parents, and is a ValueError that says what to write.
     equivalent_sample_size : float, default=10.0
         The equivalent sample size of BDeu and BDs (ignored by the others).
     tabu_length : int, default=100
@@ -294,11 +333,21 @@ class HillClimbSearch(_LearntNetwork):
     m : float, default=1.0
         The m-estimate's equivalent sample size for the CPTs of
         ``network_`` (see :class:`~bayeskit.BayesianNetwork`).
+    continuous : list or 'float', default=None
+        The continuous (real-valued) columns, as
+        ``BayesianNetwork(continuous=...)`` takes them, or ``'float'``: the
+        columns of float dtype (not pandas categoricals). They are
+        conditional linear Gaussian nodes; a discrete node's parents are
+        discrete, so an edge from a continuous node to a discrete one is
+        never proposed, and one in ``fixed_edges`` is a ValueError naming it.
+        See :doc:`/hybrid`.
 
     Attributes
     ----------
     edges_ : list of (parent, child)
         The learnt DAG, by child then parent in the order of the columns.
+    continuous_ : list
+        The continuous columns (empty for a discrete network).
     score_ : float
         Its score on the training data (:func:`score_structure`).
     n_iter_ : int
@@ -372,6 +421,22 @@ class HillClimbSearch(_LearntNetwork):
     :math:`\\log\\Gamma(r_i)` for every joint state of a variable's parents
     that the data never show (a term that is zero in the formula above).
 
+    With continuous columns, a continuous node's local score is that of its
+    linear regression on its continuous parents :math:`C`, fitted by
+    weighted least squares in each of the :math:`q` joint states of its
+    discrete parents: with :math:`W_j` the weight of the rows in state
+    :math:`j` and :math:`\\mathrm{RSS}_j` their residual sum of squares,
+
+    .. math::
+
+        -\\frac{1}{2} \\sum_j W_j \\Big(\\log \\frac{2 \\pi
+        \\mathrm{RSS}_j}{W_j} + 1\\Big) - \\frac{\\log N}{2} q (|C| + 2)
+
+    for BIC (``- q (|C| + 2)`` for AIC): an intercept, a coefficient per
+    continuous parent and a variance per state. A family whose regression
+    the data do not determine (a state with no rows, collinear parents)
+    is never taken, so ``network_`` can always be fitted.
+
     The counts of a family are taken once, by one ``bincount`` of the
     mixed-radix code of its columns, and every local score is cached, so a
     move rescores one family (add, remove) or two (reverse). A row with a
@@ -437,7 +502,7 @@ class HillClimbSearch(_LearntNetwork):
     """
 
     _parameter_constraints: dict = {
-        "scoring_method": [StrOptions(set(SCORES))],
+        "scoring_method": [StrOptions({*SCORES, *GAUSS_NAMES, *CG_NAMES})],
         "equivalent_sample_size": [Interval(Real, 0, None, closed="neither")],
         "tabu_length": [Interval(Integral, 0, None, closed="left")],
         "max_indegree": [Interval(Integral, 0, None, closed="left"), None],
@@ -454,6 +519,7 @@ class HillClimbSearch(_LearntNetwork):
         "perturb": [Interval(Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "m": [Interval(Real, 0, None, closed="left")],
+        "continuous": ["array-like", StrOptions({"float"}), None],
     }
 
     def __init__(
@@ -476,6 +542,7 @@ class HillClimbSearch(_LearntNetwork):
         perturb=5,
         random_state=None,
         m=1.0,
+        continuous=None,
     ):
         self.scoring_method = scoring_method
         self.equivalent_sample_size = equivalent_sample_size
@@ -494,8 +561,9 @@ class HillClimbSearch(_LearntNetwork):
         self.perturb = perturb
         self.random_state = random_state
         self.m = m
+        self.continuous = continuous
 
-    def _constraints(self, names: list) -> tuple[np.ndarray, ...]:
+    def _constraints(self, names: list, cont=()) -> tuple[np.ndarray, ...]:
         """The allowed and required edges and the start, as adjacency
         matrices; conflicts are ValueErrors naming the parameters. The parts
         of ``expert_knowledge`` join those of the parameters: its forbidden
@@ -555,6 +623,18 @@ class HillClimbSearch(_LearntNetwork):
             if not allowed[x, y]:
                 raise ValueError(f"{edge} is not in {white_name}")
         allowed &= ~later_first
+        if len(cont):  # a discrete node's parents are discrete
+            is_cont = np.zeros(d, dtype=bool)
+            is_cont[list(cont)] = True
+            for (x, y), label in fixed:
+                if is_cont[x] and not is_cont[y]:
+                    raise ValueError(
+                        f"{label} holds ({names[x]!r}, {names[y]!r}): the discrete "
+                        f"node {names[y]!r} would have the continuous parent "
+                        f"{names[x]!r}, which a conditional linear Gaussian network "
+                        f"does not allow; declare {names[y]!r} continuous"
+                    )
+            allowed &= ~(is_cont[:, None] & ~is_cont[None, :])
         try:
             DAG(fixed_pairs, nodes=range(d))
         except CycleError as exc:
@@ -584,7 +664,8 @@ class HillClimbSearch(_LearntNetwork):
         Parameters
         ----------
         X : DataFrame or array-like of shape (n_samples, n_variables)
-            Categorical data (any labels), one column per variable.
+            Categorical data (any labels), and numbers in the
+            ``continuous`` columns; one column per variable.
         y : None
             Ignored.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -596,10 +677,26 @@ class HillClimbSearch(_LearntNetwork):
         """
         X, frame = _validated(self, X)
         names = frame[2]
-        allowed, required, start = self._constraints(names)
+        cont = continuous_columns(self.continuous, self.scoring_method, *frame)
+        allowed, required, start = self._constraints(names, cont)
         scores, sw = _family_scores(
-            frame, self.scoring_method, self.equivalent_sample_size, sample_weight, self
+            frame,
+            self.scoring_method,
+            self.equivalent_sample_size,
+            sample_weight,
+            self,
+            cont,
         )
+        for y in cont:  # fixed edges may give a regression the data do not fix
+            pa = list(np.flatnonzero(start[:, y]))
+            if not np.isfinite(scores.local_score(y, pa)):
+                raise ValueError(
+                    f"the data do not determine the regression of the continuous "
+                    f"node {names[y]!r} on its parents {[names[p] for p in pa]!r} "
+                    "of fixed_edges or start_dag (a state of its discrete parents "
+                    "without rows, fewer rows than coefficients, or collinear "
+                    "parents)"
+                )
         # pgmpy breaks ties between equally good moves (an edge or its
         # reversal, which BIC and BDeu score alike) by the order of a set;
         # its local optimum depends on them. The first search runs with ties
@@ -625,6 +722,7 @@ class HillClimbSearch(_LearntNetwork):
         ]
         self.score_ = result.score
         self.n_iter_ = result.n_iter
-        self.network_ = _fit_network(self.edges_, self.m, X, sw)
+        self.continuous_ = [names[j] for j in cont]
+        self.network_ = _fit_network(self.edges_, self.m, X, sw, self.continuous_)
         self.variables_ = list(names)
         return self

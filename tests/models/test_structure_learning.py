@@ -544,7 +544,9 @@ def test_bad_parameters_raise_value_errors_naming_them(params, match):
 def test_score_structure_rejects_bad_input():
     df = _asia(50)
     with pytest.raises(ValueError, match="scoring_method"):
-        score_structure(df, [], "aic-g")
+        score_structure(df, [], "aic-cg")
+    with pytest.raises(ValueError, match="continuous column 'asia'"):
+        score_structure(df, [], "aic-g")  # every column continuous
     with pytest.raises(ValueError, match="equivalent_sample_size"):
         score_structure(df, [], "bdeu", equivalent_sample_size=-1)
     with pytest.raises(ValueError, match="edges names"):

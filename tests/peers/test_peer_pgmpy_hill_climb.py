@@ -110,9 +110,12 @@ _bayeskit_peer_module = _MODULE
 
 _DISCRETE = "TestHillClimbEstimatorDiscrete"
 _PRIVATE = "pgmpy's private API (_legal_operations and its score functions)"
-_CONTINUOUS = (
-    "continuous data and scores (Gaussian, conditional Gaussian): bayeskit's "
-    "HillClimbSearch learns discrete networks"
+_CONDITIONAL_GAUSSIAN = (
+    "pgmpy's conditional Gaussian scores (ll-cg, aic-cg, bic-cg) let a discrete "
+    "node have continuous parents; bayeskit's HillClimbSearch learns conditional "
+    "linear Gaussian networks and refuses these names with a ValueError that "
+    "says to pass 'll', 'aic' or 'bic' with continuous= (its Gaussian scores "
+    "are tested against pgmpy's in tests/models/test_structure_hybrid.py)"
 )
 NOT_APPLICABLE.update(
     {
@@ -120,13 +123,10 @@ NOT_APPLICABLE.update(
         (_MODULE, f"{_DISCRETE}::test_legal_operations_forbidden_required"): _PRIVATE,
         (_MODULE, f"{_DISCRETE}::test_legal_operations_titanic"): _PRIVATE,
         (_MODULE, f"{_DISCRETE}::test_estimate"): (
-            "its second half fits the conditional Gaussian scores (ll-cg, aic-cg, "
-            "bic-cg) to titanic's continuous Age and Fare: bayeskit's "
-            "HillClimbSearch learns discrete networks (its discrete scores are "
-            "tested against pgmpy's in test_peer_pgmpy_structure_scores)"
+            "its second half fits the conditional Gaussian scores to titanic's "
+            "continuous Age and Fare: " + _CONDITIONAL_GAUSSIAN
         ),
-        (_MODULE, "TestHillClimbEstimatorGaussian::test_estimate"): _CONTINUOUS,
-        (_MODULE, "TestHillClimbEstimatorMixed::test_estimate"): _CONTINUOUS,
+        (_MODULE, "TestHillClimbEstimatorMixed::test_estimate"): _CONDITIONAL_GAUSSIAN,
     }
 )
 if _TESTDATA is None:
@@ -140,6 +140,9 @@ if _TESTDATA is None:
                 "titanic_train.csv"
             ),
             (_MODULE, f"{_DISCRETE}::test_search_space"): _NO_DATA.format("adult.csv"),
+            (_MODULE, "TestHillClimbEstimatorGaussian::test_estimate"): (
+                _NO_DATA.format("gaussian_testdata.csv")
+            ),
         }
     )
 DELIBERATE_DIFFERENCES[_MODULE, f"{_DISCRETE}::test_no_legal_operation"] = (
