@@ -10,6 +10,7 @@ from sklearn.utils import check_random_state
 from .._validation import Interval, StrOptions, check_is_fitted, check_n_samples
 from ..graph.semi_markov import SemiMarkovChain, SemiMarkovPrior
 from ..priors import Dirichlet
+from ._base import _handler
 from ._checks import check_currstate
 from ._durations import duration_family
 from ._labelled import named
@@ -268,6 +269,19 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
         mean = self.duration_pmf_ @ np.arange(1, self.max_duration + 1)
         weight = nu * mean
         return weight / weight.sum()
+
+    # -- inference -------------------------------------------------------------------
+    def score_samples(self, X, lengths=None):
+        """``(log-likelihood, posteriors)``: the total and every step's
+        posterior (the forward-backward pass without the expected counts
+        that only EM reads)."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_hmm(self, "score_samples", X, lengths)
+        (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
+        post = structure.marginals(messages, params.structure, lengths)
+        return float(post.log_evidence.sum()), self._back(
+            post.posterior, lengths, as_list
+        )
 
     # -- sampling --------------------------------------------------------------------
     def sample(self, n_samples=1, random_state=None, currstate=None):
