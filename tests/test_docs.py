@@ -32,6 +32,7 @@ GALLERY = {
     "plot_kalman_tracking.py": "LinearGaussianSSM",
     "plot_markov_chain_code_or_prose.py": "MarkovChainClassifier",
     "plot_membrane_ar_hmm.py": "ARGaussianHMM",
+    "plot_volume_driven_regimes.py": "InputOutputHMM",
 }
 
 

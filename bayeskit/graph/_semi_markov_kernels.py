@@ -131,11 +131,12 @@ def _backward_sequence(
 @njit(**_JIT)
 def _stats_sequence(
     log_trans, log_pmf, log_surv, log_em, s, e, A, F, Bs, Be, log_lik, weight,
-    gamma, start, trans, durations,
+    gamma, start, trans, durations, counts,
 ):  # fmt: skip  # pragma: no cover - compiled
-    """Posteriors of rows ``s:e`` into ``gamma``; expected start, transition
-    and duration counts (times ``weight``) added to ``start``, ``trans`` and
-    ``durations``. A censored last segment of length ``d`` counts as a
+    """Posteriors of rows ``s:e`` into ``gamma``; with ``counts``, expected
+    start, transition and duration counts (times ``weight``) added to
+    ``start``, ``trans`` and ``durations``. A censored last segment of
+    length ``d`` counts as a
     complete one of length ``d' >= d`` with probability
     ``pmf[d'] / surv[d]`` (its unseen end is latent too)."""
     n_states, max_dur = log_pmf.shape
@@ -151,10 +152,14 @@ def _stats_sequence(
             end = math.exp(F[j, r - 1] + Be[j, r - 1] - log_lik)
             g = gamma[r - 1, j] + begin - end
             gamma[r, j] = min(max(g, 0.0), 1.0)
+        if not counts:
+            continue
         for i in range(n_states):
             f = F[i, r - 1] - log_lik
             for j in range(n_states):
                 trans[i, j] += weight * math.exp(f + log_trans[i, j] + Bs[j, r])
+    if not counts:
+        return
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -280,15 +285,17 @@ def _scaled_forward_sequence(
 
 @njit(**_RING)
 def _scaled_backward_sequence(
-    trans, pmf, surv, s, e, A, R, Bs, Be, weight, durations
+    trans, pmf, surv, s, e, A, R, Bs, Be, weight, durations, counts
 ):  # pragma: no cover - compiled
     """Scaled backward pass over rows ``s:e``, adding the expected duration
-    counts on the way (a segment's posterior is its start message times the
-    term of the backward sum it contributes); False if a message is not
-    finite (the sequence then goes to the log-space recursions, and
-    ``durations`` must be discarded). The ring's slot of a complete segment
-    that ends at ``u`` holds ``Be[j, u]`` times the ``R`` of its steps; the
-    censored segment that ends the sequence is the product ``last``."""
+    counts on the way when ``counts`` (a segment's posterior is its start
+    message times the term of the backward sum it contributes); False if a
+    message is not finite (the sequence then goes to the log-space
+    recursions, and ``durations`` must be discarded). The ring's slot of a
+    complete segment that ends at ``u`` holds ``Be[j, u]`` times the ``R`` of
+    its steps; the censored segment that ends the sequence is the product
+    ``last``. Without ``counts`` (the posteriors alone) the same sums run
+    without the duration counts."""
     n_states, max_dur = pmf.shape
     n = e - s
     ring = np.zeros((n_states, max_dur))
@@ -310,26 +317,39 @@ def _scaled_backward_sequence(
             rj = R[j, r]
             # The last step ends no complete segment.
             ring[j, slot] = Be[j, r] if t < n - 1 else 0.0
-            a = weight * A[j, r]
+            a = weight * A[j, r] if counts else 0.0
             a = a if a > _TINY else 0.0
             acc = 0.0
             # The slots from this step's on, then those wrapped round: the
             # durations 1 .. D - slot, then D - slot + 1 .. D; only as many as
             # complete segments may last (fewer near the end: the rest are 0).
-            for i in range(slot, min(max_dur, slot + n_open)):
-                v = ring[j, i] * rj
-                v = v if v > _TINY else 0.0
-                ring[j, i] = v
-                term = v * bwd_pmf[j, off + i]
-                acc += term
-                durations[j, i - slot] += a * term
-            for i in range(max(0, slot + n_open - max_dur)):
-                v = ring[j, i] * rj
-                v = v if v > _TINY else 0.0
-                ring[j, i] = v
-                term = v * bwd_pmf[j, off + i]
-                acc += term
-                durations[j, i + off] += a * term
+            # A segment whose start has no mass adds 0 to the counts: skipped.
+            if a > 0.0:
+                for i in range(slot, min(max_dur, slot + n_open)):
+                    v = ring[j, i] * rj
+                    v = v if v > _TINY else 0.0
+                    ring[j, i] = v
+                    term = v * bwd_pmf[j, off + i]
+                    acc += term
+                    durations[j, i - slot] += a * term
+                for i in range(max(0, slot + n_open - max_dur)):
+                    v = ring[j, i] * rj
+                    v = v if v > _TINY else 0.0
+                    ring[j, i] = v
+                    term = v * bwd_pmf[j, off + i]
+                    acc += term
+                    durations[j, i + off] += a * term
+            else:
+                for i in range(slot, min(max_dur, slot + n_open)):
+                    v = ring[j, i] * rj
+                    v = v if v > _TINY else 0.0
+                    ring[j, i] = v
+                    acc += v * bwd_pmf[j, off + i]
+                for i in range(max(0, slot + n_open - max_dur)):
+                    v = ring[j, i] * rj
+                    v = v if v > _TINY else 0.0
+                    ring[j, i] = v
+                    acc += v * bwd_pmf[j, off + i]
             if censored <= max_dur:
                 last[j] *= rj
                 p = last[j]
@@ -345,7 +365,7 @@ def _scaled_backward_sequence(
 
 @njit(**_JIT)
 def _scaled_stats_sequence(
-    trans, pmf, s, e, A, F, Bs, Be, weight, gamma, start, trans_counts
+    trans, pmf, s, e, A, F, Bs, Be, weight, gamma, start, trans_counts, counts
 ):  # pragma: no cover - compiled
     """:func:`_stats_sequence` on the scaled messages (the products of the
     start or end message and the matching backward message are posteriors),
@@ -361,6 +381,8 @@ def _scaled_stats_sequence(
         for j in range(n_states):
             g = gamma[r - 1, j] + A[j, r] * Bs[j, r] - F[j, r - 1] * Be[j, r - 1]
             gamma[r, j] = min(max(g, 0.0), 1.0)
+        if not counts:
+            continue
         for i in range(n_states):
             f = weight * F[i, r - 1]
             for j in range(n_states):
@@ -370,7 +392,7 @@ def _scaled_stats_sequence(
 @parallel_pair(**_JIT)
 def _forward_backward_pass(
     log_start, log_trans, log_pmf, log_surv, log_em, start, trans, pmf, surv,
-    bt, shift, bounds, weights, n_tasks, exact, A, F, Bs, Be, R,
+    bt, shift, bounds, weights, n_tasks, exact, counts, A, F, Bs, Be, R,
     log_likelihood, gamma, starts, transitions, durations,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
@@ -378,7 +400,7 @@ def _forward_backward_pass(
     size = max(n_states, max_dur)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
-        counts = np.zeros((n_states, max_dur))
+        found = np.zeros((n_states, max_dur))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
@@ -388,15 +410,16 @@ def _forward_backward_pass(
                     start, trans, pmf, surv, bt, shift, s, e, A, F, R
                 )
                 if ll == ll:
-                    counts[:] = 0.0
+                    found[:] = 0.0
                     if _scaled_backward_sequence(
-                        trans, pmf, surv, s, e, A, R, Bs, Be, weights[n], counts
-                    ):
+                        trans, pmf, surv, s, e, A, R, Bs, Be, weights[n], found,
+                        counts,
+                    ):  # fmt: skip
                         log_likelihood[n] = ll
-                        durations[task] += counts
+                        durations[task] += found
                         _scaled_stats_sequence(
                             trans, pmf, s, e, A, F, Bs, Be, weights[n], gamma,
-                            starts[task], transitions[task],
+                            starts[task], transitions[task], counts,
                         )  # fmt: skip
                         continue
             ll = _forward_sequence(
@@ -409,7 +432,7 @@ def _forward_backward_pass(
             _stats_sequence(
                 log_trans, log_pmf, log_surv, log_em, s, e, A, F, Bs, Be, ll,
                 weights[n], gamma, starts[task], transitions[task],
-                durations[task],
+                durations[task], counts,
             )  # fmt: skip
 
 

@@ -148,13 +148,15 @@ class SemiMarkovPosterior:
     duration_counts : ndarray of shape (k, D)
         Expected number of segments of each state and duration; a censored
         last segment is spread over the durations it may have had.
+
+    The counts are None when they were not asked for (``counts=False``).
     """
 
     log_evidence: np.ndarray
     posterior: np.ndarray
-    start_counts: np.ndarray
-    transition_counts: np.ndarray
-    duration_counts: np.ndarray
+    start_counts: np.ndarray | None = None
+    transition_counts: np.ndarray | None = None
+    duration_counts: np.ndarray | None = None
     symbol_counts: None = None
 
     @functools.cached_property
@@ -164,7 +166,7 @@ class SemiMarkovPosterior:
 
 def semi_markov_forward_backward(
     log_startprob, log_transmat, pmf, log_emission, lengths=None, weights=None,
-    *, exact=False,
+    *, exact=False, counts=True,
 ) -> SemiMarkovPosterior:  # fmt: skip
     """Posteriors and expected counts of an explicit-duration chain.
 
@@ -189,6 +191,11 @@ def semi_markov_forward_backward(
         scaled recursions run first (products of probabilities, one scale
         per step), and a sequence whose scaled messages underflow or
         overflow is recomputed in log space; both give the same numbers.
+    counts : bool, default=True
+        Whether to sum the expected start, transition and duration counts
+        (what EM needs); False gives the log evidence and the posteriors
+        alone (what :meth:`SemiMarkovChain.marginals` needs), the counts
+        None, and skips their sums in the backward pass.
 
     Returns
     -------
@@ -212,7 +219,7 @@ def semi_markov_forward_backward(
     if not exact and _numpy_first(_forward_backward_pass, n_threads, n_tasks):
         found = _semi_markov_numpy.forward_backward(*scaled, bounds, w)
         if found is not None:
-            return SemiMarkovPosterior(*found)
+            return SemiMarkovPosterior(*found[:2], *(found[2:] if counts else ()))
     # Messages as (k, n_steps): the sums over durations read them along time.
     A, F, Bs, Be, R = (np.zeros((k, n_steps)) for _ in range(5))
     log_lik = np.empty(n_seq)
@@ -223,7 +230,7 @@ def semi_markov_forward_backward(
     run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
         start, trans, log_pmf, log_surv, em, *scaled, bounds, w, n_tasks, exact,
-        A, F, Bs, Be, R,
+        counts, A, F, Bs, Be, R,
         log_lik, gamma, starts, transitions, durations,
     )  # fmt: skip
     if not np.all(log_lik > -np.inf):
@@ -232,6 +239,8 @@ def semi_markov_forward_backward(
             f"sequence {bad} has probability zero under the model: its "
             "posterior is undefined"
         )
+    if not counts:
+        return SemiMarkovPosterior(log_lik, gamma)
     return SemiMarkovPosterior(
         log_lik, gamma, starts.sum(0), transitions.sum(0), durations.sum(0)
     )
@@ -445,6 +454,16 @@ class SemiMarkovChain:
         return semi_markov_forward_backward(
             params.log_startprob, params.log_transmat, params.pmf,
             self._dense(messages), lengths, weights,
+        )  # fmt: skip
+
+    def marginals(
+        self, messages, params: SemiMarkovParams, lengths=None
+    ) -> SemiMarkovPosterior:
+        """:meth:`posterior` without the expected counts (None): every step's
+        posterior and the log evidence, what ``predict_proba`` needs."""
+        return semi_markov_forward_backward(
+            params.log_startprob, params.log_transmat, params.pmf,
+            self._dense(messages), lengths, counts=False,
         )  # fmt: skip
 
     def filter(self, messages, params: SemiMarkovParams, lengths=None):

@@ -458,15 +458,19 @@ class ARGaussianHMM(CovarsAttribute, BaseHMM):
             Number of steps (``history`` included).
         random_state : int, RandomState instance or None, default=None
             The generator of the draws (None: the model's ``random_state``).
-        currstate : int, default=None
-            The state of the first step; None draws it from ``startprob_``.
+        currstate : int or state name, default=None
+            The state of the first step; None draws it from ``startprob_``
+            (one of ``state_names_`` also, for a model fitted with named
+            states).
         history : array-like of shape (order, n_features), default=None
             The first ``order`` steps, oldest first; None is zeros.
 
         Returns
         -------
         X : ndarray of shape (n_samples, n_features)
-        states : ndarray of int of shape (n_samples,)
+        states : ndarray of shape (n_samples,)
+            Indices, or the states' names when the model was fitted with
+            named states (``state_names_``), as :meth:`predict` gives them.
         """
         check_is_fitted(self)
         p, d = self._order(), self.n_features

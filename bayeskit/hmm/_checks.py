@@ -38,12 +38,25 @@ def check_chain_priors(est) -> None:
             ) from None
 
 
-def check_currstate(est, currstate) -> None:
-    """ValueError naming ``currstate`` unless it is None or a state of ``est``."""
-    if currstate is not None and not (
-        isinstance(currstate, Integral) and 0 <= currstate < est.n_components
-    ):
-        raise ValueError(
-            f"currstate must be a state, an integer in 0 .. "
-            f"{est.n_components - 1}, got {currstate!r}"
-        )
+def check_currstate(est, currstate):
+    """The index of ``currstate``: None, a state index ``0 .. n_components -
+    1``, or, for a model fitted with named states, one of its
+    ``state_names_``; ValueError naming ``currstate`` otherwise."""
+    names = getattr(est, "state_names_", None)
+    if currstate is None:
+        return None
+    if names is not None:
+        lookup = {name: j for j, name in enumerate(names.tolist())}
+        key = currstate.item() if isinstance(currstate, np.generic) else currstate
+        try:
+            if key in lookup and not isinstance(key, Integral):
+                return lookup[key]
+        except TypeError:  # unhashable: not a name
+            pass
+    if isinstance(currstate, Integral) and 0 <= currstate < est.n_components:
+        return int(currstate)
+    named = "" if names is None else f" or a state name {names.tolist()[:10]}"
+    raise ValueError(
+        f"currstate must be a state, an integer in 0 .. "
+        f"{est.n_components - 1}{named}, got {currstate!r}"
+    )

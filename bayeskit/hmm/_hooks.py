@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from .._base.monitor import ConvergenceMonitor
 from .._validation import check_is_fitted, check_n_samples
 from ._checks import check_currstate
+from ._labelled import named
 
 __all__ = ["HMMHooks"]
 
@@ -91,20 +92,24 @@ class HMMHooks:
             Number of steps.
         random_state : int, RandomState instance or None, default=None
             The generator of the draws (None: the model's ``random_state``).
-        currstate : int, default=None
+        currstate : int or state name, default=None
             The state of the first step; None draws it from ``startprob_``.
+            A model fitted with named states also takes one of its
+            ``state_names_``.
 
         Returns
         -------
         X : ndarray of shape (n_samples, n_features)
             The observations.
-        states : ndarray of int of shape (n_samples,)
-            The state of every step.
+        states : ndarray of shape (n_samples,)
+            The state of every step: indices (int), or the states' names
+            (``state_names_``) when the model was fitted with named states,
+            as :meth:`predict` gives them.
         """
         check_n_samples(n_samples)
         check_is_fitted(self)
         params = self._current_params()
-        check_currstate(self, currstate)
+        currstate = check_currstate(self, currstate)
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )
@@ -116,7 +121,7 @@ class HMMHooks:
                     rng = kept[1]  # hmmlearn's model drew its start from it
         draw = self._sampler(params)
         if n_samples == 0:
-            return self._samples(draw(None, rng)), np.zeros(0, dtype=int)
+            return self._samples(draw(None, rng)), named(self, np.zeros(0, dtype=int))
         # hmmlearn's rule, a cumulative table against one uniform draw per step.
         start_cdf = np.cumsum(params.structure.startprob)
         trans_cdf = np.cumsum(params.structure.transmat, axis=1)
@@ -128,7 +133,7 @@ class HMMHooks:
             state = (trans_cdf[state] > rng.rand()).argmax()
             states.append(state)
             X.append(draw(state, rng))
-        return self._samples(np.atleast_2d(X)), np.array(states, dtype=int)
+        return self._samples(np.atleast_2d(X)), named(self, np.array(states, dtype=int))
 
     def _sampler(self, params):
         """``draw(state, rng)``: one observation of ``state``, drawn as

@@ -675,7 +675,7 @@ class InputOutputHMM(HiddenMarkovModel):
         check_n_samples(n_samples)
         check_is_fitted(self)
         params = self._current_params()
-        check_currstate(self, currstate)
+        currstate = check_currstate(self, currstate)
         U = self._covariates(covariates, np.array([n_samples]), False, reset=False)
         rng = check_random_state(
             self.random_state if random_state is None else random_state

@@ -10,8 +10,10 @@ from sklearn.utils import check_random_state
 from .._validation import Interval, StrOptions, check_is_fitted, check_n_samples
 from ..graph.semi_markov import SemiMarkovChain, SemiMarkovPrior
 from ..priors import Dirichlet
+from ._base import _handler
 from ._checks import check_currstate
 from ._durations import duration_family
+from ._labelled import named
 from ._model import HiddenMarkovModel
 
 __all__ = ["HiddenSemiMarkovModel"]
@@ -268,6 +270,19 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
         weight = nu * mean
         return weight / weight.sum()
 
+    # -- inference -------------------------------------------------------------------
+    def score_samples(self, X, lengths=None):
+        """``(log-likelihood, posteriors)``: the total and every step's
+        posterior (the forward-backward pass without the expected counts
+        that only EM reads)."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_hmm(self, "score_samples", X, lengths)
+        (structure, _, _), params, messages, lengths, as_list = self._inputs(X, lengths)
+        post = structure.marginals(messages, params.structure, lengths)
+        return float(post.log_evidence.sum()), self._back(
+            post.posterior, lengths, as_list
+        )
+
     # -- sampling --------------------------------------------------------------------
     def sample(self, n_samples=1, random_state=None, currstate=None):
         """Draw one sequence of ``n_samples`` steps: ``(X, states)``.
@@ -282,26 +297,30 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
             Number of steps.
         random_state : int, RandomState instance or None, default=None
             The generator of the draws (None: the model's ``random_state``).
-        currstate : int, default=None
-            The state of the first step.
+        currstate : int or state name, default=None
+            The state of the first step (one of ``state_names_`` also, for a
+            model fitted with named states).
 
         Returns
         -------
         X : ndarray of shape (n_samples, n_features)
-        states : ndarray of int of shape (n_samples,)
+        states : ndarray of shape (n_samples,)
+            Indices, or the states' names when the model was fitted with
+            named states (``state_names_``), as :meth:`predict` gives them.
         """
         check_n_samples(n_samples)
         check_is_fitted(self)
         params = self._current_params()
-        check_currstate(self, currstate)
+        currstate = check_currstate(self, currstate)
         rng = check_random_state(
             self.random_state if random_state is None else random_state
         )
         draw = self._sampler(params)
         if n_samples == 0:
-            return self._samples(draw(None, rng)), np.zeros(0, dtype=int)
+            return self._samples(draw(None, rng)), named(self, np.zeros(0, dtype=int))
         states = self._components()[0].sample(
             params.structure, n_samples, rng, currstate
         )
         X = self._components().emission.sample(params.emission, states, rng)
-        return self._samples(np.asarray(X, dtype=float).reshape(n_samples, -1)), states
+        X = self._samples(np.asarray(X, dtype=float).reshape(n_samples, -1))
+        return X, named(self, states)

@@ -136,6 +136,26 @@ def test_batched_sequences_equal_one_by_one():
     np.testing.assert_allclose(post.duration_counts, counts, rtol=1e-12)
 
 
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("seed", range(12))
+def test_posteriors_without_counts_are_the_posteriors_with_them(seed, exact):
+    """``counts=False`` (what ``predict_proba`` runs) skips the expected
+    counts and changes nothing else: the log evidence and every step's
+    posterior are the full pass's to 1e-12, on batches of sequences large
+    enough for the compiled kernels, the scaled and the log-space paths."""
+    rng = np.random.default_rng(300 + seed)
+    k, D = int(rng.integers(2, 6)), int(rng.integers(1, 60))
+    lengths = rng.integers(1, 400, size=int(rng.integers(1, 12)))
+    start, trans, pmf, log_em = _random_model(rng, k, D, lengths.sum())
+    log_em *= rng.uniform(0.1, 20)  # far apart states send some to log space
+    args = (safe_log(start), safe_log(trans), pmf, log_em, lengths)
+    full = semi_markov_forward_backward(*args, exact=exact)
+    alone = semi_markov_forward_backward(*args, exact=exact, counts=False)
+    np.testing.assert_allclose(alone.log_evidence, full.log_evidence, rtol=1e-12)
+    np.testing.assert_allclose(alone.posterior, full.posterior, atol=1e-12)
+    assert alone.duration_counts is None and alone.transition_counts is None
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_geometric_durations_equal_the_hmm(seed):
     """Durations geometric with stay probability a_ii (truncated where the

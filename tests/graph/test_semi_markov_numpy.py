@@ -216,3 +216,24 @@ def test_a_first_fit_in_a_fresh_environment_compiles_no_kernel(tmp_path):
     ).stdout
     compiled = json.loads(out.strip().splitlines()[-1])
     assert compiled == {name: [0, 0] for name in compiled}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_posteriors_without_counts_are_the_same_on_both_paths(force, seed):
+    """``counts=False`` (``predict_proba``'s pass) gives the full pass's
+    log evidence and posteriors, and no counts, on the numpy path as on the
+    kernels."""
+    rng = np.random.default_rng(500 + seed)
+    args = _draw(rng)
+    results = {}
+    for path in ("kernels", "numpy"):
+        force(path)
+        results[path] = (
+            semi_markov.semi_markov_forward_backward(*args),
+            semi_markov.semi_markov_forward_backward(*args, counts=False),
+        )
+    full, _ = results["kernels"]
+    for path, (_, alone) in results.items():
+        assert_allclose(alone.log_evidence, full.log_evidence, **KW)
+        assert_allclose(alone.posterior, full.posterior, **KW)
+        assert alone.start_counts is None and alone.duration_counts is None, path

@@ -140,3 +140,40 @@ def test_an_unknown_name_after_fit_is_an_error_naming_states():
         hmm.score(X, LENGTHS, states=np.array(["a", "b", "d"])[z])
     with pytest.raises(ValueError, match="state_names_"):
         hmm.summarize(X, LENGTHS, states=z)  # indices: the model has names
+
+
+@pytest.mark.parametrize("kind", list(MAKERS))
+@pytest.mark.parametrize("seed", range(3))
+def test_sample_of_a_named_fit_gives_the_names(kind, seed):
+    """``sample`` draws what the index fit draws (the same parameters, the
+    same generator) and gives its states as the names ``predict`` gives;
+    ``currstate`` takes a name as the index of that name."""
+    rng = np.random.default_rng(seed)
+    X, z = sample(kind, rng)
+    names = np.array(["storm", "calm", "fog"])
+    position = np.argsort(np.argsort(names))
+    known = rng.random(len(z)) < 0.3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_name = MAKERS[kind]().fit(X, LENGTHS, states=np.where(known, names[z], None))
+        by_index = MAKERS[kind]().fit(
+            X, LENGTHS, states=np.where(known, position[z], -1)
+        )
+    n = int(rng.integers(1, 40))
+    X_name, s_name = by_name.sample(n, random_state=seed)
+    X_index, s_index = by_index.sample(n, random_state=seed)
+    np.testing.assert_array_equal(X_name, X_index)
+    assert s_index.dtype.kind in "iu"
+    np.testing.assert_array_equal(s_name, by_name.state_names_[s_index])
+    assert set(s_name.tolist()) <= {"calm", "fog", "storm"}
+    for j, name in enumerate(by_name.state_names_):
+        X_name, s_name = by_name.sample(n, random_state=seed, currstate=name)
+        X_index, s_index = by_index.sample(n, random_state=seed, currstate=j)
+        assert s_name[0] == name
+        np.testing.assert_array_equal(X_name, X_index)
+        np.testing.assert_array_equal(s_name, by_name.state_names_[s_index])
+    assert by_name.sample(0, random_state=seed)[1].shape == (0,)
+    with pytest.raises(ValueError, match="currstate"):
+        by_name.sample(3, currstate="drizzle")
+    with pytest.raises(ValueError, match="currstate"):
+        by_index.sample(3, currstate="calm")  # no names: indices only
