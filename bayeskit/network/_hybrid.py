@@ -80,6 +80,10 @@ def _frame(est, X, reset: bool) -> pd.DataFrame:
         if arr.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
         frame = pd.DataFrame(arr)
+        latent = getattr(est, "latent_", ())
+        if not reset and latent and arr.shape[1] == est.n_features_in_ - len(latent):
+            for v in latent:  # a latent node's column: missing in every row
+                frame[v] = None
     if len(frame) == 0:
         raise ValueError("X has 0 samples; at least one is required")
     if reset:

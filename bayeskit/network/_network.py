@@ -119,6 +119,11 @@ class BayesianNetwork(
         written as in pgmpy gets pgmpy's tables.
     max_iter : int, default=100
         The most EM iterations.
+    n_init : int, default=1
+        The number of EM runs from random starts when there are latent
+        variables (each run's start drawn from ``random_state`` in turn); the
+        run of the highest objective ``lower_bound_`` is kept. Missing cells
+        alone have one start, the available-case estimate.
     tol : float, default=1e-3
         EM stops when the objective ``lower_bound_`` changes by less.
     random_state : int, RandomState instance or None, default=None
@@ -296,6 +301,7 @@ class BayesianNetwork(
         "latent": ["array-like", None],
         "missing": [StrOptions({"auto", "available", "em"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "cpds_init": [dict, None],
@@ -315,6 +321,7 @@ class BayesianNetwork(
         latent=None,
         missing="auto",
         max_iter=100,
+        n_init=1,
         tol=1e-3,
         random_state=None,
         cpds_init=None,
@@ -330,6 +337,7 @@ class BayesianNetwork(
         self.latent = latent
         self.missing = missing
         self.max_iter = max_iter
+        self.n_init = n_init
         self.tol = tol
         self.random_state = random_state
         self.cpds_init = cpds_init
