@@ -103,7 +103,8 @@ class BayesianNetwork(
     latent : list, default=None
         Latent (hidden) variables: nodes of ``edges`` that are no column of
         the data, each with its states declared in ``states`` (a list of
-        labels, or a number ``k`` for the labels ``0 .. k - 1``). Their CPTs,
+        labels, or a number ``k`` for the labels ``0 .. k - 1``), or listed in
+        ``continuous`` (a continuous latent node). Their CPTs,
         and those of their children, are learnt by EM.
     missing : {'auto', 'available', 'em'}, default='auto'
         How :meth:`fit` treats missing cells (NaN, None, pd.NA).
