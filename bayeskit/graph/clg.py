@@ -68,6 +68,8 @@ __all__ = [
 
 MAX_CONFIGURATIONS = 100_000
 _LOG_2PI = np.log(2 * np.pi)
+# From this many rows of one pattern, conditioning forms its affine maps first.
+_MAPPED_ROWS = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -383,11 +385,13 @@ class CLGNetwork:
         With the whitened residual targets :math:`r = t - W_O x_O` (``t =
         D^{-1/2} a``), the hidden means are :math:`G r` (``G = K_{HH}^{-1}
         W_H^\top``) and the least-squares residual is :math:`P r`, ``P = I -
-        W_H G``. Both are affine in :math:`x_O`, so the maps are formed once
-        per pattern (small matrices) and the rows take one product:
-        ``x_O [E | -P W_O^T] + [e | P t]``, ``E`` the identity on the
-        observed columns (which keep their values exactly) and
-        :math:`-(G W_O)^\top` on the hidden ones.
+        W_H G``. For many rows both are taken as the affine maps of
+        :math:`x_O` they are, formed once (small matrices), so the rows take
+        one product each: ``x_O [E | -P W_O^T] + [e | P t]``, ``E`` the
+        identity on the observed columns (which keep their values exactly)
+        and :math:`-(G W_O)^\top` on the hidden ones. For a few rows forming
+        the maps costs more than it saves, and :math:`r`, :math:`G r` and
+        :math:`r - W_H G r` are computed directly.
         """
         a, B, var = self._gaussians[u]
         c = len(a)
@@ -399,27 +403,39 @@ class CLGNetwork:
         logdet = np.sum(np.log(var))
         cov = np.zeros((c, c))
         o = int(obs.sum())
-        maps = np.zeros((o, 2 * c))  # x_O -> (means, residuals)
-        shift = np.zeros(2 * c)
-        maps[:, :c][:, obs] = np.eye(o)
+        gain = Wh = None
         if hid.any():
             Wh = W[:, hid]
             R = cholesky(Wh.T @ Wh, lower=False)
             gain = cho_solve((R, False), Wh.T)  # (h, c): G
-            proj = np.eye(c) - Wh @ gain  # P
-            maps[:, :c][:, hid] = -(gain @ Wo).T
-            shift[:c][hid] = gain @ target
-            maps[:, c:] = -(proj @ Wo).T
-            shift[c:] = proj @ target
             logdet += 2 * np.sum(np.log(np.diag(R)))
             cov[np.ix_(hid, hid)] = cho_solve((R, False), np.eye(R.shape[0]))
+        if len(x_obs) < _MAPPED_ROWS:
+            rhs = target[None, :] - x_obs @ Wo.T  # (n, c)
+            means = np.zeros((len(x_obs), c))
+            means[:, obs] = x_obs
+            resid = rhs
+            if gain is not None:
+                mh = rhs @ gain.T  # (n, h)
+                means[:, hid] = mh
+                resid = rhs - mh @ Wh.T
         else:
-            maps[:, c:] = -Wo.T
-            shift[c:] = target
-        means = x_obs @ maps[:, :c]
-        means += shift[:c]
-        resid = x_obs @ maps[:, c:]
-        resid += shift[c:]
+            maps = np.zeros((o, 2 * c))  # x_O -> (means, residuals)
+            shift = np.zeros(2 * c)
+            maps[:, :c][:, obs] = np.eye(o)
+            if gain is not None:
+                proj = np.eye(c) - Wh @ gain  # P
+                maps[:, :c][:, hid] = -(gain @ Wo).T
+                shift[:c][hid] = gain @ target
+                maps[:, c:] = -(proj @ Wo).T
+                shift[c:] = proj @ target
+            else:
+                maps[:, c:] = -Wo.T
+                shift[c:] = target
+            means = x_obs @ maps[:, :c]
+            means += shift[:c]
+            resid = x_obs @ maps[:, c:]
+            resid += shift[c:]
         quad = np.einsum("nc,nc->n", resid, resid)
         log_density = -0.5 * (o * _LOG_2PI + logdet + quad)
         return log_density, means, cov
