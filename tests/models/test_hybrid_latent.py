@@ -466,3 +466,9 @@ def test_cpds_init_takes_get_cpds_layout():
     for v in a.continuous_:
         np.testing.assert_allclose(a.cpds_[v].coef, b.cpds_[v].coef, rtol=1e-12)
         np.testing.assert_allclose(a.cpds_[v].variance, b.cpds_[v].variance)
+
+
+def test_summarize_with_latent_nodes_is_an_error():
+    df = _factor(np.random.default_rng(0), 50)
+    with pytest.raises(ValueError, match=r"latent variables \['z'\] are learnt by EM"):
+        _net("factor").summarize(df)
