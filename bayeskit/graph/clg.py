@@ -68,6 +68,8 @@ __all__ = [
 
 MAX_CONFIGURATIONS = 100_000
 _LOG_2PI = np.log(2 * np.pi)
+# From this many rows of one pattern, conditioning forms its affine maps first.
+_MAPPED_ROWS = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -378,34 +380,64 @@ class CLGNetwork:
 
     def _condition(self, u: int, obs: np.ndarray, x_obs: np.ndarray) -> tuple:
         """Log density of the observed cells and the posterior of the hidden
-        ones for the rows ``x_obs`` (all with the observed mask ``obs``)."""
+        ones for the rows ``x_obs`` (all with the observed mask ``obs``).
+
+        With the whitened residual targets :math:`r = t - W_O x_O` (``t =
+        D^{-1/2} a``), the hidden means are :math:`G r` (``G = K_{HH}^{-1}
+        W_H^\top``) and the least-squares residual is :math:`P r`, ``P = I -
+        W_H G``. For many rows both are taken as the affine maps of
+        :math:`x_O` they are, formed once (small matrices), so the rows take
+        one product each: ``x_O [E | -P W_O^T] + [e | P t]``, ``E`` the
+        identity on the observed columns (which keep their values exactly)
+        and :math:`-(G W_O)^\top` on the hidden ones. For a few rows forming
+        the maps costs more than it saves, and :math:`r`, :math:`G r` and
+        :math:`r - W_H G r` are computed directly.
+        """
         a, B, var = self._gaussians[u]
         c = len(a)
-        n = len(x_obs)
         scale = 1.0 / np.sqrt(var)
         W = scale[:, None] * (np.eye(c) - B)
         target = scale * a  # (c,)
         hid = ~obs
-        rhs = target[None, :] - x_obs @ W[:, obs].T  # (n, c)
+        Wo = W[:, obs]  # (c, o)
         logdet = np.sum(np.log(var))
-        means = np.zeros((n, c))
-        means[:, obs] = x_obs
         cov = np.zeros((c, c))
+        o = int(obs.sum())
+        gain = Wh = None
         if hid.any():
             Wh = W[:, hid]
             R = cholesky(Wh.T @ Wh, lower=False)
-            # One solve per pattern and configuration, then a product for the
-            # rows: the least-squares map from residual targets to x_H.
-            gain = cho_solve((R, False), Wh.T)  # (h, c)
-            mh = rhs @ gain.T  # (n, h)
-            means[:, hid] = mh
-            resid = rhs - mh @ Wh.T
+            gain = cho_solve((R, False), Wh.T)  # (h, c): G
             logdet += 2 * np.sum(np.log(np.diag(R)))
             cov[np.ix_(hid, hid)] = cho_solve((R, False), np.eye(R.shape[0]))
-        else:
+        if len(x_obs) < _MAPPED_ROWS:
+            rhs = target[None, :] - x_obs @ Wo.T  # (n, c)
+            means = np.zeros((len(x_obs), c))
+            means[:, obs] = x_obs
             resid = rhs
+            if gain is not None:
+                mh = rhs @ gain.T  # (n, h)
+                means[:, hid] = mh
+                resid = rhs - mh @ Wh.T
+        else:
+            maps = np.zeros((o, 2 * c))  # x_O -> (means, residuals)
+            shift = np.zeros(2 * c)
+            maps[:, :c][:, obs] = np.eye(o)
+            if gain is not None:
+                proj = np.eye(c) - Wh @ gain  # P
+                maps[:, :c][:, hid] = -(gain @ Wo).T
+                shift[:c][hid] = gain @ target
+                maps[:, c:] = -(proj @ Wo).T
+                shift[c:] = proj @ target
+            else:
+                maps[:, c:] = -Wo.T
+                shift[c:] = target
+            means = x_obs @ maps[:, :c]
+            means += shift[:c]
+            resid = x_obs @ maps[:, c:]
+            resid += shift[c:]
         quad = np.einsum("nc,nc->n", resid, resid)
-        log_density = -0.5 * (obs.sum() * _LOG_2PI + logdet + quad)
+        log_density = -0.5 * (o * _LOG_2PI + logdet + quad)
         return log_density, means, cov
 
     def posterior(
@@ -432,18 +464,33 @@ class CLGNetwork:
         U = len(self.components)
         observed = ~np.isnan(values)
         log_lik = np.zeros((n, U))
-        means = np.zeros((n, U, c))
+        means = None
         covs, pattern, masks = [], np.zeros(n, dtype=int), []
-        for p, (obs, rows) in enumerate(_patterns(observed)):
+        if n and (observed == observed[0]).all():  # one pattern: no sorting
+            groups = [(observed[0], slice(None))]
+        else:
+            groups = _patterns(observed)
+        for p, (obs, rows) in enumerate(groups):
             pattern[rows] = p
             masks.append(obs)
             covs.append(np.zeros((U, c, c)))
-            x_obs = values[np.ix_(rows, obs)]
+            x_obs = (
+                values[rows][:, obs]
+                if isinstance(rows, slice)
+                else values[np.ix_(rows, obs)]
+            )
             for u in range(U):
                 ld, m, cov = self._condition(u, obs, x_obs)
                 log_lik[rows, u] = ld
-                means[rows, u] = m
+                if U == 1 and isinstance(rows, slice):  # the rows' means as they are
+                    means = m[:, None, :]
+                else:
+                    if means is None:
+                        means = np.zeros((n, U, c))
+                    means[rows, u] = m
                 covs[p][u] = cov
+        if means is None:
+            means = np.zeros((n, U, c))
         log_joint = self.log_prior[None, :] + log_lik[:, self.component]
         for j in range(len(self.discrete)):
             seen = codes[:, j] >= 0

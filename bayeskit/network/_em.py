@@ -37,7 +37,8 @@ __all__ = ["check_latent", "fit_em", "latent_states"]
 def check_latent(est, names: list) -> list:
     """The ``latent`` parameter, checked against the columns ``names`` and the
     edges: a list of variables that are on an edge, are no column, and have
-    their states declared in ``states`` (a list, or a number of states)."""
+    their states declared in ``states`` (a list, or a number of states) unless
+    they are continuous (``continuous``)."""
     latent = [] if est.latent is None else list(est.latent)
     if len(set(latent)) != len(latent):
         raise ValueError(f"latent lists a variable twice: {latent!r}")
@@ -48,6 +49,7 @@ def check_latent(est, names: list) -> list:
         )
     on_edges = {u for edge in ([] if est.edges is None else est.edges) for u in edge}
     states = est.states or {}
+    continuous = set(getattr(est, "continuous", None) or ())
     for v in latent:
         if v in set(names):
             raise ValueError(
@@ -57,7 +59,7 @@ def check_latent(est, names: list) -> list:
             )
         if v not in on_edges:
             raise ValueError(f"latent names {v!r}, which is on no edge of the network")
-        if v not in states:
+        if v not in states and v not in continuous:
             raise ValueError(
                 f"latent variable {v!r} has no states: declare them in states, "
                 f"e.g. states={{{v!r}: 2}} or a list of labels"
@@ -81,7 +83,9 @@ def latent_states(est) -> dict:
     return out
 
 
-def start_tables(est, structure: BayesNet, stats: NetworkStats, prior) -> dict:
+def start_tables(
+    est, structure: BayesNet, stats: NetworkStats, prior, rng=None
+) -> dict:
     """EM's start: the available-case m-estimate, a random table (every row
     drawn from the flat Dirichlet, seeded by ``random_state``) for a latent
     variable and its children, and the tables of ``cpds_init`` as given.
@@ -97,7 +101,7 @@ def start_tables(est, structure: BayesNet, stats: NetworkStats, prior) -> dict:
         for v in structure.variables
         if v in latent or latent & set(structure.dag.parents(v))
     ]
-    rng = check_random_state(est.random_state)
+    rng = check_random_state(est.random_state) if rng is None else rng
     for v in touched:
         shape = start[v].shape
         rows = rng.dirichlet(np.ones(shape[-1]), size=int(np.prod(shape[:-1])))
@@ -170,11 +174,15 @@ def fit_em(est, structure: BayesNet, prior, stats: NetworkStats, codes, weights)
         est.n_iter_, est.converged_ = 0, True
         est.lower_bound_, est.lower_bounds_ = bound, [bound]
         return est
-    start = start_tables(est, structure, stats, prior)
     keep = weights > 0
-    stats, bounds, n_iter, converged = run_em(
-        est, structure, prior, codes[keep], weights[keep], start
-    )
+    rng = check_random_state(est.random_state)
+    best = None
+    for _ in range(est.n_init if est.latent_ else 1):  # one start without latent
+        start = start_tables(est, structure, stats, prior, rng)
+        run = run_em(est, structure, prior, codes[keep], weights[keep], start)
+        if best is None or run[1][-1] > best[1][-1]:
+            best = run
+    stats, bounds, n_iter, converged = best
     est.from_stats(stats)
     est.n_iter_, est.converged_ = n_iter, converged
     est.lower_bound_, est.lower_bounds_ = bounds[-1], bounds

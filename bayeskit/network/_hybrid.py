@@ -80,6 +80,10 @@ def _frame(est, X, reset: bool) -> pd.DataFrame:
         if arr.ndim != 2:
             raise ValueError(f"X must be 2-dimensional, got shape {arr.shape}")
         frame = pd.DataFrame(arr)
+        latent = getattr(est, "latent_", ())
+        if not reset and latent and arr.shape[1] == est.n_features_in_ - len(latent):
+            for v in latent:  # a latent node's column: missing in every row
+                frame[v] = None
     if len(frame) == 0:
         raise ValueError("X has 0 samples; at least one is required")
     if reset:
@@ -103,6 +107,13 @@ def _frame(est, X, reset: bool) -> pd.DataFrame:
 def _continuous_values(frame, names) -> np.ndarray:
     """The continuous columns as floats, NaN where missing; a string is an
     error naming its column."""
+    dtypes = frame.dtypes
+    if all(isinstance(t, np.dtype) and t.kind in "biuf" for t in dtypes):
+        # Every column a numpy number (the all-continuous case): one copy of
+        # the frame's block, not one per column.
+        out = frame.to_numpy(dtype=float)[:, frame.columns.get_indexer(names)]
+        _check_finite(out, names)
+        return out
     out = np.empty((len(frame), len(names)))
     for j, v in enumerate(names):
         col = frame[v]
@@ -122,10 +133,14 @@ def _continuous_values(frame, names) -> np.ndarray:
             raise ValueError(
                 f"continuous node {v!r} has values that are not numbers: {exc}"
             ) from None
+    _check_finite(out, names)
+    return out
+
+
+def _check_finite(out, names) -> None:
     if np.isinf(out).any():
         j = int(np.flatnonzero(np.isinf(out).any(axis=0))[0])
         raise ValueError(f"continuous node {names[j]!r} has infinite values")
-    return out
 
 
 def _evidence_rows(est, X) -> tuple:
@@ -284,23 +299,32 @@ def hybrid_predict(est, X):
     codes, values, frame = _evidence_rows(est, X)
     clg = est._clg_
     post = clg.posterior(codes, values)
-    best = post.map_assignment()
-    means = post.mean()
-    out = frame.copy()
-    for j, v in enumerate(clg.discrete):
-        miss = codes[:, j] < 0
-        if miss.any():
-            col = np.array(out[v].to_numpy(), dtype=object)
-            col[miss] = est.states_[v][best[miss, j]]
-            out[v] = pd.Series(col, index=out.index).infer_objects()
-    for j, v in enumerate(clg.continuous):
-        miss = np.isnan(values[:, j])
-        if miss.any():
-            out[v] = np.where(miss, means[:, j], values[:, j])
+    hidden = np.isnan(values)
+    filled = np.where(hidden, post.mean(), values) if hidden.any() else values
+    if not clg.discrete and all(t == np.float64 for t in frame.dtypes):
+        # Every column continuous and float: one block, in the frame's order.
+        at = [clg.continuous.index(v) for v in frame.columns.tolist()]
+        out = pd.DataFrame(
+            filled[:, at], index=frame.index, columns=frame.columns, copy=False
+        )
+    else:
+        cols = {v: frame[v] for v in frame.columns}  # given columns, unchanged
+        missing = codes < 0
+        best = post.map_assignment() if missing.any() else None
+        for j, v in enumerate(clg.discrete):
+            miss = missing[:, j]
+            if miss.any():
+                col = np.array(frame[v].to_numpy(), dtype=object)
+                col[miss] = est.states_[v][best[miss, j]]
+                cols[v] = pd.Series(col, index=frame.index).infer_objects()
+        for j, v in enumerate(clg.continuous):
+            if hidden[:, j].any():
+                cols[v] = filled[:, j]
+        out = pd.DataFrame(cols, index=frame.index, columns=frame.columns)
     if isinstance(X, pd.DataFrame):
-        if list(X.columns) != list(out.columns):  # as pgmpy: given, then predicted
-            shown = list(X.columns)
-            out = out[shown + [v for v in out.columns if v not in shown]]
+        if not X.columns.equals(out.columns):  # as pgmpy: given, then predicted
+            shown = X.columns.tolist()
+            out = out[shown + [v for v in out.columns.tolist() if v not in shown]]
         return out
     return out.to_numpy()
 

@@ -32,10 +32,12 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 
 from .._validation import check_sample_weight
 from ..graph.clg import CLGNetwork
 from ._hybrid_fit import _triangle, labels_of, prior_of
+from ._hybrid_latent import checked_latent, latent_frame, latent_start
 
 __all__ = ["expected_hybrid_stats", "fit_hybrid_em", "partial_fit_hybrid_em"]
 
@@ -149,41 +151,85 @@ def log_prior(est) -> float:
 
 
 def fit_hybrid_em(est, X, sample_weight):
-    """Fit ``est`` (continuous nodes, ``missing='em'``) by EM, started from the
-    available-case estimate; rows with no missing cell need no iteration."""
-    from ._hybrid import _evidence_rows
+    """Fit ``est`` (continuous nodes, ``missing='em'`` or latent nodes) by EM,
+    started from the available-case estimate (rows with no missing cell need
+    no iteration), or for latent nodes from ``n_init`` random starts, keeping
+    the run of the highest objective."""
     from ._hybrid_stats import hybrid_from_stats, hybrid_summarize
 
     est._reset()
-    hybrid_from_stats(est, hybrid_summarize(est, X, sample_weight, fit=True))
-    codes, values, frame = _evidence_rows(est, X)
-    sw = check_sample_weight(sample_weight, np.empty((len(frame), 0)))
-    keep = sw > 0
-    codes, values, sw = codes[keep], values[keep], sw[keep]
-    total = float(sw.sum())
-    if not ((codes < 0).any() or np.isnan(values).any()):
-        _, log_lik = expected_hybrid_stats(est, codes, values, sw)
-        bounds, converged = [(log_lik + log_prior(est)) / total], True
-    else:
-        bounds, converged = [], False
-        for _ in range(est.max_iter):
-            stats, log_lik = expected_hybrid_stats(est, codes, values, sw)
-            bounds.append((log_lik + log_prior(est)) / total)
-            hybrid_from_stats(est, stats)
-            if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < est.tol:
-                converged = True
-                break
-        if not converged:
-            warnings.warn(
-                f"EM did not converge in {est.max_iter} iterations "
-                f"(tol={est.tol}): increase max_iter or tol",
-                ConvergenceWarning,
-                stacklevel=3,
+    if est.latent:
+        rng = check_random_state(est.random_state)
+        frame, latent, layout = _latent_frame(est, X)
+        best = None
+        for _ in range(est.n_init):
+            latent_start(est, frame, latent, layout, rng)
+            codes, values, sw = _rows(
+                est, latent_frame(frame, latent, layout[1]), sample_weight
             )
+            run = _run_em(est, codes, values, sw)
+            if best is None or run[0][-1] > best[0][-1]:
+                best = run
+        bounds, converged, stats = best
+        hybrid_from_stats(est, stats)
+    else:
+        hybrid_from_stats(est, hybrid_summarize(est, X, sample_weight, fit=True))
+        codes, values, sw = _rows(est, X, sample_weight)
+        bounds, converged, _ = _run_em(est, codes, values, sw)
+    if not converged:
+        warnings.warn(
+            f"EM did not converge in {est.max_iter} iterations "
+            f"(tol={est.tol}): increase max_iter or tol",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     est.n_iter_ = 0 if len(bounds) == 1 and converged else len(bounds)
     est.converged_ = converged
     est.lower_bound_, est.lower_bounds_ = bounds[-1], bounds
     return est
+
+
+def _rows(est, X, sample_weight) -> tuple:
+    """The codes, values and weights of the rows of positive weight."""
+    from ._hybrid import _evidence_rows
+
+    codes, values, frame = _evidence_rows(est, X)
+    sw = check_sample_weight(sample_weight, np.empty((len(frame), 0)))
+    keep = sw > 0
+    return codes[keep], values[keep], sw[keep]
+
+
+def _run_em(est, codes, values, sw) -> tuple:
+    """EM from ``est``'s parameters: the objective of every iteration, whether
+    its change fell below ``tol``, and the statistics of the last E-step
+    (whose M-step ``est`` holds); complete rows need no iteration."""
+    from ._hybrid_stats import hybrid_from_stats
+
+    total = float(sw.sum())
+    if not ((codes < 0).any() or np.isnan(values).any()):
+        stats, log_lik = expected_hybrid_stats(est, codes, values, sw)
+        return [(log_lik + log_prior(est)) / total], True, stats
+    bounds, converged, stats = [], False, None
+    for _ in range(est.max_iter):
+        stats, log_lik = expected_hybrid_stats(est, codes, values, sw)
+        bounds.append((log_lik + log_prior(est)) / total)
+        hybrid_from_stats(est, stats)
+        if len(bounds) > 1 and abs(bounds[-1] - bounds[-2]) < est.tol:
+            converged = True
+            break
+    return bounds, converged, stats
+
+
+def _latent_frame(est, X) -> tuple:
+    """The rows of ``X`` as a frame, the latent nodes (checked) and the
+    layout of every node, latent ones included."""
+    from ._hybrid import _frame
+    from ._hybrid_stats import _layout
+
+    frame = _frame(est, X, reset=True)
+    names = list(frame.columns)
+    latent = checked_latent(est, names)
+    return frame, latent, _layout(est, names + latent)
 
 
 def partial_fit_hybrid_em(est, X, sample_weight):

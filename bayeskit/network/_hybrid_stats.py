@@ -138,6 +138,11 @@ def hybrid_summarize(est, X, sample_weight=None, *, fit=False) -> HybridStats:
     from ._hybrid import _continuous_values, _frame
 
     fitted = hasattr(est, "continuous_")
+    if est.latent and not fitted:
+        raise ValueError(
+            f"latent variables {list(est.latent)!r} are learnt by EM, which needs "
+            "the rows themselves: fit the network on data in memory"
+        )
     frame = _frame(est, X, reset=not fitted)
     if fitted:
         layout = est._layout_
@@ -227,6 +232,7 @@ def install_hybrid(est, layout, inner, nodes) -> None:
         est.feature_names_in_ = np.asarray(names, dtype=object)
     est._discrete_net_ = inner
     est._layout_ = layout
+    est.latent_ = [v for v in (est.latent or ()) if v in set(names)]
     est._clg_ = exact_clg(discrete, cards, log_cpds, cont, nodes)
 
 
@@ -266,24 +272,19 @@ def hybrid_from_tables(est, tables: dict, regressions: dict):
     return est
 
 
-def _refuse_latent(est) -> None:
-    if est.latent:
-        raise ValueError("latent variables are not available with continuous nodes yet")
-
-
 def fit_hybrid(est, X, sample_weight):
     """Fit a network with continuous nodes (``est.continuous``):
     ``from_stats(summarize(X))``, on a Dask DataFrame too; by EM with
     ``missing='em'``."""
-    _refuse_latent(est)
     if (handler := handler_for(X)) is not None:
-        if est.missing == "em":
+        if est._by_em():
             raise ValueError(
-                "missing='em' with continuous nodes takes a pandas DataFrame, not "
-                "Dask input: compute the rows first, or use missing='available'"
+                "missing='em' (and latent variables) with continuous nodes take a "
+                "pandas DataFrame, not Dask input: compute the rows first, or use "
+                "missing='available'"
             )
         return handler.fit_hybrid_network(est, X, sample_weight)
-    if est.missing == "em":
+    if est._by_em():
         return fit_hybrid_em(est, X, sample_weight)
     est._reset()
     return hybrid_from_stats(est, hybrid_summarize(est, X, sample_weight, fit=True))
@@ -295,12 +296,13 @@ def hybrid_partial_fit(est, X, y=None, sample_weight=None):
     if not hasattr(est, "stats_"):  # the first chunk, or a network built by hand
         return fit_hybrid(est, X, sample_weight)
     if (handler := handler_for(X)) is not None:
-        if est.missing == "em":
+        if est._by_em():
             raise ValueError(
-                "missing='em' with continuous nodes takes a pandas DataFrame, not "
-                "Dask input: compute the rows first, or use missing='available'"
+                "missing='em' (and latent variables) with continuous nodes take a "
+                "pandas DataFrame, not Dask input: compute the rows first, or use "
+                "missing='available'"
             )
         return handler.fit_hybrid_network(est, X, sample_weight, partial=True)
-    if est.missing == "em":
+    if est._by_em():
         return partial_fit_hybrid_em(est, X, sample_weight)
     return hybrid_from_stats(est, est.stats_ + hybrid_summarize(est, X, sample_weight))

@@ -103,7 +103,8 @@ class BayesianNetwork(
     latent : list, default=None
         Latent (hidden) variables: nodes of ``edges`` that are no column of
         the data, each with its states declared in ``states`` (a list of
-        labels, or a number ``k`` for the labels ``0 .. k - 1``). Their CPTs,
+        labels, or a number ``k`` for the labels ``0 .. k - 1``), or listed in
+        ``continuous`` (a continuous latent node). Their CPTs,
         and those of their children, are learnt by EM.
     missing : {'auto', 'available', 'em'}, default='auto'
         How :meth:`fit` treats missing cells (NaN, None, pd.NA).
@@ -119,6 +120,11 @@ class BayesianNetwork(
         written as in pgmpy gets pgmpy's tables.
     max_iter : int, default=100
         The most EM iterations.
+    n_init : int, default=1
+        The number of EM runs from random starts when there are latent
+        variables (each run's start drawn from ``random_state`` in turn); the
+        run of the highest objective ``lower_bound_`` is kept. Missing cells
+        alone have one start, the available-case estimate.
     tol : float, default=1e-3
         EM stops when the objective ``lower_bound_`` changes by less.
     random_state : int, RandomState instance or None, default=None
@@ -296,6 +302,7 @@ class BayesianNetwork(
         "latent": ["array-like", None],
         "missing": [StrOptions({"auto", "available", "em"})],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "random_state": ["random_state"],
         "cpds_init": [dict, None],
@@ -315,6 +322,7 @@ class BayesianNetwork(
         latent=None,
         missing="auto",
         max_iter=100,
+        n_init=1,
         tol=1e-3,
         random_state=None,
         cpds_init=None,
@@ -330,6 +338,7 @@ class BayesianNetwork(
         self.latent = latent
         self.missing = missing
         self.max_iter = max_iter
+        self.n_init = n_init
         self.tol = tol
         self.random_state = random_state
         self.cpds_init = cpds_init

@@ -136,6 +136,35 @@ def test_hybrid_posteriors_equal_enumeration(seed):
             )
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_many_rows_of_one_pattern_equal_enumeration(seed):
+    """Patterns of 300 rows or more (conditioned through maps formed once per
+    pattern) give the dense reference's answers, one pattern or two."""
+    rng = np.random.default_rng(100 + seed)
+    spec = random_clg(rng, int(rng.integers(0, 3)), int(rng.integers(2, 5)))
+    net = CLGNetwork(*spec)
+    codes, values = net.sample(600, rng)
+    codes = np.where(rng.random(codes.shape) < 0.3, -1, codes)
+    masks = rng.random((2, values.shape[1])) < 0.5
+    masks[:, 0] = seed % 3 == 0  # some with the first node observed or hidden
+    which = np.zeros(600, dtype=int) if seed % 2 else np.repeat([0, 1], 300)
+    values = np.where(masks[which], np.nan, values)
+    post = net.posterior(codes, values)
+    rows = rng.choice(600, size=8, replace=False)
+    _, ref = dense_reference(*spec, codes[rows], values[rows])
+    for i, (ev, w, means, covs) in zip(rows, ref):
+        np.testing.assert_allclose(post.log_evidence[i], ev, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(np.exp(post.log_joint[i]), w, atol=1e-10)
+        live = w > 0
+        comp = post.component[live]
+        np.testing.assert_allclose(post.means[i, comp], means[live], atol=1e-9)
+        np.testing.assert_allclose(
+            post.covariances[post.pattern[i], comp], covs[live], atol=1e-9
+        )
+        observed = ~np.isnan(values[i])
+        assert (post.means[i, :, observed] == values[i, observed][:, None]).all()
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_linear_gaussian_posteriors_equal_dense_conditioning(seed):
     """All-continuous: one Gaussian; the mean, covariance and the log
