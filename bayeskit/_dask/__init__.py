@@ -7,12 +7,14 @@ reduction per iteration), :mod:`._hmm` (Baum-Welch over Dask bags and arrays
 of sequences) and :mod:`._lds` (EM of the linear dynamical systems over the
 same partitions of sequences) and :mod:`._chain` (the counts of the observable
 Markov chains) and :mod:`._hybrid` (networks with continuous nodes) and
-:mod:`._vhmm` (variational EM of the variational HMMs), built on it.
+:mod:`._vhmm` and :mod:`._bgm` (variational EM of the variational HMMs and of
+BayesianGaussianMixture), built on it.
 ``bayeskit`` registers this package with :mod:`bayeskit._collections`; an
 estimator calls it only when :func:`accepts` says its input is a Dask
 collection, and Dask is imported then.
 """
 
+from ._bgm import fit_bayesian_mixture
 from ._chain import fit_markov_chain, predict_markov_chain
 from ._edge import (
     SPLIT_EVERY,
@@ -33,6 +35,7 @@ accepts = is_dask  # the handler's test (bayeskit._collections)
 __all__ = [
     "SPLIT_EVERY",
     "accepts",
+    "fit_bayesian_mixture",
     "fit_classifier",
     "fit_hmm",
     "fit_hybrid_network",
