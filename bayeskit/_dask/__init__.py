@@ -6,13 +6,15 @@ prediction over row blocks), then :mod:`._em` (the Gaussian mixtures' EM, one
 reduction per iteration), :mod:`._hmm` (Baum-Welch over Dask bags and arrays
 of sequences) and :mod:`._lds` (EM of the linear dynamical systems over the
 same partitions of sequences) and :mod:`._chain` (the counts of the observable
-Markov chains) and :mod:`._hybrid` (networks with continuous nodes), built on
-it. ``bayeskit`` registers this
-package with :mod:`bayeskit._collections`; an estimator calls it only when
-:func:`accepts` says its input is a Dask collection, and Dask is imported
-then.
+Markov chains) and :mod:`._hybrid` (networks with continuous nodes) and
+:mod:`._vhmm` and :mod:`._bgm` (variational EM of the variational HMMs and of
+BayesianGaussianMixture), built on it.
+``bayeskit`` registers this package with :mod:`bayeskit._collections`; an
+estimator calls it only when :func:`accepts` says its input is a Dask
+collection, and Dask is imported then.
 """
 
+from ._bgm import fit_bayesian_mixture
 from ._chain import fit_markov_chain, predict_markov_chain
 from ._edge import (
     SPLIT_EVERY,
@@ -26,12 +28,14 @@ from ._em import fit_mixture, partial_fit_mixture
 from ._hmm import fit_hmm, predict_hmm
 from ._hybrid import fit_hybrid_network
 from ._lds import fit_lds, predict_lds, states_lds
+from ._vhmm import fit_variational_hmm
 
 accepts = is_dask  # the handler's test (bayeskit._collections)
 
 __all__ = [
     "SPLIT_EVERY",
     "accepts",
+    "fit_bayesian_mixture",
     "fit_classifier",
     "fit_hmm",
     "fit_hybrid_network",
@@ -39,6 +43,7 @@ __all__ = [
     "fit_markov_chain",
     "fit_mixture",
     "fit_network",
+    "fit_variational_hmm",
     "is_dask",
     "partial_fit_mixture",
     "predict",

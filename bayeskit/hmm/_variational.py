@@ -38,7 +38,7 @@ References
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 from scipy.special import logsumexp
@@ -50,29 +50,11 @@ from .._validation import _fit_context
 from ..graph import ChainParams, LatentChain
 from ..priors import Dirichlet
 from ._base import _handler
+from ._vonline import VariationalChainStats, VariationalHMMStatistics
 
-__all__ = ["VariationalHMMMixin", "chain_e_step"]
+__all__ = ["VariationalChainStats", "VariationalHMMMixin", "chain_e_step"]
 
 _log = logging.getLogger("bayeskit.hmm")
-
-
-@dataclass(frozen=True)
-class VariationalChainStats:
-    """What one variational E-step gives: the chain's expected counts, the
-    family's statistics, and the bound of the posterior it ran under."""
-
-    chain: object
-    emission: object
-    lower_bound: float
-
-    def __add__(self, other):
-        """Statistics of two chunks of sequences (``summarize``): their
-        counts and their log evidence add."""
-        return VariationalChainStats(
-            self.chain + other.chain,
-            self.emission + other.emission,
-            self.lower_bound + other.lower_bound,
-        )
 
 
 def chain_e_step(log_lik, q_start, q_trans, lengths, weights=None):
@@ -130,15 +112,19 @@ class _Run:
     verbose = 0
     verbose_interval = 1
 
-    def __init__(self, model, X, lengths):
-        self.model, self.lengths = model, lengths
+    def __init__(self, model, X, lengths, weights=None, e_step=None):
+        self.model, self.lengths, self.weights = model, lengths, weights
         self.max_iter, self.tol = model.n_iter, model.tol
+        # The E-step's statistics (a distributed one's, on Dask input).
+        self.e_step = e_step or (lambda: model._vb_e_step(X, lengths, weights))
 
     def _initialize(self, X, sw, random_state):
-        self.model._vb_initialize(X, self.lengths)
+        self.model._vb_initialize(X, self.lengths, self.weights)
 
     def _e_step(self, X):
-        return self.model._vb_e_step(X, self.lengths)
+        """The statistics, with the bound of the posterior they ran under."""
+        stats = self.e_step()
+        return replace(stats, lower_bound=stats.lower_bound - self.model._vb_kl())
 
     def _stats(self, X, stats, sw):
         return stats
@@ -157,17 +143,7 @@ class _Run:
             setattr(self.model, name, value)
 
 
-def _not_offered(name):
-    def method(self):
-        raise AttributeError(
-            f"{type(self).__name__} has no {name}: a variational fit needs all "
-            "the sequences at once (use fit)"
-        )
-
-    return property(method)
-
-
-class VariationalHMMMixin:
+class VariationalHMMMixin(VariationalHMMStatistics):
     """The variational fit of an HMM: the chain's posteriors, hmmlearn's
     start and checks, and the loop (placed before the EM model whose
     inference it reuses: ``startprob_``, ``transmat_`` and the family's point
@@ -179,15 +155,11 @@ class VariationalHMMMixin:
         "t": ("transmat_prior_", "transmat_posterior_"),
     }
 
-    partial_fit = _not_offered("partial_fit")
-    summarize = _not_offered("summarize")
-    from_stats = _not_offered("from_stats")
-
     def _vb_names(self):
         return [name for names in self._vb_groups.values() for name in names]
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, lengths=None, *, y=None):
+    def fit(self, X, lengths=None, *, y=None, sequence_weight=None):
         """Estimate the posterior over the parameters by variational EM.
 
         The parameters whose letters are in ``init_params``, and those whose
@@ -209,6 +181,11 @@ class VariationalHMMMixin:
             sequence.
         y : None
             Ignored.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+            Non-negative weight of each sequence: its expected counts and its
+            log evidence enter times its weight (an integer weight counts the
+            sequence as that many copies); the start's counts and k-means are
+            weighted alike. None weighs every sequence 1 (hmmlearn's fit).
 
         Returns
         -------
@@ -216,22 +193,32 @@ class VariationalHMMMixin:
 
         Notes
         -----
-        A Dask bag of sequences, or a Dask array of rows with ``lengths``, is
-        computed into memory first: the variational fit is not distributed
-        (prediction on Dask input is, as for the other HMMs).
+        On a Dask bag of sequences, or a Dask array of rows with ``lengths``,
+        every iteration's E-step runs where the partitions live and their
+        statistics are summed (:meth:`summarize` per partition, then
+        :meth:`from_stats`); the start reads a sample of whole sequences in
+        memory (all of them when they hold at most 10,000 steps, and then the
+        fit is the in-memory fit).
         """
-        if _handler(X) is not None:  # a Dask collection: the rows in memory
-            X = X.compute()
-        Xt, lengths, _ = self._sequences(X, lengths, reset=True)
+        if (handler := _handler(X)) is not None:  # a Dask bag or array
+            return handler.fit_variational_hmm(self, X, lengths, sequence_weight)
+        Xt, lengths, weights = self._data(X, lengths, sequence_weight, reset=True)
         self._components()  # the hyperparameters and letters, checked
-        run = _Run(self, Xt, lengths)
+        self._vb_fit(Xt, lengths, weights)
+        return self
+
+    def _vb_fit(self, Xt, lengths, weights, e_step=None):
+        """Variational EM started on ``Xt`` (whose E-step is ``e_step()``
+        when given: a distributed one's); the monitor's attributes and the
+        posterior means on the model."""
+        run = _Run(self, Xt, lengths, weights, e_step)
+        self.__dict__.pop("n_batch_iter_", None)  # a new schedule for partial_fit
         monitor = self._new_monitor()
         fit_variational(run, Xt, None, self.random_state, monitor=monitor)
         for name in ("converged_", "n_iter_", "lower_bound_", "lower_bounds_"):
             setattr(self, name, getattr(run, name))
         self.monitor_ = monitor
         self._vb_publish()
-        return self
 
     # -- start ---------------------------------------------------------------------
     def _vb_needs_init(self, letter):
@@ -251,23 +238,26 @@ class VariationalHMMMixin:
             return True
         return any(name not in self.__dict__ for name in names)
 
-    def _vb_initialize(self, X, lengths):
+    def _vb_initialize(self, X, lengths, weights=None):
         """hmmlearn's start of the chain's posteriors (its draws, in its
-        order), then the family's (``_vb_emission_start``), then the checks."""
+        order), then the family's (``_vb_emission_start``), then the checks.
+        hmmlearn's counts of sequences and steps are weighted by
+        ``weights``."""
         k = self.n_components
         rng = check_random_state(self.random_state)
         uniform = np.full(k, 1.0 / k)
+        n_seq = len(lengths) if weights is None else weights.sum()
+        n_steps = np.sum(lengths) if weights is None else weights @ lengths
         if self._vb_needs_init("s"):
             prior = 1.0 / k if self.startprob_prior is None else self.startprob_prior
             self.startprob_prior_ = np.full(k, prior, dtype=float)
-            self.startprob_posterior_ = rng.dirichlet(uniform) * len(lengths)
+            self.startprob_posterior_ = rng.dirichlet(uniform) * n_seq
         if self._vb_needs_init("t"):
             prior = 1.0 / k if self.transmat_prior is None else self.transmat_prior
             self.transmat_prior_ = np.full((k, k), prior, dtype=float)
-            self.transmat_posterior_ = (
-                rng.dirichlet(uniform, size=k) * np.sum(lengths) / k
-            )
-        self._vb_emission_start(X, lengths)
+            self.transmat_posterior_ = rng.dirichlet(uniform, size=k) * n_steps / k
+        row_weight = None if weights is None else np.repeat(weights, lengths)
+        self._vb_emission_start(X, n_steps, row_weight)
         self._vb_check()
 
     def _vb_array(self, name, shape, *, positive=True, signed=False):
@@ -300,24 +290,30 @@ class VariationalHMMMixin:
         self._vb_emission_check()
 
     # -- E-step --------------------------------------------------------------------
-    def _vb_e_step(self, X, lengths):
+    def _vb_e_step(self, X, lengths, weights=None):
         """Forward-backward under the expected log parameters: the chain's
-        counts, the family's statistics and the bound of the current
-        posterior (see the module)."""
+        counts, the family's statistics and the log evidence under the
+        current posterior (the bound's first term; see the module), every
+        sequence's times its weight."""
         q_start = Dirichlet(self.startprob_posterior_)
         q_trans = Dirichlet(self.transmat_posterior_)
         resp, chain_stats, log_evidence = chain_e_step(
-            self._vb_log_likelihood(X), q_start, q_trans, lengths
-        )
-        kl = float(q_start.kl(Dirichlet(self.startprob_prior_)).sum()) + float(
-            q_trans.kl(Dirichlet(self.transmat_prior_)).sum()
+            self._vb_log_likelihood(X), q_start, q_trans, lengths, weights
         )
         observed = self._vb_observed(X)
         if observed is not None:  # gaps add nothing to the family's statistics
             X, resp = X[observed], resp[observed]
         emission = self._vb_emission_stats(X, resp)
-        bound = log_evidence - kl - self._vb_emission_kl()
-        return VariationalChainStats(chain_stats, emission, bound)
+        return VariationalChainStats(chain_stats, emission, log_evidence)
+
+    def _vb_kl(self) -> float:
+        """The KL divergences of the current posteriors from their priors."""
+        q_start = Dirichlet(self.startprob_posterior_)
+        q_trans = Dirichlet(self.transmat_posterior_)
+        kl = float(q_start.kl(Dirichlet(self.startprob_prior_)).sum()) + float(
+            q_trans.kl(Dirichlet(self.transmat_prior_)).sum()
+        )
+        return kl + self._vb_emission_kl()
 
     def _vb_observed(self, X):
         """The steps that are not gaps (None: every one)."""

@@ -15,6 +15,7 @@ from ..graph import ChainPrior
 from ..priors import Dirichlet
 from ._categorical import CategoricalHMM
 from ._variational import VariationalHMMMixin
+from ._vonline import SVI_CONSTRAINTS
 
 __all__ = ["VariationalCategoricalHMM"]
 
@@ -67,6 +68,16 @@ default=None
         'e' emissions.
     implementation : {'log', 'scaling'}, default='log'
         Accepted for hmmlearn's calls; both are bayeskit's one chain kernel.
+    total_samples : float, default=1e6
+        For :meth:`partial_fit` only: the (weighted) number of steps of all
+        the sequences, by which each mini-batch's statistics are scaled (as
+        :class:`~bayeskit.BayesianGaussianMixture`'s rows).
+    learning_offset : float, default=10.0
+        For :meth:`partial_fit`: ``tau_0`` of the step size ``(tau_0 +
+        t)^(-kappa)``, at least 1.
+    learning_decay : float, default=0.7
+        For :meth:`partial_fit`: ``kappa`` in (0.5, 1] (the step sizes then
+        satisfy the Robbins-Monro conditions).
 
     Attributes
     ----------
@@ -88,6 +99,9 @@ default=None
         The bound of every iteration; it never decreases.
     converged_ : bool
     n_iter_ : int
+    n_batch_iter_ : int
+        The steps :meth:`partial_fit` took since the last :meth:`fit` (its
+        ``t``).
     n_features_in_ : int
 
     See Also
@@ -147,6 +161,7 @@ default=None
         "params": [str],
         "init_params": [str],
         "implementation": [StrOptions({"log", "scaling"})],
+        **SVI_CONSTRAINTS,
     }
     _vb_groups = {
         **VariationalHMMMixin._vb_groups,
@@ -173,6 +188,9 @@ default=None
         params="ste",
         init_params="ste",
         implementation="log",
+        total_samples=1e6,
+        learning_offset=10.0,
+        learning_decay=0.7,
     ):
         self.n_components = n_components
         self.startprob_prior = startprob_prior
@@ -187,6 +205,9 @@ default=None
         self.params = params
         self.init_params = init_params
         self.implementation = implementation
+        self.total_samples = total_samples
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
 
     def _make_components(self):
         n_symbols = self.__dict__.get("n_features_") or self._alphabet_by_hand()
@@ -197,7 +218,7 @@ default=None
         )
 
     # -- the family's half of the variational loop ---------------------------------
-    def _vb_emission_start(self, X, lengths):
+    def _vb_emission_start(self, X, n_steps, row_weight=None):
         if not self._vb_needs_init("e"):
             return
         k, m = self.n_components, self.n_features_
@@ -209,7 +230,7 @@ default=None
             draws = rng.dirichlet(alpha[0], size=k)
         else:
             draws = np.array([rng.dirichlet(row) for row in alpha])
-        self.emissionprob_posterior_ = draws * np.sum(lengths) / k
+        self.emissionprob_posterior_ = draws * n_steps / k
 
     def _vb_emission_check(self):
         shape = (self.n_components, self.n_features_)
@@ -230,6 +251,14 @@ default=None
         for k in range(self.n_components):
             counts[k] = np.bincount(codes, resp[:, k], minlength=self.n_features_)
         return counts
+
+    def _vb_emission_matches(self, counts):
+        return np.shape(counts) == (self.n_components, self.n_features_)
+
+    def _vb_emission_blend(self, old, rho):
+        if "e" in self.params:
+            name = "emissionprob_posterior_"
+            setattr(self, name, (1.0 - rho) * old[name] + rho * getattr(self, name))
 
     def _vb_emission_kl(self):
         q = Dirichlet(self.emissionprob_posterior_)

@@ -22,6 +22,7 @@ from ..graph import ChainPrior
 from ..priors import Gamma
 from ._gaussian import GaussianHMM
 from ._variational import VariationalHMMMixin
+from ._vonline import SVI_CONSTRAINTS, NormalStats, _blend_gaussian
 
 __all__ = ["VariationalGaussianHMM"]
 
@@ -132,6 +133,16 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         'c' (``dof_*`` and ``scale_*``).
     implementation : {'log', 'scaling'}, default='log'
         Accepted for hmmlearn's calls; both are bayeskit's one chain kernel.
+    total_samples : float, default=1e6
+        For :meth:`partial_fit` only: the (weighted) number of steps of all
+        the sequences, by which each mini-batch's statistics are scaled (as
+        :class:`~bayeskit.BayesianGaussianMixture`'s rows).
+    learning_offset : float, default=10.0
+        For :meth:`partial_fit`: ``tau_0`` of the step size ``(tau_0 +
+        t)^(-kappa)``, at least 1.
+    learning_decay : float, default=0.7
+        For :meth:`partial_fit`: ``kappa`` in (0.5, 1] (the step sizes then
+        satisfy the Robbins-Monro conditions).
 
     Attributes
     ----------
@@ -151,6 +162,9 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         The evidence lower bound of every iteration; it never decreases.
     converged_ : bool
     n_iter_ : int
+    n_batch_iter_ : int
+        The steps :meth:`partial_fit` took since the last :meth:`fit` (its
+        ``t``).
     n_features_in_ : int
 
     See Also
@@ -244,6 +258,7 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         "params": [str],
         "init_params": [str],
         "implementation": [StrOptions({"log", "scaling"})],
+        **SVI_CONSTRAINTS,
     }
     _vb_groups = {
         **VariationalHMMMixin._vb_groups,
@@ -272,6 +287,9 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         params="stmc",
         init_params="stmc",
         implementation="log",
+        total_samples=1e6,
+        learning_offset=10.0,
+        learning_decay=0.7,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -289,6 +307,9 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         self.params = params
         self.init_params = init_params
         self.implementation = implementation
+        self.total_samples = total_samples
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
 
     def _make_components(self):
         structure = self._structure()
@@ -331,7 +352,7 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
             "spherical": (k,),
         }[self.covariance_type]
 
-    def _vb_emission_start(self, X, lengths):
+    def _vb_emission_start(self, X, n_steps, row_weight=None):
         """hmmlearn's start: k-means (``random_state`` as given, ``n_init=10``)
         for the means, its cluster sizes for ``beta_posterior_`` and
         ``dof_posterior_``, and the data's covariance plus ``1e-3`` on its
@@ -343,6 +364,7 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         observed = self._vb_observed(X)
         if observed is not None:
             X = X[observed]
+            row_weight = None if row_weight is None else row_weight[observed]
         if len(X) < max(k, 2):
             raise ValueError(
                 f"hmmlearn's start reads the data's covariance and k-means with "
@@ -350,8 +372,9 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
                 f"steps, got n_samples = {len(X)}"
             )
         d = X.shape[1]
-        km = KMeans(n_clusters=k, random_state=self.random_state, n_init=10).fit(X)
-        counts = np.bincount(km.predict(X), minlength=k).astype(float)
+        km = KMeans(n_clusters=k, random_state=self.random_state, n_init=10)
+        km.fit(X, sample_weight=row_weight)
+        counts = np.bincount(km.predict(X), row_weight, minlength=k).astype(float)
         least = d - 1 if ctype in ("full", "tied") else 0
         if init_c and (counts.sum() if ctype == "tied" else counts).min() <= least:
             raise ValueError(
@@ -381,7 +404,7 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
             else:
                 self.dof_prior_ = self._prior_array("dof_prior", () if tied else (k,))
             self.dof_posterior_ = counts.sum() if tied else counts.copy()
-            cov = np.atleast_2d(np.cov(X.T)) + 1e-3 * np.eye(d)
+            cov = np.atleast_2d(np.cov(X.T, aweights=row_weight)) + 1e-3 * np.eye(d)
             shape = self._scale_shape(d)
             if self.scale_prior is None:
                 unit = {
@@ -507,12 +530,21 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
             )
         else:
             scatter = resp.T @ Y**2 - n[:, None] * ybar**2
-        return n, ybar + center, scatter
+        return NormalStats(n, ybar + center, scatter)
+
+    def _vb_emission_matches(self, stats):
+        return isinstance(stats, NormalStats) and stats.mean.shape == (
+            self.n_components,
+            self.n_features_in_,
+        )
+
+    def _vb_emission_blend(self, old, rho):
+        _blend_gaussian(self, old, rho)
 
     def _vb_emission_m_step(self, stats):
         """The Normal-Wishart (Normal-Gamma) posterior of every state (Bishop
         2006, eqs. 10.60-10.63; Murphy 2012, eq. 4.214), hmmlearn's letters."""
-        n, xbar, scatter = stats
+        n, xbar, scatter = stats.weight, stats.mean, stats.scatter
         ctype, d = self.covariance_type, self.n_features_in_
         beta0, m0 = self.beta_prior_, self.means_prior_
         full = ctype in ("full", "tied")

@@ -403,6 +403,8 @@ default='kmeans'
         -------
         self : object
         """
+        if (handler := handler_for(X)) is not None:  # a Dask array or DataFrame
+            return handler.fit_bayesian_mixture(self, X, sample_weight)
         self.fit_predict(X, y, sample_weight)
         return self
 
@@ -422,6 +424,13 @@ default='kmeans'
         -------
         labels : ndarray of shape (n_samples,)
         """
+        X, sw = self._validated_start(X, sample_weight)
+        fit_variational(self, X, sw, check_random_state(self.random_state))
+        return np.argmax(self._e_step(X), axis=1)
+
+    def _validated_start(self, X, sample_weight):
+        """``(X, sample_weight)`` validated, and the priors' defaults read
+        from them (a Dask fit passes a sample of its rows)."""
         warm = self.warm_start and hasattr(self, "converged_")
         X = float_input(
             validate_data(
@@ -441,8 +450,7 @@ default='kmeans'
         if not sw.any():
             raise ValueError("sample_weight must not be all zero")
         self._check_parameters(X, sw)
-        fit_variational(self, X, sw, check_random_state(self.random_state))
-        return np.argmax(self._e_step(X), axis=1)
+        return X, sw
 
     def _initialize_parameters(self, X, random_state, sample_weight=None):
         """scikit-learn's start: responsibilities drawn by ``init_params``,
