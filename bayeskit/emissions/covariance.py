@@ -45,6 +45,7 @@ from .._jit import numpy_first, run_numpy
 from .._logmath import has_nan
 from ._covariance_base import Covariance
 from ._covariance_factors import (
+    _DIRECT_CELLS,
     _LOG_2PI,
     _add_to_matrix_diagonal,
     _from_precision,
@@ -393,8 +394,11 @@ class Diag(Covariance):
                 ]
             )
             return weight, mean, scatter
-        weight, mean, scatter = super().stats(X, weights, labels)
-        return np.repeat(weight[:, None], shape[1], axis=1), mean, scatter
+        return self.complete_stats(X, weights)
+
+    def complete_stats(self, X, weights):
+        weight, mean, scatter = Covariance.stats(self, X, weights)
+        return np.repeat(weight[:, None], X.shape[1], axis=1), mean, scatter
 
     def from_dense(self, weight, mean, scatter):
         d = mean.shape[1]
@@ -405,6 +409,12 @@ class Diag(Covariance):
         if labels is not None:
             resid = X - means[labels]
             return weights.T @ (resid * resid)
+        if X.shape[0] * means.size <= _DIRECT_CELLS:
+            # Every state's squared deviations at once, (K, n, d), summed
+            # over the rows by one batched product with the weights.
+            r = (X[:, None, :] - means).transpose(1, 0, 2)
+            r *= r
+            return np.matmul(weights.T[:, None, :], r)[:, 0, :]
         out = np.zeros(means.shape)
         for rows in row_blocks(X.shape[0], means.size):
             xb, wb = X[rows], weights[rows]

@@ -39,7 +39,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base.classifier import Triple, float_input, keep_input_dtype
-from .._base.em import SKLEARN, BaseLatentModel, LatentParams, LatentPrior, described
+from .._base.em import SKLEARN, BaseLatentModel, LatentParams, described
 from .._base.monitor import MixtureMonitor
 from .._collections import handler_for
 from .._logmath import has_nan
@@ -53,12 +53,16 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ..emissions import GaussianParams, GaussianStats, covariance_from_name
-from ..emissions._guarded_gaussian import GuardedGaussian, unshifted
-from ..graph import LatentNode, NodeParams, NodeStats
-from ..priors.niw import NormalInverseWishart
+from ..emissions import GaussianParams, GaussianStats
+from ..emissions._guarded_gaussian import unshifted
+from ..graph import NodeParams, NodeStats
 from ._missing import MixturePrediction, check_observed, mean_imputed
-from ._start import check_initial_parameters, first_params
+from ._start import (
+    check_initial_parameters,
+    first_params,
+    mixture_components,
+    mixture_triple,
+)
 from ._stats import MixtureStats, m_step
 
 __all__ = ["GaussianMixture", "MixtureStats"]
@@ -286,6 +290,14 @@ default='kmeans'
         covariance. The weights have no prior (scikit-learn's ``10 eps`` is
         the family's guard)."""
         d = self.n_features_in_
+        if self.covariance_prior is None:  # the same values for every fit
+            return mixture_components(
+                self.covariance_type,
+                self.n_components,
+                d,
+                float(self.reg_covar),
+                float(self.covariance_prior_weight),
+            )
         if isinstance(self.covariance_prior, str):  # 'empirical'
             sw = sample_weight
             X = mean_imputed(X, sw)
@@ -294,14 +306,13 @@ default='kmeans'
             scatter = (r * sw[:, None]).T @ r / sw.sum()
         else:
             scatter = check_covariance_prior(self.covariance_prior, d)
-        structure = covariance_from_name(self.covariance_type)
-        prior = NormalInverseWishart.from_covariance(
-            scatter, self.covariance_prior_weight, reg=self.reg_covar
-        ).check(structure, self.n_components, d)
-        return Triple(
-            LatentNode(self.n_components),
-            GuardedGaussian(structure, d),
-            LatentPrior(None, prior),
+        return mixture_triple(
+            self.covariance_type,
+            self.n_components,
+            d,
+            scatter,
+            self.covariance_prior_weight,
+            self.reg_covar,
         )
 
     def _components(self):
@@ -475,7 +486,7 @@ default='kmeans'
         resp = np.exp(post.log_resp) * sw[:, None]
         if len(data) > 2:
             moved, shift = data[2], data[3]
-            w, m, s = family.covariance.stats(moved, resp, None)
+            w, m, s = family.covariance.complete_stats(moved, resp)
             gstats = unshifted(GaussianStats(w, m, s, family.covariance), shift)
         else:
             gstats = family.expected_stats(X, resp, params.emission)
