@@ -62,6 +62,8 @@ from ._covariance_factors import (
     row_blocks,
 )
 from ._kernels import (
+    _INTERPRET_CELLS,
+    _diag_log_likelihood_numpy,
     diag_class_moments,
     diag_log_likelihood,
     full_log_likelihood,
@@ -477,14 +479,14 @@ class Diag(Covariance):
         prec_chol = params.precisions_cholesky  # 1 / sigma, (K, d)
         log_norm = np.log(prec_chol) - 0.5 * _LOG_2PI
         out = np.empty((X.shape[0], prec_chol.shape[0]))
-        diag_log_likelihood(
-            np.ascontiguousarray(X, dtype=float),
-            np.ascontiguousarray(params.means, dtype=float),
-            0.5 * prec_chol * prec_chol,
-            log_norm,
-            log_norm.sum(axis=1),
-            out,
-        )
+        args = [X, params.means, 0.5 * prec_chol * prec_chol, log_norm]
+        args += [log_norm.sum(axis=1), out]
+        if X.size * prec_chol.shape[0] < _INTERPRET_CELLS:
+            # What the kernel's wrapper runs at this size, called directly.
+            _diag_log_likelihood_numpy(*args)
+            return out
+        args[:2] = [np.ascontiguousarray(a, dtype=float) for a in args[:2]]
+        diag_log_likelihood(*args)
         return out
 
     def dense(self, covariances, state, n_features):

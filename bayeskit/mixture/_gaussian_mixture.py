@@ -384,7 +384,7 @@ default='kmeans'
         data = (X, sw)
         if not has_nan(X):  # the rows the statistics are gathered in, once
             shift = X[0].copy()
-            data = (X, sw, X - shift, shift)
+            data = (X, sw, X - shift, shift, bool((sw == 1.0).all()))
         self._fit_components(data, start, rng, n_init=1 if warm else None)
         if self.n_iter_ == 0:
             # No E-step ran: the statistics of the start (a warm start keeps
@@ -472,8 +472,9 @@ default='kmeans'
         """The E-step: the component posterior of every row under ``params``
         and the Gaussian family's statistics weighted by it. ``data`` is
         ``(X, sample_weight)``, or for rows without missing cells (a fit's)
-        ``(X, sample_weight, X - shift, shift)``: the shifted rows the
-        statistics are gathered in, computed once."""
+        ``(X, sample_weight, X - shift, shift, unit)``: the shifted rows the
+        statistics are gathered in, computed once, and whether every weight
+        is 1."""
         X, sw = data[0], data[1]
         structure, family, _ = components
         if X.shape[0] == 0:
@@ -483,15 +484,21 @@ default='kmeans'
         else:
             log_lik = family.log_likelihood(X, params.emission)
         post = structure.posterior(log_lik, params.structure)
-        resp = np.exp(post.log_resp) * sw[:, None]
+        resp = np.exp(post.log_resp)
         if len(data) > 2:
-            moved, shift = data[2], data[3]
+            moved, shift, unit = data[2:]
+            if not unit:  # (unit weights multiply nothing)
+                resp *= sw[:, None]
             w, m, s = family.covariance.complete_stats(moved, resp)
             gstats = unshifted(GaussianStats(w, m, s, family.covariance), shift)
+            # Complete rows: every feature of a state has the state's weight.
+            node = w if w.ndim == 1 else w[:, 0]
         else:
+            resp *= sw[:, None]
             gstats = family.expected_stats(X, resp, params.emission)
+            node = gstats.state_weight()
         return MixtureStats(
-            NodeStats(gstats.state_weight()),
+            NodeStats(node),
             gstats,
             float(sw @ post.log_evidence),
             sample_weight=float(sw.sum()),
