@@ -77,6 +77,11 @@ class Covariance(ABC):
         mean = (weights.T @ X) / safe[:, None]
         return weight, mean, self.scatter(X, weights, mean, labels)
 
+    def complete_stats(self, X, weights):
+        """:meth:`stats` of rows known to hold no missing value (NaN), without
+        looking for one: what EM on complete rows gathers every iteration."""
+        return Covariance.stats(self, X, weights)
+
     def from_dense(self, weight, mean, scatter):
         """Statistics gathered densely, weight ``(K,)``, mean ``(K, d)`` and
         scatter ``(K, d, d)`` (those of rows with missing coordinates), in

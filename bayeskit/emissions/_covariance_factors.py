@@ -63,15 +63,26 @@ def _class_residuals(X, weights, means, labels):
         yield r
 
 
+# Up to this many deviations (rows x states x features) a scatter takes every
+# state's deviations at once, in one temporary and one batched product: on
+# small data (a mixture on a few hundred rows) the calls per state, not the
+# arithmetic, are what costs.
+_DIRECT_CELLS = 1 << 15
+
+
 def _matrix_scatter(X, weights, means, labels):
     """Every state's full scatter matrix, ``(K, d, d)``."""
     k, d = means.shape
-    out = np.empty((k, d, d))
     if labels is not None:
+        out = np.empty((k, d, d))
         for j, r in enumerate(_class_residuals(X, weights, means, labels)):
             out[j] = r.T @ r
         return out
-    out[:] = 0.0
+    if X.shape[0] * k * d <= _DIRECT_CELLS:
+        # r[j] = X - means[j]; scatter[j] = (r[j] * w[:, j])^T r[j].
+        r = (X[:, None, :] - means).transpose(1, 0, 2)
+        return np.matmul(r.transpose(0, 2, 1) * weights.T[:, None, :], r)
+    out = np.zeros((k, d, d))
     for rows in row_blocks(X.shape[0], k * d):
         xb, wb = X[rows], weights[rows]
         for j in range(k):

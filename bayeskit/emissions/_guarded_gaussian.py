@@ -106,6 +106,13 @@ class GuardedGaussian(Gaussian):
         """Statistics of ``X`` under ``weights``, in shifted coordinates."""
         return shifted_stats(self, X, weights)
 
+    def complete_stats(self, X, weights) -> GaussianStats:
+        """:meth:`stats` of rows known to hold no missing value (NaN): the
+        structure's statistics in shifted coordinates, no test for NaN."""
+        shift = X[0].copy()
+        w, m, s = self.covariance.complete_stats(X - shift, weights)
+        return unshifted(GaussianStats(w, m, s, self.covariance), shift)
+
     def expected_stats(self, X, weights, params: GaussianParams) -> GaussianStats:
         """Statistics for one EM step under ``params`` (missing cells
         completed), in shifted coordinates."""

@@ -96,13 +96,15 @@ _BLOCK = 4096
 def _diag_log_likelihood_numpy(X, means, half_prec, log_norm, norm, out):
     """:func:`diag_log_likelihood` by numpy, for small ``X`` (the kernel's
     ``(n, n_states, d)`` deviations fit in a few cache lines' worth)."""
-    r = X[:, None, :] - means[None, :, :]
+    r = X[:, None, :] - means
     with np.errstate(over="ignore"):  # a square beyond float64: -inf, as compiled
-        sq = half_prec[None] * r * r
+        sq = half_prec * r
+        sq *= r
     quad = sq.sum(axis=2)
-    np.subtract(norm[None, :], quad, out=out)
-    redo = np.isnan(quad)
-    if redo.any():  # rows with missing values: sum over the observed features
+    np.subtract(norm, quad, out=out)
+    total = quad.sum()  # NaN only where a row holds NaN (the terms are >= 0)
+    if total != total:  # rows with missing values: sum over the observed features
+        redo = np.isnan(quad)
         observed = ~np.isnan(X)[:, None, :]
         terms = np.where(observed, log_norm[None] - np.where(observed, sq, 0.0), 0.0)
         out[redo] = terms.sum(axis=2)[redo]

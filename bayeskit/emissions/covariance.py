@@ -45,6 +45,7 @@ from .._jit import numpy_first, run_numpy
 from .._logmath import has_nan
 from ._covariance_base import Covariance
 from ._covariance_factors import (
+    _DIRECT_CELLS,
     _LOG_2PI,
     _add_to_matrix_diagonal,
     _from_precision,
@@ -61,6 +62,8 @@ from ._covariance_factors import (
     row_blocks,
 )
 from ._kernels import (
+    _INTERPRET_CELLS,
+    _diag_log_likelihood_numpy,
     diag_class_moments,
     diag_log_likelihood,
     full_log_likelihood,
@@ -393,8 +396,11 @@ class Diag(Covariance):
                 ]
             )
             return weight, mean, scatter
-        weight, mean, scatter = super().stats(X, weights, labels)
-        return np.repeat(weight[:, None], shape[1], axis=1), mean, scatter
+        return self.complete_stats(X, weights)
+
+    def complete_stats(self, X, weights):
+        weight, mean, scatter = Covariance.stats(self, X, weights)
+        return np.repeat(weight[:, None], X.shape[1], axis=1), mean, scatter
 
     def from_dense(self, weight, mean, scatter):
         d = mean.shape[1]
@@ -405,6 +411,12 @@ class Diag(Covariance):
         if labels is not None:
             resid = X - means[labels]
             return weights.T @ (resid * resid)
+        if X.shape[0] * means.size <= _DIRECT_CELLS:
+            # Every state's squared deviations at once, (K, n, d), summed
+            # over the rows by one batched product with the weights.
+            r = (X[:, None, :] - means).transpose(1, 0, 2)
+            r *= r
+            return np.matmul(weights.T[:, None, :], r)[:, 0, :]
         out = np.zeros(means.shape)
         for rows in row_blocks(X.shape[0], means.size):
             xb, wb = X[rows], weights[rows]
@@ -467,14 +479,14 @@ class Diag(Covariance):
         prec_chol = params.precisions_cholesky  # 1 / sigma, (K, d)
         log_norm = np.log(prec_chol) - 0.5 * _LOG_2PI
         out = np.empty((X.shape[0], prec_chol.shape[0]))
-        diag_log_likelihood(
-            np.ascontiguousarray(X, dtype=float),
-            np.ascontiguousarray(params.means, dtype=float),
-            0.5 * prec_chol * prec_chol,
-            log_norm,
-            log_norm.sum(axis=1),
-            out,
-        )
+        args = [X, params.means, 0.5 * prec_chol * prec_chol, log_norm]
+        args += [log_norm.sum(axis=1), out]
+        if X.size * prec_chol.shape[0] < _INTERPRET_CELLS:
+            # What the kernel's wrapper runs at this size, called directly.
+            _diag_log_likelihood_numpy(*args)
+            return out
+        args[:2] = [np.ascontiguousarray(a, dtype=float) for a in args[:2]]
+        diag_log_likelihood(*args)
         return out
 
     def dense(self, covariances, state, n_features):

@@ -65,6 +65,17 @@ def _repeated_columns(w: np.ndarray, shape: tuple) -> np.ndarray:
     return view
 
 
+def _moments(prior: NormalInverseWishart, stats) -> bool:
+    """Whether the mode of ``prior`` given ``stats`` is the statistics' own
+    moments (plus ``prior.reg``): a flat prior without shrinkage or a floor on
+    the denominator, and weight on every state (and feature)."""
+    return (
+        prior.is_flat
+        and not (prior.shrink or prior.min_denominator)
+        and bool((stats.weight > 0).all())
+    )
+
+
 @dataclass(frozen=True)
 class GaussianStats:
     """Weight, mean ``(K, d)`` and centred scatter of every state.
@@ -329,23 +340,34 @@ class Gaussian(Emission):
                 previous = _Kept(center, structure.as_covariance(psi, d))
         elif any(v is not None for v in keywords):
             raise TypeError("give the prior as an object or as keywords, not both")
-        if self.update_means:
-            means = prior.map_means(stats, previous)
+        if self.update_means and self.update_covariances and _moments(prior, stats):
+            # The flat prior's mode, every state with weight: the statistics'
+            # mean and scatter over weight (what the prior's general update
+            # gives, without its zero terms), plus the ridge.
+            means = stats.mean.copy()
+            cov = structure.map_covariances(stats.scatter, stats.weight, 0.0, 0.0, d)
+            if prior.reg:
+                cov = structure.add_to_diagonal(cov, prior.reg)
         else:
-            means = previous.means
-        if not self.update_covariances:
-            return GaussianParams(
-                means,
-                previous.covariances,
-                previous.precisions_cholesky,
-                previous.log_det,
-                center,
-            )
-        cov = prior.map_covariances(structure, stats, means, previous)
-        # Deviations of identical points are at most rounding of the mean,
-        # feature by feature (a feature at 1e8 says nothing of one at 1e-8).
-        with np.errstate(over="ignore"):  # means beyond 1e154: floor inf
-            floor = d * (_EPS * np.abs(stats.mean)) ** 2
+            if self.update_means:
+                means = prior.map_means(stats, previous)
+            else:
+                means = previous.means
+            if not self.update_covariances:
+                return GaussianParams(
+                    means,
+                    previous.covariances,
+                    previous.precisions_cholesky,
+                    previous.log_det,
+                    center,
+                )
+            cov = prior.map_covariances(structure, stats, means, previous)
+        floor = 0.0  # read only with the rounding floor
+        if rounding_floor:
+            # Deviations of identical points are at most rounding of the mean,
+            # feature by feature (a feature at 1e8 says nothing of one at 1e-8).
+            with np.errstate(over="ignore"):  # means beyond 1e154: floor inf
+                floor = d * (_EPS * np.abs(stats.mean)) ** 2
         prec = structure.precision_cholesky(
             cov, rounding_floor, floor=floor, jitter=self.singular_jitter
         )

@@ -39,7 +39,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base.classifier import Triple, float_input, keep_input_dtype
-from .._base.em import SKLEARN, BaseLatentModel, LatentParams, LatentPrior, described
+from .._base.em import SKLEARN, BaseLatentModel, LatentParams, described
 from .._base.monitor import MixtureMonitor
 from .._collections import handler_for
 from .._logmath import has_nan
@@ -53,12 +53,16 @@ from .._validation import (
     check_sample_weight,
     validate_data,
 )
-from ..emissions import GaussianParams, GaussianStats, covariance_from_name
-from ..emissions._guarded_gaussian import GuardedGaussian, unshifted
-from ..graph import LatentNode, NodeParams, NodeStats
-from ..priors.niw import NormalInverseWishart
+from ..emissions import GaussianParams, GaussianStats
+from ..emissions._guarded_gaussian import unshifted
+from ..graph import NodeParams, NodeStats
 from ._missing import MixturePrediction, check_observed, mean_imputed
-from ._start import check_initial_parameters, first_params
+from ._start import (
+    check_initial_parameters,
+    first_params,
+    mixture_components,
+    mixture_triple,
+)
 from ._stats import MixtureStats, m_step
 
 __all__ = ["GaussianMixture", "MixtureStats"]
@@ -286,6 +290,14 @@ default='kmeans'
         covariance. The weights have no prior (scikit-learn's ``10 eps`` is
         the family's guard)."""
         d = self.n_features_in_
+        if self.covariance_prior is None:  # the same values for every fit
+            return mixture_components(
+                self.covariance_type,
+                self.n_components,
+                d,
+                float(self.reg_covar),
+                float(self.covariance_prior_weight),
+            )
         if isinstance(self.covariance_prior, str):  # 'empirical'
             sw = sample_weight
             X = mean_imputed(X, sw)
@@ -294,14 +306,13 @@ default='kmeans'
             scatter = (r * sw[:, None]).T @ r / sw.sum()
         else:
             scatter = check_covariance_prior(self.covariance_prior, d)
-        structure = covariance_from_name(self.covariance_type)
-        prior = NormalInverseWishart.from_covariance(
-            scatter, self.covariance_prior_weight, reg=self.reg_covar
-        ).check(structure, self.n_components, d)
-        return Triple(
-            LatentNode(self.n_components),
-            GuardedGaussian(structure, d),
-            LatentPrior(None, prior),
+        return mixture_triple(
+            self.covariance_type,
+            self.n_components,
+            d,
+            scatter,
+            self.covariance_prior_weight,
+            self.reg_covar,
         )
 
     def _components(self):
@@ -373,7 +384,7 @@ default='kmeans'
         data = (X, sw)
         if not has_nan(X):  # the rows the statistics are gathered in, once
             shift = X[0].copy()
-            data = (X, sw, X - shift, shift)
+            data = (X, sw, X - shift, shift, bool((sw == 1.0).all()))
         self._fit_components(data, start, rng, n_init=1 if warm else None)
         if self.n_iter_ == 0:
             # No E-step ran: the statistics of the start (a warm start keeps
@@ -461,8 +472,9 @@ default='kmeans'
         """The E-step: the component posterior of every row under ``params``
         and the Gaussian family's statistics weighted by it. ``data`` is
         ``(X, sample_weight)``, or for rows without missing cells (a fit's)
-        ``(X, sample_weight, X - shift, shift)``: the shifted rows the
-        statistics are gathered in, computed once."""
+        ``(X, sample_weight, X - shift, shift, unit)``: the shifted rows the
+        statistics are gathered in, computed once, and whether every weight
+        is 1."""
         X, sw = data[0], data[1]
         structure, family, _ = components
         if X.shape[0] == 0:
@@ -472,15 +484,21 @@ default='kmeans'
         else:
             log_lik = family.log_likelihood(X, params.emission)
         post = structure.posterior(log_lik, params.structure)
-        resp = np.exp(post.log_resp) * sw[:, None]
+        resp = np.exp(post.log_resp)
         if len(data) > 2:
-            moved, shift = data[2], data[3]
-            w, m, s = family.covariance.stats(moved, resp, None)
+            moved, shift, unit = data[2:]
+            if not unit:  # (unit weights multiply nothing)
+                resp *= sw[:, None]
+            w, m, s = family.covariance.complete_stats(moved, resp)
             gstats = unshifted(GaussianStats(w, m, s, family.covariance), shift)
+            # Complete rows: every feature of a state has the state's weight.
+            node = w if w.ndim == 1 else w[:, 0]
         else:
+            resp *= sw[:, None]
             gstats = family.expected_stats(X, resp, params.emission)
+            node = gstats.state_weight()
         return MixtureStats(
-            NodeStats(gstats.state_weight()),
+            NodeStats(node),
             gstats,
             float(sw @ post.log_evidence),
             sample_weight=float(sw.sum()),

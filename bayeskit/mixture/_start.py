@@ -1,23 +1,53 @@
-"""How a Gaussian mixture starts: its given initial parameters, checked, and
-the first responsibilities of ``init_params`` (as scikit-learn draws them)."""
+"""How a Gaussian mixture starts: its components (node, family, prior), its
+given initial parameters, checked, and the first responsibilities of
+``init_params`` (as scikit-learn draws them)."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 from sklearn.cluster import KMeans, kmeans_plusplus
 
-from .._base.em import LatentParams
+from .._base.classifier import Triple
+from .._base.em import LatentParams, LatentPrior
 from .._validation import check_probability_vector
-from ..emissions import GaussianParams
-from ..graph import NodeParams
+from ..emissions import GaussianParams, covariance_from_name
+from ..emissions._guarded_gaussian import GuardedGaussian
+from ..graph import LatentNode, NodeParams
+from ..priors.niw import NormalInverseWishart
 from ._missing import mean_imputed
 
 __all__ = [
     "check_initial_parameters",
     "first_params",
     "initial_responsibilities",
+    "mixture_components",
+    "mixture_triple",
     "tied_start",
 ]
+
+
+def mixture_triple(covariance_type, n_components, d, scatter, weight, reg) -> Triple:
+    """The component node, the guarded Gaussian family of ``covariance_type``
+    and the prior of ``weight`` virtual samples of ``scatter`` (plus ``reg``)."""
+    structure = covariance_from_name(covariance_type)
+    prior = NormalInverseWishart.from_covariance(scatter, weight, reg=reg).check(
+        structure, n_components, d
+    )
+    return Triple(
+        LatentNode(n_components),
+        GuardedGaussian(structure, d),
+        LatentPrior(None, prior),
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def mixture_components(covariance_type, n_components, d, reg, weight) -> Triple:
+    """:func:`mixture_triple` with the identity as the prior scatter, built once for
+    every fit with these hyperparameters: its parts are values no fit
+    changes, and validating the prior costs about an M-step on iris-sized data."""
+    return mixture_triple(covariance_type, n_components, d, np.eye(d), weight, reg)
 
 
 def _finite_array(value, name):
@@ -135,12 +165,12 @@ def first_params(est, X, sample_weight, random_state) -> LatentParams:
     """First parameters: the given ones, and for the others the M-step of
     the first responsibilities of ``init_params`` (as scikit-learn); with
     missing cells, on the mean-imputed rows."""
-    X = mean_imputed(X, sample_weight)
+    X = mean_imputed(X, sample_weight)  # no missing cell from here on
     weights, means, precisions = est._init_given
     _, family, prior = est._triple
     structure = family.covariance
     d = X.shape[1]
-    covs = P = None
+    covs = P = log_det = None
     if weights is None or means is None or precisions is None:
         # As scikit-learn: with all three given, nothing is drawn or estimated.
         resp = initial_responsibilities(
@@ -149,22 +179,25 @@ def first_params(est, X, sample_weight, random_state) -> LatentParams:
         # scikit-learn's first weights are n_k / n_samples: with one seed
         # row per component (k-means++, random_from_data) they sum to
         # n_components / n_samples, which only the first E-step sees.
-        raw = family.stats(X, resp * sample_weight[:, None])
+        raw = family.complete_stats(X, resp * sample_weight[:, None])
         first = est._map(raw, prior, family, sample_weight.sum())
         given_weights = weights
         weights, gp = first.structure.weights, first.emission
         means_, covs, P = gp.means, gp.covariances, gp.precisions_cholesky
+        log_det = gp.log_det
         tied = tied_start(est, X, resp, sample_weight, means_, structure)
         if tied is not None:  # scikit-learn's, if tied
-            covs, P = tied
+            (covs, P), log_det = tied, None
         if given_weights is not None:
             weights = given_weights
         means = means_ if means is None else means
     weights, means = weights.copy(), means.copy()
     if precisions is not None:
         P, covs = structure.from_precision(precisions)
+        log_det = None
     center = sample_weight @ X / sample_weight.sum()
-    log_det = structure.log_det_precision_cholesky(P, d)
+    if log_det is None:
+        log_det = structure.log_det_precision_cholesky(P, d)
     return LatentParams(
         NodeParams(weights), GaussianParams(means, covs, P, log_det, center)
     )

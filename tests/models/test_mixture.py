@@ -324,11 +324,12 @@ def test_all_initial_parameters_given_draws_and_estimates_nothing(monkeypatch):
 
     monkeypatch.setattr(_mixture_start, "KMeans", forbidden)
     calls = []
-    # Statistics of the rows: the covariance structure's kernel.
-    real = type(FULL).stats
+    # Statistics of the rows: the covariance structure's kernel (of complete
+    # rows, what EM on data without missing cells gathers).
+    real = type(FULL).complete_stats
     monkeypatch.setattr(
         type(FULL),
-        "stats",
+        "complete_stats",
         lambda self, *a, **k: calls.append(1) or real(self, *a, **k),
     )
     rng = np.random.RandomState(0)
