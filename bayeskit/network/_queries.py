@@ -20,7 +20,7 @@ from scipy.special import logsumexp
 
 from .._logmath import safe_log
 from .._warnings import warn
-from ..graph._compiled_tree import marginal_table, state_columns
+from ..graph._compiled_tree import for_query, marginal_table, state_columns
 from ..graph.network import BayesNet
 from ._data import evidence_codes, query_targets
 from ._fast import distinct_rows, frame_columns
@@ -155,6 +155,10 @@ def posterior_series(
         raise ValueError(
             f"variables {both!r} have both evidence and soft_evidence: give one"
         )
+    if len(targets) == 1 and not soft and targets[0] not in codes:
+        probs = _one_marginal(est, targets[0], codes)
+        if probs is not None:
+            return _labelled(est, targets, probs)
     extra = tuple(v for v in soft if v not in targets)
     post = _posterior(est, targets + extra, codes)
     log_post = post.log_marginals[targets + extra]
@@ -164,7 +168,28 @@ def posterior_series(
             raise ValueError(
                 "the evidence and soft_evidence have probability zero under the network"
             )
-    probs = np.exp(log_post[0]).ravel()
+    return _labelled(est, targets, np.exp(log_post[0]).ravel())
+
+
+def _one_marginal(est, target, codes: dict) -> np.ndarray | None:
+    """``P(target | evidence)`` from the compiled calibration of every
+    marginal (:func:`~bayeskit.graph._compiled_tree.marginal_table`); None
+    when the kernel is not compiled yet or the tree is large
+    (:func:`~bayeskit.graph._compiled_tree.for_query`), or when the evidence
+    has probability zero, for the pruned path to answer from the evidence
+    ``target`` is not d-separated from, or to raise."""
+    net = est._engine_
+    observed, values = net.evidence(codes)
+    if not for_query(net, observed):
+        return None
+    table, log_z = marginal_table(net, observed, values)
+    if np.isneginf(log_z[0]):
+        return None
+    start = state_columns(net)[target]
+    return table[0, start : start + net.cards[target]]
+
+
+def _labelled(est, targets: tuple, probs: np.ndarray) -> PosteriorSeries:
     name = f"P({', '.join(map(str, targets))} | evidence)"
     if len(targets) == 1:
         index = est._labels_[targets[0]]

@@ -99,3 +99,40 @@ def test_kernel_equals_enumeration_on_asia(kernel, rng):
             want = cut.sum(axis=axes) / cut.sum()
             got = table[0, columns[v] : columns[v] + net.cards[v]]
             np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(NETWORKS))
+def test_query_by_kernel_equals_pruned_query(kernel, name, rng, monkeypatch):
+    """``query`` of one variable given dict evidence, read from the kernel's
+    marginals, equals the numpy plan of the query alone (which prunes the
+    evidence the target is d-separated from) to 1e-12."""
+    import bayeskit.network._queries as queries
+
+    bn = NETWORKS[name]
+    variables = list(bn.variables_)
+    rows = bn.sample(40, random_state=int(rng.integers(1 << 30)))
+    cases = []
+    for _, row in rows.iterrows():
+        chosen = rng.choice(len(variables), size=1 + rng.integers(0, 6), replace=False)
+        target, *observed = (variables[i] for i in chosen)
+        cases.append((target, {v: row[v] for v in observed}))
+    got = [bn.query(t, evidence=e).to_numpy() for t, e in cases]
+    monkeypatch.setattr(queries, "_one_marginal", lambda *args: None)
+    want = [bn.query(t, evidence=e).to_numpy() for t, e in cases]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=0, atol=1e-12)
+
+
+def test_query_ignores_impossible_evidence_it_is_separated_from(kernel):
+    """Evidence of probability zero that the target is d-separated from: the
+    whole tree's calibration has no mass, and the pruned path answers, as
+    before (asia: ``either`` is ``tub`` or ``lung``, so ``either=no`` with
+    ``lung=yes`` is impossible; ``xray``, whose one parent is ``either``, is
+    d-separated from ``lung`` given ``either``)."""
+    bn = NETWORKS["asia"]
+    evidence = {"either": "no", "lung": "yes"}
+    with pytest.raises(ValueError, match="probability zero"):
+        bn.query("tub", evidence=evidence)
+    got = bn.query("xray", evidence=evidence)
+    want = bn.cpds_["xray"][list(bn.states_["either"]).index("no")]
+    np.testing.assert_allclose(got.to_numpy(), want, atol=1e-12)
