@@ -365,13 +365,14 @@ def marginal_table(net, observed: tuple, values: np.ndarray):
         if numpy_first(_calibrate_rows):
             return run_numpy(_calibrate_rows, _numpy_table, net, observed, values)
         pat = net._pattern(observed, (), "all")
-        compiled = net._patterns[key] = CompiledCalibration(
+        compiled = CompiledCalibration(
             pat.plan, pat.tables, pat.clique_of, state_columns(net)
         )
         compiled.lookups = list(pat.lookups)
         compiled.strides = pat.strides
         compiled.total = sum(net.cards.values())
         compiled.observed = _starts(net, observed)
+        net._patterns[key] = compiled  # complete before another thread sees it
     n = values.shape[0]
     slices = np.zeros((n, len(compiled.tab_size)), dtype=np.int64)
     if compiled.lookups:

@@ -352,7 +352,8 @@ def _every_marginal(est, codes: np.ndarray, index) -> pd.DataFrame:
                     k = net.cards[v]
                     out[sel, columns[v] : columns[v] + k] = 1.0 / k
     out = _scatter(out, inverse)
-    return pd.DataFrame(out, index=index, columns=frame_columns(est))
+    # ``out`` is this call's own array: the frame takes it without a copy.
+    return pd.DataFrame(out, index=index, columns=frame_columns(est), copy=False)
 
 
 def posterior_frame(
