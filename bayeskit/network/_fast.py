@@ -81,20 +81,30 @@ class RowReader:
             states = est.states_[v].tolist()
             self.tables.append({s: i for i, s in enumerate(states)})
             self.types.append(frozenset(type(s) for s in states))
+        self._last = (None, None)
 
-    def codes(self, X) -> np.ndarray | None:
-        names = X.columns.tolist()
+    def _targets(self, names: list):
+        """The variable of every column named ``names``, or None."""
         if self.by_name:
             try:
                 targets = [self.position[c] for c in names]
             except (KeyError, TypeError):
                 return None
-            if len(set(targets)) != len(targets):
-                return None
-        elif self.columns is None or names != self.columns:
+            return targets if len(set(targets)) == len(targets) else None
+        if self.columns is None or names != self.columns:
             return None
-        else:
-            targets = range(len(names))
+        return range(len(names))
+
+    def codes(self, X) -> np.ndarray | None:
+        index = X.columns
+        last, targets = self._last  # one tuple: threads never see a mixed pair
+        # Frames of the same columns (one row after another) read them once:
+        # comparing two indexes costs a tenth of listing one.
+        if last is None or not (index is last or index.equals(last)):
+            targets = self._targets(index.tolist())
+            self._last = (index, targets)
+        if targets is None:
+            return None
         n = X.shape[0]
         if n == 0:
             return None

@@ -11,6 +11,7 @@ observed cells, and each group is propagated in one batched pass.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -19,6 +20,7 @@ from scipy.special import logsumexp
 
 from .._logmath import safe_log
 from .._warnings import warn
+from ..graph._compiled_tree import for_query, marginal_table, state_columns
 from ..graph.network import BayesNet
 from ._data import evidence_codes, query_targets
 from ._fast import distinct_rows, frame_columns
@@ -153,6 +155,10 @@ def posterior_series(
         raise ValueError(
             f"variables {both!r} have both evidence and soft_evidence: give one"
         )
+    if len(targets) == 1 and not soft and targets[0] not in codes:
+        probs = _one_marginal(est, targets[0], codes)
+        if probs is not None:
+            return _labelled(est, targets, probs)
     extra = tuple(v for v in soft if v not in targets)
     post = _posterior(est, targets + extra, codes)
     log_post = post.log_marginals[targets + extra]
@@ -162,7 +168,28 @@ def posterior_series(
             raise ValueError(
                 "the evidence and soft_evidence have probability zero under the network"
             )
-    probs = np.exp(log_post[0]).ravel()
+    return _labelled(est, targets, np.exp(log_post[0]).ravel())
+
+
+def _one_marginal(est, target, codes: dict) -> np.ndarray | None:
+    """``P(target | evidence)`` from the compiled calibration of every
+    marginal (:func:`~bayeskit.graph._compiled_tree.marginal_table`); None
+    when the kernel is not compiled yet or the tree is large
+    (:func:`~bayeskit.graph._compiled_tree.for_query`), or when the evidence
+    has probability zero, for the pruned path to answer from the evidence
+    ``target`` is not d-separated from, or to raise."""
+    net = est._engine_
+    observed, values = net.evidence(codes)
+    if not for_query(net, observed):
+        return None
+    table, log_z = marginal_table(net, observed, values)
+    if np.isneginf(log_z[0]):
+        return None
+    start = state_columns(net)[target]
+    return table[0, start : start + net.cards[target]]
+
+
+def _labelled(est, targets: tuple, probs: np.ndarray) -> PosteriorSeries:
     name = f"P({', '.join(map(str, targets))} | evidence)"
     if len(targets) == 1:
         index = est._labels_[targets[0]]
@@ -279,6 +306,56 @@ def most_probable(est, codes: np.ndarray) -> np.ndarray:
     return filled
 
 
+def _every_marginal(est, codes: np.ndarray, index) -> pd.DataFrame:
+    """:func:`posterior_frame` of every variable with no soft evidence: each
+    group's distinct rows calibrated by one call of
+    :func:`~bayeskit.graph._compiled_tree.marginal_table`, which writes the
+    probabilities in the frame's column order."""
+    net = est._engine_
+    n = codes.shape[0]
+    inverse = None
+    if n == 1:  # one row (a dashboard, an API call): one group
+        observed = codes[0] >= 0
+        variables = tuple(v for v, o in zip(net.variables, observed) if o)
+        groups = [(None, observed, (variables, codes[:, observed]), None)]
+    else:
+        # A network of few joint states of its evidence (missing a state of
+        # its own) finds the distinct rows once, before the patterns: small
+        # networks' rows repeat, and their groups are then of distinct rows.
+        cards = [net.cards[v] + 1 for v in net.variables]
+        if math.prod(cards) < 2**62:
+            codes, inverse = distinct_rows(codes + 1, cards)
+            codes = codes - 1
+        groups = _groups(est, codes, distinct=inverse is None)
+    out = np.empty((codes.shape[0], sum(net.cards.values())))
+    log_z = np.empty(codes.shape[0])
+    bad_groups = []
+    for rows, observed, (variables, values), within in groups:
+        table, z = marginal_table(net, variables, values)
+        table, z = _scatter(table, within), _scatter(z, within)
+        if rows is None:
+            out, log_z = table, z
+        else:
+            out[rows], log_z[rows] = table, z
+        bad_groups.append((rows, observed))
+    bad = _impossible(_scatter(log_z, inverse), "their posterior is uniform")
+    if bad.any():
+        columns = state_columns(net)
+        bad_distinct = np.isneginf(log_z)
+        for rows, observed in bad_groups:
+            rows = slice(None) if rows is None else rows
+            sel = np.zeros(len(log_z), dtype=bool)
+            sel[rows] = True
+            sel &= bad_distinct
+            for j, v in enumerate(net.variables):
+                if not observed[j]:
+                    k = net.cards[v]
+                    out[sel, columns[v] : columns[v] + k] = 1.0 / k
+    out = _scatter(out, inverse)
+    # ``out`` is this call's own array: the frame takes it without a copy.
+    return pd.DataFrame(out, index=index, columns=frame_columns(est), copy=False)
+
+
 def posterior_frame(
     est, codes: np.ndarray, index, variable=None, soft_evidence=None
 ) -> pd.DataFrame:
@@ -288,6 +365,8 @@ def posterior_frame(
     targets = est.variables_ if variable is None else [variable]
     n = codes.shape[0]
     soft = soft_messages(est, soft_evidence, n)
+    if variable is None and not soft and tuple(targets) == est._engine_.variables:
+        return _every_marginal(est, codes, index)
     probs = {v: np.zeros((n, len(est.states_[v]))) for v in targets}
     position = {v: j for j, v in enumerate(est.variables_)}
     # Soft evidence of one vector per row makes rows of equal codes differ.

@@ -232,9 +232,13 @@ def test_bad_interventions_are_clear_errors():
             bn.query("W", do={"S": 1}, method=method)
         with pytest.raises(ValueError, match="method must be 'auto' or 'exact'"):
             bn.predict_proba(pd.DataFrame({"R": [1]}), "W", do={"S": 1}, method=method)
-    np.testing.assert_array_equal(
+    # The second query of a pattern may be read from the compiled calibration
+    # (bayeskit.graph._compiled_tree.for_query): equal up to rounding.
+    np.testing.assert_allclose(
         bn.query("W", do={"S": 1}, method="exact").to_numpy(),
         bn.query("W", do={"S": 1}).to_numpy(),
+        rtol=0,
+        atol=1e-15,
     )
 
 

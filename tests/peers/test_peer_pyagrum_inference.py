@@ -5,13 +5,15 @@ given the same variables, states and tables (built from bayeskit's network:
 its BIF reader refuses child's state ``Asy/Patch``) and answers one row of
 evidence at a time with ``LazyPropagation``; bayeskit answers every row at
 once by ``predict_proba`` (rows with repeated evidence, and one-row frames
-read by dict lookups) and one at a time by ``query`` with dict evidence.
-Skipped when pyagrum is not installed.
+read by dict lookups) and one at a time by ``query`` with dict evidence;
+the marginals of every variable both by the numpy plan and by the compiled
+kernel (``bayeskit.graph._compiled_tree``). Skipped when pyagrum is not installed.
 """
 
 import numpy as np
 import pytest
 
+import bayeskit.graph._compiled_tree as compiled_tree
 from bayeskit.datasets import load_network
 
 gum = pytest.importorskip("pyagrum")
@@ -39,8 +41,10 @@ def posteriors(engine, names, evidence):
     return {v: engine.posterior(v).toarray() for v in names}
 
 
+@pytest.mark.parametrize("kernel", [False, True], ids=["numpy", "kernel"])
 @pytest.mark.parametrize("name", ["asia", "child", "insurance", "alarm"])
-def test_posteriors_equal_pyagrums(name, rng):
+def test_posteriors_equal_pyagrums(name, kernel, rng, monkeypatch):
+    monkeypatch.setattr(compiled_tree, "numpy_first", lambda *kernels: not kernel)
     bn = load_network(name)
     engine = gum.LazyPropagation(to_pyagrum(bn))
     names = list(bn.variables_)
