@@ -229,6 +229,24 @@ class _Network:
         return self.plan.message(c, d, self.arrays, ones=self.is_one)
 
 
+#: The most entries a network keeps compiled for its patterns of evidence
+#: (each a plan with its reduced tables: about 0.4 MB on INSURANCE): data
+#: whose rows show ever new patterns must not grow the network without end.
+MAX_PATTERNS = 256
+
+
+class _Patterns(dict):
+    """What a network compiled per pattern of evidence: forgotten all at once
+    when it would hold more than :data:`MAX_PATTERNS` entries (one
+    ``clear``, safe while other threads read it; they compile again what
+    they miss)."""
+
+    def __setitem__(self, key, value) -> None:
+        if len(self) >= MAX_PATTERNS and key not in self:
+            self.clear()
+        super().__setitem__(key, value)
+
+
 class BayesNet:
     """A discrete Bayesian network: its statistics, parameters and exact inference.
 
@@ -363,7 +381,7 @@ class BayesNet:
         self.log_cpds = log_cpds
         self.families = {v: (*dag.parents(v), v) for v in self.variables}
         self._position = {v: i for i, v in enumerate(self.variables)}
-        self._patterns: dict = {}
+        self._patterns = _Patterns()
         self._networks: dict = {}
         #: What callers compile from these tables and keep beside them (the
         #: estimator's readers of labels, say): a new ``BayesNet`` starts empty.
@@ -481,7 +499,7 @@ class BayesNet:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_patterns"] = {}
+        state["_patterns"] = _Patterns()
         state["_networks"] = {}
         state["memo"] = {}
         return state

@@ -150,3 +150,27 @@ def test_query_ignores_impossible_evidence_it_is_separated_from(kernel):
     got = bn.query("xray", evidence=evidence)
     want = bn.cpds_["xray"][list(bn.states_["either"]).index("no")]
     np.testing.assert_allclose(got.to_numpy(), want, atol=1e-12)
+
+
+def test_a_network_keeps_a_bounded_number_of_patterns(kernel, monkeypatch):
+    # Rows that keep showing new patterns of evidence must not grow what the
+    # network keeps compiled without end; what it forgets it compiles again,
+    # to the same answers.
+    import bayeskit.graph.network as graph_network
+
+    monkeypatch.setattr(graph_network, "MAX_PATTERNS", 5)
+    engine = NETWORKS["asia"]._engine_
+    fresh = type(engine)(engine.dag, engine.cards, engine.log_cpds)
+    variables = engine.variables
+    rng = np.random.default_rng(0)
+    seen = []
+    for _ in range(40):
+        observed = tuple(v for v in variables if rng.random() < 0.5)
+        values = np.array([[rng.integers(engine.cards[v]) for v in observed]])
+        got, log_z = marginal_table(fresh, observed, values.reshape(1, -1))
+        assert len(fresh._patterns) <= 5
+        want, want_z = _numpy_table(engine, observed, values.reshape(1, -1))
+        np.testing.assert_allclose(got, want, atol=1e-12)
+        np.testing.assert_allclose(log_z, want_z, atol=1e-12)
+        seen.append(observed)
+    assert len(set(seen)) > 5  # more patterns than the bound were met
