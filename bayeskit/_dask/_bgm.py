@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ._edge import _sum_stats, _summarize_unsupervised
+from ._edge import _sum_stats, _summarize_unsupervised, restoring
 from ._em import INIT_SAMPLE_SIZE, _mixture_input, _sample_rows
 
 __all__ = ["fit_bayesian_mixture"]
@@ -50,13 +50,7 @@ def fit_bayesian_mixture(est, X, sample_weight=None):
     """Variational EM of a :class:`~bayeskit.BayesianGaussianMixture` on a
     Dask array or DataFrame (see the module); a failure leaves ``est`` as it
     was."""
-    saved = dict(vars(est))
-    try:
-        return _fit(est, X, sample_weight)
-    except BaseException:
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
+    return restoring(_fit, est, X, sample_weight)
 
 
 def _fit(est, X, sample_weight):

@@ -55,11 +55,23 @@ __all__ = [
     "is_dask",
     "predict",
     "predict_frame",
+    "restoring",
 ]
 
 # Children per node of the summing tree (Dask's own default fan-in for
 # reductions).
 SPLIT_EVERY = 8
+
+
+def restoring(fit, est, *args):
+    """``fit(est, *args)``; a failure leaves ``est`` as it was."""
+    saved = dict(vars(est))
+    try:
+        return fit(est, *args)
+    except BaseException:
+        vars(est).clear()
+        vars(est).update(saved)
+        raise
 
 
 def is_dask(X) -> bool:
@@ -345,14 +357,7 @@ def fit_classifier(est, X, y, sample_weight=None, classes=None, partial=False):
     name = type(est).__name__
     if y is None:
         raise ValueError(f"{name} requires y to be passed, but the target y is None")
-    saved = dict(vars(est))
-    try:
-        return _fit_classifier(est, X, y, sample_weight, classes, partial)
-    except BaseException:
-        # A failed fit leaves the model as it was.
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
+    return restoring(_fit_classifier, est, X, y, sample_weight, classes, partial)
 
 
 def _fit_classifier(est, X, y, sample_weight, classes, partial):

@@ -25,6 +25,7 @@ from ._edge import (
     _sum_stats,
     _summarize_unsupervised,
     _tree,
+    restoring,
 )
 
 # Rows drawn (uniformly, without replacement) from a Dask collection to start
@@ -260,13 +261,7 @@ def fit_mixture(est, X, sample_weight=None):
     in-memory EM. ``covariance_prior='empirical'`` takes the covariance of
     all the rows (two more passes).
     """
-    saved = dict(vars(est))
-    try:
-        return _fit_mixture(est, X, sample_weight)
-    except BaseException:
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
+    return restoring(_fit_mixture, est, X, sample_weight)
 
 
 def _fit_mixture(est, X, sample_weight):

@@ -43,7 +43,7 @@ from functools import partial
 
 import numpy as np
 
-from ._edge import _add, _shared, _tree, is_dask
+from ._edge import _add, _shared, _tree, is_dask, restoring
 
 __all__ = ["INIT_SAMPLE_STEPS", "fit_hmm", "predict_hmm"]
 
@@ -222,22 +222,21 @@ def fit_hmm(est, X, lengths=None, sequence_weight=None):
     """Baum-Welch of a hidden Markov model on a Dask bag of sequences or a
     Dask array with ``lengths`` (see the module); a failure leaves ``est`` as
     it was."""
-    saved = dict(vars(est))
-    try:
-        return _fit_hmm(est, X, lengths, sequence_weight)
-    except BaseException:
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
+    return restoring(_fit_hmm, est, X, lengths, sequence_weight)
 
 
-def _fit_hmm(est, X, lengths, sequence_weight):
+def start_sample(est, X, lengths, sequence_weight):
+    """What a fit on Dask starts from: the partitions and their weights,
+    ``source`` (holding the persisted chunks until the fit returns), every
+    partition's description, and the sample of whole sequences the start
+    reads, as ``est._data`` gives it (``Xt, lens, w``). For symbols, the
+    alphabet is that of all the sequences: the sample's rows and every
+    symbol seen, encoded once with reset."""
     from dask import compute, delayed
     from sklearn.utils import check_random_state
 
     from .._base.sequences import _concatenate
 
-    # ``source`` holds the persisted chunks until the fit returns.
     parts, part_weights, weights, source = _partitions(X, lengths, sequence_weight)
     symbols = est._reads_symbols
     task = delayed(_describe_partition, pure=True)
@@ -251,8 +250,6 @@ def _fit_hmm(est, X, lengths, sequence_weight):
     )
     rows, lens = _concatenate(seqs)
     if symbols:
-        # The alphabet of all the sequences: the sample's rows and every
-        # symbol seen, encoded once with reset.
         distinct = [d[1] for d in described if d[1] is not None and len(d[1])]
         seen = np.concatenate(distinct).astype(rows.dtype, copy=False)
         est._data(
@@ -262,6 +259,15 @@ def _fit_hmm(est, X, lengths, sequence_weight):
             reset=True,
         )
     data = est._data(rows, lens, sample_weight, reset=not symbols)
+    return parts, part_weights, source, described, data
+
+
+def _fit_hmm(est, X, lengths, sequence_weight):
+    from dask import delayed
+
+    parts, part_weights, source, described, data = start_sample(
+        est, X, lengths, sequence_weight
+    )
     Xt, lens, w = data
     n_steps = int(sum(d[0].sum() for d in described))
     per_step = Xt.size / len(Xt) if Xt.ndim > 1 else 1

@@ -28,7 +28,7 @@ from functools import partial
 
 import numpy as np
 
-from ._edge import _add, _shared, _tree
+from ._edge import _add, _shared, _tree, restoring
 from ._hmm import (
     _cut_at_sequences,
     _describe_partition,
@@ -54,13 +54,7 @@ def _partition_stats(est, params, part, weights):
 def fit_lds(est, X, lengths=None, sequence_weight=None):
     """EM of a linear dynamical system on a Dask bag of sequences or a Dask
     array with ``lengths``; a failure leaves ``est`` as it was."""
-    saved = dict(vars(est))
-    try:
-        return _fit_lds(est, X, lengths, sequence_weight)
-    except BaseException:
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
+    return restoring(_fit_lds, est, X, lengths, sequence_weight)
 
 
 def _fit_lds(est, X, lengths, sequence_weight):

@@ -22,8 +22,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from ._edge import _add, _shared, _tree
-from ._hmm import _describe_partition, _partitions, _rows_of, _sample
+from ._edge import _add, _shared, _tree, restoring
+from ._hmm import _rows_of, start_sample
 
 __all__ = ["fit_variational_hmm"]
 
@@ -43,39 +43,16 @@ def fit_variational_hmm(est, X, lengths=None, sequence_weight=None):
     """Variational EM of a variational HMM on a Dask bag of sequences or a
     Dask array with ``lengths`` (see the module); a failure leaves ``est`` as
     it was."""
-    saved = dict(vars(est))
-    try:
-        return _fit(est, X, lengths, sequence_weight)
-    except BaseException:
-        vars(est).clear()
-        vars(est).update(saved)
-        raise
+    return restoring(_fit, est, X, lengths, sequence_weight)
 
 
 def _fit(est, X, lengths, sequence_weight):
-    from dask import compute, delayed
-    from sklearn.utils import check_random_state
+    from dask import delayed
 
-    from .._base.sequences import _concatenate
-
-    parts, part_weights, weights, source = _partitions(X, lengths, sequence_weight)
-    symbols = est._reads_symbols
-    task = delayed(_describe_partition, pure=True)
-    described = compute(*[task(p, symbols) for p in parts])
-    seqs, sample_weight = _sample(
-        parts, described, weights, check_random_state(est.random_state)
+    parts, part_weights, source, _, data = start_sample(
+        est, X, lengths, sequence_weight
     )
-    rows, lens = _concatenate(seqs)
-    if symbols:  # the alphabet of all the sequences, as Baum-Welch on Dask
-        distinct = [d[1] for d in described if d[1] is not None and len(d[1])]
-        seen = np.concatenate(distinct).astype(rows.dtype, copy=False)
-        est._data(
-            np.concatenate([rows, seen.reshape(-1, 1)]),
-            np.r_[lens, len(seen)],
-            None,
-            reset=True,
-        )
-    Xt, lens, w = est._data(rows, lens, sample_weight, reset=not symbols)
+    Xt, lens, w = data
     est._components()  # the hyperparameters and letters, checked
     chunk = delayed(_partition_stats, pure=True)
 
