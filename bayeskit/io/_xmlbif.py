@@ -117,6 +117,14 @@ def _parse_once(data) -> _Element:
         data = data[1:]  # a byte-order mark decoded as text
     try:
         parser.Parse(data, True)
+    except UnicodeEncodeError as exc:  # text expat cannot take as UTF-8
+        line = data.count("\n", 0, exc.start) + 1
+        raise FileError(
+            line,
+            f"the text holds {shown(data[exc.start])}, which is no Unicode "
+            "character (a lone surrogate): give the file's bytes, or text "
+            "decoded from them",
+        ) from None
     except expat.ExpatError as exc:
         message = f"malformed XML: {expat.ErrorString(exc.code)}"
         raise FileError(exc.lineno, message) from None

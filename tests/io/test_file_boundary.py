@@ -314,6 +314,18 @@ def test_a_dtd_declaring_an_entity_is_refused(entity):
         read_xmlbif(text)
 
 
+@pytest.mark.parametrize("where", [0, 1, -1])
+def test_xml_text_with_a_lone_surrogate_is_refused_naming_the_line(where):
+    # A str that is no Unicode text (a lone surrogate, as from a bad
+    # decode with errors="surrogateescape") cannot reach expat as UTF-8:
+    # a FileError naming its line, not a UnicodeEncodeError from inside.
+    lines = XML.split("\n")
+    at = where % len(lines)
+    lines[at] = "\ud800" + lines[at]
+    with pytest.raises(ValueError, match=rf"^line {at + 1}: the text holds '\\ud800'"):
+        read_xmlbif("\n".join(lines))
+
+
 def test_an_undeclared_entity_under_an_external_dtd_is_refused():
     head, body = XML.split("\n", 1)
     text = head + '\n<!DOCTYPE BIF SYSTEM "bif.dtd">\n' + body.replace(">lo<", ">&s;<")
