@@ -5,10 +5,12 @@ discrete states) and one ``probability`` block per variable: either
 ``table`` followed by every probability, the variable's states varying
 slowest (pgmpy's and JavaBayes's reading), or one line per joint state of
 the parents, ``(a, b) p1, p2, ...;``, with ``default`` for the rows not
-listed. The ``property`` lines of the network and of each variable are
-kept (``key = value``: the network's ``properties_``, a variable's
-``variable_properties_``); those of a probability block and comments are
-skipped. A name (network,
+listed. A ``default`` line that lists the whole table (a probability for
+every state and joint state of the parents, where one row's worth is
+expected) is read as ``table``, as pgmpy reads it. The ``property`` lines of
+the network and of each variable are kept (``key = value``: the network's
+``properties_``, a variable's ``variable_properties_``); those of a
+probability block and comments are skipped. A name (network,
 variable or state) may be quoted, JavaBayes style (``variable "a" {``): the
 quotes are not part of it, and it may then hold blanks, as pgmpy reads it.
 """
@@ -239,6 +241,8 @@ def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None
         if text in ("table", "default"):
             p.next()
             numbers = p.numbers()
+            if text == "default" and rows > 1 and len(numbers) == k * rows:
+                text = "table"  # a whole table after 'default': pgmpy's reading
             size = k * rows if text == "table" else k
             if len(numbers) != size:
                 raise FileError(

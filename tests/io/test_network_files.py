@@ -311,3 +311,43 @@ def test_loaded_alarm_equals_pgmpys_example_model():
         model = get_example_model("alarm")
     # The same tables; pgmpy orders the parents by its edges, not by the file.
     assert_same_tables(load_network("alarm"), BayesianNetwork.from_pgmpy(model))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("seed", range(20))
+def test_a_default_line_listing_the_whole_table_reads_as_pgmpy_reads_it(seed):
+    # pgmpy reads 'default' followed by every probability of a block as its
+    # 'table' (the variable's states slowest); such files were refused.
+    pytest.importorskip("pgmpy")
+    from pgmpy.readwrite import BIFReader
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 6))
+    cards = rng.integers(2, 4, size=n)
+    names = [f"v{i}" for i in range(n)]
+    blocks, tables = [], {}
+    for i, v in enumerate(names):
+        blocks.append(
+            f"variable {v} {{ type discrete [ {cards[i]} ] "
+            f"{{ {', '.join(f's{j}' for j in range(cards[i]))} }}; }}"
+        )
+    for i, v in enumerate(names):
+        parents = [u for j, u in enumerate(names[:i]) if rng.random() < 0.6]
+        shape = [cards[names.index(u)] for u in parents] + [cards[i]]
+        table = rng.dirichlet(np.ones(cards[i]), size=shape[:-1] or None)
+        tables[v] = (parents, np.asarray(table).reshape(shape))
+        # The variable's states slowest, as 'table' lists them.
+        values = ", ".join(
+            repr(float(x)) for x in np.moveaxis(tables[v][1], -1, 0).ravel()
+        )
+        head = v if not parents else f"{v} | {', '.join(parents)}"
+        blocks.append(f"probability ( {head} ) {{ default {values}; }}")
+    text = "network n { }\n" + "\n".join(blocks) + "\n"
+    ours = read_bif(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = BayesianNetwork.from_pgmpy(BIFReader(string=text).get_model())
+    assert_same_tables(ours, theirs)
+    for v, (parents, table) in tables.items():
+        assert list(ours.parents_[v]) == parents
+        np.testing.assert_allclose(ours.cpds_[v], table, rtol=0, atol=1e-15)
