@@ -5,12 +5,16 @@ discrete states) and one ``probability`` block per variable: either
 ``table`` followed by every probability, the variable's states varying
 slowest (pgmpy's and JavaBayes's reading), or one line per joint state of
 the parents, ``(a, b) p1, p2, ...;``, with ``default`` for the rows not
-listed. The ``property`` lines of the network and of each variable are
-kept (``key = value``: the network's ``properties_``, a variable's
-``variable_properties_``); those of a probability block and comments are
-skipped. A name (network,
-variable or state) may be quoted, JavaBayes style (``variable "a" {``): the
-quotes are not part of it, and it may then hold blanks, as pgmpy reads it.
+listed. A ``default`` line that lists the whole table (a probability for
+every state and joint state of the parents, where one row's worth is
+expected) is read as ``table``; a variable that a ``probability`` block
+names in another case than its declaration (and no other declared name
+matches) is the declared one: both as pgmpy reads them. The ``property``
+lines of the network and of each variable are kept (``key = value``: the
+network's ``properties_``, a variable's ``variable_properties_``); those of
+a probability block and comments are skipped. A name (network, variable or
+state) may be quoted, JavaBayes style (``variable "a" {``): the quotes are
+not part of it, and it may then hold blanks, as pgmpy reads it.
 """
 
 from __future__ import annotations
@@ -45,9 +49,11 @@ from ._common import (
 
 __all__ = ["read_bif", "write_bif"]
 
-# What a property line cannot hold: it ends at the first ';' and the reader
-# reads comments as tokens (strings, balanced, are kept as they are).
+# What a property line cannot hold outside its quoted strings: it ends at the
+# first ';' and the reader skips comments (a string, balanced, is read as it
+# is, ';', '//' and '/*' included: "http://..."). A line break, nowhere.
 _UNWRITABLE = re.compile(r"[;\n\r]|//|/\*")
+_STRING = re.compile(r'"[^"]*"')
 
 _TOKEN = re.compile(
     r"""(?P<space>\s+)
@@ -192,6 +198,20 @@ def _variable(p: _Parser, variables: dict, properties: dict) -> None:
     properties[name] = props
 
 
+def _declared(name: str, variables: dict, line: int) -> str:
+    """The declared variable a probability block's ``name`` stands for: the
+    one of that name, else the only one whose name differs from it in case
+    alone (pgmpy reads such files: a block may write ``neuroticism`` for the
+    variable ``NEUROTICISM``)."""
+    if name in variables:
+        return name
+    lower = name.lower()
+    found = [v for v in variables if v.lower() == lower]
+    if len(found) != 1:
+        raise FileError(line, f"unknown variable {shown(name)}: declare it first")
+    return found[0]
+
+
 def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None:
     line = p.line
     p.expect("(")
@@ -209,12 +229,10 @@ def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None
     p.next()
     if not names:
         raise FileError(line, "a probability block names no variable")
-    child, parents = names[0], names[1:]
     if given not in (None, 1):
         raise FileError(line, "a probability block names one variable before '|'")
-    for v in names:
-        if v not in variables:
-            raise FileError(line, f"unknown variable {shown(v)}: declare it first")
+    names = [_declared(v, variables, line) for v in names]
+    child, parents = names[0], names[1:]
     if child in tables:
         raise FileError(line, f"variable {shown(child)} has two probability tables")
     if len(set(names)) != len(names):
@@ -239,6 +257,8 @@ def _probability(p: _Parser, variables: dict, tables: dict, lines: dict) -> None
         if text in ("table", "default"):
             p.next()
             numbers = p.numbers()
+            if text == "default" and rows > 1 and len(numbers) == k * rows:
+                text = "table"  # a whole table after 'default': pgmpy's reading
             size = k * rows if text == "table" else k
             if len(numbers) != size:
                 raise FileError(
@@ -452,7 +472,9 @@ def _property(key, value, what: str) -> str:
     one_string = quotes == 2 and text[0] == text[-1] == '"'  # read unquoted
     if (
         split_property(text) != expected
-        or _UNWRITABLE.search(text)
+        or _UNWRITABLE.search(_STRING.sub('""', text))
+        or "\n" in text
+        or "\r" in text
         or not key
         or quotes % 2
         or one_string
@@ -460,8 +482,9 @@ def _property(key, value, what: str) -> str:
         raise ValueError(
             f"{what} {shown(key)} = {shown(value)} cannot be written in BIF: the "
             "key is not empty and holds no '=', neither starts or ends with a "
-            "blank, neither holds a ';', a line break or a comment, and their "
-            "double quotes pair up (and do not quote the whole line)"
+            "blank, neither holds a line break, nor a ';' or a comment outside "
+            "double quotes, and the double quotes pair up (and do not quote the "
+            "whole line)"
         )
     return f"property {text} ;"
 

@@ -311,3 +311,120 @@ def test_loaded_alarm_equals_pgmpys_example_model():
         model = get_example_model("alarm")
     # The same tables; pgmpy orders the parents by its edges, not by the file.
     assert_same_tables(load_network("alarm"), BayesianNetwork.from_pgmpy(model))
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("seed", range(20))
+def test_a_default_line_listing_the_whole_table_reads_as_pgmpy_reads_it(seed):
+    # pgmpy reads 'default' followed by every probability of a block as its
+    # 'table' (the variable's states slowest); such files were refused.
+    pytest.importorskip("pgmpy")
+    from pgmpy.readwrite import BIFReader
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 6))
+    cards = rng.integers(2, 4, size=n)
+    names = [f"v{i}" for i in range(n)]
+    blocks, tables = [], {}
+    for i, v in enumerate(names):
+        blocks.append(
+            f"variable {v} {{ type discrete [ {cards[i]} ] "
+            f"{{ {', '.join(f's{j}' for j in range(cards[i]))} }}; }}"
+        )
+    for i, v in enumerate(names):
+        parents = [u for j, u in enumerate(names[:i]) if rng.random() < 0.6]
+        shape = [cards[names.index(u)] for u in parents] + [cards[i]]
+        table = rng.dirichlet(np.ones(cards[i]), size=shape[:-1] or None)
+        tables[v] = (parents, np.asarray(table).reshape(shape))
+        # The variable's states slowest, as 'table' lists them.
+        values = ", ".join(
+            repr(float(x)) for x in np.moveaxis(tables[v][1], -1, 0).ravel()
+        )
+        head = v if not parents else f"{v} | {', '.join(parents)}"
+        blocks.append(f"probability ( {head} ) {{ default {values}; }}")
+    text = "network n { }\n" + "\n".join(blocks) + "\n"
+    ours = read_bif(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = BayesianNetwork.from_pgmpy(BIFReader(string=text).get_model())
+    assert_same_tables(ours, theirs)
+    for v, (parents, table) in tables.items():
+        assert list(ours.parents_[v]) == parents
+        np.testing.assert_allclose(ours.cpds_[v], table, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_properties_with_comment_marks_in_quotes_write_back(seed):
+    # A quoted string is one token to read_bif: ';', '//' and '/*' in it are
+    # text (pgmpy's test_cpp_style_comments: property "source" =
+    # "http://..."). write_bif refused to write such a property back.
+    rng = np.random.default_rng(seed)
+    pieces = ["http://a.org/b", "/*", "*/", ";", "//", " ", "x", "=", "'"]
+
+    def quoted():
+        return '"' + "".join(rng.choice(pieces, size=rng.integers(1, 6))) + '"'
+
+    net = {f"k{i}": f"{quoted()} and {quoted()}" for i in range(3)}
+    var = {"note": quoted(), "where": f"at {quoted()}"}
+    lines = "\n".join(f"  property {k} = {x} ;" for k, x in net.items())
+    text = (
+        f"network n {{\n{lines}\n}}\n"
+        "variable a {\n  type discrete [ 2 ] { lo, hi };\n"
+        + "\n".join(f"  property {k} = {x} ;" for k, x in var.items())
+        + "\n}\nprobability ( a ) { table 0.25, 0.75; }\n"
+    )
+    bn = read_bif(text)
+    assert bn.properties_ == net
+    assert bn.variable_properties_["a"] == var
+    again = read_bif(write_bif(bn))
+    assert again.properties_ == net
+    assert again.variable_properties_ == bn.variable_properties_
+    # Outside quotes, a comment mark still cannot be written.
+    bn.properties_ = {"url": "http://a.org"}
+    with pytest.raises(ValueError, match="outside double quotes"):
+        write_bif(bn)
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("seed", range(10))
+def test_probability_blocks_may_name_variables_in_another_case(seed):
+    # pgmpy reads a probability block that writes 'neuroticism' for the
+    # variable declared 'NEUROTICISM'; read_bif refused it as unknown.
+    pytest.importorskip("pgmpy")
+    import re
+
+    from pgmpy.readwrite import BIFReader
+
+    rng = np.random.default_rng(seed)
+    bn = load_network(["asia", "child", "insurance"][seed % 3])
+    text = write_bif(bn)
+    change = [str.lower, str.upper, str.swapcase]
+
+    def recase(match):
+        word = match.group()
+        return change[rng.integers(3)](word) if word in bn.states_ else word
+
+    mixed = "\n".join(
+        re.sub(r"[^\s,(){}|]+", recase, line)
+        if line.startswith("probability")
+        else line
+        for line in text.split("\n")
+    )
+    assert mixed != text
+    ours = read_bif(mixed)
+    assert_same_network(bn, ours)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = BayesianNetwork.from_pgmpy(BIFReader(string=mixed).get_model())
+    assert_same_tables(ours, theirs)
+
+
+def test_a_name_matching_two_declarations_but_for_case_is_unknown():
+    text = """variable ab { type discrete [ 2 ] { x, y }; }
+variable AB { type discrete [ 2 ] { x, y }; }
+probability ( ab ) { table 0.5, 0.5; }
+probability ( Ab ) { table 0.5, 0.5; }
+"""
+    with pytest.raises(ValueError, match="line 4: unknown variable 'Ab'"):
+        read_bif(text)
+    assert read_bif(text.replace("( Ab )", "( AB )")).variables_ == ["ab", "AB"]
