@@ -244,7 +244,14 @@ class PC(_LearntNetwork):
                 + ("continuous" if self.ci_test in GAUSS_TESTS else "discrete")
             )
         elif self.ci_test in GAUSS_TESTS:  # every column continuous
-            values = np.array([column_values(c, v) for c, v in zip(cols, names)])
+            try:
+                values = np.array([column_values(c, v) for c, v in zip(cols, names)])
+            except ValueError as exc:
+                raise ValueError(
+                    f"ci_test={self.ci_test!r} tests partial correlations, so every "
+                    f"column must be continuous: {exc}; for discrete or mixed data "
+                    "use a discrete test or ci_test='mi_cg'"
+                ) from None
             codes = cards = None
         else:
             codes, cards = encode_frame(cols, dtypes, names)
