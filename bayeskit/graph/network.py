@@ -232,7 +232,7 @@ class _Network:
 #: The most entries a network keeps compiled for its patterns of evidence
 #: (each a plan with its reduced tables: about 0.4 MB on INSURANCE): data
 #: whose rows show ever new patterns must not grow the network without end.
-MAX_PATTERNS = 256
+MAX_PATTERNS = 2048
 
 
 class _Patterns(dict):

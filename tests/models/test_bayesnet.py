@@ -207,10 +207,14 @@ def test_batched_methods_match_enumeration(rng):
         np.testing.assert_allclose(bn.score(df), ll.mean())
 
 
-def test_kept_patterns_are_few_objects_and_give_the_same_answers(rng):
-    """Rows of many patterns: every compiled pattern is kept, as tuples and
-    arrays mostly (little for the garbage collector to walk), and a second
-    call that finds them all gives the same answers."""
+def test_kept_patterns_are_few_objects_and_give_the_same_answers(rng, monkeypatch):
+    """Rows of many patterns: every compiled pattern is kept (under a bound
+    above what these rows need), as tuples and arrays mostly (little for the
+    garbage collector to walk), and a second call that finds them all gives
+    the same answers."""
+    import bayeskit.graph.network as graph_network
+
+    monkeypatch.setattr(graph_network, "MAX_PATTERNS", 100_000)
     bn = random_network(rng, 14, p_edge=0.4)
     df = frame_with_missing(rng, bn, 300, p_missing=0.3)
     for method in ("log_likelihood", "predict_proba", "predict"):
