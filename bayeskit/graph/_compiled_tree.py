@@ -34,6 +34,37 @@ from .._jit import njit, numpy_first, run_numpy
 __all__ = ["CompiledCalibration", "for_query", "marginal_table", "state_columns"]
 
 
+@njit(nogil=True, inline="always")
+def _belief(
+    c, skip, pot, pot_off, size, inc_ptr, inc_map_off, inc_msg_off, maps, msg, work
+):
+    """Clique ``c``'s log belief into ``work``: its potential plus the messages
+    into it over every separator but the incidence ``skip`` (-1: none, the
+    belief; an incidence, what ``c`` sends over it). Returns its size."""
+    base = pot_off[c]
+    s = size[c]
+    for x in range(s):
+        work[x] = pot[base + x]
+    for j in range(inc_ptr[c], inc_ptr[c + 1]):
+        if j == skip:
+            continue
+        m0 = inc_map_off[j]
+        g0 = inc_msg_off[j]
+        for x in range(s):
+            work[x] += msg[g0 + maps[m0 + x]]
+    return s
+
+
+@njit(nogil=True, inline="always")
+def _peak(work, s):
+    """The largest of ``work[:s]`` (``-inf`` when all are)."""
+    top = -np.inf
+    for x in range(s):
+        if work[x] > top:
+            top = work[x]
+    return top
+
+
 @njit(nogil=True)
 def _calibrate_rows(
     tab,  # float64 (all factor tables, every slice)
@@ -89,17 +120,19 @@ def _calibrate_rows(
         for t in range(sched_clique.shape[0]):
             c = sched_clique[t]
             i_out = sched_inc[t]
-            base = pot_off[c]
-            s = size[c]
-            for x in range(s):
-                work[x] = pot[base + x]
-            for j in range(inc_ptr[c], inc_ptr[c + 1]):
-                if j == i_out:
-                    continue
-                m0 = inc_map_off[j]
-                g0 = inc_msg_off[j]
-                for x in range(s):
-                    work[x] += msg[g0 + maps[m0 + x]]
+            s = _belief(
+                c,
+                i_out,
+                pot,
+                pot_off,
+                size,
+                inc_ptr,
+                inc_map_off,
+                inc_msg_off,
+                maps,
+                msg,
+                work,
+            )
             dest = inc_msg_off[inc_rev[i_out]]
             sep = inc_sep[i_out]
             m0 = inc_map_off[i_out]
@@ -122,19 +155,20 @@ def _calibrate_rows(
         total = 0.0
         for q in range(roots.shape[0]):
             c = roots[q]
-            base = pot_off[c]
-            s = size[c]
-            for x in range(s):
-                work[x] = pot[base + x]
-            for j in range(inc_ptr[c], inc_ptr[c + 1]):
-                m0 = inc_map_off[j]
-                g0 = inc_msg_off[j]
-                for x in range(s):
-                    work[x] += msg[g0 + maps[m0 + x]]
-            top = -np.inf
-            for x in range(s):
-                if work[x] > top:
-                    top = work[x]
+            s = _belief(
+                c,
+                -1,
+                pot,
+                pot_off,
+                size,
+                inc_ptr,
+                inc_map_off,
+                inc_msg_off,
+                maps,
+                msg,
+                work,
+            )
+            top = _peak(work, s)
             if top == -np.inf:
                 total = -np.inf
                 continue
@@ -152,18 +186,20 @@ def _calibrate_rows(
             c = marg_clique[q]
             s = size[c]
             if c != last:
-                base = pot_off[c]
-                for x in range(s):
-                    work[x] = pot[base + x]
-                for j in range(inc_ptr[c], inc_ptr[c + 1]):
-                    m0 = inc_map_off[j]
-                    g0 = inc_msg_off[j]
-                    for x in range(s):
-                        work[x] += msg[g0 + maps[m0 + x]]
-                top = -np.inf
-                for x in range(s):
-                    if work[x] > top:
-                        top = work[x]
+                _belief(
+                    c,
+                    -1,
+                    pot,
+                    pot_off,
+                    size,
+                    inc_ptr,
+                    inc_map_off,
+                    inc_msg_off,
+                    maps,
+                    msg,
+                    work,
+                )
+                top = _peak(work, s)
                 if top == -np.inf:
                     top = 0.0
                 for x in range(s):
