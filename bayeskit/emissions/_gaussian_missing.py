@@ -47,9 +47,35 @@ import numba
 import numpy as np
 
 from ._covariance_factors import _LOG_2PI
-from ._missing_kernels import missing_log_likelihood, missing_moments
+from ._missing_kernels import missing_log_likelihood, missing_moments, pattern_factors
 
 __all__: list[str] = []
+
+
+def _grouped(missing: np.ndarray):
+    """The incomplete rows (some coordinates missing, not all) in order of
+    their pattern of missing coordinates, and where each pattern's rows
+    start (a last entry closing the last): ``(rows, starts)``; None when
+    there are no such rows."""
+    d = missing.shape[1]
+    count = missing.sum(axis=1)
+    keep = np.flatnonzero((count > 0) & (count < d))
+    if keep.size == 0:
+        return None
+    sub = missing[keep]
+    if d <= 16:
+        # A pattern as a 16-bit code: numpy's stable sort of such codes is a
+        # radix sort, one pass.
+        codes = sub @ (np.uint16(1) << np.arange(d, dtype=np.uint16))
+        order = np.argsort(codes.astype(np.uint16), kind="stable")
+    else:
+        _, codes = np.unique(sub, axis=0, return_inverse=True)
+        codes = codes.ravel()
+        order = np.argsort(codes, kind="stable")
+    ranked = codes[order]
+    cut = np.flatnonzero(ranked[1:] != ranked[:-1]) + 1
+    starts = np.concatenate([[0], cut, [keep.size]]).astype(np.intp)
+    return keep[order], starts
 
 
 def missing_patterns(missing: np.ndarray):
@@ -60,27 +86,12 @@ def missing_patterns(missing: np.ndarray):
     the rows with that pattern, in order. Complete rows and rows with every
     coordinate missing are left out.
     """
-    d = missing.shape[1]
-    count = missing.sum(axis=1)
-    keep = np.flatnonzero((count > 0) & (count < d))
-    if keep.size == 0:
+    grouped = _grouped(missing)
+    if grouped is None:
         return []
-    sub = missing[keep]
-    if d <= 16:
-        # A pattern as a 16-bit code: numpy's stable sort of such codes is a
-        # radix sort, one pass.
-        codes = sub @ (np.uint16(1) << np.arange(d, dtype=np.uint16))
-        order = np.argsort(codes.astype(np.uint16), kind="stable")
-        ranked = codes[order]
-        cut = np.flatnonzero(ranked[1:] != ranked[:-1]) + 1
-    else:
-        _, inverse = np.unique(sub, axis=0, return_inverse=True)
-        inverse = inverse.ravel()
-        order = np.argsort(inverse, kind="stable")
-        ranked = inverse[order]
-        cut = np.flatnonzero(ranked[1:] != ranked[:-1]) + 1
-    groups = np.split(keep[order], cut)
-    return [(missing[rows[0]], rows) for rows in groups]
+    rows, starts = grouped
+    groups = np.split(rows, starts[1:-1])
+    return [(missing[group[0]], group) for group in groups]
 
 
 class _Pattern:
@@ -142,51 +153,45 @@ def _center(params):
 
 
 class _Tables:
-    """Every pattern's factors, padded to ``d`` and computed for the patterns
-    with the same number of observed coordinates at once, and the rows in
-    order of their pattern (what the compiled kernels read)."""
+    """Every pattern's factors, padded to ``d`` and computed in one compiled
+    pass (:func:`~bayeskit.emissions._missing_kernels.pattern_factors`), and
+    the rows in order of their pattern (what the compiled kernels read)."""
 
-    def __init__(self, patterns, means, dense, center, conditional=False):
+    def __init__(self, grouped, missing, means, dense, center, conditional=False):
         k, d = means.shape
-        n_pat = len(patterns)
-        sizes = np.array([rows.size for _, rows in patterns])
-        self.order = np.concatenate([rows for _, rows in patterns])
-        self.starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-        masks = np.array([pattern for pattern, _ in patterns])
+        self.order, self.starts = grouped
+        n_pat = self.starts.size - 1
+        masks = missing[self.order[self.starts[:-1]]]
         self.n_obs = (~masks).sum(axis=1).astype(np.intp)
         self.n_mis = d - self.n_obs
         # Observed coordinates first, then the missing ones, each in order.
         ranked = np.argsort(masks, axis=1, kind="stable").astype(np.intp)
         self.obs = ranked
         self.mis = np.zeros_like(ranked)
-        self.U = np.zeros((n_pat, k, d, d))
-        self.const = np.zeros((n_pat, k))
+        # Only each block's leading corner is written and read.
+        self.U = np.empty((n_pat, k, d, d))
+        self.const = np.empty((n_pat, k))
         if conditional:
-            self.G = np.zeros((n_pat, k, d, d))
-            self.C = np.zeros((n_pat, k, d, d))
-        states = np.arange(k)[None, :, None, None]
+            self.G = np.empty((n_pat, k, d, d))
+            self.C = np.empty((n_pat, k, d, d))
         for p in np.unique(self.n_obs):
             group = np.flatnonzero(self.n_obs == p)
-            o = ranked[group, :p]  # (g, p)
-            m = ranked[group, p:]  # (g, q)
-            self.mis[group, : d - p] = m
-            Soo = dense[states, o[:, None, :, None], o[:, None, None, :]]
-            L = np.linalg.cholesky(Soo)  # (g, K, p, p)
-            U = np.linalg.solve(L, np.broadcast_to(np.eye(p), L.shape))
-            self.U[group[:, None], np.arange(k)[None, :], :p, :p] = U
-            log_det = np.log(np.diagonal(L, axis1=2, axis2=3)).sum(axis=2)
-            self.const[group] = -0.5 * p * _LOG_2PI - log_det
-            if conditional:
-                Som = dense[states, o[:, None, :, None], m[:, None, None, :]]
-                Smm = dense[states, m[:, None, :, None], m[:, None, None, :]]
-                A = U @ Som  # (g, K, p, q)
-                q = d - p
-                self.G[group[:, None], np.arange(k)[None, :], :q, :p] = np.swapaxes(
-                    A, 2, 3
-                )
-                self.C[group[:, None], np.arange(k)[None, :], :q, :q] = (
-                    Smm - np.swapaxes(A, 2, 3) @ A
-                )
+            self.mis[group, : d - p] = ranked[group, p:]
+        # One compiled pass factors every pattern's blocks (the batched
+        # numpy of :class:`_Pattern` costs some tens of microseconds per
+        # pattern, most of a fit where patterns are many and rows few).
+        failed = pattern_factors(
+            np.ascontiguousarray(dense, dtype=float),
+            ranked,
+            self.n_obs,
+            conditional,
+            self.U,
+            self.const,
+            self.G if conditional else self.U[:0],
+            self.C if conditional else self.U[:0],
+        )
+        if failed >= 0:
+            raise np.linalg.LinAlgError("Matrix is not positive definite")
         self.mu_c = np.ascontiguousarray(means - center)
         self.center = np.ascontiguousarray(center, dtype=float)
 
@@ -251,13 +256,17 @@ def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
     complete = ~missing.any(axis=1)
     if complete.any():
         out[complete] = structure.log_likelihood(X[complete], params)
-    patterns = missing_patterns(missing)
-    if not patterns:
+    grouped = _grouped(missing)
+    if grouped is None:
         return out
-    if sum(rows.size for _, rows in patterns) * k * X.shape[1] ** 2 < _COMPILED_WORK:
+    if grouped[0].size * k * X.shape[1] ** 2 < _COMPILED_WORK:
         return _marginal_log_likelihood_numpy(structure, X, params, missing)
     t = _Tables(
-        patterns, params.means, dense_covariances(structure, params), _center(params)
+        grouped,
+        missing,
+        params.means,
+        dense_covariances(structure, params),
+        _center(params),
     )
     Xc = np.ascontiguousarray(X, dtype=float)
 
@@ -283,14 +292,15 @@ def expected_dense_stats(X, weights, params, structure, missing):
     """
     d = X.shape[1]
     k = params.means.shape[0]
-    patterns = missing_patterns(missing)
-    if not patterns:
+    grouped = _grouped(missing)
+    if grouped is None:
         return np.zeros(k), np.zeros((k, d)), np.zeros((k, d, d))
-    if sum(rows.size for _, rows in patterns) * k * d * d < _COMPILED_WORK:
+    if grouped[0].size * k * d * d < _COMPILED_WORK:
         return _expected_dense_stats_numpy(X, weights, params, structure, missing)
     center = _center(params)
     t = _Tables(
-        patterns,
+        grouped,
+        missing,
         params.means,
         dense_covariances(structure, params),
         center,

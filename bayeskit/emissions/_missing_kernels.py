@@ -16,7 +16,7 @@ import numpy as np
 
 from .._jit import njit
 
-__all__ = ["missing_log_likelihood", "missing_moments"]
+__all__ = ["missing_log_likelihood", "missing_moments", "pattern_factors"]
 
 _JIT = {"nogil": True, "error_model": "numpy", "fastmath": {"reassoc", "contract"}}
 
@@ -105,3 +105,70 @@ def missing_moments(
                         b = mis[p, t]
                         if b >= a:
                             S2[k, a, b] += w * C[p, k, q, t]
+
+
+@njit(nogil=True, error_model="numpy")
+def pattern_factors(
+    dense, ranked, n_obs, conditional, U, const, G, C
+):  # pragma: no cover - compiled
+    """Every pattern's factors for every state, in place (padded to ``d``):
+    ``U`` the inverse of the lower Cholesky factor ``L`` of ``Sigma_oo`` (by
+    forward substitution), ``const`` ``-|o| log(2 pi) / 2 - log det L``, and
+    if ``conditional``, ``G = (U Sigma_om)^T`` and the conditional covariance
+    ``C = Sigma_mm - G G^T``. Pattern ``p`` observes ``ranked[p, :n_obs[p]]``
+    and misses the rest of ``ranked[p]``. Returns -1, or the first pattern
+    whose observed block is not positive definite under some state."""
+    n_states, d, _ = dense.shape
+    log_2pi = np.log(2.0 * np.pi)
+    L = np.empty((d, d))
+    for p in range(ranked.shape[0]):
+        no = n_obs[p]
+        nm = d - no
+        for k in range(n_states):
+            S = dense[k]
+            # Cholesky-Banachiewicz, row by row.
+            log_det = 0.0
+            for a in range(no):
+                ia = ranked[p, a]
+                for b in range(a + 1):
+                    s = S[ia, ranked[p, b]]
+                    for c in range(b):
+                        s -= L[a, c] * L[b, c]
+                    if a == b:
+                        if not s > 0.0:
+                            return p
+                        L[a, a] = np.sqrt(s)
+                        log_det += np.log(L[a, a])
+                    else:
+                        L[a, b] = s / L[b, b]
+            const[p, k] = -0.5 * no * log_2pi - log_det
+            # U = L^{-1}, lower: column by column, forward substitution.
+            Upk = U[p, k]
+            for b in range(no):
+                for a in range(b):
+                    Upk[a, b] = 0.0
+                Upk[b, b] = 1.0 / L[b, b]
+                for a in range(b + 1, no):
+                    s = 0.0
+                    for c in range(b, a):
+                        s -= L[a, c] * Upk[c, b]
+                    Upk[a, b] = s / L[a, a]
+            if not conditional:
+                continue
+            Gpk = G[p, k]
+            for q in range(nm):
+                jm = ranked[p, no + q]
+                for a in range(no):
+                    s = 0.0
+                    for c in range(a + 1):
+                        s += Upk[a, c] * S[ranked[p, c], jm]
+                    Gpk[q, a] = s
+            Cpk = C[p, k]
+            for q in range(nm):
+                for t in range(q, nm):
+                    s = S[ranked[p, no + q], ranked[p, no + t]]
+                    for a in range(no):
+                        s -= Gpk[q, a] * Gpk[t, a]
+                    Cpk[q, t] = s
+                    Cpk[t, q] = s
+    return -1

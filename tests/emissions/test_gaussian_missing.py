@@ -240,3 +240,42 @@ def test_stats_without_parameters_name_expected_stats():
     # The diagonal structure leaves missing cells out of each feature.
     st = Gaussian(DIAG, 2).stats(X, np.ones((2, 1)))
     np.testing.assert_allclose(st.weight, [[2.0, 1.0]])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pattern_factors_equal_lapack_by_pattern(seed):
+    """The compiled factors of every pattern's observed block equal LAPACK's
+    Cholesky factor inverted by a solve, and the conditional moments written
+    out with them (Bishop 2006, section 2.3.1); a block that is not positive
+    definite is reported by its pattern."""
+    from bayeskit.emissions._missing_kernels import pattern_factors
+
+    rng = np.random.default_rng(seed)
+    k, d, n_pat = 3, 6, 40
+    A = rng.normal(size=(k, d, d))
+    dense = A @ A.transpose(0, 2, 1) + 0.1 * np.eye(d)
+    masks = rng.random((n_pat, d)) < 0.4
+    masks[:, rng.integers(d)] = False  # something observed in every pattern
+    ranked = np.argsort(masks, axis=1, kind="stable").astype(np.intp)
+    n_obs = (~masks).sum(axis=1).astype(np.intp)
+    U, G, C = (np.full((n_pat, k, d, d), np.nan) for _ in range(3))
+    const = np.empty((n_pat, k))
+    assert pattern_factors(dense, ranked, n_obs, True, U, const, G, C) == -1
+    for p in range(n_pat):
+        o, m = ranked[p, : n_obs[p]], ranked[p, n_obs[p] :]
+        for s in range(k):
+            L = np.linalg.cholesky(dense[s][np.ix_(o, o)])
+            inv = np.linalg.solve(L, np.eye(o.size))
+            np.testing.assert_allclose(U[p, s, : o.size, : o.size], inv, atol=1e-10)
+            expected = -0.5 * o.size * np.log(2 * np.pi) - np.log(np.diag(L)).sum()
+            np.testing.assert_allclose(const[p, s], expected, rtol=1e-12)
+            gain = (inv @ dense[s][np.ix_(o, m)]).T
+            np.testing.assert_allclose(G[p, s, : m.size, : o.size], gain, atol=1e-10)
+            cond = dense[s][np.ix_(m, m)] - gain @ gain.T
+            np.testing.assert_allclose(C[p, s, : m.size, : m.size], cond, atol=1e-10)
+    # A state whose observed block is singular: that pattern is reported.
+    bad = dense.copy()
+    j = ranked[7, 0]
+    bad[1][j, :] = bad[1][:, j] = 0.0
+    first = min(p for p in range(n_pat) if j in ranked[p, : n_obs[p]])
+    assert pattern_factors(bad, ranked, n_obs, False, U, const, G, C) == first
