@@ -46,6 +46,7 @@ import threading
 import numba
 import numpy as np
 
+from .._jit import numpy_first, run_numpy
 from ._covariance_factors import _LOG_2PI
 from ._missing_kernels import missing_log_likelihood, missing_moments, pattern_factors
 
@@ -201,7 +202,10 @@ class _Tables:
 # kernels release the GIL), as the full structure's density does.
 _THREAD_WORK = 1 << 22
 # Below this much work (incomplete rows x states x features^2) the numpy pass
-# pattern by pattern runs instead: a first small fit compiles no kernel.
+# pattern by pattern runs instead: a first small fit compiles no kernel. Above
+# it too while the kernels are not compiled (in this process or the disk
+# cache) and the numpy passes have run less than their budget
+# (:func:`bayeskit._jit.numpy_first`).
 _COMPILED_WORK = 1 << 18
 
 
@@ -261,6 +265,15 @@ def marginal_log_likelihood(structure, X, params, missing) -> np.ndarray:
         return out
     if grouped[0].size * k * X.shape[1] ** 2 < _COMPILED_WORK:
         return _marginal_log_likelihood_numpy(structure, X, params, missing)
+    if numpy_first(missing_log_likelihood, pattern_factors):
+        return run_numpy(
+            missing_log_likelihood,
+            _marginal_log_likelihood_numpy,
+            structure,
+            X,
+            params,
+            missing,
+        )
     t = _Tables(
         grouped,
         missing,
@@ -297,6 +310,16 @@ def expected_dense_stats(X, weights, params, structure, missing):
         return np.zeros(k), np.zeros((k, d)), np.zeros((k, d, d))
     if grouped[0].size * k * d * d < _COMPILED_WORK:
         return _expected_dense_stats_numpy(X, weights, params, structure, missing)
+    if numpy_first(missing_moments, pattern_factors):
+        return run_numpy(
+            missing_moments,
+            _expected_dense_stats_numpy,
+            X,
+            weights,
+            params,
+            structure,
+            missing,
+        )
     center = _center(params)
     t = _Tables(
         grouped,

@@ -204,6 +204,7 @@ def test_compiled_pass_equals_numpy_by_pattern(structure, monkeypatch):
     calls = []
     kernel = gm.missing_log_likelihood
     monkeypatch.setattr(gm, "_COMPILED_WORK", 0)
+    monkeypatch.setattr(gm, "numpy_first", lambda *kernels: False)
     monkeypatch.setattr(
         gm, "missing_log_likelihood", lambda *a: calls.append(1) or kernel(*a)
     )
@@ -279,3 +280,43 @@ def test_pattern_factors_equal_lapack_by_pattern(seed):
     bad[1][j, :] = bad[1][:, j] = 0.0
     first = min(p for p in range(n_pat) if j in ranked[p, : n_obs[p]])
     assert pattern_factors(bad, ranked, n_obs, False, U, const, G, C) == first
+
+
+_FIRST_FIT = """
+import json, warnings
+import numpy as np
+import bayeskit
+from bayeskit.emissions import _missing_kernels as mk
+
+warnings.simplefilter("ignore")
+rng = np.random.default_rng(0)
+X = rng.normal(size=(5000, 10))
+X[rng.random(X.shape) < 0.3] = np.nan
+model = bayeskit.GaussianMixture(8, max_iter=3, random_state=0).fit(X)
+model.score_samples(X)
+kernels = [mk.missing_log_likelihood, mk.missing_moments, mk.pattern_factors]
+print(json.dumps({kern.py_func.__name__: len(kern.signatures) for kern in kernels}))
+"""
+
+
+def test_a_first_fit_with_nan_cells_compiles_no_kernel(tmp_path):
+    """A first GaussianMixture fit on 5,000 rows with 30% NaN cells, in a
+    fresh process with an empty numba cache, runs the numpy passes pattern by
+    pattern: none of the three missing-cell kernels is compiled."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    out = subprocess.run(
+        [sys.executable, "-c", _FIRST_FIT],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    compiled = json.loads(out.strip().splitlines()[-1])
+    assert compiled == dict.fromkeys(compiled, 0)
