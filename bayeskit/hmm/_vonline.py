@@ -37,11 +37,18 @@ from numbers import Real
 import numpy as np
 
 from .._base.em import described
+from .._base.svi import blend_normal, scaled_stats, step_size
 from .._layout import add_described
 from .._validation import Interval, _fit_context, check_is_fitted
 from ..graph import ChainStats
 
-__all__ = ["SVI_CONSTRAINTS", "NormalStats", "VariationalChainStats"]
+__all__ = [
+    "SVI_CONSTRAINTS",
+    "NormalStats",
+    "VariationalChainStats",
+    "start_schedule",
+    "svi_step",
+]
 
 #: The step schedule's parameters, as :class:`~bayeskit.BayesianGaussianMixture`'s.
 SVI_CONSTRAINTS: dict = {
@@ -95,13 +102,28 @@ class VariationalChainStats:
         chain = ChainStats(
             c.start * factor, c.transitions * factor, c.occupancy * factor
         )
-        emission = self.emission
-        emission = (
-            emission * factor
-            if isinstance(emission, np.ndarray)
-            else emission.scaled(factor)
-        )
+        emission = scaled_stats(self.emission, factor)
         return VariationalChainStats(chain, emission, self.lower_bound * factor)
+
+
+def start_schedule(model) -> None:
+    """The attributes of a stochastic fit started by ``partial_fit`` (no
+    batch iteration yet, no bound)."""
+    model.n_batch_iter_, model.n_iter_, model.converged_ = 0, 0, False
+    model.lower_bound_, model.lower_bounds_ = -np.inf, []
+    model.monitor_ = model._new_monitor()
+
+
+def svi_step(model, stats, lengths, weights, take) -> None:
+    """One step of stochastic variational inference of a variational HMM (see
+    the module): ``stats`` of the mini-batch's sequences scaled to
+    ``total_samples`` steps, and ``take(target, rho)`` moving the posterior
+    towards their M-step by ``rho``; the step counted."""
+    steps = float(np.sum(lengths) if weights is None else weights @ lengths)
+    t = getattr(model, "n_batch_iter_", 0)
+    take(stats.scaled(model.total_samples / steps), step_size(model, t))
+    model.n_batch_iter_ = t + 1
+    model.n_iter_ = getattr(model, "n_iter_", 0) + 1
 
 
 def _add(a: VariationalChainStats, b: VariationalChainStats):
@@ -150,15 +172,14 @@ def _blend_gaussian(model, old: dict, rho: float) -> None:
     ctype = model.covariance_type
     extra = 0.0
     if "m" in model.params:
-        beta0, beta1 = old["beta_posterior_"], model.beta_posterior_
-        m0, m1 = old["means_posterior_"], model.means_posterior_
-        beta = a * beta0 + b * beta1
-        model.means_posterior_ = (
-            a * beta0[:, None] * m0 + b * beta1[:, None] * m1
-        ) / beta[:, None]
-        model.beta_posterior_ = beta
-        w = a * beta0 * b * beta1 / beta
-        dev = m0 - m1
+        model.beta_posterior_, model.means_posterior_, w, dev = blend_normal(
+            a,
+            b,
+            old["beta_posterior_"],
+            old["means_posterior_"],
+            model.beta_posterior_,
+            model.means_posterior_,
+        )
         extra = {
             "full": lambda: _outer(w, dev),
             "tied": lambda: np.einsum("k,ki,kj->ij", w, dev, dev),
@@ -304,21 +325,17 @@ class VariationalHMMStatistics:
         self._components()  # the hyperparameters and letters, checked
         if first:
             self._vb_initialize(Xt, lengths, weights)
-            self.n_batch_iter_, self.n_iter_, self.converged_ = 0, 0, False
-            self.lower_bound_, self.lower_bounds_ = -np.inf, []
-            self.monitor_ = self._new_monitor()
+            start_schedule(self)
         else:
             self._vb_check()
-        steps = float(np.sum(lengths) if weights is None else weights @ lengths)
-        stats = self._vb_e_step(Xt, lengths, weights)
-        t = getattr(self, "n_batch_iter_", 0)
-        rho = (self.learning_offset + t) ** (-self.learning_decay)
-        old = {name: np.copy(getattr(self, name)) for name in self._vb_names()}
-        self._vb_m_step(stats.scaled(self.total_samples / steps))
-        self._vb_blend(old, rho)
-        self._vb_publish()
-        self.n_batch_iter_ = t + 1
-        self.n_iter_ = getattr(self, "n_iter_", 0) + 1
+
+        def take(target, rho):
+            old = {name: np.copy(getattr(self, name)) for name in self._vb_names()}
+            self._vb_m_step(target)
+            self._vb_blend(old, rho)
+            self._vb_publish()
+
+        svi_step(self, self._vb_e_step(Xt, lengths, weights), lengths, weights, take)
         return self
 
     def _vb_blend(self, old: dict, rho: float) -> None:
