@@ -339,9 +339,11 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         ``rho_t = (learning_offset + t)^(-learning_decay)`` (Hoffman, Blei,
         Wang and Paisley 2013, algorithm 2), as in
         :meth:`VariationalGaussianHMM.partial_fit`. The first call on a model
-        without a posterior starts it on its batch as :meth:`fit` does (the
-        family's default prior read from that batch); after :meth:`fit` the
-        steps continue from the fitted posterior. ``lower_bound_`` is not
+        without a posterior fits its batch as :meth:`fit` does (``n_iter``
+        iterations; the family's default prior read from that batch), then
+        takes a step of size 1 to that fit's statistics scaled to
+        ``total_samples``; after :meth:`fit` the steps continue from the
+        fitted posterior by the schedule. ``lower_bound_`` is not
         updated (see :meth:`summarize` and :meth:`from_stats`).
 
         Parameters

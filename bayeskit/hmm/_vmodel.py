@@ -237,15 +237,13 @@ class ChainVariationalRun:
 def stochastic_step(model, X, lengths, weights, first: bool) -> None:
     """One step of stochastic variational inference of ``model`` on the
     mini-batch ``X`` (the named variational HMMs' step,
-    :func:`~bayeskit.hmm._vonline.svi_step`): on the first, the posterior
-    starts on the batch as :meth:`fit` starts it."""
-    if first:
-        run = ChainVariationalRun(model, X, lengths, weights)
-        run._initialize(X, None, model.random_state)
+    :func:`~bayeskit.hmm._vonline.svi_step`): the first is the batch fit of
+    the mini-batch, then a step of size 1."""
+    if first:  # the batch fit on the first mini-batch
+        model._vb_fit(X, lengths, weights)
         start_schedule(model)
-    else:
-        run = ChainVariationalRun.fitted(model)
-        run._data(X, lengths, weights)
+    run = ChainVariationalRun.fitted(model)
+    run._data(X, lengths, weights)
     letters = [letter in model.params for letter in "ste"]
 
     def take(target, rho):
