@@ -343,7 +343,11 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         iterations; the family's default prior read from that batch), then
         takes a step of size 1 to that fit's statistics scaled to
         ``total_samples``; after :meth:`fit` the steps continue from the
-        fitted posterior by the schedule. ``lower_bound_`` is not
+        fitted posterior by the schedule. That fit crosses the plateaus of
+        the bound near the start only with iterations to spare: the defaults
+        ``n_iter=10`` and ``tol=1e-2`` are EM's, and for SVI a budget such as
+        ``n_iter=300, tol=1e-9`` (the variational HMMs' defaults are 100 and
+        1e-6) is what the user guide's figures use. ``lower_bound_`` is not
         updated (see :meth:`summarize` and :meth:`from_stats`).
 
         Parameters
