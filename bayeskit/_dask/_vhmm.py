@@ -1,5 +1,6 @@
-"""Variational hidden Markov models on Dask: variational EM with one
-reduction per iteration.
+"""Variational hidden Markov models on Dask (the named ones, and
+:class:`~bayeskit.HiddenMarkovModel` with ``inference="variational"``):
+variational EM with one reduction per iteration.
 
 The sequences come as for Baum-Welch (:mod:`bayeskit._dask._hmm`): a Dask
 bag of sequences, or a Dask array of rows with ``lengths`` cut at sequence

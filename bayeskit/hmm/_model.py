@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from numbers import Real
 
 import numpy as np
-from sklearn.utils.metaestimators import available_if
 
 from .._base.classifier import Triple
 from .._base.composed import FamilyAttributes, check_family_data, degenerate
@@ -21,7 +19,8 @@ from ..emissions import Emission
 from ..mixture._start import initial_responsibilities
 from ._base import BaseHMM, _handler
 from ._variational import VariationalChainStats
-from ._vmodel import ChainVariationalRun
+from ._vmodel import ChainVariationalRun, stochastic_step
+from ._vonline import SVI_CONSTRAINTS
 
 __all__ = ["HiddenMarkovModel"]
 
@@ -76,7 +75,19 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         families (conjugate, but their posteriors are not written yet; for
         tied or spherical Gaussians use :class:`VariationalGaussianHMM`).
         ``summarize`` and ``from_stats`` split an iteration over chunks of
-        sequences; ``partial_fit`` is EM's.
+        sequences (and a fit on a Dask bag or array runs its E-steps where
+        the partitions live); ``partial_fit`` is a step of stochastic
+        variational inference.
+    total_samples : float, default=1e6
+        With ``inference='variational'``: the number of steps (weighted)
+        that :meth:`partial_fit` scales a mini-batch's statistics to (that of
+        the whole data), as :class:`VariationalGaussianHMM`.
+    learning_offset : float, default=10.0
+        With ``inference='variational'``: ``tau_0`` of the step size
+        ``rho_t = (tau_0 + t)^(-kappa)`` of :meth:`partial_fit` (at least 1).
+    learning_decay : float, default=0.7
+        With ``inference='variational'``: ``kappa`` of that step size, in
+        ``(0.5, 1]`` (the Robbins-Monro conditions).
 
     Attributes
     ----------
@@ -164,6 +175,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         "emission_prior": [None, object],
         "transmat_prior": [ElementwiseInterval(Real, 0, None, closed="neither")],
         "inference": [StrOptions({"em", "variational"})],
+        **SVI_CONSTRAINTS,
     }
     _param_names = {"s": "startprob_", "t": "transmat_", "e": "_emission_value"}
 
@@ -172,7 +184,8 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         startprob_prior=1.0, transmat_prior=1.0, algorithm="viterbi",
         random_state=None, n_iter=10, tol=1e-2, verbose=False, params="ste",
         init_params="ste", n_init=1, n_jobs=None, implementation="log",
-        inference="em",
+        inference="em", total_samples=1e6, learning_offset=10.0,
+        learning_decay=0.7,
     ):  # fmt: skip
         self.n_components = n_components
         self.emission, self.emission_prior = emission, emission_prior
@@ -183,6 +196,9 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         self.n_init, self.n_jobs = n_init, n_jobs
         self.implementation = implementation
         self.inference = inference
+        self.total_samples = total_samples
+        self.learning_offset = learning_offset
+        self.learning_decay = learning_decay
 
     def _make_components(self) -> Triple:
         family = self._sized_family(self.n_features)
@@ -279,30 +295,90 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def _fit_variational(self, X, lengths, sequence_weight, states):
-        if _handler(X) is not None:  # a Dask collection: the rows in memory
+        if states is None and (handler := _handler(X)) is not None:  # Dask
+            return handler.fit_variational_hmm(self, X, lengths, sequence_weight)
+        Xt, lengths, weights = self._variational_data(
+            X, lengths, sequence_weight, states, reset=True
+        )
+        self._vb_fit(Xt, lengths, weights)
+        return self
+
+    def _variational_data(self, X, lengths, sequence_weight, states, *, reset):
+        if _handler(X) is not None:  # a Dask collection with states: in memory
             X = X.compute()
-        data = self._data(X, lengths, sequence_weight, reset=True, states=states)
+        data = self._data(X, lengths, sequence_weight, reset=reset, states=states)
         if len(data) > 3:
             raise ValueError(
                 "states (known states) are taken by inference='em' only; "
                 "inference='variational' fits unlabelled sequences"
             )
-        Xt, lengths, weights = data
-        self._check_gaps(Xt)
-        self.__dict__.pop("stats_", None)
-        run = ChainVariationalRun(self, Xt, lengths, weights)
+        self._check_gaps(data[0])
+        return data
+
+    def _vb_fit(self, Xt, lengths, weights, e_step=None):
+        """Variational EM started on ``Xt`` (whose E-step is ``e_step()``
+        when given: a distributed one's)."""
+        for name in ("stats_", "n_batch_iter_"):  # EM's; a new SVI schedule
+            self.__dict__.pop(name, None)
+        run = ChainVariationalRun(self, Xt, lengths, weights, e_step)
         run.run(self._new_monitor())
-        return self
 
-    def _em_only(self, method="partial_fit"):
-        if self._variational():
-            raise AttributeError(
-                f"{method} is EM's (stepwise statistics of the MAP fit); with "
-                "inference='variational' fit all the sequences with fit"
+    def partial_fit(
+        self, X, lengths=None, *, y=None, sequence_weight=None, states=None
+    ):
+        """One step of incremental EM (``inference='em'``, see
+        :meth:`GaussianHMM.partial_fit`), or of stochastic variational
+        inference (``inference='variational'``) on a mini-batch of sequences.
+
+        With ``inference='variational'``: the variational E-step on the
+        batch's sequences under the current posterior; its statistics, scaled
+        by ``total_samples`` over the batch's (weighted) steps, give the
+        posterior ``lambda_hat`` that the whole data would give if it were
+        made of copies of the batch, and the natural parameters of the
+        posterior of every letter of ``params`` move towards it by the step
+        ``rho_t = (learning_offset + t)^(-learning_decay)`` (Hoffman, Blei,
+        Wang and Paisley 2013, algorithm 2), as in
+        :meth:`VariationalGaussianHMM.partial_fit`. The first call on a model
+        without a posterior fits its batch as :meth:`fit` does (``n_iter``
+        iterations; the family's default prior read from that batch), then
+        takes a step of size 1 to that fit's statistics scaled to
+        ``total_samples``; after :meth:`fit` the steps continue from the
+        fitted posterior by the schedule. That fit crosses the plateaus of
+        the bound near the start only with iterations to spare: the defaults
+        ``n_iter=10`` and ``tol=1e-2`` are EM's, and for SVI a budget such as
+        ``n_iter=300, tol=1e-9`` (the variational HMMs' defaults are 100 and
+        1e-6) is what the user guide's figures use. ``lower_bound_`` is not
+        updated (see :meth:`summarize` and :meth:`from_stats`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_steps, n_features) or list of array-like
+        lengths : array-like of int of shape (n_sequences,), default=None
+        y : None
+            Ignored.
+        sequence_weight : array-like of shape (n_sequences,), default=None
+        states : array-like, default=None
+            EM only.
+
+        Returns
+        -------
+        self : object
+        """
+        if not self._variational():
+            return BaseHMM.partial_fit(
+                self, X, lengths, y=y, sequence_weight=sequence_weight, states=states
             )
-        return True
+        return self._partial_fit_variational(X, lengths, sequence_weight, states)
 
-    partial_fit = available_if(_em_only)(BaseHMM.partial_fit)
+    @_fit_context(prefer_skip_nested_validation=True)
+    def _partial_fit_variational(self, X, lengths, sequence_weight, states):
+        first = "emission_posterior_" not in self.__dict__
+        Xt, lengths, weights = self._variational_data(
+            X, lengths, sequence_weight, states, reset=first
+        )
+        self.__dict__.pop("stats_", None)  # EM's
+        stochastic_step(self, Xt, lengths, weights, first)
+        return self
 
     def summarize(self, X, lengths=None, *, sequence_weight=None, states=None):
         """Expected statistics of a chunk of sequences under the current
@@ -336,12 +412,15 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         data = self._data(X, lengths, sequence_weight, reset=False, states=states)
         if len(data) > 3:
             raise ValueError("states are taken by inference='em' only")
-        Xt, lengths, weights = data
+        return self._vb_e_step(*data)
+
+    def _vb_e_step(self, Xt, lengths, weights):
+        """The variational E-step of validated sequences under the fitted
+        posterior (a Dask partition's, and :meth:`summarize`'s)."""
         self._check_gaps(Xt)
         run = ChainVariationalRun.fitted(self)
         run._data(Xt, lengths, weights)
-        stats = run._e_step(Xt)
-        return replace(stats, lower_bound=stats.lower_bound + run._kl())
+        return run.evidence_stats(Xt)
 
     def from_stats(self, stats):
         """The M-step from summed statistics (see :meth:`summarize`);

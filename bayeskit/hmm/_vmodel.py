@@ -11,17 +11,21 @@ conjugate posterior, its expected log densities and its KL divergence).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._base.em import LatentParams
 from .._base.sequences import _observed_steps
+from .._base.svi import blend_posterior
 from .._base.variational import fit_variational, variational_family
 from ..graph import ChainParams
 from ..priors import Dirichlet
 from ._variational import VariationalChainStats, chain_e_step
+from ._vonline import start_schedule, svi_step
 
-__all__ = ["ChainVariationalRun", "VariationalChainStats"]
+__all__ = ["ChainVariationalRun", "VariationalChainStats", "stochastic_step"]
 
 #: The fitted posterior of every letter of ``params`` / ``init_params``.
 _POSTERIORS = {
@@ -46,7 +50,10 @@ class ChainVariationalRun:
     verbose = 0
     verbose_interval = 1
 
-    def __init__(self, model, X, lengths, weights):
+    def __init__(self, model, X, lengths, weights, e_step=None):
+        # The E-step's statistics under the current posterior when given (a
+        # distributed one's, reading the posterior published on the model).
+        self.distributed = e_step
         self._family(model)
         self._data(X, lengths, weights)
         k = model.n_components
@@ -63,6 +70,7 @@ class ChainVariationalRun:
     def fitted(cls, model):
         """The run of a fitted model: its priors and posteriors, no data."""
         run = cls.__new__(cls)
+        run.distributed = None
         run._family(model)
         run.start_prior = Dirichlet(model.startprob_prior_)
         run.trans_prior = Dirichlet(model.transmat_prior_)
@@ -139,6 +147,18 @@ class ChainVariationalRun:
         return initial_responsibilities("kmeans", rows, self.row_weight, k, rng)
 
     def _e_step(self, X):
+        """The statistics, with the bound of the posterior they ran under."""
+        if self.distributed is None:
+            stats = self.evidence_stats(X)
+        else:
+            self.publish()
+            stats = self.distributed()
+        return replace(stats, lower_bound=stats.lower_bound - self._kl())
+
+    def evidence_stats(self, X):
+        """The variational E-step on the run's data: the chain's counts, the
+        family's statistics and the log of the sub-normalised evidence (the
+        bound's data term)."""
         k = self.model.n_components
         expected = self.vb.expected_log_likelihood(
             self.family, self.rows, self.q_emission
@@ -154,7 +174,7 @@ class ChainVariationalRun:
         if self.observed is not None:
             resp = resp[self.observed]
         emission = self.family.stats(self.rows, resp)
-        return VariationalChainStats(chain, emission, evidence - self._kl())
+        return VariationalChainStats(chain, emission, evidence)
 
     def _kl(self) -> float:
         return (
@@ -212,6 +232,32 @@ class ChainVariationalRun:
         model._set_params(
             LatentParams(chain, self.vb.point(self.family, self.q_emission))
         )
+
+
+def stochastic_step(model, X, lengths, weights, first: bool) -> None:
+    """One step of stochastic variational inference of ``model`` on the
+    mini-batch ``X`` (the named variational HMMs' step,
+    :func:`~bayeskit.hmm._vonline.svi_step`): the first is the batch fit of
+    the mini-batch, then a step of size 1."""
+    if first:  # the batch fit on the first mini-batch
+        model._vb_fit(X, lengths, weights)
+        start_schedule(model)
+    run = ChainVariationalRun.fitted(model)
+    run._data(X, lengths, weights)
+    letters = [letter in model.params for letter in "ste"]
+
+    def take(target, rho):
+        old = run._get_parameters()
+        run._from_stats(target)
+        run._set_parameters(
+            tuple(
+                blend_posterior(o, n, rho) if moves else o
+                for o, n, moves in zip(old, run._get_parameters(), letters)
+            )
+        )
+        run.publish()
+
+    svi_step(model, run.evidence_stats(X), lengths, weights, take)
 
 
 def _dirichlet(value, shape, name) -> Dirichlet:

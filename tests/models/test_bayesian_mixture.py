@@ -400,28 +400,44 @@ def _textbook_elbo(model, X):
 
 @pytest.mark.parametrize("seed", range(5))
 def test_stochastic_partial_fit_reaches_the_batch_bound(seed):
-    """Stochastic variational inference over shuffled mini-batches (8 epochs
-    of 20 batches) comes within 1.5% of the batch fit's evidence lower bound
-    (Hoffman et al. 2013). The goal is 1%: 3 of these 5 seeds reach it; in
-    the other two a cluster stays shared by two components whose weights the
-    decaying steps move only slowly (about 1.1% short)."""
+    """Stochastic variational inference with the default schedule over
+    shuffled mini-batches (8 epochs of 20 batches) comes within 1% of the
+    batch fit's evidence lower bound (Hoffman et al. 2013), and the surplus
+    components die as in the batch fit: at least 0.99 of the weight on three
+    components. (The first call fits its batch, then steps by 1: from a start
+    on one batch, the decaying steps kept two components on one cluster,
+    0.6-1.3% short; the user guide's table.)"""
     rng = np.random.default_rng(seed)
     centres = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0]])
     X = np.vstack([c + rng.normal(scale=0.8, size=(600, 2)) for c in centres])
     batch = BayesianGaussianMixture(n_components=5, random_state=0, max_iter=500).fit(X)
-    svi = BayesianGaussianMixture(
-        n_components=5,
-        random_state=0,
-        total_samples=len(X),
-        learning_offset=1.0,
-        learning_decay=0.6,
-    )
+    svi = BayesianGaussianMixture(n_components=5, random_state=0, total_samples=len(X))
     for _ in range(8):
         for chunk in np.array_split(rng.permutation(X), 20):
             svi.partial_fit(chunk)
     assert svi.n_batch_iter_ == 160
     target = _textbook_elbo(batch, X)
-    assert abs(_textbook_elbo(svi, X) - target) <= 0.015 * abs(target)
+    assert _textbook_elbo(svi, X) - target >= -0.01 * abs(target)
+    assert np.sort(svi.weights_)[-3:].sum() >= 0.99
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_the_first_partial_fit_is_the_batch_fit_then_a_full_step(rng):
+    """On an unfitted mixture the first call is ``fit`` of its batch, then a
+    step of size 1 whatever the schedule: with ``total_samples`` the batch's
+    size, one more iteration of variational EM (``fit`` continued by
+    ``warm_start`` for one iteration)."""
+    X = _blobs(rng, n=200)
+    svi = BayesianGaussianMixture(
+        n_components=3, random_state=0, max_iter=4, tol=0.0, total_samples=len(X)
+    )
+    svi.partial_fit(X)
+    ref = BayesianGaussianMixture(n_components=3, random_state=0, max_iter=4, tol=0.0)
+    ref.fit(X).set_params(warm_start=True, max_iter=1).fit(X)
+    np.testing.assert_allclose(svi.means_, ref.means_, rtol=1e-10)
+    np.testing.assert_allclose(svi.mean_precision_, ref.mean_precision_, rtol=1e-10)
+    np.testing.assert_allclose(svi.covariances_, ref.covariances_, rtol=1e-10)
+    assert svi.n_batch_iter_ == 1
 
 
 def test_partial_fit_step_is_the_natural_gradient_step(rng):

@@ -476,11 +476,6 @@ def test_bad_input_names_itself():
     with pytest.raises(ValueError, match="X has steps with some"):
         HiddenMarkovModel(2, inference="variational").fit(Xp)
     model = HiddenMarkovModel(2, inference="variational", random_state=0).fit(X)
-    for method in ("partial_fit",):
-        assert not hasattr(model, method)
-        with pytest.raises(AttributeError) as excinfo:
-            getattr(model, method)
-        assert "inference='variational'" in str(excinfo.value.__cause__)
     model.set_params(init_params="")
     model.transmat_posterior_ = np.ones((3, 3))
     with pytest.raises(ValueError, match="transmat_posterior_"):

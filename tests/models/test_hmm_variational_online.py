@@ -147,8 +147,9 @@ def test_from_stats_refuses_other_statistics():
 def test_a_full_step_on_all_the_data_is_one_batch_iteration(kind, seed):
     """With step size 1 (``learning_offset=1`` at the first step) and
     ``total_samples`` the weighted number of steps, one ``partial_fit`` on
-    all the sequences is one iteration of ``fit``: after a fit, and from
-    scratch (the same start, then one step)."""
+    all the sequences is one iteration of ``fit`` after a fit; from scratch
+    it is the fit of the batch then a step of size 1 (whatever the schedule):
+    ``fit`` with one more iteration."""
     rng = np.random.RandomState(seed)
     lengths = [14, 9, 20, 11]
     X = _data(kind, rng, lengths)
@@ -160,10 +161,10 @@ def test_a_full_step_on_all_the_data_is_one_batch_iteration(kind, seed):
     svi = copy.deepcopy(model).set_params(learning_offset=1.0, total_samples=n)
     svi.partial_fit(X, lengths, sequence_weight=weights)
     _assert_same_posterior(svi, step)
-    fresh = _model(kind, seed, learning_offset=1.0, total_samples=n)
+    fresh = _model(kind, seed, n_iter=2, tol=0.0, total_samples=n)
     fresh.partial_fit(X, lengths, sequence_weight=weights)
-    one = _model(kind, seed, n_iter=1).fit(X, lengths, sequence_weight=weights)
-    _assert_same_posterior(fresh, one)
+    three = _model(kind, seed, n_iter=3, tol=0.0)
+    _assert_same_posterior(fresh, three.fit(X, lengths, sequence_weight=weights))
     assert fresh.n_batch_iter_ == 1
 
 
@@ -237,45 +238,38 @@ def _simulated(rng, kind, n_seq=200, n_steps=20):
     return seqs
 
 
-def _svi_gap(kind, seed):
-    """50 epochs of shuffled mini-batches of 20 sequences (of 200, simulated
-    from a 3-state HMM) with the Robbins-Monro steps ``(1 + t)^-0.51``; the
-    relative gain of the batch fit continued from where SVI ends (never
-    negative: the batch fit never loses)."""
+def svi_gap(kind, seed, epochs=20):
+    """SVI with the default schedule over ``epochs`` epochs of shuffled
+    mini-batches of 20 sequences (of 200, simulated from a 3-state HMM), and
+    the batch fit from the same start (the posterior that the first call
+    starts from, on its mini-batch): the relative shortfall of SVI's bound
+    (negative when SVI ends higher)."""
     rng = np.random.RandomState(seed)
     seqs = _simulated(rng, kind)
     X = np.concatenate(seqs)
     lengths = [len(s) for s in seqs]
-    svi = _model(
-        kind, seed, total_samples=float(len(X)), learning_offset=1.0,
-        learning_decay=0.51,
-    )  # fmt: skip
-    for _ in range(50):
-        order = rng.permutation(len(seqs))
+    order = rng.permutation(len(seqs))
+    start = _model(kind, seed, n_iter=0).fit([seqs[j] for j in order[:20]])
+    batch = copy.deepcopy(start).set_params(n_iter=500, tol=1e-9, init_params="")
+    best = _bound(batch.fit(X, lengths), X, lengths)
+    svi = _model(kind, seed, total_samples=float(len(X)))
+    for _ in range(epochs):
         for i in range(0, len(seqs), 20):
             svi.partial_fit([seqs[j] for j in order[i : i + 20]])
-    reached = _bound(svi, X, lengths)
-    batch = copy.deepcopy(svi).set_params(n_iter=300, tol=1e-9, init_params="")
-    best = _bound(batch.fit(X, lengths), X, lengths)
-    assert best >= reached - 1e-9 * abs(best)
-    return (best - reached) / abs(best)
+        order = rng.permutation(len(seqs))
+    return (best - _bound(svi, X, lengths)) / abs(best)
 
 
 @pytest.mark.slow
-def test_epochs_of_mini_batches_reach_a_local_optimum():
-    """SVI reaches a local optimum of the evidence lower bound (Hoffman et
-    al. 2013, section 2.3): the batch fit continued from where it ends gains
-    less than 0.1% (Gaussian) or 1% (categorical) of the bound, in all but
-    at most one of seven runs (every covariance type, three categorical
-    seeds). The exception is a run still on one of the slow plateaus of
-    variational HMMs, which the batch fit crosses slowly too; which run it is
-    depends on rounding (the steps are chaotic)."""
-    cases = [(c, s) for s, c in enumerate(CTYPES)]
-    cases += [("categorical", s) for s in range(3)]
-    gaps = {case: _svi_gap(*case) for case in cases}
-    limit = {case: 0.01 if case[0] == "categorical" else 0.001 for case in cases}
-    missed = [case for case in cases if gaps[case] > limit[case]]
-    assert len(missed) <= 1, gaps
+@pytest.mark.parametrize("kind", [*CTYPES, "categorical"])
+def test_mini_batches_reach_the_batch_bound_from_the_same_start(kind):
+    """With the default schedule (10, 0.7), 20 epochs of mini-batches end
+    within 1% of the bound of the batch fit from the same start, over four
+    seeds of every covariance type and of categorical emissions (the table of
+    the user guide: before the first call fitted its batch, full and
+    categorical runs ended 2-26% short, on the plateaus near the start)."""
+    gaps = [svi_gap(kind, seed) for seed in range(4)]
+    assert max(gaps) < 0.01, gaps
 
 
 @pytest.mark.parametrize("kind", ["full", "categorical"])
