@@ -205,6 +205,7 @@ def _stats_sequence(
 # segment would be one long chain of dependent multiplications.
 _RING = {**_JIT, "fastmath": {"reassoc", "contract"}}
 _TINY = 1e-200
+_U = np.uint64
 
 
 @njit(**_RING)
@@ -254,8 +255,8 @@ def _scaled_forward_sequence(
                     a += F[i, r - 1] * trans[i, j]
                 A[j, r] = a
         slot = t % max_dur
-        off = max_dur - 1 - slot
-        n_open = min(max_dur, t + 1)  # slots 0 .. t before the ring is full
+        off = _U(max_dur - 1 - slot)
+        n_open = _U(min(max_dur, t + 1))  # slots 0 .. t before the ring is full
         inv = 1.0 / scale
         mass = 0.0
         for j in range(n_states):
@@ -310,9 +311,14 @@ def _scaled_backward_sequence(
                     b += trans[i, j] * Bs[j, r + 1]
                 Be[i, r] = b
         slot = t % max_dur
-        off = max_dur - slot
         censored = n - t  # the duration of a segment from here to the end
         n_open = min(max_dur, n - t)  # this step's slot and the later ones
+        # Unsigned indices (here and in the forward pass): numba wraps
+        # negative signed ones round, which turns the loops' loads into
+        # gathers; these are never negative.
+        first, last_slot = _U(slot), _U(min(max_dur, slot + n_open))
+        n_wrapped = _U(max(0, slot + n_open - max_dur))
+        off = _U(max_dur - slot)
         for j in range(n_states):
             rj = R[j, r]
             # The last step ends no complete segment.
@@ -325,14 +331,14 @@ def _scaled_backward_sequence(
             # complete segments may last (fewer near the end: the rest are 0).
             # A segment whose start has no mass adds 0 to the counts: skipped.
             if a > 0.0:
-                for i in range(slot, min(max_dur, slot + n_open)):
+                for i in range(first, last_slot):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
                     term = v * bwd_pmf[j, off + i]
                     acc += term
-                    durations[j, i - slot] += a * term
-                for i in range(max(0, slot + n_open - max_dur)):
+                    durations[j, i - first] += a * term
+                for i in range(n_wrapped):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
@@ -340,12 +346,12 @@ def _scaled_backward_sequence(
                     acc += term
                     durations[j, i + off] += a * term
             else:
-                for i in range(slot, min(max_dur, slot + n_open)):
+                for i in range(first, last_slot):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
                     acc += v * bwd_pmf[j, off + i]
-                for i in range(max(0, slot + n_open - max_dur)):
+                for i in range(n_wrapped):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
@@ -463,6 +469,52 @@ def _forward_pass(
             log_likelihood[n] = ll
 
 
+# Viterbi holds the open segments in a ring too, in log space (a max-product
+# has no sum to underflow): the slot of a segment that started at ``u`` holds
+# ``A[u, j]`` plus its emissions so far, one addition per step, and each step
+# reads it through the rotated log duration table; the maximum over the slots
+# runs on four independent maxima (one chain of dependent comparisons would
+# take four times as long), and the shortest duration that reaches it is
+# found after, by the same sums. No reassociation: every sum is the numpy
+# recursions' (``_semi_markov_numpy.viterbi``), in their order.
+
+
+@njit(**_JIT)
+def _ring_max(ring, table, j, off, n_open):  # pragma: no cover - compiled
+    """``max(ring[j, i] + table[j, off + i])`` over ``i < n_open`` (``-inf``
+    if none), in four interleaved chains."""
+    b0 = b1 = b2 = b3 = -np.inf
+    four = n_open - n_open % _U(4)
+    for i in range(_U(0), four, _U(4)):
+        w0 = ring[j, i] + table[j, off + i]
+        w1 = ring[j, i + _U(1)] + table[j, off + i + _U(1)]
+        w2 = ring[j, i + _U(2)] + table[j, off + i + _U(2)]
+        w3 = ring[j, i + _U(3)] + table[j, off + i + _U(3)]
+        b0 = w0 if w0 > b0 else b0
+        b1 = w1 if w1 > b1 else b1
+        b2 = w2 if w2 > b2 else b2
+        b3 = w3 if w3 > b3 else b3
+    for i in range(four, n_open):
+        w0 = ring[j, i] + table[j, off + i]
+        b0 = w0 if w0 > b0 else b0
+    b0 = b1 if b1 > b0 else b0
+    b2 = b3 if b3 > b2 else b2
+    return b2 if b2 > b0 else b0
+
+
+@njit(**_JIT)
+def _ring_argmax(ring, table, j, off, slot, n_open, best):  # pragma: no cover
+    """The shortest duration whose sum (as :func:`_ring_max`'s) is ``best``:
+    the slots from the newest segment's back round the ring (``n_open``
+    signed, as the durations are)."""
+    i = slot
+    for d in range(1, n_open + 1):
+        if ring[j, i] + table[j, off + _U(i)] == best:
+            return d
+        i = i - 1 if i > 0 else ring.shape[1] - 1
+    return 1
+
+
 @njit(**_JIT)
 def _viterbi_sequence(
     log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, from_state,
@@ -470,9 +522,15 @@ def _viterbi_sequence(
 ):  # fmt: skip  # pragma: no cover - compiled
     """Max-product over the segmentations of rows ``s:e``: the best path into
     ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
-    path unset)."""
+    path unset). Ties go to the lowest state and the shortest duration."""
     n_states, max_dur = log_pmf.shape
     n = e - s
+    ring = np.empty((n_states, max_dur))
+    fwd_pmf, fwd_surv, _ = _ring_tables(log_pmf, log_surv)
+    off = _U(0)
+    slot = 0
+    n_signed = 0
+    n_open = _U(0)
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -486,28 +544,32 @@ def _viterbi_sequence(
                     best, arg = v, i
             A[r, j] = best
             from_state[r, j] = arg
-        if t == n - 1:
-            break
+        slot = t % max_dur
+        off = _U(max_dur - 1 - slot)
+        n_signed = min(max_dur, t + 1)
+        n_open = _U(n_signed)
         for j in range(n_states):
-            em = 0.0
-            best, arg = -np.inf, 1
-            for d in range(1, min(max_dur, t + 1) + 1):
-                em += log_em[r - d + 1, j]
-                v = A[r - d + 1, j] + log_pmf[j, d - 1] + em
-                if v > best:
-                    best, arg = v, d
+            ring[j, slot] = A[r, j]
+            x = log_em[r, j]
+            for i in range(n_open):
+                ring[j, i] += x
+            if t == n - 1:
+                continue
+            best = _ring_max(ring, fwd_pmf, j, off, n_open)
             F[r, j] = best
-            duration[r, j] = arg
-    best, state, dur = -np.inf, 0, 1
+            duration[r, j] = _ring_argmax(
+                ring, fwd_pmf, j, off, slot, n_signed, best
+            )
+    # The censored last segment: the first state (then the shortest duration)
+    # of the largest sum.
+    best, state = -np.inf, 0
     for j in range(n_states):
-        em = 0.0
-        for d in range(1, min(max_dur, n) + 1):
-            em += log_em[e - d, j]
-            v = A[e - d, j] + log_surv[j, d - 1] + em
-            if v > best:
-                best, state, dur = v, j, d
+        v = _ring_max(ring, fwd_surv, j, off, n_open)
+        if v > best:
+            best, state = v, j
     if best == -np.inf:
         return best
+    dur = _ring_argmax(ring, fwd_surv, state, off, slot, n_signed, best)
     end = e - 1
     while True:
         for u in range(end - dur + 1, end + 1):
