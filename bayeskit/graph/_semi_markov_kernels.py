@@ -557,9 +557,7 @@ def _viterbi_sequence(
                 continue
             best = _ring_max(ring, fwd_pmf, j, off, n_open)
             F[r, j] = best
-            duration[r, j] = _ring_argmax(
-                ring, fwd_pmf, j, off, slot, n_signed, best
-            )
+            duration[r, j] = _ring_argmax(ring, fwd_pmf, j, off, slot, n_signed, best)
     # The censored last segment: the first state (then the shortest duration)
     # of the largest sum.
     best, state = -np.inf, 0
