@@ -230,18 +230,18 @@ def _ring_tables(pmf, surv):  # pragma: no cover - compiled
 
 @njit(**_RING)
 def _scaled_forward_sequence(
-    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F, R, ring
 ):  # pragma: no cover - compiled
     """Scaled forward pass over rows ``s:e``: ``A`` and ``F`` are the start
     and end messages over the product of the scales so far, ``R[t] = bt[t] /
     c_t``; returns the log-likelihood, or NaN (see above). The ring's slot of
     a segment that started at ``u`` holds ``A[j, u]`` times its emissions
     over the scales since ``u`` but the last (each step divides the ring by
-    the scale of the step before, with its emissions, in one product)."""
-    n_states, max_dur = pmf.shape
+    the scale of the step before, with its emissions, in one product).
+    ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`'; ``ring``, of shape
+    ``(K, D)``, is work space (every slot read is written first)."""
+    n_states, max_dur = ring.shape
     n = e - s
-    ring = np.zeros((n_states, max_dur))
-    fwd_pmf, fwd_surv, _ = _ring_tables(pmf, surv)
     total = 0.0
     scale = 1.0  # the last step's mass c: the ring is not yet divided by it
     for t in range(n):
@@ -286,7 +286,7 @@ def _scaled_forward_sequence(
 
 @njit(**_RING)
 def _scaled_backward_sequence(
-    trans, pmf, surv, s, e, A, R, Bs, Be, weight, durations, counts
+    trans, pmf, surv, bwd_pmf, s, e, A, R, Bs, Be, weight, durations, counts, ring
 ):  # pragma: no cover - compiled
     """Scaled backward pass over rows ``s:e``, adding the expected duration
     counts on the way when ``counts`` (a segment's posterior is its start
@@ -296,12 +296,12 @@ def _scaled_backward_sequence(
     complete segment that ends at ``u`` holds ``Be[j, u]`` times the ``R`` of
     its steps; the censored segment that ends the sequence is the product
     ``last``. Without ``counts`` (the posteriors alone) the same sums run
-    without the duration counts."""
+    without the duration counts. ``bwd_pmf`` is :func:`_ring_tables`';
+    ``ring``, of shape ``(K, D)``, is work space (every slot read is written
+    first)."""
     n_states, max_dur = pmf.shape
     n = e - s
-    ring = np.zeros((n_states, max_dur))
     last = np.ones(n_states)
-    _, _, bwd_pmf = _ring_tables(pmf, surv)
     for t in range(n - 1, -1, -1):
         r = s + t
         if t < n - 1:
@@ -404,22 +404,25 @@ def _forward_backward_pass(
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
     size = max(n_states, max_dur)
+    fwd_pmf, fwd_surv, bwd_pmf = _ring_tables(pmf, surv)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
         found = np.zeros((n_states, max_dur))
+        ring = np.empty((n_states, max_dur))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             s, e = bounds[n], bounds[n + 1]
             if not exact:
                 ll = _scaled_forward_sequence(
-                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
-                )
+                    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F, R,
+                    ring,
+                )  # fmt: skip
                 if ll == ll:
                     found[:] = 0.0
                     if _scaled_backward_sequence(
-                        trans, pmf, surv, s, e, A, R, Bs, Be, weights[n], found,
-                        counts,
+                        trans, pmf, surv, bwd_pmf, s, e, A, R, Bs, Be,
+                        weights[n], found, counts, ring,
                     ):  # fmt: skip
                         log_likelihood[n] = ll
                         durations[task] += found
@@ -450,8 +453,10 @@ def _forward_pass(
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
     size = max(n_states, max_dur)
+    fwd_pmf, fwd_surv, _ = _ring_tables(pmf, surv)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
+        ring = np.empty((n_states, max_dur))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
@@ -459,8 +464,9 @@ def _forward_pass(
             ll = np.nan
             if not exact:
                 ll = _scaled_forward_sequence(
-                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
-                )
+                    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F, R,
+                    ring,
+                )  # fmt: skip
             if ll != ll:
                 ll = _forward_sequence(
                     log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F,
@@ -517,16 +523,16 @@ def _ring_argmax(ring, table, j, off, slot, n_open, best):  # pragma: no cover
 
 @njit(**_JIT)
 def _viterbi_sequence(
-    log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, from_state,
-    duration, path,
+    log_start, log_trans, fwd_pmf, fwd_surv, log_em, s, e, A, F, from_state,
+    duration, path, ring,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Max-product over the segmentations of rows ``s:e``: the best path into
     ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
-    path unset). Ties go to the lowest state and the shortest duration."""
-    n_states, max_dur = log_pmf.shape
+    path unset). Ties go to the lowest state and the shortest duration.
+    ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`' of the log
+    tables; ``ring`` is work space, as in the forward pass."""
+    n_states, max_dur = ring.shape
     n = e - s
-    ring = np.empty((n_states, max_dur))
-    fwd_pmf, fwd_surv, _ = _ring_tables(log_pmf, log_surv)
     off = _U(0)
     slot = 0
     n_signed = 0
@@ -587,11 +593,13 @@ def _viterbi_pass(
     from_state, duration, path, log_prob,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
+    fwd_pmf, fwd_surv, _ = _ring_tables(log_pmf, log_surv)
     for task in numba.prange(n_tasks):
+        ring = np.empty(log_pmf.shape)
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             log_prob[n] = _viterbi_sequence(
-                log_start, log_trans, log_pmf, log_surv, log_em, bounds[n],
-                bounds[n + 1], A, F, from_state, duration, path,
+                log_start, log_trans, fwd_pmf, fwd_surv, log_em, bounds[n],
+                bounds[n + 1], A, F, from_state, duration, path, ring,
             )  # fmt: skip
