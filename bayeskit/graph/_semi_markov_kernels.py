@@ -239,11 +239,22 @@ def _scaled_forward_sequence(
     over the scales since ``u`` but the last (each step divides the ring by
     the scale of the step before, with its emissions, in one product).
     ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`'; ``ring``, of shape
-    ``(K, D)``, is work space (every slot read is written first)."""
+    ``(K, D)``, is work space (every slot read is written first).
+
+    The scale of a step is the mass of the step before, ``c_t = m_{t-1}``
+    (``c_0 = 1``), and of the last step its own mass, so that the product of
+    the scales is the likelihood (what makes products of forward and backward
+    messages posteriors). Any positive scales would do; these are known
+    before the step, so that a step's sums over the durations need not wait
+    for the step before to be summed and divided (a third of the pass's time
+    at ``D = 50``). The messages stay within a step's ratio of masses of 1.
+    """
     n_states, max_dur = ring.shape
     n = e - s
     total = 0.0
-    scale = 1.0  # the last step's mass c: the ring is not yet divided by it
+    scale = 1.0  # c_{t-1}: the ring is not yet divided by it
+    c = 1.0  # c_t
+    slot = -1
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -254,10 +265,12 @@ def _scaled_forward_sequence(
                 for i in range(n_states):
                     a += F[i, r - 1] * trans[i, j]
                 A[j, r] = a
-        slot = t % max_dur
+        slot = slot + 1 if slot + 1 < max_dur else 0
         off = _U(max_dur - 1 - slot)
         n_open = _U(min(max_dur, t + 1))  # slots 0 .. t before the ring is full
+        last = t == n - 1
         inv = 1.0 / scale
+        inv_c = 1.0 if last else 1.0 / c
         mass = 0.0
         for j in range(n_states):
             b = bt[r, j] * inv
@@ -271,16 +284,20 @@ def _scaled_forward_sequence(
                 ring[j, i] = v
                 f += v * fwd_pmf[j, off + i]
                 g += v * fwd_surv[j, off + i]
-            F[j, r] = f
+            F[j, r] = f * inv_c
             mass += g
         if not (mass > 0.0 and mass < np.inf):
             return np.nan
-        inv = 1.0 / mass
+        if last:  # the last scale: this step's mass
+            c = mass
+            inv_c = 1.0 / mass
+            for j in range(n_states):
+                F[j, r] *= inv_c
         for j in range(n_states):
-            F[j, r] *= inv
-            R[j, r] = bt[r, j] * inv
-        scale = mass
-        total += math.log(mass) + shift[r]
+            R[j, r] = bt[r, j] * inv_c
+        total += math.log(c) + shift[r]
+        scale = c
+        c = mass
     return total
 
 
@@ -297,11 +314,13 @@ def _scaled_backward_sequence(
     its steps; the censored segment that ends the sequence is the product
     ``last``. Without ``counts`` (the posteriors alone) the same sums run
     without the duration counts. ``bwd_pmf`` is :func:`_ring_tables`';
-    ``ring``, of shape ``(K, D)``, is work space (every slot read is written
-    first)."""
+    ``ring``, of shape ``(K, D)``, is work space; ``durations`` has shape
+    ``(K, 2 D)``, the counts of duration ``d`` added at ``d - 1`` and
+    ``D + d - 1`` (the caller sums the halves)."""
     n_states, max_dur = pmf.shape
     n = e - s
     last = np.ones(n_states)
+    ring[:, :] = 0.0  # the slots of segments past the end hold 0
     for t in range(n - 1, -1, -1):
         r = s + t
         if t < n - 1:
@@ -312,12 +331,9 @@ def _scaled_backward_sequence(
                 Be[i, r] = b
         slot = t % max_dur
         censored = n - t  # the duration of a segment from here to the end
-        n_open = min(max_dur, n - t)  # this step's slot and the later ones
-        # Unsigned indices (here and in the forward pass): numba wraps
-        # negative signed ones round, which turns the loops' loads into
-        # gathers; these are never negative.
-        first, last_slot = _U(slot), _U(min(max_dur, slot + n_open))
-        n_wrapped = _U(max(0, slot + n_open - max_dur))
+        # Slot i holds the segment of duration (i - slot) % D + 1: doubled
+        # tables read it at off + i (never negative: unsigned, see the
+        # forward pass), so one loop runs over the whole ring.
         off = _U(max_dur - slot)
         for j in range(n_states):
             rj = R[j, r]
@@ -326,32 +342,17 @@ def _scaled_backward_sequence(
             a = weight * A[j, r] if counts else 0.0
             a = a if a > _TINY else 0.0
             acc = 0.0
-            # The slots from this step's on, then those wrapped round: the
-            # durations 1 .. D - slot, then D - slot + 1 .. D; only as many as
-            # complete segments may last (fewer near the end: the rest are 0).
             # A segment whose start has no mass adds 0 to the counts: skipped.
             if a > 0.0:
-                for i in range(first, last_slot):
+                for i in range(_U(max_dur)):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
                     term = v * bwd_pmf[j, off + i]
                     acc += term
-                    durations[j, i - first] += a * term
-                for i in range(n_wrapped):
-                    v = ring[j, i] * rj
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    term = v * bwd_pmf[j, off + i]
-                    acc += term
-                    durations[j, i + off] += a * term
+                    durations[j, off + i] += a * term
             else:
-                for i in range(first, last_slot):
-                    v = ring[j, i] * rj
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    acc += v * bwd_pmf[j, off + i]
-                for i in range(n_wrapped):
+                for i in range(_U(max_dur)):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
@@ -407,7 +408,7 @@ def _forward_backward_pass(
     fwd_pmf, fwd_surv, bwd_pmf = _ring_tables(pmf, surv)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
-        found = np.zeros((n_states, max_dur))
+        found = np.zeros((n_states, 2 * max_dur))
         ring = np.empty((n_states, max_dur))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
@@ -425,7 +426,7 @@ def _forward_backward_pass(
                         weights[n], found, counts, ring,
                     ):  # fmt: skip
                         log_likelihood[n] = ll
-                        durations[task] += found
+                        durations[task] += found[:, :max_dur] + found[:, max_dur:]
                         _scaled_stats_sequence(
                             trans, pmf, s, e, A, F, Bs, Be, weights[n], gamma,
                             starts[task], transitions[task], counts,
