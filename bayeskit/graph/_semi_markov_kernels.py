@@ -248,6 +248,15 @@ def _scaled_forward_sequence(
     before the step, so that a step's sums over the durations need not wait
     for the step before to be summed and divided (a third of the pass's time
     at ``D = 50``). The messages stay within a step's ratio of masses of 1.
+
+    Nor is a step's mass, but the last one's, summed over the durations: the
+    mass of state ``j``'s open segments at step ``t``, ``G_t = sum_u
+    ring_u P(d >= t - u + 1)``, is that of the segments that went on past
+    the step before, ``G_{t-1} - F_{t-1}`` (as ``P(d >= d' + 1) = P(d >= d')
+    - P(d = d')``), and of the new one, times the step's factor: one sum over
+    the durations per state and step, where there were two. Its rounding
+    (the difference of two sums) is harmless in a scale; the last step's
+    mass, whose log ends the likelihood, is the sum itself.
     """
     n_states, max_dur = ring.shape
     n = e - s
@@ -255,6 +264,7 @@ def _scaled_forward_sequence(
     scale = 1.0  # c_{t-1}: the ring is not yet divided by it
     c = 1.0  # c_t
     slot = -1
+    going = np.zeros(n_states)  # the mass of the segments that go on
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -275,15 +285,25 @@ def _scaled_forward_sequence(
         for j in range(n_states):
             b = bt[r, j] * inv
             # The new segment times the scale it is divided by with the rest.
-            ring[j, slot] = A[j, r] * scale
+            new = A[j, r] * scale
+            ring[j, slot] = new
             f = 0.0
-            g = 0.0
-            for i in range(n_open):
-                v = ring[j, i] * b
-                v = v if v > _TINY else 0.0
-                ring[j, i] = v
-                f += v * fwd_pmf[j, off + i]
-                g += v * fwd_surv[j, off + i]
+            if last:  # the exact mass: the sum over the durations
+                g = 0.0
+                for i in range(n_open):
+                    v = ring[j, i] * b
+                    v = v if v > _TINY else 0.0
+                    ring[j, i] = v
+                    f += v * fwd_pmf[j, off + i]
+                    g += v * fwd_surv[j, off + i]
+            else:  # a scale: the mass by the recursion (see above)
+                for i in range(n_open):
+                    v = ring[j, i] * b
+                    v = v if v > _TINY else 0.0
+                    ring[j, i] = v
+                    f += v * fwd_pmf[j, off + i]
+                g = b * (going[j] + new * fwd_surv[j, max_dur - 1])
+            going[j] = max(g - f, 0.0)
             F[j, r] = f * inv_c
             mass += g
         if not (mass > 0.0 and mass < np.inf):
