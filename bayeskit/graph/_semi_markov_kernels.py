@@ -288,24 +288,21 @@ def _scaled_forward_sequence(
             new = A[j, r] * scale
             ring[j, slot] = new
             f = 0.0
-            if last:  # the exact mass: the sum over the durations
-                g = 0.0
-                for i in range(n_open):
-                    v = ring[j, i] * b
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    f += v * fwd_pmf[j, off + i]
-                    g += v * fwd_surv[j, off + i]
-            else:  # a scale: the mass by the recursion (see above)
-                for i in range(n_open):
-                    v = ring[j, i] * b
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    f += v * fwd_pmf[j, off + i]
-                g = b * (going[j] + new * fwd_surv[j, max_dur - 1])
+            for i in range(n_open):
+                v = ring[j, i] * b
+                v = v if v > _TINY else 0.0
+                ring[j, i] = v
+                f += v * fwd_pmf[j, off + i]
+            # The mass by the recursion (see above), a scale.
+            g = b * (going[j] + new * fwd_surv[j, max_dur - 1])
             going[j] = max(g - f, 0.0)
             F[j, r] = f * inv_c
             mass += g
+        if last:  # the exact mass: the sum over the durations
+            mass = 0.0
+            for j in range(n_states):
+                for i in range(n_open):
+                    mass += ring[j, i] * fwd_surv[j, off + i]
         if not (mass > 0.0 and mass < np.inf):
             return np.nan
         if last:  # the last scale: this step's mass
