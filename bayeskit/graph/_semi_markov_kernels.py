@@ -187,11 +187,13 @@ def _stats_sequence(
 # ---------------------------------------------------------------------------
 # The scaled recursions: the same sums on probabilities, each step's emissions
 # divided by their maximum (``bt = exp(log_em - shift)``) and each step's
-# messages by ``c_t``, the filtered mass of the step (so the log-likelihood is
-# ``sum_t log c_t + shift_t``; Yu 2010, section 3.1, "scaling"). No exponential
-# in the inner loops. A step whose mass is not a positive finite number (an
-# underflow, or a product of ``bt / c`` ratios that overflowed) returns NaN:
-# the sequence is then recomputed by the log-space recursions above.
+# messages by a scale ``c_t``, the filtered mass of the step before (of the
+# last step, its own), so that the scales' product is the likelihood and the
+# log-likelihood is ``sum_t log c_t + shift_t`` (Yu 2010, section 3.1,
+# "scaling"; see the forward pass). No exponential in the inner loops. A step
+# whose mass is not a positive finite number (an underflow, or a product of
+# ``bt / c`` ratios that overflowed) returns NaN: the sequence is then
+# recomputed by the log-space recursions above.
 # ---------------------------------------------------------------------------
 
 
