@@ -26,15 +26,27 @@ Run from the repository root::
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE MALLOC_MMAP_MAX_=0 \\
         MALLOC_TRIM_THRESHOLD_=100000000000 python benchmarks/bench_hsmm.py
 
-``--quick`` runs small sizes with few repeats, for CI.
+``--quick`` runs small sizes with few repeats, for CI. ``--profile`` prints,
+instead of the ratios, where the time of every call goes, per phase, for both
+models: the input checks and conversions, the emission log-likelihoods, the
+parameters' checks, the arrays the kernels read (logs, scaled emissions), the
+compiled kernel itself, the emission statistics and the M-step (EM step), and
+the rest (Python between them). These are CPU seconds of the calling thread
+(``time.thread_time``, so that other processes on a shared machine do not
+count), medians over interleaved repeats; and the semi-Markov kernel alone,
+split into its forward pass, its backward pass with the posteriors, and the
+expected counts.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
+import statistics
 import sys
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numba
@@ -46,7 +58,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _timing import add_json_option, compare, print_table, write_json
 
 from bayeskit import HiddenMarkovModel, HiddenSemiMarkovModel
-from bayeskit.graph import _chain_numpy, _semi_markov_numpy
+from bayeskit.graph import _chain_numpy, _semi_markov_numpy, chain, semi_markov
+from bayeskit.hmm._base import BaseHMM
 
 # The kernels on both sides, compiled by the warm-up (see the module).
 _chain_numpy.BUDGET = _semi_markov_numpy.BUDGET = 0.0
@@ -136,10 +149,179 @@ def bench_case(name, X, lengths, repeats, spreads):
     return results
 
 
+class _Phases:
+    """CPU seconds of the calling thread spent in named phases, each phase's
+    own (a phase called inside another is taken out of the outer one)."""
+
+    def __init__(self):
+        self.seconds = defaultdict(float)
+        self._stack = []
+        self._undo = []
+
+    def wrap(self, owner, name, phase):
+        func = getattr(owner, name)
+
+        def timed(*args, **kwargs):
+            self._stack.append(0.0)
+            begin = time.thread_time()
+            try:
+                return func(*args, **kwargs)
+            finally:
+                spent = time.thread_time() - begin
+                inner = self._stack.pop()
+                self.seconds[phase] += spent - inner
+                if self._stack:
+                    self._stack[-1] += spent
+
+        self._undo.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, timed)
+
+    def restore(self):
+        for owner, name, value in reversed(self._undo):
+            setattr(owner, name, value)
+
+    def measure(self, func):
+        """``{phase: seconds}`` of one call of ``func``, with ``total``."""
+        self.seconds.clear()
+        begin = time.thread_time()
+        func()
+        found = dict(self.seconds)
+        found["total"] = time.thread_time() - begin
+        found["rest"] = found["total"] - sum(self.seconds.values())
+        return found
+
+
+_PHASES = ["input checks", "emission log-lik", "parameters", "kernel arrays"]
+_PHASES += ["kernel", "emission stats", "M-step", "rest", "total"]
+
+
+def _instrument(phases, hsmm, hmm):
+    """Time the phases of both models' calls (see the module)."""
+    phases.wrap(BaseHMM, "_sequences", "input checks")
+    phases.wrap(BaseHMM, "_data", "input checks")
+    phases.wrap(BaseHMM, "_messages", "emission log-lik")
+    phases.wrap(BaseHMM, "_current_params", "parameters")
+    phases.wrap(BaseHMM, "_params_from_stats", "M-step")
+    for model in (hsmm, hmm):
+        family = type(model._components()[1])
+        if "expected_stats" in family.__dict__:
+            phases.wrap(family, "expected_stats", "emission stats")
+    for module in (semi_markov, chain):
+        phases.wrap(module, "run_parallel", "kernel")
+    for name in ("_arrays", "_scaled", "_bounds"):
+        phases.wrap(semi_markov, name, "kernel arrays")
+    for name in ("check_chain", "_scaled_emissions", "_parallel_plan"):
+        phases.wrap(chain, name, "kernel arrays")
+
+
+def _kernel_parts(hsmm, X, lengths, repeats):
+    """Median CPU seconds of the semi-Markov kernel's forward pass, the
+    backward pass with the posteriors (the pass without counts, less the
+    forward pass) and the expected counts (the full pass less that one)."""
+    (structure, _, _), params, messages, lengths, _ = hsmm._inputs(X, lengths)
+    p = params.structure
+    args = (p.log_startprob, p.log_transmat, p.pmf, structure._dense(messages))
+    runs = {
+        "forward": lambda: semi_markov.semi_markov_forward(*args, lengths),
+        "posteriors": lambda: semi_markov.semi_markov_forward_backward(
+            *args, lengths, counts=False
+        ),
+        "counts": lambda: semi_markov.semi_markov_forward_backward(*args, lengths),
+    }
+    phases = _Phases()
+    phases.wrap(semi_markov, "run_parallel", "kernel")
+    seconds = defaultdict(list)
+    try:
+        for _ in range(repeats + 1):
+            for name, run in runs.items():
+                seconds[name].append(phases.measure(run)["kernel"])
+    finally:
+        phases.restore()
+    med = {name: statistics.median(v[1:]) for name, v in seconds.items()}
+    return {
+        "forward": med["forward"],
+        "backward + posteriors": med["posteriors"] - med["forward"],
+        "expected counts": med["counts"] - med["posteriors"],
+    }
+
+
+_OPERATIONS = ("score", "predict_proba", "decode", "EM step")
+
+
+def _operation(op, X, lengths):
+    """``op`` of a model on ``X`` (the EM step: summarize, then from_stats)."""
+    if op == "EM step":
+        return lambda model: model.from_stats(model.summarize(X, lengths))
+    return lambda model: getattr(model, op)(X, lengths)
+
+
+def profile(cases, repeats):
+    """Print the phases of every operation, both models (see the module)."""
+    for name, X, lengths in cases:
+        head = X[:2000]
+        hmm = HiddenMarkovModel(N_STATES, n_iter=5, random_state=0).fit(head)
+        hsmm = HiddenSemiMarkovModel(
+            N_STATES, max_duration=MAX_DURATION, n_iter=5, random_state=0
+        ).fit(head)
+        ops = {op: _operation(op, X, lengths) for op in _OPERATIONS}
+        phases = _Phases()
+        _instrument(phases, hsmm, hmm)
+        try:
+            found = defaultdict(list)
+            for r in range(repeats + 1):  # the first is a warm-up
+                for op, run in ops.items():
+                    pair = [("HSMM", hsmm), ("HMM", hmm)]
+                    for label, model in pair if r % 2 else pair[::-1]:
+                        call = functools.partial(run, model)
+                        if r:
+                            found[op, label].append(phases.measure(call))
+                        else:
+                            call()
+        finally:
+            phases.restore()
+        n = len(X)
+        print(
+            f"\n{name}: CPU microseconds per call, median of {repeats} interleaved "
+            "repeats (HSMM / HMM per operation)"
+        )
+        print(f"{'':<18}" + "".join(f"{op:>20}" for op in ops))
+
+        def median(op, model, phase, found=found):
+            return statistics.median(c.get(phase, 0.0) for c in found[op, model])
+
+        for phase in _PHASES:
+            cells = [
+                f"{median(op, 'HSMM', phase) * 1e6:.0f}/"
+                f"{median(op, 'HMM', phase) * 1e6:.0f}"
+                for op in ops
+            ]
+            print(f"{phase:<18}" + "".join(f"{c:>20}" for c in cells))
+        ratios = [
+            median(op, "HSMM", "total") / median(op, "HMM", "total") for op in ops
+        ]
+        hsmm_total = [median(op, "HSMM", "total") for op in ops]
+        print(f"{'ratio of totals':<18}" + "".join(f"{r:>20.2f}" for r in ratios))
+        print(
+            f"{'HSMM ns per step':<18}"
+            + "".join(f"{t / n * 1e9:>20.0f}" for t in hsmm_total)
+        )
+        parts = _kernel_parts(hsmm, X, lengths, repeats)
+        print(
+            "the semi-Markov kernel alone: "
+            + ", ".join(
+                f"{part} {v * 1e6:.0f} us ({v / n * 1e9:.0f} ns/step)"
+                for part, v in parts.items()
+            )
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (CI)")
     parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument(
+        "--profile", action="store_true", help="CPU time per phase (see the module)"
+    )
     add_json_option(parser)
     args = parser.parse_args(argv)
     if args.quick:
@@ -158,6 +340,9 @@ def main(argv=None):
         (f"(a) 1x{long_steps}", X_long, None),
         (f"(b) {n_short}x100", make_data(rng, n_short * 100), np.full(n_short, 100)),
     ]
+    if args.profile:
+        profile(cases, max(repeats, 9))
+        return
     results, sizes, spreads = [], [], {}
     for name, X, lengths in cases:
         found = bench_case(name, X, lengths, repeats, spreads)

@@ -187,11 +187,13 @@ def _stats_sequence(
 # ---------------------------------------------------------------------------
 # The scaled recursions: the same sums on probabilities, each step's emissions
 # divided by their maximum (``bt = exp(log_em - shift)``) and each step's
-# messages by ``c_t``, the filtered mass of the step (so the log-likelihood is
-# ``sum_t log c_t + shift_t``; Yu 2010, section 3.1, "scaling"). No exponential
-# in the inner loops. A step whose mass is not a positive finite number (an
-# underflow, or a product of ``bt / c`` ratios that overflowed) returns NaN:
-# the sequence is then recomputed by the log-space recursions above.
+# messages by a scale ``c_t``, the filtered mass of the step before (of the
+# last step, its own), so that the scales' product is the likelihood and the
+# log-likelihood is ``sum_t log c_t + shift_t`` (Yu 2010, section 3.1,
+# "scaling"; see the forward pass). No exponential in the inner loops. A step
+# whose mass is not a positive finite number (an underflow, or a product of
+# ``bt / c`` ratios that overflowed) returns NaN: the sequence is then
+# recomputed by the log-space recursions above.
 # ---------------------------------------------------------------------------
 
 
@@ -205,6 +207,7 @@ def _stats_sequence(
 # segment would be one long chain of dependent multiplications.
 _RING = {**_JIT, "fastmath": {"reassoc", "contract"}}
 _TINY = 1e-200
+_U = np.uint64
 
 
 @njit(**_RING)
@@ -229,20 +232,41 @@ def _ring_tables(pmf, surv):  # pragma: no cover - compiled
 
 @njit(**_RING)
 def _scaled_forward_sequence(
-    start, trans, pmf, surv, bt, shift, s, e, A, F, R
+    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F, R, ring
 ):  # pragma: no cover - compiled
     """Scaled forward pass over rows ``s:e``: ``A`` and ``F`` are the start
     and end messages over the product of the scales so far, ``R[t] = bt[t] /
     c_t``; returns the log-likelihood, or NaN (see above). The ring's slot of
     a segment that started at ``u`` holds ``A[j, u]`` times its emissions
     over the scales since ``u`` but the last (each step divides the ring by
-    the scale of the step before, with its emissions, in one product)."""
-    n_states, max_dur = pmf.shape
+    the scale of the step before, with its emissions, in one product).
+    ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`'; ``ring``, of shape
+    ``(K, D)``, is work space (every slot read is written first).
+
+    The scale of a step is the mass of the step before, ``c_t = m_{t-1}``
+    (``c_0 = 1``), and of the last step its own mass, so that the product of
+    the scales is the likelihood (what makes products of forward and backward
+    messages posteriors). Any positive scales would do; these are known
+    before the step, so that a step's sums over the durations need not wait
+    for the step before to be summed and divided (a third of the pass's time
+    at ``D = 50``). The messages stay within a step's ratio of masses of 1.
+
+    Nor is a step's mass, but the last one's, summed over the durations: the
+    mass of state ``j``'s open segments at step ``t``, ``G_t = sum_u
+    ring_u P(d >= t - u + 1)``, is that of the segments that went on past
+    the step before, ``G_{t-1} - F_{t-1}`` (as ``P(d >= d' + 1) = P(d >= d')
+    - P(d = d')``), and of the new one, times the step's factor: one sum over
+    the durations per state and step, where there were two. Its rounding
+    (the difference of two sums) is harmless in a scale; the last step's
+    mass, whose log ends the likelihood, is the sum itself.
+    """
+    n_states, max_dur = ring.shape
     n = e - s
-    ring = np.zeros((n_states, max_dur))
-    fwd_pmf, fwd_surv, _ = _ring_tables(pmf, surv)
     total = 0.0
-    scale = 1.0  # the last step's mass c: the ring is not yet divided by it
+    scale = 1.0  # c_{t-1}: the ring is not yet divided by it
+    c = 1.0  # c_t
+    slot = -1
+    going = np.zeros(n_states)  # the mass of the segments that go on
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -253,39 +277,52 @@ def _scaled_forward_sequence(
                 for i in range(n_states):
                     a += F[i, r - 1] * trans[i, j]
                 A[j, r] = a
-        slot = t % max_dur
-        off = max_dur - 1 - slot
-        n_open = min(max_dur, t + 1)  # slots 0 .. t before the ring is full
+        slot = slot + 1 if slot + 1 < max_dur else 0
+        off = _U(max_dur - 1 - slot)
+        n_open = _U(min(max_dur, t + 1))  # slots 0 .. t before the ring is full
+        last = t == n - 1
         inv = 1.0 / scale
+        inv_c = 1.0 if last else 1.0 / c
         mass = 0.0
         for j in range(n_states):
             b = bt[r, j] * inv
             # The new segment times the scale it is divided by with the rest.
-            ring[j, slot] = A[j, r] * scale
+            new = A[j, r] * scale
+            ring[j, slot] = new
             f = 0.0
-            g = 0.0
             for i in range(n_open):
                 v = ring[j, i] * b
                 v = v if v > _TINY else 0.0
                 ring[j, i] = v
                 f += v * fwd_pmf[j, off + i]
-                g += v * fwd_surv[j, off + i]
-            F[j, r] = f
+            # The mass by the recursion (see above), a scale.
+            g = b * (going[j] + new * fwd_surv[j, max_dur - 1])
+            going[j] = max(g - f, 0.0)
+            F[j, r] = f * inv_c
             mass += g
+        if last:  # the exact mass: the sum over the durations
+            mass = 0.0
+            for j in range(n_states):
+                for i in range(n_open):
+                    mass += ring[j, i] * fwd_surv[j, off + i]
         if not (mass > 0.0 and mass < np.inf):
             return np.nan
-        inv = 1.0 / mass
+        if last:  # the last scale: this step's mass
+            c = mass
+            inv_c = 1.0 / mass
+            for j in range(n_states):
+                F[j, r] *= inv_c
         for j in range(n_states):
-            F[j, r] *= inv
-            R[j, r] = bt[r, j] * inv
-        scale = mass
-        total += math.log(mass) + shift[r]
+            R[j, r] = bt[r, j] * inv_c
+        total += math.log(c) + shift[r]
+        scale = c
+        c = mass
     return total
 
 
 @njit(**_RING)
 def _scaled_backward_sequence(
-    trans, pmf, surv, s, e, A, R, Bs, Be, weight, durations, counts
+    trans, pmf, surv, bwd_pmf, s, e, A, R, Bs, Be, weight, durations, counts, ring
 ):  # pragma: no cover - compiled
     """Scaled backward pass over rows ``s:e``, adding the expected duration
     counts on the way when ``counts`` (a segment's posterior is its start
@@ -295,12 +332,14 @@ def _scaled_backward_sequence(
     complete segment that ends at ``u`` holds ``Be[j, u]`` times the ``R`` of
     its steps; the censored segment that ends the sequence is the product
     ``last``. Without ``counts`` (the posteriors alone) the same sums run
-    without the duration counts."""
+    without the duration counts. ``bwd_pmf`` is :func:`_ring_tables`';
+    ``ring``, of shape ``(K, D)``, is work space; ``durations`` has shape
+    ``(K, 2 D)``, the counts of duration ``d`` added at ``d - 1`` and
+    ``D + d - 1`` (the caller sums the halves)."""
     n_states, max_dur = pmf.shape
     n = e - s
-    ring = np.zeros((n_states, max_dur))
     last = np.ones(n_states)
-    _, _, bwd_pmf = _ring_tables(pmf, surv)
+    ring[:, :] = 0.0  # the slots of segments past the end hold 0
     for t in range(n - 1, -1, -1):
         r = s + t
         if t < n - 1:
@@ -310,9 +349,11 @@ def _scaled_backward_sequence(
                     b += trans[i, j] * Bs[j, r + 1]
                 Be[i, r] = b
         slot = t % max_dur
-        off = max_dur - slot
         censored = n - t  # the duration of a segment from here to the end
-        n_open = min(max_dur, n - t)  # this step's slot and the later ones
+        # Slot i holds the segment of duration (i - slot) % D + 1: doubled
+        # tables read it at off + i (never negative: unsigned, see the
+        # forward pass), so one loop runs over the whole ring.
+        off = _U(max_dur - slot)
         for j in range(n_states):
             rj = R[j, r]
             # The last step ends no complete segment.
@@ -320,32 +361,17 @@ def _scaled_backward_sequence(
             a = weight * A[j, r] if counts else 0.0
             a = a if a > _TINY else 0.0
             acc = 0.0
-            # The slots from this step's on, then those wrapped round: the
-            # durations 1 .. D - slot, then D - slot + 1 .. D; only as many as
-            # complete segments may last (fewer near the end: the rest are 0).
             # A segment whose start has no mass adds 0 to the counts: skipped.
             if a > 0.0:
-                for i in range(slot, min(max_dur, slot + n_open)):
+                for i in range(_U(max_dur)):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
                     term = v * bwd_pmf[j, off + i]
                     acc += term
-                    durations[j, i - slot] += a * term
-                for i in range(max(0, slot + n_open - max_dur)):
-                    v = ring[j, i] * rj
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    term = v * bwd_pmf[j, off + i]
-                    acc += term
-                    durations[j, i + off] += a * term
+                    durations[j, off + i] += a * term
             else:
-                for i in range(slot, min(max_dur, slot + n_open)):
-                    v = ring[j, i] * rj
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    acc += v * bwd_pmf[j, off + i]
-                for i in range(max(0, slot + n_open - max_dur)):
+                for i in range(_U(max_dur)):
                     v = ring[j, i] * rj
                     v = v if v > _TINY else 0.0
                     ring[j, i] = v
@@ -398,25 +424,28 @@ def _forward_backward_pass(
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
     size = max(n_states, max_dur)
+    fwd_pmf, fwd_surv, bwd_pmf = _ring_tables(pmf, surv)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
-        found = np.zeros((n_states, max_dur))
+        found = np.zeros((n_states, 2 * max_dur))
+        ring = np.empty((n_states, max_dur))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             s, e = bounds[n], bounds[n + 1]
             if not exact:
                 ll = _scaled_forward_sequence(
-                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
-                )
+                    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F, R,
+                    ring,
+                )  # fmt: skip
                 if ll == ll:
                     found[:] = 0.0
                     if _scaled_backward_sequence(
-                        trans, pmf, surv, s, e, A, R, Bs, Be, weights[n], found,
-                        counts,
+                        trans, pmf, surv, bwd_pmf, s, e, A, R, Bs, Be,
+                        weights[n], found, counts, ring,
                     ):  # fmt: skip
                         log_likelihood[n] = ll
-                        durations[task] += found
+                        durations[task] += found[:, :max_dur] + found[:, max_dur:]
                         _scaled_stats_sequence(
                             trans, pmf, s, e, A, F, Bs, Be, weights[n], gamma,
                             starts[task], transitions[task], counts,
@@ -444,8 +473,10 @@ def _forward_pass(
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
     size = max(n_states, max_dur)
+    fwd_pmf, fwd_surv, _ = _ring_tables(pmf, surv)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
+        ring = np.empty((n_states, max_dur))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
@@ -453,8 +484,9 @@ def _forward_pass(
             ll = np.nan
             if not exact:
                 ll = _scaled_forward_sequence(
-                    start, trans, pmf, surv, bt, shift, s, e, A, F, R
-                )
+                    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F, R,
+                    ring,
+                )  # fmt: skip
             if ll != ll:
                 ll = _forward_sequence(
                     log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F,
@@ -463,16 +495,68 @@ def _forward_pass(
             log_likelihood[n] = ll
 
 
+# Viterbi holds the open segments in a ring too, in log space (a max-product
+# has no sum to underflow): the slot of a segment that started at ``u`` holds
+# ``A[u, j]`` plus its emissions so far, one addition per step, and each step
+# reads it through the rotated log duration table; the maximum over the slots
+# runs on four independent maxima (one chain of dependent comparisons would
+# take four times as long), and the shortest duration that reaches it is
+# found after, by the same sums. No reassociation: every sum is the numpy
+# recursions' (``_semi_markov_numpy.viterbi``), in their order.
+
+
+@njit(**_JIT)
+def _ring_max(ring, table, j, off, n_open):  # pragma: no cover - compiled
+    """``max(ring[j, i] + table[j, off + i])`` over ``i < n_open`` (``-inf``
+    if none), in four interleaved chains."""
+    b0 = b1 = b2 = b3 = -np.inf
+    four = n_open - n_open % _U(4)
+    for i in range(_U(0), four, _U(4)):
+        w0 = ring[j, i] + table[j, off + i]
+        w1 = ring[j, i + _U(1)] + table[j, off + i + _U(1)]
+        w2 = ring[j, i + _U(2)] + table[j, off + i + _U(2)]
+        w3 = ring[j, i + _U(3)] + table[j, off + i + _U(3)]
+        b0 = w0 if w0 > b0 else b0
+        b1 = w1 if w1 > b1 else b1
+        b2 = w2 if w2 > b2 else b2
+        b3 = w3 if w3 > b3 else b3
+    for i in range(four, n_open):
+        w0 = ring[j, i] + table[j, off + i]
+        b0 = w0 if w0 > b0 else b0
+    b0 = b1 if b1 > b0 else b0
+    b2 = b3 if b3 > b2 else b2
+    return b2 if b2 > b0 else b0
+
+
+@njit(**_JIT)
+def _ring_argmax(ring, table, j, off, slot, n_open, best):  # pragma: no cover
+    """The shortest duration whose sum (as :func:`_ring_max`'s) is ``best``:
+    the slots from the newest segment's back round the ring (``n_open``
+    signed, as the durations are)."""
+    i = slot
+    for d in range(1, n_open + 1):
+        if ring[j, i] + table[j, off + _U(i)] == best:
+            return d
+        i = i - 1 if i > 0 else ring.shape[1] - 1
+    return 1
+
+
 @njit(**_JIT)
 def _viterbi_sequence(
-    log_start, log_trans, log_pmf, log_surv, log_em, s, e, A, F, from_state,
-    duration, path,
+    log_start, log_trans, fwd_pmf, fwd_surv, log_em, s, e, A, F, from_state,
+    duration, path, ring,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Max-product over the segmentations of rows ``s:e``: the best path into
     ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
-    path unset)."""
-    n_states, max_dur = log_pmf.shape
+    path unset). Ties go to the lowest state and the shortest duration.
+    ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`' of the log
+    tables; ``ring`` is work space, as in the forward pass."""
+    n_states, max_dur = ring.shape
     n = e - s
+    off = _U(0)
+    slot = 0
+    n_signed = 0
+    n_open = _U(0)
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -486,28 +570,30 @@ def _viterbi_sequence(
                     best, arg = v, i
             A[r, j] = best
             from_state[r, j] = arg
-        if t == n - 1:
-            break
+        slot = t % max_dur
+        off = _U(max_dur - 1 - slot)
+        n_signed = min(max_dur, t + 1)
+        n_open = _U(n_signed)
         for j in range(n_states):
-            em = 0.0
-            best, arg = -np.inf, 1
-            for d in range(1, min(max_dur, t + 1) + 1):
-                em += log_em[r - d + 1, j]
-                v = A[r - d + 1, j] + log_pmf[j, d - 1] + em
-                if v > best:
-                    best, arg = v, d
+            ring[j, slot] = A[r, j]
+            x = log_em[r, j]
+            for i in range(n_open):
+                ring[j, i] += x
+            if t == n - 1:
+                continue
+            best = _ring_max(ring, fwd_pmf, j, off, n_open)
             F[r, j] = best
-            duration[r, j] = arg
-    best, state, dur = -np.inf, 0, 1
+            duration[r, j] = _ring_argmax(ring, fwd_pmf, j, off, slot, n_signed, best)
+    # The censored last segment: the first state (then the shortest duration)
+    # of the largest sum.
+    best, state = -np.inf, 0
     for j in range(n_states):
-        em = 0.0
-        for d in range(1, min(max_dur, n) + 1):
-            em += log_em[e - d, j]
-            v = A[e - d, j] + log_surv[j, d - 1] + em
-            if v > best:
-                best, state, dur = v, j, d
+        v = _ring_max(ring, fwd_surv, j, off, n_open)
+        if v > best:
+            best, state = v, j
     if best == -np.inf:
         return best
+    dur = _ring_argmax(ring, fwd_surv, state, off, slot, n_signed, best)
     end = e - 1
     while True:
         for u in range(end - dur + 1, end + 1):
@@ -527,11 +613,13 @@ def _viterbi_pass(
     from_state, duration, path, log_prob,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
+    fwd_pmf, fwd_surv, _ = _ring_tables(log_pmf, log_surv)
     for task in numba.prange(n_tasks):
+        ring = np.empty(log_pmf.shape)
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             log_prob[n] = _viterbi_sequence(
-                log_start, log_trans, log_pmf, log_surv, log_em, bounds[n],
-                bounds[n + 1], A, F, from_state, duration, path,
+                log_start, log_trans, fwd_pmf, fwd_surv, log_em, bounds[n],
+                bounds[n + 1], A, F, from_state, duration, path, ring,
             )  # fmt: skip

@@ -205,6 +205,9 @@ def viterbi(log_start, log_trans, log_pmf, log_surv, log_em, bounds):
     em = steps.pad(log_em, "forward")
     A = np.full((steps.n_steps, n_seq, k), -np.inf)
     F = np.full((steps.n_steps, n_seq, k), -np.inf)
+    # The open segments: the one that started at u holds A[u] plus its
+    # emissions so far, one addition per step (the kernel's ring).
+    H = np.full((steps.n_steps, n_seq, k), -np.inf)
     from_state = np.zeros((steps.n_steps, n_seq, k), dtype=np.intp)
     duration = np.ones((steps.n_steps, n_seq, k), dtype=np.intp)
     for t in range(steps.n_steps):
@@ -217,24 +220,21 @@ def viterbi(log_start, log_trans, log_pmf, log_surv, log_em, bounds):
             from_state[t, :m] = best
             A[t, :m] = np.take_along_axis(v, best[:, None, :], axis=1)[:, 0]
         nd = min(D, t + 1)
-        v = (
-            A[t - nd + 1 : t + 1, :m][::-1]
-            + pmf_t[:nd]
-            + _accumulate(np.add, em[t - nd + 1 : t + 1, :m][::-1])
-        )
+        H[t, :m] = A[t, :m]
+        H[t - nd + 1 : t + 1, :m] += em[t, :m]
+        v = H[t - nd + 1 : t + 1, :m][::-1] + pmf_t[:nd]
         best = v.argmax(axis=0)
         duration[t, :m] = best + 1
         F[t, :m] = np.take_along_axis(v, best[None], axis=0)[0]
     # The censored last segment: the best state and duration, state-major.
-    A_end = np.take(steps.unpad(A, "forward"), steps.backward[:D], axis=0)
-    em_end = np.take(log_em, steps.backward[:D], axis=0)
+    H_end = np.take(steps.unpad(H, "forward"), steps.backward[:D], axis=0)
     log_prob = np.empty(n_seq)
     state = np.empty(n_seq, dtype=np.intp)
     dur = np.empty(n_seq, dtype=np.intp)
     spans = np.minimum(steps.lengths, D)
     for nd in np.unique(spans):
         which = np.flatnonzero(spans == nd)
-        v = A_end[:nd, which] + surv_t[:nd] + _accumulate(np.add, em_end[:nd, which])
+        v = H_end[:nd, which] + surv_t[:nd]
         flat = v.transpose(1, 2, 0).reshape(len(which), -1)
         best = flat.argmax(axis=1)
         log_prob[which] = flat[np.arange(len(which)), best]

@@ -119,11 +119,20 @@ def _arrays(log_startprob, log_transmat, pmf, log_emission):
     return start, trans, log_pmf, log_surv, em
 
 
+def _row_max(em: np.ndarray) -> np.ndarray:
+    """``em.max(axis=1)``, column by column: numpy reduces a short last axis
+    one row at a time (at 4 columns, some seven times slower)."""
+    out = em[:, 0].copy()
+    for j in range(1, em.shape[1]):
+        np.maximum(out, em[:, j], out=out)
+    return out
+
+
 def _scaled(start, trans, log_pmf, log_surv, em):
     """The probabilities of the scaled recursions: start, transitions,
     durations and survivals, and every step's emissions over their maximum
     with the maxima (a step of all ``-inf`` gets shift 0: its mass is 0)."""
-    shift = em.max(axis=1)
+    shift = _row_max(em)
     shift[shift == -np.inf] = 0.0
     bt = np.exp(em - shift[:, None])
     return (

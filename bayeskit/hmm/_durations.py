@@ -14,7 +14,8 @@ objective (EM stays monotone):
 - :class:`PoissonDuration`: ``d - 1 ~ Poisson(lambda)`` (the shifted
   Poisson, ``d >= 1``), Gamma prior on ``lambda``; the MAP rate solves a
   concave one-dimensional problem in ``log lambda`` (the truncated Poisson is
-  an exponential family), by bisection on its derivative;
+  an exponential family), by Newton's method on its derivative inside a
+  bracket;
 - :class:`NegativeBinomialDuration`: ``d - 1 ~ NB(n, p)`` (scipy's
   parametrisation: failures before the ``n``-th success), maximum likelihood
   by BFGS over ``(log n, logit p)`` from the previous parameters, kept
@@ -31,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq, minimize
+from scipy.optimize import minimize
 from scipy.special import digamma, expit, gammaln
 
 from .._logmath import logsumexp
@@ -119,36 +120,68 @@ class PoissonDuration:
     def init_params(self, k, rng) -> np.ndarray:
         return rng.uniform(0.5, 1.5, size=k) * max(self.max_duration - 1, 1) / 4
 
-    def _rate(self, counts, alpha, beta, previous) -> float:
-        D = self.max_duration
-        k = np.arange(D)
-        log_fact = gammaln(k + 1)
-        total, sums = counts.sum(), counts @ k
-        if total <= 0 and alpha <= 0 and beta <= 0:
-            return previous
-        if sums + alpha <= 0:
-            return 0.0
-
-        def slope(theta):  # derivative of the log posterior in log(lambda)
-            terms = k * theta - log_fact
-            w = np.exp(terms - terms.max())
-            w /= w.sum()
-            return sums + alpha - total * (w @ k) - beta * np.exp(theta)
-
-        if slope(_THETA) >= 0:
-            return float(np.exp(_THETA))
-        if slope(-_THETA) <= 0:
-            return float(np.exp(-_THETA))
-        return float(np.exp(brentq(slope, -_THETA, _THETA, xtol=1e-14, rtol=1e-15)))
-
     def map_params(self, counts, prior, previous) -> np.ndarray:
+        """Every state's MAP rate: the root in ``theta = log lambda`` of the
+        log posterior's derivative ``s + alpha - N E_theta[d - 1] - beta
+        e^theta`` (``N`` segments whose ``d - 1`` sum to ``s``; the
+        expectation under the truncated Poisson), decreasing since the
+        truncated Poisson is an exponential family (minus its derivative is
+        ``N Var_theta[d - 1] + beta e^theta``). Newton's method on all the
+        states at once, kept inside a bracket that every step narrows (a step
+        that leaves it is a bisection), from the untruncated answer; rates
+        beyond ``e^(+-40)`` are clipped there. A state with no segment and no
+        prior keeps its rate; ``s + alpha <= 0`` gives rate 0."""
         prior = prior or self.default_prior()
         k = len(previous)
-        alpha = np.broadcast_to(prior.shape, (k,))
-        beta = np.broadcast_to(prior.rate, (k,))
-        return np.array(
-            [self._rate(counts[j], alpha[j], beta[j], previous[j]) for j in range(k)]
-        )
+        alpha = np.broadcast_to(np.asarray(prior.shape, dtype=float), (k,))
+        beta = np.broadcast_to(np.asarray(prior.rate, dtype=float), (k,))
+        steps = np.arange(self.max_duration)
+        log_fact = gammaln(steps + 1)
+        total, sums = counts.sum(axis=1), counts @ steps
+
+        def slopes(theta):
+            terms = theta[:, None] * steps - log_fact
+            w = np.exp(terms - terms.max(axis=1, keepdims=True))
+            w /= w.sum(axis=1, keepdims=True)
+            mean = w @ steps
+            var = (w * (steps - mean[:, None]) ** 2).sum(axis=1)
+            rate = np.exp(theta)
+            size = np.abs(sums + alpha) + total * mean + beta * rate
+            f = sums + alpha - total * mean - beta * rate
+            # f and its rounding error (a few ulps of its terms' sum)
+            return f, total * var + beta * rate, 8 * np.finfo(float).eps * size
+
+        rates = np.asarray(previous, dtype=float).copy()
+        keep = (total <= 0) & (alpha <= 0) & (beta <= 0)
+        zero = ~keep & (sums + alpha <= 0)
+        rates[zero] = 0.0
+        lo, hi = np.full(k, -_THETA), np.full(k, _THETA)
+        top = ~(keep | zero) & (slopes(hi)[0] >= 0)
+        bottom = ~(keep | zero | top) & (slopes(lo)[0] <= 0)
+        rates[top], rates[bottom] = np.exp(_THETA), np.exp(-_THETA)
+        search = ~(keep | zero | top | bottom)
+        todo = search.copy()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            guess = np.log((sums + alpha) / (total + beta))
+        theta = np.where(np.isfinite(guess), np.clip(guess, -_THETA, _THETA), 0.0)
+        for _ in range(200):
+            if not todo.any():
+                break
+            f, curvature, noise = slopes(theta)
+            up = f > 0
+            lo = np.where(todo & up, theta, lo)
+            hi = np.where(todo & ~up, theta, hi)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = theta + f / curvature
+            new = np.where((step > lo) & (step < hi), step, 0.5 * (lo + hi))
+            new = np.where(np.abs(f) <= noise, theta, new)
+            tol = 1e-14 + 1e-15 * np.abs(theta)
+            close = (np.abs(new - theta) <= tol) | (hi - lo <= tol)
+            done = todo & (close | (np.abs(f) <= noise))
+            theta = np.where(todo, new, theta)
+            todo &= ~done
+        rates[search] = np.exp(theta[search])
+        return rates
 
     def log_prior(self, params, prior) -> float:
         return 0.0 if prior is None else float(prior.log_density(params))

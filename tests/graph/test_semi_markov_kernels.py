@@ -8,7 +8,7 @@ from scipy.special import logsumexp
 
 from bayeskit._logmath import safe_log
 from bayeskit.graph import forward_backward
-from bayeskit.graph._semi_markov_kernels import _scaled_forward_sequence
+from bayeskit.graph._semi_markov_kernels import _ring_tables, _scaled_forward_sequence
 from bayeskit.graph.semi_markov import (
     _arrays,
     _scaled,
@@ -242,9 +242,13 @@ def test_a_step_the_scaled_recursion_loses_goes_to_log_space():
     log_em = np.zeros((12, 2))
     log_em[2] = [-800.0, 0.0]
     args = (safe_log(start), safe_log(trans), pmf, log_em)
-    scaled = _scaled(*_arrays(*args))
-    A, F, R = (np.zeros((12, 2)) for _ in range(3))
-    assert np.isnan(_scaled_forward_sequence(*scaled[:4], *scaled[4:], 0, 12, A, F, R))
+    start_, trans_, pmf_, surv_, bt, shift = _scaled(*_arrays(*args))
+    fwd_pmf, fwd_surv, _ = _ring_tables(pmf_, surv_)
+    A, F, R = (np.zeros((2, 12)) for _ in range(3))
+    ring = np.empty((2, 5))
+    tables = (fwd_pmf, fwd_surv, bt, shift)
+    log_lik = _scaled_forward_sequence(start_, trans_, *tables, 0, 12, A, F, R, ring)
+    assert np.isnan(log_lik)
     path = np.array([0] * 5 + [1] + [0] * 5 + [1])
     for exact in (False, True):
         post = semi_markov_forward_backward(*args, exact=exact)
