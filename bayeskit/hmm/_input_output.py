@@ -30,7 +30,7 @@ from .._validation import (
 from ..graph import ChainParams
 from ..graph.input_chain import forward_backward_inputs, forward_inputs, viterbi_inputs
 from ._checks import check_currstate
-from ._logistic import update_softmax_row
+from ._logistic import SoftmaxRow, data_terms, update_softmax_rows
 from ._model import HiddenMarkovModel
 
 __all__ = ["InputOutputHMM"]
@@ -81,6 +81,17 @@ class InputChainStats:
     @property
     def total_weight(self) -> np.ndarray:
         return self.occupancy
+
+    def row_terms(self, asks) -> list:
+        """The data terms of the M-step's rows (``("s" or i, point)``: the
+        start's or the transitions out of ``i``) at their points
+        (:func:`~bayeskit.hmm._logistic.data_terms`)."""
+        return [
+            data_terms(self.first, self.first_inputs, *point)
+            if key == "s"
+            else data_terms(self.pairs[:, key], self.pair_inputs, *point)
+            for key, point in asks
+        ]
 
 
 def _zeros(k, d) -> InputChainStats:
@@ -425,36 +436,45 @@ class InputOutputHMM(HiddenMarkovModel):
 
     def _params_from_stats(self, stats, previous, components):
         chain, new = previous.structure, stats.structure
-        alpha = float(self.transition_alpha)
-        start, start_coef = chain.startprob, chain.start_coef
-        if "s" in self.params:
-            log_start, start_coef = update_softmax_row(
-                new.first,
-                new.first_inputs,
-                safe_log(chain.startprob),
-                chain.start_coef,
-                self._pseudo("s"),
+        alpha, k = float(self.transition_alpha), self.n_components
+        keys = (["s"] if "s" in self.params else []) + (
+            list(range(k)) if "t" in self.params else []
+        )
+        rows = [
+            SoftmaxRow(
+                safe_log(chain.startprob if key == "s" else chain.transmat[key]),
+                chain.start_coef if key == "s" else chain.trans_coef[key],
+                self._pseudo("s") if key == "s" else self._pseudo("t")[key],
                 alpha,
                 True,
             )
-            start = np.exp(log_start)
+            for key in keys
+        ]
+        # Every row's weight (only whether it is positive matters) and its
+        # Newton steps, the data terms summed by the statistics themselves.
+        weights = [
+            (new.start if key == "s" else new.transitions[key])[
+                np.isfinite(r.log_row)
+            ].sum()
+            for key, r in zip(keys, rows)
+        ]
+        fitted = dict(
+            zip(
+                keys,
+                update_softmax_rows(
+                    rows,
+                    weights,
+                    lambda asks: new.row_terms([(keys[i], ask) for i, ask in asks]),
+                ),
+            )
+        )
+        start, start_coef = chain.startprob, chain.start_coef
+        if "s" in fitted:
+            start, start_coef = np.exp(fitted["s"][0]), fitted["s"][1]
         trans, trans_coef = chain.transmat, chain.trans_coef
         if "t" in self.params:
-            pseudo = self._pseudo("t")
-            rows = [
-                update_softmax_row(
-                    new.pairs[:, i],
-                    new.pair_inputs,
-                    safe_log(chain.transmat[i]),
-                    chain.trans_coef[i],
-                    pseudo[i],
-                    alpha,
-                    True,
-                )
-                for i in range(self.n_components)
-            ]
-            trans = np.exp(np.array([r[0] for r in rows]))
-            trans_coef = np.array([r[1] for r in rows])
+            trans = np.exp(np.array([fitted[i][0] for i in range(k)]))
+            trans_coef = np.array([fitted[i][1] for i in range(k)])
         structure = InputChainParams(start, trans, start_coef, trans_coef)
         params = previous.emission
         if self._updates_emission():
