@@ -29,6 +29,7 @@ from .._validation import (
 )
 from ..graph import ChainParams
 from ..graph.input_chain import forward_backward_inputs, forward_inputs, viterbi_inputs
+from ._base import _handler
 from ._checks import check_currstate
 from ._logistic import SoftmaxRow, data_terms, update_softmax_rows
 from ._model import HiddenMarkovModel
@@ -199,9 +200,13 @@ class InputOutputHMM(HiddenMarkovModel):
     draws one sequence whose steps follow the given covariates. The
     statistics of the transitions are the pairwise posteriors of every step
     with its covariates (a logistic regression has no statistics of fixed
-    size): ``summarize`` of chunks add by concatenation, and a Dask
-    collection of X is computed into memory (its covariates are in memory
-    already) rather than reduced where its chunks live.
+    size): ``summarize`` of chunks add by concatenation. On a Dask bag of
+    sequences or a Dask array with ``lengths`` (covariates a bag partitioned
+    as X, a Dask array chunked along the rows as X, or in memory),
+    ``fit`` runs every partition's E-step where it lives and keeps those
+    posteriors there; each Newton round of the M-step sums the partitions'
+    terms of the rows' objective, gradient and Hessian
+    (:mod:`bayeskit._dask._iohmm`), and the prediction methods are lazy.
 
     References
     ----------
@@ -290,8 +295,9 @@ class InputOutputHMM(HiddenMarkovModel):
             )
         if hasattr(covariates, "__dask_graph__"):
             raise ValueError(
-                "covariates must be in memory (a numpy array or a list), not a "
-                "Dask collection"
+                "covariates must be in memory (a numpy array or a list) here, "
+                "not a Dask collection: fit, score and the predictions take "
+                "them on Dask with X on Dask"
             )
         if as_list and isinstance(covariates, (list, tuple)):
             parts = [np.asarray(c, dtype=float) for c in covariates]
@@ -527,7 +533,8 @@ class InputOutputHMM(HiddenMarkovModel):
         -------
         self : object
         """
-        X = self._gathered(X)
+        if (handler := _handler(X)) is not None:  # a Dask bag or array
+            return handler.fit_iohmm(self, X, lengths, sequence_weight, covariates)
         data = self._data(X, lengths, sequence_weight, covariates, reset=True)
         Xt, lengths, weights, _ = data
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
@@ -583,8 +590,8 @@ class InputOutputHMM(HiddenMarkovModel):
 
     @staticmethod
     def _gathered(X):
-        """X in memory: a Dask collection (an array of rows, a bag of
-        sequences) is computed, its covariates being in memory already."""
+        """X in memory (``summarize``, ``partial_fit``, ``bic``): a Dask
+        collection is computed, its covariates then read in memory."""
         if hasattr(X, "__dask_graph__"):
             X = X.compute()
             if not isinstance(X, np.ndarray) and hasattr(X, "__len__"):
@@ -605,15 +612,23 @@ class InputOutputHMM(HiddenMarkovModel):
     def score_sequences(self, X, lengths=None, *, covariates=None):
         """Log-likelihood of every sequence given its covariates,
         ``(n_sequences,)``."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_iohmm(
+                self, "score_sequences", X, lengths, covariates
+            )
         _, start, trans, messages, lengths, _ = self._inputs(X, lengths, covariates)
         return forward_inputs(start, trans, messages, lengths).log_evidence
 
     def score(self, X, lengths=None, *, y=None, covariates=None):
         """Log-likelihood of all the sequences given their covariates."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_iohmm(self, "score", X, lengths, covariates)
         return float(self.score_sequences(X, lengths, covariates=covariates).sum())
 
     def score_samples(self, X, lengths=None, *, covariates=None):
         """``(log-likelihood, posteriors)``: the total and every step's posterior."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_iohmm(self, "score_samples", X, lengths, covariates)
         _, start, trans, messages, lengths, as_list = self._inputs(
             X, lengths, covariates
         )
@@ -629,6 +644,9 @@ class InputOutputHMM(HiddenMarkovModel):
     def decode(self, X, lengths=None, algorithm=None, *, covariates=None):
         """Most probable states: ``(log probability, state sequence)``, as
         :meth:`HiddenMarkovModel.decode` ('viterbi' or 'map')."""
+        if (handler := _handler(X)) is not None:
+            args = (self, "decode", X, lengths, covariates, algorithm)
+            return handler.predict_iohmm(*args)
         algorithm = algorithm or self.algorithm
         if algorithm not in ("viterbi", "map"):
             raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")
