@@ -28,7 +28,7 @@ from ._edge import (
 from ._em import fit_mixture, partial_fit_mixture
 from ._hmm import fit_hmm, predict_hmm
 from ._hybrid import fit_hybrid_network
-from ._iohmm import fit_iohmm, predict_iohmm
+from ._iohmm import fit_iohmm, partial_fit_iohmm, predict_iohmm, summarize_iohmm
 from ._lds import fit_lds, predict_lds, states_lds
 from ._vhmm import fit_variational_hmm
 
@@ -48,6 +48,7 @@ __all__ = [
     "fit_network",
     "fit_variational_hmm",
     "is_dask",
+    "partial_fit_iohmm",
     "partial_fit_mixture",
     "predict",
     "predict_frame",
@@ -56,4 +57,5 @@ __all__ = [
     "predict_lds",
     "predict_markov_chain",
     "states_lds",
+    "summarize_iohmm",
 ]

@@ -37,7 +37,11 @@ numbers per row and partition. The steps are the in-memory steps up to the
 order of the sums, so the fit equals the in-memory fit to rounding.
 
 The start reads a sample of whole sequences in memory, as for Baum-Welch (the
-coefficients start at zero, so it reads no covariate). Prediction is lazy, as
+coefficients start at zero, so it reads no covariate). ``summarize`` of a
+Dask chunk is one such E-step (the posteriors left where they were
+computed: :class:`PartitionedInputStats`, which add to each other and to
+statistics in memory), and ``partial_fit`` adds it to ``stats_`` and takes the
+M-step. Prediction is lazy, as
 for the other HMMs: a bag in gives a bag out (one item per sequence), an
 array in gives a Dask array; ``score`` is the computed sum.
 """
@@ -58,7 +62,13 @@ from ._hmm import (
     start_sample,
 )
 
-__all__ = ["PartitionedInputStats", "fit_iohmm", "predict_iohmm"]
+__all__ = [
+    "PartitionedInputStats",
+    "fit_iohmm",
+    "partial_fit_iohmm",
+    "predict_iohmm",
+    "summarize_iohmm",
+]
 
 
 # -- covariates: aligned with the partitions ------------------------------------------
@@ -282,6 +292,19 @@ class PartitionedInputStats:
             self.occupancy + other.occupancy,
         )
 
+    def __radd__(self, other):
+        """Statistics in memory first, then these."""
+        from .._base.em import LatentStats
+
+        if not hasattr(other, "pair_inputs"):
+            return NotImplemented
+        return PartitionedInputStats(
+            (_shared(LatentStats(other, None)), *self.pieces),
+            other.start + self.start,
+            other.transitions + self.transitions,
+            other.occupancy + self.occupancy,
+        )
+
     def gathered(self):
         """The in-memory statistics (every partition's, concatenated)."""
         from dask import compute
@@ -371,10 +394,6 @@ def _width(covariates) -> int:
 
 
 def _fit(est, X, lengths, sequence_weight, covariates):
-    from dask import delayed, persist
-
-    from .._base.em import LatentStats
-
     d = _width(covariates)
 
     def read(rows, lens, w, reset):
@@ -405,35 +424,125 @@ def _fit(est, X, lengths, sequence_weight, covariates):
     row_weight = np.ones(len(Xt)) if w is None else np.repeat(w, lens)
     components = est._components()
     start = est._starts(Xt, row_weight, components)
-    model = copy.copy(est)
-    vars(model).pop("stats_", None)
-    shared = _shared(copy.deepcopy(model))
-    chunk = delayed(_partition_stats, pure=True)
-    light = delayed(_light, pure=True)
+    shared = _sent(est)
 
     def e_step(_, params, components):
-        current = _shared(params)
-        pieces = persist(
-            *[
-                chunk(shared, current, p, c, pw)
-                for p, c, pw in zip(parts, covs, part_weights)
-            ]
-        )
-        total = _tree([light(p) for p in pieces], _add).compute()
-        if total is None:
-            raise ValueError("sequence_weight must not be all zero")
-        chain = total.structure
-        return LatentStats(
-            PartitionedInputStats(
-                tuple(pieces), chain.start, chain.transitions, chain.occupancy
-            ),
-            total.emission,
-            total.log_evidence,
-        )
+        return _expected(shared, params, parts, covs, part_weights)
 
     est._fit_components(source, start, None, expected_stats=e_step)
     if est.n_iter_:
         est._warn_unvisited(est.stats_)
+    return est
+
+
+def _sent(est):
+    """A copy of ``est`` as one task of the graph, without its statistics."""
+    model = copy.copy(est)
+    vars(model).pop("stats_", None)
+    return _shared(copy.deepcopy(model))
+
+
+def _expected(shared, params, parts, covs, part_weights):
+    """The E-step of every partition under ``params``, persisted where it
+    ran, and the totals summed: the statistics (LatentStats)."""
+    from dask import delayed, persist
+
+    from .._base.em import LatentStats
+
+    chunk = delayed(_partition_stats, pure=True)
+    current = _shared(params)
+    pieces = persist(
+        *[
+            chunk(shared, current, p, c, pw)
+            for p, c, pw in zip(parts, covs, part_weights)
+        ]
+    )
+    total = _tree([delayed(_light, pure=True)(p) for p in pieces], _add).compute()
+    if total is None:
+        raise ValueError("sequence_weight must not be all zero")
+    chain = total.structure
+    return LatentStats(
+        PartitionedInputStats(
+            tuple(pieces), chain.start, chain.transitions, chain.occupancy
+        ),
+        total.emission,
+        total.log_evidence,
+    )
+
+
+def _chunks(X, lengths, sequence_weight, covariates):
+    """The partitions, their covariates and their sequences' weights, lazily
+    (no start sample): ``(parts, covs, part_weights)``."""
+    from dask import delayed
+
+    from ._hmm import _partitions
+
+    _width(covariates)
+    if _is_bag(X):
+        parts, part_weights, _, _ = _partitions(X, lengths, sequence_weight)
+        counts = [delayed(len, pure=True)(p) for p in parts]
+        steps = [delayed(_steps, pure=True)(p) for p in parts]
+        covs = _bag_covariates(X, covariates, counts, steps)
+    else:
+        Xc, per_block, covs = _array_covariates(X, lengths, covariates)
+        parts, part_weights, _, _ = _partitions(
+            Xc, per_block_lengths(per_block), sequence_weight
+        )
+    return parts, [c if is_dask(c) else _shared(c) for c in covs], part_weights
+
+
+def summarize_iohmm(est, X, lengths=None, sequence_weight=None, covariates=None):
+    """The E-step of a Dask bag or array of sequences under ``est``'s
+    parameters: its statistics, the per-step posteriors persisted where they
+    were computed (see the module)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    check_is_fitted(est)
+    params = est._current_params()
+    parts, covs, part_weights = _chunks(X, lengths, sequence_weight, covariates)
+    return _expected(_sent(est), params, parts, covs, part_weights)
+
+
+def partial_fit_iohmm(est, X, lengths=None, sequence_weight=None, covariates=None):
+    """One step of incremental EM on a Dask chunk of sequences, as in memory:
+    the E-step where the partitions live, added to ``stats_``, then the
+    M-step (a first call starts the parameters from a sample of the chunk,
+    as ``fit`` does); a failure leaves ``est`` as it was."""
+    return restoring(_partial_fit, est, X, lengths, sequence_weight, covariates)
+
+
+def _partial_fit(est, X, lengths, sequence_weight, covariates):
+    total = None  # a first call: the chunk's statistics (zeros added, in memory)
+    if hasattr(est, "stats_"):
+        params, total = est._current_params(), est.stats_
+        components = est._components()
+    else:
+        d = _width(covariates)
+
+        def read(rows, lens, w, reset):
+            return est._data(rows, lens, w, np.zeros((len(rows), d)), reset=reset)
+
+        sample = X
+        if not _is_bag(X):
+            sample, per_block, _ = _array_covariates(X, lengths, None)
+            lengths = per_block_lengths(per_block)
+        _, _, _, described, data = start_sample(
+            est, sample, lengths, sequence_weight, data=read
+        )
+        Xt, lens, w, _ = data
+        n_steps = int(sum(desc[0].sum() for desc in described))
+        est._plan_init(int(n_steps * (Xt.size / len(Xt) if Xt.ndim > 1 else 1)))
+        row_weight = np.ones(len(Xt)) if w is None else np.repeat(w, lens)
+        components = est._components()
+        params = est._initialize(Xt, row_weight, est.random_state, components)
+        est._keep_generator()
+        if _is_bag(X):
+            lengths = None
+    parts, covs, part_weights = _chunks(X, lengths, sequence_weight, covariates)
+    chunk = _expected(_sent(est), params, parts, covs, part_weights)
+    total = chunk if total is None else total + chunk
+    est._set_params(est._params_from_stats(total, params, components))
+    est.stats_ = total
     return est
 
 

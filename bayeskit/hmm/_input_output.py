@@ -61,6 +61,8 @@ class InputChainStats:
     occupancy: np.ndarray  # (k,)
 
     def __add__(self, other: InputChainStats) -> InputChainStats:
+        if not isinstance(other, InputChainStats):
+            return NotImplemented  # (statistics kept on Dask add from the right)
         return InputChainStats(
             np.concatenate([self.first, other.first]),
             np.concatenate([self.first_inputs, other.first_inputs]),
@@ -553,8 +555,10 @@ class InputOutputHMM(HiddenMarkovModel):
     ):
         """One step of incremental EM on a chunk of sequences (as
         :meth:`HiddenMarkovModel.partial_fit`), with their ``covariates``."""
+        if (handler := _handler(X)) is not None:  # a Dask bag or array
+            args = (self, X, lengths, sequence_weight, covariates)
+            return handler.partial_fit_iohmm(*args)
         first = not hasattr(self, "stats_")
-        X = self._gathered(X)
         data = self._data(X, lengths, sequence_weight, covariates, reset=first)
         components = self._components()
         if first:
@@ -581,17 +585,19 @@ class InputOutputHMM(HiddenMarkovModel):
         """Expected statistics of a chunk of sequences under the current
         parameters (the E-step), as :meth:`HiddenMarkovModel.summarize`; they
         add with ``+`` and :meth:`from_stats` takes their sum."""
+        if (handler := _handler(X)) is not None:  # posteriors left on Dask
+            args = (self, X, lengths, sequence_weight, covariates)
+            return replace(handler.summarize_iohmm(*args), layout=described(self))
         check_is_fitted(self)
         params = self._current_params()
-        X = self._gathered(X)
         data = self._data(X, lengths, sequence_weight, covariates, reset=False)
         stats = self._expected_stats(data, params, self._components())
         return replace(stats, layout=described(self))
 
     @staticmethod
     def _gathered(X):
-        """X in memory (``summarize``, ``partial_fit``, ``bic``): a Dask
-        collection is computed, its covariates then read in memory."""
+        """X in memory (``bic``): a Dask collection is computed, its
+        covariates then read in memory."""
         if hasattr(X, "__dask_graph__"):
             X = X.compute()
             if not isinstance(X, np.ndarray) and hasattr(X, "__len__"):

@@ -238,6 +238,56 @@ def test_partial_fit_after_a_fit_on_dask_is_the_in_memory_one():
     )
 
 
+@pytest.mark.parametrize("form", ["array", "bag"])
+def test_summarize_and_partial_fit_on_dask_are_the_in_memory_ones(form):
+    """summarize of Dask chunks (posteriors left where they were computed)
+    added and taken by from_stats, and partial_fit on Dask chunks (the first
+    one starting the parameters), give the in-memory models."""
+    X, lengths, U = _case(9, n_sequences=16)
+    ends = np.cumsum(lengths)[:-1]
+    seqs, covs = np.split(X, ends), np.split(U, ends)
+    halves = [slice(0, 8), slice(8, 16)]
+
+    def chunk(h):
+        rows, lens = np.concatenate(seqs[h]), lengths[h]
+        mem = (rows, lens), {"covariates": np.concatenate(covs[h])}
+        if form == "array":
+            lazy = (
+                (da.from_array(rows, chunks=(45, -1)), lens),
+                {"covariates": da.from_array(np.concatenate(covs[h]), chunks=(45, -1))},
+            )
+        else:
+            lazy = (
+                (db.from_sequence(seqs[h], npartitions=3),),
+                {"covariates": db.from_sequence(covs[h], npartitions=3)},
+            )
+        return mem, lazy
+
+    chunks = [chunk(h) for h in halves]
+    fitted = _model(n_iter=2).fit(X, lengths, covariates=U)
+    ref = _model().from_stats(sum(fitted.summarize(*a, **k) for (a, k), _ in chunks))
+    got = _model().from_stats(sum(fitted.summarize(*a, **k) for _, (a, k) in chunks))
+    _assert_same_params(got, ref)
+    ref, got = _model(), _model()
+    for (a, k), (b, j) in chunks + chunks:
+        ref.partial_fit(*a, **k)
+        got.partial_fit(*b, **j)
+        _assert_same_params(got, ref)
+    np.testing.assert_allclose(
+        got.stats_.structure.occupancy, ref.stats_.structure.occupancy, **TIGHT
+    )
+
+
+def _assert_same_params(got, ref):
+    for name, value in public_estimators.fitted_arrays(ref).items():
+        np.testing.assert_allclose(getattr(got, name), value, **TIGHT, err_msg=name)
+    for field in dataclasses.fields(ref.emission_params_):
+        value = getattr(ref.emission_params_, field.name)
+        if isinstance(value, np.ndarray):
+            mine = getattr(got.emission_params_, field.name)
+            np.testing.assert_allclose(mine, value, **TIGHT, err_msg=field.name)
+
+
 def test_misaligned_or_missing_covariates_are_value_errors_naming_them():
     X, lengths, U = _case(2)
     Xd = da.from_array(X, chunks=(40, -1))
