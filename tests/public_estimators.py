@@ -32,7 +32,8 @@ def step_metadata(est, X) -> dict:
     it reads (``_step_metadata``: their names), as the suites supply them: one
     column per name, a function of every step's values (``tanh`` of their
     sum, missing values as 0), so that any cut or reordering of the steps
-    carries the same values. A list of sequences gets a list; X that is not
+    carries the same values. A list of sequences gets a list, a Dask bag a
+    bag and a Dask array an array chunked as X (lazily); X that is not
     numbers gets nothing (the estimator's own error on X comes first)."""
     names = getattr(est, "_step_metadata", ())
     if not names:
@@ -46,6 +47,15 @@ def step_metadata(est, X) -> dict:
 
     try:
         if hasattr(X, "__dask_graph__"):  # a Dask array of rows, a bag of sequences
+            if type(X).__module__.startswith("dask.bag"):  # a bag partitioned as X
+                return dict.fromkeys(names, X.map(values))
+            numbers = np.issubdtype(getattr(X, "dtype", object), np.number)
+            if getattr(X, "ndim", 0) == 2 and numbers:  # a Dask array chunked as X
+                rows = X.rechunk({1: -1})
+                value = rows.map_blocks(
+                    values, chunks=(rows.chunks[0], (1,)), dtype=float
+                )
+                return dict.fromkeys(names, value)
             X = X.compute()
             X = X if isinstance(X, np.ndarray) else list(X)
         seqs = _sequence_list(X, est._is_rows) if isinstance(X, list) else None

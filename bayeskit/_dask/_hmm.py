@@ -225,13 +225,14 @@ def fit_hmm(est, X, lengths=None, sequence_weight=None):
     return restoring(_fit_hmm, est, X, lengths, sequence_weight)
 
 
-def start_sample(est, X, lengths, sequence_weight):
+def start_sample(est, X, lengths, sequence_weight, data=None):
     """What a fit on Dask starts from: the partitions and their weights,
     ``source`` (holding the persisted chunks until the fit returns), every
     partition's description, and the sample of whole sequences the start
-    reads, as ``est._data`` gives it (``Xt, lens, w``). For symbols, the
-    alphabet is that of all the sequences: the sample's rows and every
-    symbol seen, encoded once with reset."""
+    reads, as ``est._data`` gives it (``Xt, lens, w``), or ``data(rows,
+    lens, w, reset=...)`` if given. For symbols, the alphabet is that of all
+    the sequences: the sample's rows and every symbol seen, encoded once with
+    reset."""
     from dask import compute, delayed
     from sklearn.utils import check_random_state
 
@@ -249,17 +250,18 @@ def start_sample(est, X, lengths, sequence_weight):
         parts, described, weights, check_random_state(est.random_state)
     )
     rows, lens = _concatenate(seqs)
+    read = est._data if data is None else data
     if symbols:
         distinct = [d[1] for d in described if d[1] is not None and len(d[1])]
         seen = np.concatenate(distinct).astype(rows.dtype, copy=False)
-        est._data(
+        read(
             np.concatenate([rows, seen.reshape(-1, 1)]),
             np.r_[lens, len(seen)],
             None,
             reset=True,
         )
-    data = est._data(rows, lens, sample_weight, reset=not symbols)
-    return parts, part_weights, source, described, data
+    sample = read(rows, lens, sample_weight, reset=not symbols)
+    return parts, part_weights, source, described, sample
 
 
 def _fit_hmm(est, X, lengths, sequence_weight):

@@ -29,8 +29,9 @@ from .._validation import (
 )
 from ..graph import ChainParams
 from ..graph.input_chain import forward_backward_inputs, forward_inputs, viterbi_inputs
+from ._base import _handler
 from ._checks import check_currstate
-from ._logistic import update_softmax_row
+from ._logistic import SoftmaxRow, data_terms, update_softmax_rows
 from ._model import HiddenMarkovModel
 
 __all__ = ["InputOutputHMM"]
@@ -60,6 +61,8 @@ class InputChainStats:
     occupancy: np.ndarray  # (k,)
 
     def __add__(self, other: InputChainStats) -> InputChainStats:
+        if not isinstance(other, InputChainStats):
+            return NotImplemented  # (statistics kept on Dask add from the right)
         return InputChainStats(
             np.concatenate([self.first, other.first]),
             np.concatenate([self.first_inputs, other.first_inputs]),
@@ -81,6 +84,17 @@ class InputChainStats:
     @property
     def total_weight(self) -> np.ndarray:
         return self.occupancy
+
+    def row_terms(self, asks) -> list:
+        """The data terms of the M-step's rows (``("s" or i, point)``: the
+        start's or the transitions out of ``i``) at their points
+        (:func:`~bayeskit.hmm._logistic.data_terms`)."""
+        return [
+            data_terms(self.first, self.first_inputs, *point)
+            if key == "s"
+            else data_terms(self.pairs[:, key], self.pair_inputs, *point)
+            for key, point in asks
+        ]
 
 
 def _zeros(k, d) -> InputChainStats:
@@ -188,9 +202,13 @@ class InputOutputHMM(HiddenMarkovModel):
     draws one sequence whose steps follow the given covariates. The
     statistics of the transitions are the pairwise posteriors of every step
     with its covariates (a logistic regression has no statistics of fixed
-    size): ``summarize`` of chunks add by concatenation, and a Dask
-    collection of X is computed into memory (its covariates are in memory
-    already) rather than reduced where its chunks live.
+    size): ``summarize`` of chunks add by concatenation. On a Dask bag of
+    sequences or a Dask array with ``lengths`` (covariates a bag partitioned
+    as X, a Dask array chunked along the rows as X, or in memory),
+    ``fit`` runs every partition's E-step where it lives and keeps those
+    posteriors there; each Newton round of the M-step sums the partitions'
+    terms of the rows' objective, gradient and Hessian
+    (:mod:`bayeskit._dask._iohmm`), and the prediction methods are lazy.
 
     References
     ----------
@@ -279,8 +297,9 @@ class InputOutputHMM(HiddenMarkovModel):
             )
         if hasattr(covariates, "__dask_graph__"):
             raise ValueError(
-                "covariates must be in memory (a numpy array or a list), not a "
-                "Dask collection"
+                "covariates must be in memory (a numpy array or a list) here, "
+                "not a Dask collection: fit, score and the predictions take "
+                "them on Dask with X on Dask"
             )
         if as_list and isinstance(covariates, (list, tuple)):
             parts = [np.asarray(c, dtype=float) for c in covariates]
@@ -425,36 +444,45 @@ class InputOutputHMM(HiddenMarkovModel):
 
     def _params_from_stats(self, stats, previous, components):
         chain, new = previous.structure, stats.structure
-        alpha = float(self.transition_alpha)
-        start, start_coef = chain.startprob, chain.start_coef
-        if "s" in self.params:
-            log_start, start_coef = update_softmax_row(
-                new.first,
-                new.first_inputs,
-                safe_log(chain.startprob),
-                chain.start_coef,
-                self._pseudo("s"),
+        alpha, k = float(self.transition_alpha), self.n_components
+        keys = (["s"] if "s" in self.params else []) + (
+            list(range(k)) if "t" in self.params else []
+        )
+        rows = [
+            SoftmaxRow(
+                safe_log(chain.startprob if key == "s" else chain.transmat[key]),
+                chain.start_coef if key == "s" else chain.trans_coef[key],
+                self._pseudo("s") if key == "s" else self._pseudo("t")[key],
                 alpha,
                 True,
             )
-            start = np.exp(log_start)
+            for key in keys
+        ]
+        # Every row's weight (only whether it is positive matters) and its
+        # Newton steps, the data terms summed by the statistics themselves.
+        weights = [
+            (new.start if key == "s" else new.transitions[key])[
+                np.isfinite(r.log_row)
+            ].sum()
+            for key, r in zip(keys, rows)
+        ]
+        fitted = dict(
+            zip(
+                keys,
+                update_softmax_rows(
+                    rows,
+                    weights,
+                    lambda asks: new.row_terms([(keys[i], ask) for i, ask in asks]),
+                ),
+            )
+        )
+        start, start_coef = chain.startprob, chain.start_coef
+        if "s" in fitted:
+            start, start_coef = np.exp(fitted["s"][0]), fitted["s"][1]
         trans, trans_coef = chain.transmat, chain.trans_coef
         if "t" in self.params:
-            pseudo = self._pseudo("t")
-            rows = [
-                update_softmax_row(
-                    new.pairs[:, i],
-                    new.pair_inputs,
-                    safe_log(chain.transmat[i]),
-                    chain.trans_coef[i],
-                    pseudo[i],
-                    alpha,
-                    True,
-                )
-                for i in range(self.n_components)
-            ]
-            trans = np.exp(np.array([r[0] for r in rows]))
-            trans_coef = np.array([r[1] for r in rows])
+            trans = np.exp(np.array([fitted[i][0] for i in range(k)]))
+            trans_coef = np.array([fitted[i][1] for i in range(k)])
         structure = InputChainParams(start, trans, start_coef, trans_coef)
         params = previous.emission
         if self._updates_emission():
@@ -507,7 +535,8 @@ class InputOutputHMM(HiddenMarkovModel):
         -------
         self : object
         """
-        X = self._gathered(X)
+        if (handler := _handler(X)) is not None:  # a Dask bag or array
+            return handler.fit_iohmm(self, X, lengths, sequence_weight, covariates)
         data = self._data(X, lengths, sequence_weight, covariates, reset=True)
         Xt, lengths, weights, _ = data
         self._plan_init(Xt.size if Xt.ndim > 1 else len(Xt))
@@ -526,8 +555,10 @@ class InputOutputHMM(HiddenMarkovModel):
     ):
         """One step of incremental EM on a chunk of sequences (as
         :meth:`HiddenMarkovModel.partial_fit`), with their ``covariates``."""
+        if (handler := _handler(X)) is not None:  # a Dask bag or array
+            args = (self, X, lengths, sequence_weight, covariates)
+            return handler.partial_fit_iohmm(*args)
         first = not hasattr(self, "stats_")
-        X = self._gathered(X)
         data = self._data(X, lengths, sequence_weight, covariates, reset=first)
         components = self._components()
         if first:
@@ -554,17 +585,19 @@ class InputOutputHMM(HiddenMarkovModel):
         """Expected statistics of a chunk of sequences under the current
         parameters (the E-step), as :meth:`HiddenMarkovModel.summarize`; they
         add with ``+`` and :meth:`from_stats` takes their sum."""
+        if (handler := _handler(X)) is not None:  # posteriors left on Dask
+            args = (self, X, lengths, sequence_weight, covariates)
+            return replace(handler.summarize_iohmm(*args), layout=described(self))
         check_is_fitted(self)
         params = self._current_params()
-        X = self._gathered(X)
         data = self._data(X, lengths, sequence_weight, covariates, reset=False)
         stats = self._expected_stats(data, params, self._components())
         return replace(stats, layout=described(self))
 
     @staticmethod
     def _gathered(X):
-        """X in memory: a Dask collection (an array of rows, a bag of
-        sequences) is computed, its covariates being in memory already."""
+        """X in memory (``bic``): a Dask collection is computed, its
+        covariates then read in memory."""
         if hasattr(X, "__dask_graph__"):
             X = X.compute()
             if not isinstance(X, np.ndarray) and hasattr(X, "__len__"):
@@ -585,15 +618,23 @@ class InputOutputHMM(HiddenMarkovModel):
     def score_sequences(self, X, lengths=None, *, covariates=None):
         """Log-likelihood of every sequence given its covariates,
         ``(n_sequences,)``."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_iohmm(
+                self, "score_sequences", X, lengths, covariates
+            )
         _, start, trans, messages, lengths, _ = self._inputs(X, lengths, covariates)
         return forward_inputs(start, trans, messages, lengths).log_evidence
 
     def score(self, X, lengths=None, *, y=None, covariates=None):
         """Log-likelihood of all the sequences given their covariates."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_iohmm(self, "score", X, lengths, covariates)
         return float(self.score_sequences(X, lengths, covariates=covariates).sum())
 
     def score_samples(self, X, lengths=None, *, covariates=None):
         """``(log-likelihood, posteriors)``: the total and every step's posterior."""
+        if (handler := _handler(X)) is not None:
+            return handler.predict_iohmm(self, "score_samples", X, lengths, covariates)
         _, start, trans, messages, lengths, as_list = self._inputs(
             X, lengths, covariates
         )
@@ -609,6 +650,9 @@ class InputOutputHMM(HiddenMarkovModel):
     def decode(self, X, lengths=None, algorithm=None, *, covariates=None):
         """Most probable states: ``(log probability, state sequence)``, as
         :meth:`HiddenMarkovModel.decode` ('viterbi' or 'map')."""
+        if (handler := _handler(X)) is not None:
+            args = (self, "decode", X, lengths, covariates, algorithm)
+            return handler.predict_iohmm(*args)
         algorithm = algorithm or self.algorithm
         if algorithm not in ("viterbi", "map"):
             raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")

@@ -37,12 +37,20 @@ logits stay ``-inf`` and take no part), as Baum-Welch keeps structural zeros.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .._logmath import log_normalize
 
-__all__ = ["softmax_objective", "update_softmax_row"]
+__all__ = [
+    "SoftmaxRow",
+    "data_terms",
+    "softmax_objective",
+    "update_softmax_row",
+    "update_softmax_rows",
+]
 
 _MAX_NEWTON = 50
 _MAX_HALVINGS = 40
@@ -101,38 +109,132 @@ def update_softmax_row(counts, inputs, log_row, coef, pseudo, penalty, update_co
         The new coefficients (zero rows for structural zeros).
     """
     active = np.isfinite(log_row)
+    row = SoftmaxRow(log_row, coef, pseudo, penalty, update_coef)
+    rows = update_softmax_rows(
+        [row],
+        counts[:, active].sum(),
+        lambda requests: [
+            data_terms(counts, inputs, *request) for _, request in requests
+        ],
+    )
+    return rows[0]
+
+
+@dataclass(frozen=True)
+class SoftmaxRow:
+    """One row's M-step: its start ``(log_row, coef)`` and its prior (see
+    :func:`softmax_objective`)."""
+
+    log_row: np.ndarray
+    coef: np.ndarray
+    pseudo: np.ndarray
+    penalty: float
+    update_coef: bool
+
+
+def data_terms(counts, inputs, active, c, w, d_fit, derivatives):
+    """The data's part of one row's objective at the logits ``c`` and the
+    coefficients ``w`` of the ``active`` columns, and (``derivatives``) of
+    its gradient and negative Hessian in the first ``d_fit`` covariates and
+    the intercept: ``(f, grad, hess)``, the last two None without
+    ``derivatives``. They are sums over the steps, so those of disjoint
+    steps add (the Dask fit sums them over partitions)."""
+    counts = counts[:, active]
+    logp, _ = log_normalize(c[None, :] + inputs @ w.T, axis=1)
+    f = float(np.sum(counts * logp)) if counts.size else 0.0
+    if not derivatives:
+        return f, None, None
+    n = len(inputs)
+    p = np.exp(logp)
+    totals = counts.sum(axis=1)
+    design = np.concatenate([np.ones((n, 1)), inputs[:, :d_fit]], axis=1)
+    resid = counts - totals[:, None] * p  # (n, ka)
+    grad = resid.T @ design  # (ka, d_fit + 1)
+    # The negative Hessian, blocks (j, a) x (k, b).
+    weighted = (totals[:, None] * p)[:, :, None] * design[:, None, :]
+    hess = -np.einsum("tja,tkb->jakb", weighted, p[:, :, None] * design[:, None, :])
+    diag = np.einsum("tja,tb->jab", weighted, design)
+    idx = np.arange(len(c))
+    hess[idx, :, idx, :] += diag
+    return f, grad, hess
+
+
+def update_softmax_rows(rows, weights, evaluate):
+    """Newton's method on every row of ``rows`` (:class:`SoftmaxRow`), in
+    lockstep: every round asks ``evaluate`` for the data terms
+    (:func:`data_terms`) of every row still moving, at once.
+
+    ``weights`` is the total expected count of every row's active columns
+    (a scalar for one row); ``evaluate(requests)`` takes a list of
+    ``(index, (active, c, w, d_fit, derivatives))`` and returns the terms of
+    each, in order. In memory it reads the rows' counts; on Dask it sums the
+    terms of every partition where the partition lives, one reduction per
+    round. An answer with derivatives at the point a row asks them for is
+    used again (an evaluator may give them unasked). Returns the rows'
+    ``(log_row, coef)``.
+    """
+    weights = np.broadcast_to(np.asarray(weights, dtype=float), (len(rows),))
+    runs = [_newton(row, w) for row, w in zip(rows, weights)]
+    out = [None] * len(rows)
+    asks = {}
+    for i, run in enumerate(runs):
+        _step(run, None, i, asks, out)
+    known = {}
+    while asks:
+        todo = []
+        answers = {}
+        for i, ask in asks.items():
+            hit = known.get(i)
+            if ask[-1] and hit is not None and hit[0] is ask[1] and hit[1] is ask[2]:
+                answers[i] = hit[2]
+            else:
+                todo.append((i, ask))
+        for (i, ask), terms in zip(todo, evaluate(todo) if todo else []):
+            answers[i] = terms
+            if terms[1] is not None:
+                known[i] = (ask[1], ask[2], terms)
+        pending, asks = asks, {}
+        for i in pending:
+            _step(runs[i], answers[i], i, asks, out)
+    return out
+
+
+def _step(run, answer, i, asks, out):
+    try:
+        asks[i] = run.send(answer)
+    except StopIteration as done:
+        out[i] = done.value
+
+
+def _newton(row: SoftmaxRow, weight: float):
+    """One row's Newton iterations, as a generator: it yields the points
+    whose data terms it needs (see :func:`update_softmax_rows`) and returns
+    ``(log_row, coef)``."""
+    log_row, coef, pseudo, penalty = row.log_row, row.coef, row.pseudo, row.penalty
+    active = np.isfinite(log_row)
     out_row = np.full_like(log_row, -np.inf)
     out_coef = np.array(coef, dtype=float, copy=True)
     ka = int(active.sum())
-    n, d = inputs.shape
-    weight = counts[:, active].sum() + max(float(pseudo[active].sum()), 0.0)
+    d = out_coef.shape[-1]
+    weight = weight + max(float(pseudo[active].sum()), 0.0)
     if ka <= 1 or weight <= 0:  # nothing to fit: the row as it was
         out_row[active], _ = log_normalize(log_row[active], axis=0)
         return out_row, out_coef
-    counts = counts[:, active]
     pseudo = pseudo[active]
     c = np.array(log_row[active], dtype=float)
     w = np.array(coef[active], dtype=float)
-    d_fit = d if update_coef else 0  # the coefficients that move
-    f = _objective(counts, inputs, c, w, pseudo, penalty)
-    totals = counts.sum(axis=1)
-    design = np.concatenate([np.ones((n, 1)), inputs[:, :d_fit]], axis=1)
+    d_fit = d if row.update_coef else 0  # the coefficients that move
+    f_data, _, _ = yield active, c, w, d_fit, False
+    f = _prior_terms(f_data, c, w, pseudo, penalty)
     size = ka * (d_fit + 1)
     for _ in range(_MAX_NEWTON):
-        logp, _ = log_normalize(c[None, :] + inputs @ w.T, axis=1)
-        p = np.exp(logp)
-        resid = counts - totals[:, None] * p  # (n, ka)
-        grad = resid.T @ design  # (ka, d_fit + 1)
+        _, grad, hess = yield active, c, w, d_fit, True
+        grad = grad.copy()
+        hess = hess.copy()
         log0, _ = log_normalize(c, axis=0)
         p0 = np.exp(log0)
         grad[:, 0] += pseudo - pseudo.sum() * p0
         grad[:, 1:] -= penalty * w[:, :d_fit]
-        # The negative Hessian, blocks (j, a) x (k, b).
-        weighted = (totals[:, None] * p)[:, :, None] * design[:, None, :]
-        hess = -np.einsum("tja,tkb->jakb", weighted, p[:, :, None] * design[:, None, :])
-        diag = np.einsum("tja,tb->jab", weighted, design)
-        idx = np.arange(ka)
-        hess[idx, :, idx, :] += diag
         s0 = pseudo.sum()
         hess[:, 0, :, 0] += s0 * (np.diag(p0) - np.outer(p0, p0))
         hess = hess.reshape(size, size)
@@ -162,7 +264,8 @@ def update_softmax_row(counts, inputs, log_row, coef, pseudo, penalty, update_co
             c_new = c + t * step[:, 0]
             w_new = w.copy()
             w_new[:, :d_fit] += t * step[:, 1:]
-            f_new = _objective(counts, inputs, c_new, w_new, pseudo, penalty)
+            f_data, _, _ = yield active, c_new, w_new, d_fit, False
+            f_new = _prior_terms(f_data, c_new, w_new, pseudo, penalty)
             if f_new >= f - slack:
                 c, w, f = c_new, w_new, f_new
                 break
@@ -175,3 +278,11 @@ def update_softmax_row(counts, inputs, log_row, coef, pseudo, penalty, update_co
     out_coef[active] = w
     out_coef[~active] = 0.0
     return out_row, out_coef
+
+
+def _prior_terms(total, c, w, pseudo, penalty):
+    """The data's part of the objective ``total`` plus the prior's."""
+    if np.any(pseudo):
+        log0, _ = log_normalize(c, axis=0)
+        total += float(pseudo @ log0)
+    return total - 0.5 * penalty * float(np.sum(w * w))

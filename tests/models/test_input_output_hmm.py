@@ -11,7 +11,13 @@ from scipy.special import log_softmax, logsumexp
 from scipy.stats import norm
 
 from bayeskit import HiddenMarkovModel, InputOutputHMM
-from bayeskit.hmm._logistic import softmax_objective, update_softmax_row
+from bayeskit.hmm._logistic import (
+    SoftmaxRow,
+    data_terms,
+    softmax_objective,
+    update_softmax_row,
+    update_softmax_rows,
+)
 
 
 def _data(seed, n=300, k=2, d=1):
@@ -161,6 +167,47 @@ def test_m_step_reaches_the_optimum_of_a_generic_optimiser(seed):
     ref_c = log_softmax(ref.x[:k])
     np.testing.assert_allclose(row, ref_c, atol=1e-5)
     np.testing.assert_allclose(coef, ref.x[k:].reshape(k, d), atol=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_m_step_of_rows_in_lockstep_over_split_steps_is_each_rows_own(seed):
+    """The Dask fit's M-step: every row's Newton steps with the data terms
+    summed over any split of the steps (as partitions do) reach what each
+    row's in-memory M-step reaches, and from a structural zero too."""
+    rng = np.random.default_rng(seed)
+    n, k, d = 150, 3, 2
+    inputs = rng.normal(size=(n, d))
+    counts = [rng.dirichlet(np.ones(k), size=n) * rng.random((n, 1)) for _ in "ab"]
+    rows = [
+        SoftmaxRow(np.log(rng.dirichlet(np.ones(k))), np.zeros((k, d)), p, 0.3, True)
+        for p in (rng.random(k), np.zeros(k))
+    ]
+    rows[1].log_row[0] = -np.inf  # a transition no covariate allows
+    cuts = np.sort(rng.integers(0, n, size=int(rng.integers(0, 5))))
+
+    def evaluate(asks):
+        # Every split's terms, added.
+        out = []
+        for i, point in asks:
+            parts = [
+                data_terms(c, u, *point)
+                for c, u in zip(np.split(counts[i], cuts), np.split(inputs, cuts))
+            ]
+            f = sum(p[0] for p in parts)
+            if point[-1]:
+                out.append((f, sum(p[1] for p in parts), sum(p[2] for p in parts)))
+            else:
+                out.append((f, None, None))
+        return out
+
+    got = update_softmax_rows(rows, [c.sum() for c in counts], evaluate)
+    for (row, coef), r, c in zip(got, rows, counts):
+        ref_row, ref_coef = update_softmax_row(
+            c, inputs, r.log_row, r.coef, r.pseudo, r.penalty, True
+        )
+        np.testing.assert_allclose(row, ref_row, rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(coef, ref_coef, rtol=1e-10, atol=1e-10)
+    assert got[1][0][0] == -np.inf and not got[1][1][0].any()
 
 
 @pytest.mark.parametrize("seed", range(50))
