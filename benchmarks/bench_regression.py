@@ -50,7 +50,10 @@ Run from the repository root (a git checkout)::
 kernels compile); ``--repeats N`` sets the timed runs of each side,
 ``--only NAME`` runs some groups (``--only hmm chain``), ``--workdir DIR``
 extracts the old package there and keeps it (its compiled kernels too) for
-the next run, ``--json PATH`` writes the rows.
+the next run, ``--json PATH`` writes the rows for ``benchmarks/run.py``
+(ours: the new package, theirs: the old, goal 1.05). Outside a git checkout
+that holds ``--rev`` (a shallow clone) the script says so and measures
+nothing.
 """
 
 from __future__ import annotations
@@ -59,7 +62,6 @@ import argparse
 import gc
 import importlib
 import io
-import json
 import math
 import os
 import platform
@@ -83,7 +85,9 @@ from threadpoolctl import threadpool_limits
 
 _HERE = Path(__file__).resolve().parent
 ROOT = _HERE.parent
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT), str(_HERE)]
+
+from _timing import Result, add_json_option, write_json  # noqa: E402
 
 import bayeskit  # noqa: E402
 
@@ -95,17 +99,25 @@ MIN_RUN = 0.02  # seconds: shorter calls are repeated within one timed run
 # --- the old package ---------------------------------------------------------
 
 
-def extract(rev: str, directory: Path) -> Path:
-    """``git archive REV bayeskit`` into ``directory/OLD_NAME`` (kept if there)."""
+def resolve(rev: str) -> str | None:
+    """The full hash of ``rev``, or None outside a git checkout that has it
+    (a shallow clone, an unpacked release)."""
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def extract(full: str, directory: Path) -> Path:
+    """``git archive FULL bayeskit`` into ``directory/OLD_NAME`` (kept if there)."""
     target = directory / OLD_NAME
     stamp = target / ".rev"
-    full = subprocess.run(
-        ["git", "rev-parse", "--verify", f"{rev}^{{commit}}"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
     if stamp.exists() and stamp.read_text() == full:
         return target
     if target.exists():
@@ -704,17 +716,23 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=None, help="default: 9")
     parser.add_argument("--only", nargs="+", choices=list(GROUPS), default=None)
     parser.add_argument("--workdir", default=None, help="keep the old package here")
-    parser.add_argument("--json", metavar="PATH", default=None)
+    add_json_option(parser)
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 9)
     warnings.simplefilter("ignore")
+    full = resolve(args.rev)
+    if full is None:
+        print(f"skipped: no commit {args.rev!r} in this checkout (a shallow clone?)")
+        if args.json:
+            write_json(args.json, [], [], f"bayeskit {args.rev}")
+        return 0
     with ExitStack() as stack:
         if args.workdir:
             directory = Path(args.workdir).resolve()
             directory.mkdir(parents=True, exist_ok=True)
         else:
             directory = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        old = import_old(extract(args.rev, directory))
+        old = import_old(extract(full, directory))
         for pkg in (old, bayeskit):
             compile_first(pkg)
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -743,8 +761,14 @@ def main(argv=None) -> int:
         if r.differs:
             print(f"results differ: {r.model} {r.operation}: {r.differs}")
     if args.json:
-        data = [{**{k: v for k, v in vars(r).items()}, "ratio": r.ratio} for r in rows]
-        Path(args.json).write_text(json.dumps({"rev": args.rev, "rows": data}))
+        # For benchmarks/run.py: "ours" is the new package, "theirs" the old,
+        # the goal no slowdown beyond 5%.
+        results = [
+            Result(r.model, f"{r.operation} ({r.threads} thr.)", r.new, r.old, 1.05,
+                   r.runs)
+            for r in rows
+        ]  # fmt: skip
+        write_json(args.json, results, [r.sizes for r in rows], f"bayeskit {args.rev}")
     return 0
 
 

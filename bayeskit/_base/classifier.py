@@ -258,9 +258,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     # NaN) is an error: where no prior defines its parameters (Gaussian
     # means and covariances), it would fit as a blank and predict the prior.
     _unobserved_class_is_error = False
-    # Whether the emission statistics give every class's weight of observed
-    # cells (``feature_weight``), so that the check above reads them instead
-    # of scanning X for NaN once more.
+    # ... read from the statistics' ``feature_weight`` (no second scan of X).
     _observed_weight_in_stats = False
 
     # Fewest classes a fit accepts (scikit-learn's naive Bayes fits one class;
@@ -609,7 +607,6 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
             and self._observed_weight_in_stats
             and not isinstance(X, (list, tuple))
         ):
-            # (the scan leaves lists and tuples to the emission family)
             seen = stats.emission.feature_weight().sum(axis=1)
             check_observed_weight(seen, class_weight, self.classes_)
         return stats, Xt, idx, sw
