@@ -35,7 +35,7 @@ from .._validation import (
 from .._warnings import warn
 from ..graph import LatentNode
 from ..priors import Fixed, MEstimate
-from .observed import check_every_class_observed
+from .observed import check_every_class_observed, check_observed_weight
 from .relayout import union_of_classes
 from .semi_supervised import (
     check_in_memory,
@@ -258,6 +258,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     # NaN) is an error: where no prior defines its parameters (Gaussian
     # means and covariances), it would fit as a blank and predict the prior.
     _unobserved_class_is_error = False
+    # ... read from the statistics' ``feature_weight`` (no second scan of X).
+    _observed_weight_in_stats = False
 
     # Fewest classes a fit accepts (scikit-learn's naive Bayes fits one class;
     # its discriminant analysis needs two).
@@ -581,7 +583,8 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                     f"do not exist in the initial classes {self.classes_.tolist()}; "
                     "pass every class to the first partial_fit with `classes`"
                 )
-        if refit and self._unobserved_class_is_error:
+        check = refit and self._unobserved_class_is_error
+        if check and not self._observed_weight_in_stats:
             check_every_class_observed(X, idx, sw, self.classes_)
         weights = np.zeros((n, len(self.classes_)))
         weights[np.arange(n), idx] = sw
@@ -599,6 +602,13 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
         stats = ClassifierStats(
             class_weight.astype(float), self._emission_stats(Xt, weights, idx)
         )
+        if (
+            check
+            and self._observed_weight_in_stats
+            and not isinstance(X, (list, tuple))
+        ):
+            seen = stats.emission.feature_weight().sum(axis=1)
+            check_observed_weight(seen, class_weight, self.classes_)
         return stats, Xt, idx, sw
 
     def _check_params_vs_data(self) -> None:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-__all__ = ["check_every_class_observed"]
+__all__ = ["check_every_class_observed", "check_observed_weight"]
 
 
 def check_every_class_observed(X, idx, sw, classes) -> None:
@@ -25,8 +25,17 @@ def check_every_class_observed(X, idx, sw, classes) -> None:
         return
     k = len(classes)
     seen = np.bincount(idx, weights=(~missing).sum(axis=1) * (sw > 0), minlength=k)
-    weight = np.bincount(idx, weights=sw, minlength=k)
-    blank = (seen == 0) & (weight > 0)
+    check_observed_weight(seen, np.bincount(idx, weights=sw, minlength=k), classes)
+
+
+def check_observed_weight(seen, weight, classes) -> None:
+    """:func:`check_every_class_observed` from what statistics already hold:
+    ``seen`` the weight of every class's observed cells (zero exactly when
+    none of its rows of positive weight has an observed cell), ``weight``
+    every class's weight. A family whose statistics keep the weight of every
+    class and feature (the diagonal Gaussian's) gives both without another
+    pass over ``X``."""
+    blank = (np.asarray(seen) == 0) & (np.asarray(weight) > 0)
     if blank.any():
         names = classes[blank].tolist()
         more = f" (and {names[1:]!r})" if len(names) > 1 else ""

@@ -474,6 +474,7 @@ class GaussianNB(TripleClassifier):
 
     _min_classes = 1
     _unobserved_class_is_error = True  # no prior defines a blank class
+    _observed_weight_in_stats = True  # the diagonal weight, (n_classes, d)
     _partial_fit_requires_classes = True
     _read = read_float
     _checked_priors = _gaussian_class_prior

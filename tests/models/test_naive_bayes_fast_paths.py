@@ -197,3 +197,45 @@ def test_labels_are_encoded_once_and_checked(rng):
         GaussianNB().partial_fit(X, [0, 1] * 6, classes=[0, 1]).partial_fit(
             X, [0, 2] * 6
         )
+
+
+def test_gaussian_nb_checks_for_a_blank_class_from_its_statistics(monkeypatch):
+    """GaussianNB's statistics hold the weight of every class and feature, so
+    the check that each class has an observed cell reads them instead of
+    scanning X once more (``pd.isna`` on every cell: a tenth of a fit on
+    1,000,000 x 20, benchmarks/bench_regression.py). Over random patterns of
+    NaN and weights (classes blank, nearly blank, blank but for rows of
+    weight 0) the fit raises exactly when the scan does, with its message."""
+    import bayeskit._base.classifier as base
+    from bayeskit._base.observed import check_every_class_observed
+
+    scans = []
+    monkeypatch.setattr(base, "check_every_class_observed", lambda *a: scans.append(a))
+    raised = 0
+    for seed in range(60):
+        r = np.random.default_rng(seed)
+        n, d = int(r.integers(6, 40)), int(r.integers(1, 4))
+        X = r.normal(size=(n, d))
+        y = r.choice(np.array(["a", "b", "c"]), n)
+        y[:3] = ["a", "b", "c"]
+        X[r.random(X.shape) < r.uniform(0, 0.6)] = np.nan
+        for label in ("a", "b", "c"):
+            if r.random() < 0.4:
+                X[y == label] = np.nan
+        sw = r.choice([0.0, 0.5, 1.0, 2.0], size=n)
+        sw[:3] = 1.0
+        classes, idx = np.unique(y, return_inverse=True)
+        try:
+            check_every_class_observed(X, idx, sw, classes)
+            expected = None
+        except ValueError as exc:
+            expected = str(exc)
+        try:
+            GaussianNB().fit(X, y, sample_weight=sw)
+            got = None
+        except ValueError as exc:
+            got = str(exc)
+        assert got == expected, seed
+        raised += expected is not None
+    assert 10 < raised < 50  # both outcomes are drawn often
+    assert scans == []  # no second pass over X
