@@ -427,27 +427,50 @@ def marginal_table(net, observed: tuple, values: np.ndarray):
 #: variables keeps a clique of 28,800 entries: 6 ms calibrated whole, 2.5 ms
 #: pruned; ALARM's whole tree, about 1,000 entries, takes 0.1 ms).
 QUERY_ENTRIES = 8192
+#: Below it, what one query costs either way, in microseconds, as measured on
+#: ASIA, CHILD and ALARM (160 patterns, one to three observed variables): the
+#: kernel about ``KERNEL_CALL + KERNEL_ENTRY`` per entry of the whole tree,
+#: the pruned numpy plan about ``PLAN_CLIQUE`` per clique it keeps (a target
+#: whose evidence leaves one clique of ALARM: 25-34 us pruned, 43-57 us whole;
+#: any pattern of ASIA: 13-15 us whole, 23-70 us pruned).
+KERNEL_CALL, KERNEL_ENTRY, PLAN_CLIQUE = 12.0, 0.045, 22.0
 
 
-def for_query(net, observed: tuple) -> bool:
-    """Whether :func:`marginal_table` answers one query of ``net`` given
-    ``observed``: the kernel is compiled, the pattern's tree is small, and
-    the pattern was met before (compiling the whole tree for a pattern met
-    once costs more than the pruned query: a thousand queries of distinct
-    patterns on ALARM, each on a freshly read network, took 2.5 times as
-    long compiled at first sight)."""
-    key = (observed, "entries")
-    entries = net._patterns.get(key)
-    if entries is None:
+def for_query(net, observed: tuple, target) -> bool:
+    """Whether :func:`marginal_table` answers one query of ``target`` in
+    ``net`` given ``observed``: the kernel is compiled, the pattern was met
+    before (compiling the whole tree for a pattern met once costs more than
+    the pruned query: a thousand queries of distinct patterns on ALARM, each
+    on a freshly read network, took 2.5 times as long compiled at first
+    sight), the pattern's tree is small, and calibrating it whole costs less
+    than the pruned plan of ``target`` (which the first sighting built)."""
+    key = (observed, target, "kernel")
+    found = net._patterns.get(key)
+    if found is None:
         if numpy_first(_calibrate_rows):
             return False
         seen = (observed, "seen")
         if seen not in net._patterns:
             net._patterns[seen] = True
             return False
-        plan = net._pattern(observed, (), "all").plan
-        entries = net._patterns[key] = sum(math.prod(c) for c in plan._cards)
-    return entries <= QUERY_ENTRIES
+        entries = _whole_entries(net, observed)
+        pruned = net._patterns.get((observed, (target,), "marginal"))
+        cliques = len(pruned.plan._cards) if pruned is not None else math.inf
+        found = net._patterns[key] = entries <= QUERY_ENTRIES and (
+            KERNEL_CALL + KERNEL_ENTRY * entries <= PLAN_CLIQUE * cliques
+        )
+    return found
+
+
+def _whole_entries(net, observed: tuple) -> int:
+    """About the table entries of the whole tree with ``observed`` entered:
+    the joint states of each clique's unobserved variables, counted without
+    building the pattern's plan (which may merge some cliques)."""
+    tree, _ = net._network(())
+    cards, seen = net.cards, set(observed)
+    return sum(
+        math.prod(cards[v] for v in layout if v not in seen) for layout in tree.layouts
+    )
 
 
 def _starts(net, observed: tuple) -> np.ndarray:

@@ -180,7 +180,7 @@ def _one_marginal(est, target, codes: dict) -> np.ndarray | None:
     ``target`` is not d-separated from, or to raise."""
     net = est._engine_
     observed, values = net.evidence(codes)
-    if not for_query(net, observed):
+    if not for_query(net, observed, target):
         return None
     table, log_z = marginal_table(net, observed, values)
     if np.isneginf(log_z[0]):
