@@ -385,7 +385,6 @@ default='kmeans'
         if complete:  # the rows the statistics are gathered in, once
             shift = X[0].copy()
             data = (X, sw, X - shift, shift, bool((sw == 1.0).all()))
-        # (Only the starts draw from it, before the first iteration.)
         with random_state_of(self.random_state) as rng:
             self._fit_components(data, start, rng, n_init=1 if warm else None)
         if self.n_iter_ == 0:
@@ -408,22 +407,15 @@ default='kmeans'
         )
 
     def _prepare(self, X, sample_weight, reset, start=True):
-        """Validated float64 ``X`` (its dtype kept for the attributes) and
-        sample weights; rows to ``start`` EM from need enough rows and weight,
-        a later chunk of :meth:`partial_fit` only one row."""
+        """Validated float64 ``X`` (dtype kept for the attributes) and weights:
+        rows to ``start`` EM from need enough rows and weight, a chunk one."""
         return self._rows(X, sample_weight, reset, start)[:2]
 
     def _rows(self, X, sample_weight, reset, start=True):
-        """:meth:`_prepare`, and whether no cell of ``X`` is missing (the
-        one test for NaN of a fit)."""
-        X = validate_data(
-            self,
-            X,
-            dtype=[np.float64, np.float32],
-            ensure_min_samples=2 if start else 1,
-            reset=reset,
-            ensure_all_finite="allow-nan",
-        )
+        """:meth:`_prepare`, and whether no cell of ``X`` is missing (one test)."""
+        kw = {"dtype": [np.float64, np.float32], "ensure_all_finite": "allow-nan"}
+        need = 2 if start else 1
+        X = validate_data(self, X, ensure_min_samples=need, reset=reset, **kw)
         if reset:
             self._dtype = X.dtype
         X = float_input(X)
@@ -473,12 +465,10 @@ default='kmeans'
             self.precisions_init,
         )
 
-    def _start_params(
-        self, X, sample_weight, random_state, complete=False
-    ) -> LatentParams:
+    def _start_params(self, X, sample_weight, rng, complete=False) -> LatentParams:
         """First parameters (:func:`~bayeskit.mixture._start.first_params`);
-        ``complete`` says that no cell of ``X`` is missing."""
-        return first_params(self, X, sample_weight, random_state, complete)
+        ``complete``: no cell of ``X`` is missing."""
+        return first_params(self, X, sample_weight, rng, complete)
 
     # -- one EM iteration: statistics, parameters ---------------------------------
     def _expected_stats(self, data, params, components) -> MixtureStats:
