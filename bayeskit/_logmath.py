@@ -136,6 +136,16 @@ _NUMPY_SIZE = 1 << 14
 def _normalize_rows_numpy(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_normalize_rows` in numpy: the same shifts, sums and results."""
     top = a.max(axis=1, initial=-np.inf)  # NaN where the row holds NaN
+    if np.isfinite(top).all():
+        # Every maximum finite (a small EM fit's every E-step): then every
+        # shifted entry is <= 0, each row's sum of exponentials >= 1 and its
+        # log finite, and nothing can warn. The same operations as below,
+        # without the masks and the error state (a quarter of the time at
+        # iris size).
+        out = a - top[:, None]
+        log_total = np.log(np.exp(out).sum(axis=1))
+        out -= log_total[:, None]
+        return out, log_total + top
     shift = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         out = a - shift[:, None]

@@ -7,9 +7,12 @@ one file absorbs scikit-learn's changes.
 from __future__ import annotations
 
 import numbers
+import threading
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -32,6 +35,7 @@ __all__ = [
     "check_n_samples",
     "check_probability_vector",
     "check_sample_weight",
+    "random_state_of",
     "validate_data",
 ]
 
@@ -234,3 +238,32 @@ def check_n_samples(n_samples) -> None:
         )
     if n_samples < 0:
         raise ValueError(f"n_samples must be a non-negative integer, got {n_samples}")
+
+
+# Generators of this thread free to be seeded again (random_state_of).
+_SPARE = threading.local()
+
+
+@contextmanager
+def random_state_of(seed):
+    """``check_random_state(seed)`` for the duration of a ``with`` block.
+
+    An integer seed gives a generator in the very state of
+    ``numpy.random.RandomState(seed)`` (the same draws), taken from this
+    thread's spare generators and seeded again (``RandomState.seed``): a new
+    ``RandomState`` first seeds a fresh bit generator from the operating
+    system's entropy, which costs about as much as an EM iteration on
+    iris-sized data, before the seed replaces it. The generator goes back
+    to the spares when the block ends, so it must not outlive the block;
+    ``None`` and ``RandomState`` instances are ``check_random_state``'s.
+    """
+    if not isinstance(seed, numbers.Integral):
+        yield check_random_state(seed)
+        return
+    spares = _SPARE.__dict__.setdefault("generators", [])
+    rng = spares.pop() if spares else np.random.RandomState()
+    rng.seed(seed)
+    try:
+        yield rng
+    finally:
+        spares.append(rng)

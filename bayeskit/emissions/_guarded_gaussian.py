@@ -25,7 +25,13 @@ import numpy as np
 from .._logmath import has_nan
 from .gaussian import Gaussian, GaussianParams, GaussianStats
 
-__all__ = ["GuardedGaussian", "guard_empty", "shifted_stats", "unshifted"]
+__all__ = [
+    "GuardedGaussian",
+    "guard_empty",
+    "shifted_stats",
+    "unshifted",
+    "unshifted_mean",
+]
 
 #: scikit-learn's extra weight of every component in its M-step.
 TINY = 10 * np.finfo(np.float64).eps
@@ -87,9 +93,15 @@ def shifted_stats(family: Gaussian, X, weights, params=None) -> GaussianStats:
 def unshifted(stats: GaussianStats, shift: np.ndarray) -> GaussianStats:
     """Statistics gathered in coordinates shifted by ``shift``, back in the
     data's (the means move; the scatter does not)."""
-    weight = stats.weight if stats.weight.ndim == 2 else stats.weight[:, None]
-    mean = np.where(weight > 0, stats.mean + shift, stats.mean)
+    mean = unshifted_mean(stats.weight, stats.mean, shift)
     return type(stats)(stats.weight, mean, stats.scatter, stats.covariance)
+
+
+def unshifted_mean(weight, mean, shift) -> np.ndarray:
+    """The means of :func:`unshifted` from the statistics' ``weight`` and
+    ``mean`` (a state or feature without weight keeps its mean of 0)."""
+    weight = weight if weight.ndim == 2 else weight[:, None]
+    return np.where(weight > 0, mean + shift, mean)
 
 
 class GuardedGaussian(Gaussian):
@@ -111,7 +123,7 @@ class GuardedGaussian(Gaussian):
         structure's statistics in shifted coordinates, no test for NaN."""
         shift = X[0].copy()
         w, m, s = self.covariance.complete_stats(X - shift, weights)
-        return unshifted(GaussianStats(w, m, s, self.covariance), shift)
+        return GaussianStats(w, unshifted_mean(w, m, shift), s, self.covariance)
 
     def expected_stats(self, X, weights, params: GaussianParams) -> GaussianStats:
         """Statistics for one EM step under ``params`` (missing cells

@@ -400,7 +400,7 @@ class Diag(Covariance):
 
     def complete_stats(self, X, weights):
         weight, mean, scatter = Covariance.stats(self, X, weights)
-        return np.repeat(weight[:, None], X.shape[1], axis=1), mean, scatter
+        return weight[:, None].repeat(X.shape[1], axis=1), mean, scatter
 
     def from_dense(self, weight, mean, scatter):
         d = mean.shape[1]

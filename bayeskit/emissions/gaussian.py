@@ -318,7 +318,6 @@ class Gaussian(Emission):
         """
         structure = self.covariance
         d = stats.mean.shape[1]
-        keywords = (prior_weight, prior_scatter, reg, shrink)
         if prior is not None and not isinstance(prior, NormalInverseWishart):
             raise TypeError(
                 "prior must be a NormalInverseWishart (the keyword form is "
@@ -338,7 +337,12 @@ class Gaussian(Emission):
             if previous is None:
                 psi = structure.prior_scatter(unit, d)
                 previous = _Kept(center, structure.as_covariance(psi, d))
-        elif any(v is not None for v in keywords):
+        elif (
+            prior_weight is not None
+            or prior_scatter is not None
+            or reg is not None
+            or shrink is not None
+        ):
             raise TypeError("give the prior as an object or as keywords, not both")
         if self.update_means and self.update_covariances and _moments(prior, stats):
             # The flat prior's mode, every state with weight: the statistics'

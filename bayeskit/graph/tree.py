@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._logmath import log_matmul, log_normalize, safe_log
+from .._logmath import _normalize_rows, log_matmul, log_normalize, safe_log
 from ._checks import cardinality, mapping, real_array, sequence
 
 __all__ = ["Posterior", "TreeBP", "TreeMAP", "TreeMarginals", "node_belief"]
@@ -53,6 +53,14 @@ def node_belief(*log_messages: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     total = log_messages[0]
     for m in log_messages[1:]:
         total = total + m
+    if (
+        isinstance(total, np.ndarray)
+        and total.ndim == 2
+        and total.dtype == np.float64
+        and total.flags.c_contiguous
+    ):
+        # Rows of one matrix (every E-step): what log_normalize runs on them.
+        return _normalize_rows(total)
     log_marginal, lse = log_normalize(np.atleast_2d(total), axis=-1)
     return log_marginal, lse[..., 0]
 

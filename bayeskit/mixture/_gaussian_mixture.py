@@ -51,10 +51,11 @@ from .._validation import (
     check_is_fitted,
     check_n_samples,
     check_sample_weight,
+    random_state_of,
     validate_data,
 )
 from ..emissions import GaussianParams, GaussianStats
-from ..emissions._guarded_gaussian import unshifted
+from ..emissions._guarded_gaussian import unshifted_mean
 from ..graph import NodeParams, NodeStats
 from ._missing import MixturePrediction, check_observed, mean_imputed
 from ._start import (
@@ -366,7 +367,7 @@ default='kmeans'
         the fitted parameters (scikit-learn's ``fit_predict`` labels,
         consistent with ``predict``)."""
         warm = self._warm()
-        X, sw = self._prepare(X, sample_weight, reset=not warm)
+        X, sw, complete = self._rows(X, sample_weight, reset=not warm)
         self._start(X, sw)
         previous = self.stats_
         if warm:
@@ -378,14 +379,14 @@ default='kmeans'
         else:
 
             def start(random_state):
-                return self._start_params(X, sw, random_state)
+                return self._start_params(X, sw, random_state, complete)
 
-        rng = check_random_state(self.random_state)
         data = (X, sw)
-        if not has_nan(X):  # the rows the statistics are gathered in, once
+        if complete:  # the rows the statistics are gathered in, once
             shift = X[0].copy()
             data = (X, sw, X - shift, shift, bool((sw == 1.0).all()))
-        self._fit_components(data, start, rng, n_init=1 if warm else None)
+        with random_state_of(self.random_state) as rng:
+            self._fit_components(data, start, rng, n_init=1 if warm else None)
         if self.n_iter_ == 0:
             # No E-step ran: the statistics of the start (a warm start keeps
             # those it had).
@@ -406,22 +407,22 @@ default='kmeans'
         )
 
     def _prepare(self, X, sample_weight, reset, start=True):
-        """Validated float64 ``X`` (its dtype kept for the attributes) and
-        sample weights; rows to ``start`` EM from need enough rows and weight,
-        a later chunk of :meth:`partial_fit` only one row."""
-        X = validate_data(
-            self,
-            X,
-            dtype=[np.float64, np.float32],
-            ensure_min_samples=2 if start else 1,
-            reset=reset,
-            ensure_all_finite="allow-nan",
-        )
+        """Validated float64 ``X`` (dtype kept for the attributes) and weights:
+        rows to ``start`` EM from need enough rows and weight, a chunk one."""
+        return self._rows(X, sample_weight, reset, start)[:2]
+
+    def _rows(self, X, sample_weight, reset, start=True):
+        """:meth:`_prepare`, and whether no cell of ``X`` is missing (one test)."""
+        kw = {"dtype": [np.float64, np.float32], "ensure_all_finite": "allow-nan"}
+        need = 2 if start else 1
+        X = validate_data(self, X, ensure_min_samples=need, reset=reset, **kw)
         if reset:
             self._dtype = X.dtype
         X = float_input(X)
+        complete = not has_nan(X)
         if not start:
-            return X, check_sample_weight(sample_weight, X, allow_all_zero=True)
+            sw = check_sample_weight(sample_weight, X, allow_all_zero=True)
+            return X, sw, complete
         if X.shape[0] < self.n_components:
             raise ValueError(
                 f"Expected n_samples >= n_components but got n_components = "
@@ -430,8 +431,9 @@ default='kmeans'
         sw = check_sample_weight(sample_weight, X)
         if not sw.any():
             raise ValueError("sample_weight must not be all zero")
-        check_observed(X, sw)
-        return X, sw
+        if not complete:
+            check_observed(X, sw)
+        return X, sw, complete
 
     def _start(self, X, sw):
         """Build the components (once per fit) and check the initial parameters."""
@@ -463,9 +465,10 @@ default='kmeans'
             self.precisions_init,
         )
 
-    def _start_params(self, X, sample_weight, random_state) -> LatentParams:
-        """First parameters (:func:`~bayeskit.mixture._start.first_params`)."""
-        return first_params(self, X, sample_weight, random_state)
+    def _start_params(self, X, sample_weight, rng, complete=False) -> LatentParams:
+        """First parameters (:func:`~bayeskit.mixture._start.first_params`);
+        ``complete``: no cell of ``X`` is missing."""
+        return first_params(self, X, sample_weight, rng, complete)
 
     # -- one EM iteration: statistics, parameters ---------------------------------
     def _expected_stats(self, data, params, components) -> MixtureStats:
@@ -490,7 +493,8 @@ default='kmeans'
             if not unit:  # (unit weights multiply nothing)
                 resp *= sw[:, None]
             w, m, s = family.covariance.complete_stats(moved, resp)
-            gstats = unshifted(GaussianStats(w, m, s, family.covariance), shift)
+            m = unshifted_mean(w, m, shift)
+            gstats = GaussianStats(w, m, s, family.covariance)
             # Complete rows: every feature of a state has the state's weight.
             node = w if w.ndim == 1 else w[:, 0]
         else:
@@ -671,8 +675,8 @@ default='kmeans'
         X, sw = self._prepare(X, sample_weight, reset=first, start=first)
         if first:
             self._start(X, sw)
-            rng = check_random_state(self.random_state)
-            self._set_params(self._start_params(X, sw, rng))
+            with random_state_of(self.random_state) as rng:
+                self._set_params(self._start_params(X, sw, rng))
             self.n_iter_, self.lower_bounds_ = 0, []
         self._step(self._stats_of(X, sw), first)
         self.n_iter_ += 1

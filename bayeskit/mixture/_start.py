@@ -161,11 +161,13 @@ def tied_start(est, X, resp, sample_weight, means, structure):
     return covariance, prec_chol
 
 
-def first_params(est, X, sample_weight, random_state) -> LatentParams:
+def first_params(est, X, sample_weight, random_state, complete=False) -> LatentParams:
     """First parameters: the given ones, and for the others the M-step of
     the first responsibilities of ``init_params`` (as scikit-learn); with
-    missing cells, on the mean-imputed rows."""
-    X = mean_imputed(X, sample_weight)  # no missing cell from here on
+    missing cells, on the mean-imputed rows (``complete``: the caller knows
+    that no cell is missing)."""
+    if not complete:
+        X = mean_imputed(X, sample_weight)  # no missing cell from here on
     weights, means, precisions = est._init_given
     _, family, prior = est._triple
     structure = family.covariance

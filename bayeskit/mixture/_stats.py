@@ -16,6 +16,9 @@ from ..graph import NodeParams
 
 __all__ = ["MixtureStats", "m_step"]
 
+# The covariance types made of variances (one per state, or per state and feature).
+_VARIANCES = ("diag", "spherical")
+
 
 @dataclass(frozen=True)
 class MixtureStats(LatentStats):
@@ -96,19 +99,22 @@ def m_step(est, raw, prior, family, total=None) -> LatentParams:
             "set covariance_prior_weight > 0 (the MAP prior), or increase "
             "reg_covar"
         ) from None
+    # A variance at its feature's rounding level is zero when nothing
+    # regularises it; reg_covar or the prior add a variance that is real.
+    floor = est.reg_covar == 0 and est.covariance_prior_weight == 0
     try:
         # The stricter test of the other Gaussian models, on the statistics
         # without the guard (an empty component keeps what the guard gave),
         # with the rounding level of every feature in its own units.
         strict = strict_of()
-        # A variance at its feature's rounding level is zero when nothing
-        # regularises it; reg_covar or the prior add a variance that is real.
-        collapsed = singular_at_rounding(
-            est.covariance_type,
-            strict.covariances,
-            strict.means,
-            floor=est.reg_covar == 0 and est.covariance_prior_weight == 0,
-        )
+        if strict is params and not floor and est.covariance_type in _VARIANCES:
+            # Without the floor, the test of variances is that they are
+            # positive: what the factors of params already required.
+            collapsed = False
+        else:
+            collapsed = singular_at_rounding(
+                est.covariance_type, strict.covariances, strict.means, floor=floor
+            )
     except np.linalg.LinAlgError:
         collapsed = True
     if collapsed:
