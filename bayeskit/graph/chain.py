@@ -628,7 +628,7 @@ def _in_background(log_startprob, log_transmat, log_emission, lengths, symbols):
     recursions have taken ``_jit._BACKGROUND_AFTER`` CPU seconds): the numpy
     recursions then keep answering past their budget."""
     if _chain_numpy._spent[0] < _jit._BACKGROUND_AFTER:
-        return _jit.compiling("chain", _forward_pass)
+        return False  # well within the budget: no need to ask
     args = (log_startprob, log_transmat, log_emission, lengths)
     replay = functools.partial(
         _jit.replay_all,

@@ -210,11 +210,11 @@ def _in_background(Y, lengths, params) -> bool:
     process replaying :func:`kalman_smoother` on this call's data (started
     once the numpy passes have taken ``_jit._BACKGROUND_AFTER`` CPU seconds):
     the numpy passes then keep answering past their budget."""
+    if _gaussian_numpy._spent[0] < _jit._BACKGROUND_AFTER:
+        return False  # well within the budget: no need to ask
     threads = _n_threads(len(Y), len(lengths))
     key = "gaussian_chain" + ("_parallel" if threads > 1 else "")
     kernel = _kernels.filter_kernel.variant(threads > 1)
-    if _gaussian_numpy._spent[0] < _jit._BACKGROUND_AFTER:
-        return _jit.compiling(key, kernel)
     replay = functools.partial(kalman_smoother, Y, lengths, params)
     return _jit.compile_in_background(key, kernel, replay)
 

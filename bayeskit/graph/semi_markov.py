@@ -341,11 +341,11 @@ def _in_background(n_threads, n_tasks, *args) -> bool:
     (started once the numpy recursions have taken ``_jit._BACKGROUND_AFTER``
     CPU seconds): the numpy recursions then keep answering past their
     budget."""
+    if _semi_markov_numpy._spent[0] < _jit._BACKGROUND_AFTER:
+        return False  # well within the budget: no need to ask
     parallel = min(n_threads, n_tasks) > 1
     key = "semi_markov" + ("_parallel" if parallel else "")
     kernel = _forward_backward_pass.variant(parallel)
-    if _semi_markov_numpy._spent[0] < _jit._BACKGROUND_AFTER:
-        return _jit.compiling(key, kernel)
     replay = functools.partial(
         _jit.replay_all,
         functools.partial(semi_markov_forward_backward, *args),
