@@ -458,9 +458,11 @@ def compile_in_background(key: str, kernel, replay) -> bool:
     arguments, :func:`functools.partial`) making the calls that asked for the
     kernels: the child runs it with the numpy stand-ins off and every kernel
     compiled, so that the specialisations it saves to the disk cache are the
-    ones this process would compile. It needs a disk cache this user can
-    write (``kernel``'s); where there is none, nothing starts and the kernels
-    are compiled in this process when they are needed.
+    ones this process would compile. A process runs one child at a time (the
+    others' kernels wait their turn, their stand-ins answering meanwhile). It
+    needs a disk cache this user can write (``kernel``'s); where there is
+    none, nothing starts and the kernels are compiled in this process when
+    they are needed.
     """
     if compiling(key, kernel):
         return True
@@ -469,6 +471,8 @@ def compile_in_background(key: str, kernel, replay) -> bool:
     lock = _lock_path(key, kernel)
     if lock is None:
         return False
+    if any(compiling(other, None) for other in list(_children)):
+        return True  # one child at a time: this one starts when that one ends
     with _children_lock:
         if key in _children or key in _done:
             return key in _children

@@ -125,3 +125,36 @@ def test_a_process_that_exits_leaves_no_child_behind(tmp_path):
     got = _run(_EXIT, tmp_path)
     assert not _alive(got["pid"])
     assert not [p for p in tmp_path.rglob("*.compiling")]
+
+
+_ONE_AT_A_TIME = """
+import functools, json, time
+from bayeskit import _jit
+from bayeskit.graph import _chain_kernels as k, _gaussian_kernels as g
+
+nap = functools.partial(time.sleep, 0.1)  # a replay that compiles nothing
+started = [_jit.compile_in_background("a", k._forward_pass, nap),
+           _jit.compile_in_background("b", g.filter_kernel, nap)]
+running = [sorted(_jit._children)]
+deadline = time.monotonic() + 600
+while "b" not in _jit._children and "b" not in _jit._done:
+    _jit.compile_in_background("b", g.filter_kernel, nap)
+    running.append(sorted(_jit._children))
+    assert time.monotonic() < deadline
+    time.sleep(0.05)
+while _jit.compiling("b", g.filter_kernel):
+    assert time.monotonic() < deadline
+    time.sleep(0.05)
+print(json.dumps({"started": started, "running": running, "done": sorted(_jit._done)}))
+"""
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the background compile is POSIX's")
+def test_a_process_runs_one_child_at_a_time(tmp_path):
+    got = _run(_ONE_AT_A_TIME, tmp_path)
+    # Both report a compile under way; b's child starts once a's has ended.
+    assert got["started"] == [True, True]
+    assert got["running"][0] == ["a"]
+    assert all(len(keys) <= 1 for keys in got["running"])
+    assert got["done"] == ["a", "b"]
+    assert not [p for p in tmp_path.rglob("*.compiling")]
