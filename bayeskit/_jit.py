@@ -141,12 +141,32 @@ class _SafeCache(caching.FunctionCache):
     _impl_class = _SafeCacheImpl
 
     def load_overload(self, sig, target_context):
-        try:
-            return super().load_overload(sig, target_context)
-        except Exception:  # a damaged or foreign cache file: compile again
+        # numba writes an entry's index line before its data file: an entry
+        # listed but not loaded may be one that another process (a background
+        # compile) is writing, so it is asked again, briefly, before compiling.
+        failed = False
+        for wait in (0.05, 0.2, 0.5, None):
+            try:
+                found = super().load_overload(sig, target_context)
+            except Exception:  # a damaged or foreign cache file
+                found, failed = None, True
+            if found is not None:
+                return found
+            if wait is None or not self._listed(sig, target_context):
+                break
+            time.sleep(wait)
+        if failed:  # compile again
             with suppress(Exception):
                 self.flush()  # an empty index, so the next save succeeds
-            return None
+        return None
+
+    def _listed(self, sig, target_context) -> bool:
+        """Whether the index lists an entry for ``sig``."""
+        try:
+            key = self._index_key(sig, target_context.codegen())
+            return key in self._cache_file._load_index()
+        except Exception:
+            return False
 
     def save_overload(self, sig, data):
         with suppress(Exception):  # an unwritable cache costs only the cache
