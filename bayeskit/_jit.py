@@ -29,12 +29,25 @@ a few hundred rows in a fresh environment, where the disk cache is empty) runs
 it, through :func:`run_small` (``run_parallel`` with ``n_threads=0``), until
 the kernel has spent ``_INTERPRET_BUDGET`` seconds interpreted in this process
 or is compiled anyway: many small calls then get the compiled kernel.
+
+:func:`compile_in_background` compiles kernels that a numpy stand-in answers
+for in a child process, which fills the disk cache while the stand-in keeps
+answering in this one: a process that keeps calling then loads them (a few
+tenths of a second) instead of compiling them (up to some fifteen seconds on
+the call that happens to spend the stand-in's budget). The child replays the
+call that asked, with the stand-ins off, so it compiles exactly the
+specialisations this process would; it holds neither this process's GIL nor
+numba's compiler lock, and none is left behind at exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import pickle
 import stat
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -47,6 +60,8 @@ import numpy as np
 from numba.core import caching
 
 __all__ = [
+    "compile_in_background",
+    "compiling",
     "interpreted",
     "njit",
     "numpy_first",
@@ -126,12 +141,32 @@ class _SafeCache(caching.FunctionCache):
     _impl_class = _SafeCacheImpl
 
     def load_overload(self, sig, target_context):
-        try:
-            return super().load_overload(sig, target_context)
-        except Exception:  # a damaged or foreign cache file: compile again
+        # numba writes an entry's index line before its data file: an entry
+        # listed but not loaded may be one that another process (a background
+        # compile) is writing, so it is asked again, briefly, before compiling.
+        failed = False
+        for wait in (0.05, 0.2, 0.5, None):
+            try:
+                found = super().load_overload(sig, target_context)
+            except Exception:  # a damaged or foreign cache file
+                found, failed = None, True
+            if found is not None:
+                return found
+            if wait is None or not self._listed(sig, target_context):
+                break
+            time.sleep(wait)
+        if failed:  # compile again
             with suppress(Exception):
                 self.flush()  # an empty index, so the next save succeeds
-            return None
+        return None
+
+    def _listed(self, sig, target_context) -> bool:
+        """Whether the index lists an entry for ``sig``."""
+        try:
+            key = self._index_key(sig, target_context.codegen())
+            return key in self._cache_file._load_index()
+        except Exception:
+            return False
 
     def save_overload(self, sig, data):
         with suppress(Exception):  # an unwritable cache costs only the cache
@@ -278,7 +313,7 @@ def numpy_first(*kernels) -> bool:
     compiled, in this process or in the disk cache, and until the stand-in
     has taken ``_NUMPY_BUDGET`` CPU seconds in this process (counted under
     the first kernel by :func:`run_numpy`)."""
-    if _numpy_seconds.get(kernels[0], 0.0) >= _NUMPY_BUDGET:
+    if _IN_CHILD or _numpy_seconds.get(kernels[0], 0.0) >= _NUMPY_BUDGET:
         return False
     for kernel in kernels:
         if kernel not in _known_compiled:
@@ -304,7 +339,7 @@ def run_small(kernel, *args):
     (in this process or in the disk cache) or has used up its interpreted time
     in this process."""
     spent = _interpreted_seconds.get(kernel, 0.0)
-    if spent >= _INTERPRET_BUDGET or _compiled(kernel):
+    if spent >= _INTERPRET_BUDGET or _IN_CHILD or _compiled(kernel):
         return kernel(*args)  # a pair's __call__ is its serial variant
     start = time.perf_counter()
     try:
@@ -340,3 +375,229 @@ def interpreted(kernel):
     copy.__module__ = func.__module__
     copy.__doc__ = func.__doc__
     return copy
+
+
+# --- compiling in the background ---------------------------------------------
+#
+# CPU seconds a family's numpy stand-ins may take in a process before its
+# kernels are compiled in a child process: more than a first fit takes (a
+# short script never starts one), far less than the stand-ins' budgets (so the
+# kernels land long before those are spent).
+_BACKGROUND_AFTER = 1.0
+# Set in the child: stand-ins off, kernels compiled (never interpreted), no
+# child of its own.
+_IN_CHILD = False
+_children: dict = {}  # key -> (child process, lock file, payload file)
+_done: set = set()  # keys whose child has finished in this process
+_children_lock = threading.Lock()
+
+
+def _cache_dir(kernel) -> str | None:
+    """Where ``kernel`` (a dispatcher or a pair) is cached, if it is cached
+    somewhere this user may write."""
+    if isinstance(kernel, _Pair):
+        kernel = kernel.variant(False)
+    path = getattr(getattr(kernel, "_cache", None), "_cache_path", None)
+    if not isinstance(path, str) or not os.access(path, os.W_OK | os.X_OK):
+        return None
+    return path
+
+
+def _lock_path(key: str, kernel) -> str | None:
+    path = _cache_dir(kernel)
+    return None if path is None else os.path.join(path, f"bayeskit-{key}.compiling")
+
+
+def _holder_alive(lock: str) -> bool:
+    """Whether the lock file names a process that is still running (and is
+    younger than ``_LOCK_STALE`` seconds: a holder killed and its process id
+    reused does not hold it for ever)."""
+    try:
+        age = time.time() - os.stat(lock).st_mtime
+        with open(lock) as f:
+            pid = int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        return False
+    if age > _LOCK_STALE:
+        return False
+    if pid <= 0:
+        return age < 30.0  # being written: its parent is starting the child
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+_LOCK_STALE = 600.0
+
+
+def compiling(key: str, kernel) -> bool:
+    """Whether the kernels of ``key`` (``kernel`` is one of them) are being
+    compiled in the background: by a child of this process, or of another
+    process sharing the disk cache (a joblib worker, a forked process)."""
+    if _IN_CHILD or key in _done:
+        return False
+    found = _children.get(key)
+    if found is not None and found[3] == os.getpid():
+        if found[0].poll() is None:
+            return True
+        _finish(key)
+        return False
+    lock = _lock_path(key, kernel)
+    return lock is not None and os.path.exists(lock) and _holder_alive(lock)
+
+
+def _finish(key: str) -> None:
+    with _children_lock:
+        found = _children.pop(key, None)
+        _done.add(key)
+    if found is None or found[3] != os.getpid():  # a forked copy's: not ours
+        return
+    child, lock, payload, _ = found
+    if child.poll() is None:  # at exit: stop it, its cache files stay whole
+        child.terminate()
+        try:
+            child.wait(5)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+    for path in (lock, payload):
+        with suppress(OSError):
+            os.remove(path)
+
+
+def compile_in_background(key: str, kernel, replay) -> bool:
+    """Start compiling the kernels of ``key`` in a child process, unless one
+    is compiling them already (see :func:`compiling`) or has done in this
+    process; returns whether a compile is under way.
+
+    ``replay`` is a picklable callable (a module-level function with its
+    arguments, :func:`functools.partial`) making the calls that asked for the
+    kernels: the child runs it with the numpy stand-ins off and every kernel
+    compiled, so that the specialisations it saves to the disk cache are the
+    ones this process would compile. A process runs one child at a time (the
+    others' kernels wait their turn, their stand-ins answering meanwhile). It
+    needs a disk cache this user can write (``kernel``'s); where there is
+    none, nothing starts and the kernels are compiled in this process when
+    they are needed.
+    """
+    if compiling(key, kernel):
+        return True
+    if _IN_CHILD or key in _done or not sys.executable or os.name != "posix":
+        return False
+    lock = _lock_path(key, kernel)
+    if lock is None:
+        return False
+    if any(compiling(other, None) for other in list(_children)):
+        return True  # one child at a time: this one starts when that one ends
+    with _children_lock:
+        if key in _children or key in _done:
+            return key in _children
+        try:
+            fd = _create(lock)
+        except FileExistsError:  # another process has just started one
+            return True
+        except OSError:
+            _done.add(key)  # compile here when needed
+            return False
+        payload = None
+        try:
+            with tempfile.NamedTemporaryFile(
+                "wb", prefix="bayeskit-compile-", suffix=".pkl", delete=False
+            ) as f:
+                payload = f.name
+                pickle.dump(replay, f, protocol=pickle.HIGHEST_PROTOCOL)
+            child = subprocess.Popen(
+                [sys.executable, "-c", _CHILD_SOURCE, payload, lock],
+                env=_child_env(),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+            )
+            os.write(fd, str(child.pid).encode())
+        except Exception:  # cannot pickle, cannot start: compile here
+            os.close(fd)
+            for path in (lock, payload):
+                with suppress(OSError, TypeError):
+                    os.remove(path)
+            _done.add(key)
+            return False
+        os.close(fd)
+        _children[key] = (child, lock, payload, os.getpid())
+    return True
+
+
+def _create(lock: str) -> int:
+    """The lock file, created; a dead holder's is replaced once."""
+    flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY
+    try:
+        return os.open(lock, flags, 0o600)
+    except FileExistsError:
+        if _holder_alive(lock):
+            raise
+        os.remove(lock)
+        return os.open(lock, flags, 0o600)
+
+
+_CHILD_SOURCE = "from bayeskit._jit import _child_main; _child_main()"
+
+
+def _child_env() -> dict:
+    """This process's environment, with this bayeskit first on the path."""
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def _child_main() -> None:  # pragma: no cover (runs in the child)
+    """The child: run the pickled replay with the stand-ins off (at a lower
+    priority than its parent), then remove its lock and payload files."""
+    global _IN_CHILD
+    _IN_CHILD = True
+    payload, lock = sys.argv[1], sys.argv[2]
+    with suppress(OSError):  # the user's own calls come first
+        os.nice(5)
+    try:
+        with open(payload, "rb") as f:
+            replay = pickle.load(f)
+        import warnings
+
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            replay()
+    finally:
+        for path in (lock, payload):
+            with suppress(OSError):
+                os.remove(path)
+
+
+def _forget_children() -> None:
+    """In a forked copy of this process: the children are not its own (their
+    lock files still tell it that they are compiling)."""
+    global _children_lock
+    _children.clear()
+    _children_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_children)
+
+
+@atexit.register
+def _stop_children() -> None:
+    """No child left behind: stop those still compiling."""
+    for key in list(_children):
+        _finish(key)
+
+
+def replay_all(*calls) -> None:
+    """Make every call of ``calls`` (picklable callables) in turn, each one's
+    failure not stopping the next: what a child replays."""
+    for call in calls:
+        with suppress(Exception):
+            call()

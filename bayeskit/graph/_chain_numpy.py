@@ -26,6 +26,7 @@ import time
 
 import numpy as np
 
+from .. import _jit
 from ._chain_kernels import _RESCALE_BELOW
 
 # What runs here: sequences of at most MAX_STEPS steps (a step costs some 25
@@ -33,17 +34,22 @@ from ._chain_kernels import _RESCALE_BELOW
 # (some 15 to 50 nanoseconds each), so that a pass takes at most some 50
 # milliseconds, where the kernels take a few; and only until these passes have
 # taken BUDGET CPU seconds in this process: then compiling the kernels (about 4
-# seconds, once per machine) costs less than what the numpy passes lose.
+# seconds, once per machine) costs less than what the numpy passes lose. Past
+# the budget, they keep answering while the kernels are ``waiting``: being
+# compiled in the background (``_jit.compile_in_background``, started once the
+# passes have taken ``_jit._BACKGROUND_AFTER`` seconds).
 MAX_STEPS = 2048
 MAX_WORK = 1 << 20
 BUDGET = 10.0
 _spent = [0.0]
 
 
-def fits(bounds: np.ndarray, n_states: int) -> bool:
-    """Whether sequences of these ``bounds`` are for these passes."""
+def fits(bounds: np.ndarray, n_states: int, waiting: bool = False) -> bool:
+    """Whether sequences of these ``bounds`` are for these passes (never in a
+    child compiling the kernels)."""
     return (
-        _spent[0] < BUDGET
+        (waiting or _spent[0] < BUDGET)
+        and not _jit._IN_CHILD
         and int(bounds[-1]) * n_states * n_states <= MAX_WORK
         and np.diff(bounds).max() <= MAX_STEPS
     )
@@ -57,10 +63,10 @@ def timed_against(spent):
 
     def decorate(func):
         @functools.wraps(func)
-        def timed(*args):
+        def timed(*args, **kwargs):
             start = time.process_time()
             try:
-                return func(*args)
+                return func(*args, **kwargs)
             finally:
                 spent()[0] += time.process_time() - start
 
@@ -140,10 +146,10 @@ def scaled_emissions(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @_timed
-def forward_pass(start_prob, trans_prob, table, index, bounds, keep):
+def forward_pass(start_prob, trans_prob, table, index, bounds, keep, waiting=False):
     """The forward pass of every sequence from the log emissions ``table``
     (see :func:`_forward`), or None where the sequences do not :func:`fit`."""
-    if not fits(bounds, len(trans_prob)):
+    if not fits(bounds, len(trans_prob), waiting):
         return None
     scaled, shift = scaled_emissions(table)
     return _forward(start_prob, trans_prob, scaled, shift, index, bounds, keep)
@@ -195,10 +201,12 @@ def _forward(start_prob, trans_prob, scaled, shift, index, bounds, keep):
 
 
 @_timed
-def forward_backward(start_prob, trans_prob, table, index, bounds, weights):
+def forward_backward(
+    start_prob, trans_prob, table, index, bounds, weights, waiting=False
+):
     """Log-likelihoods, posteriors and weighted expected transition counts of
     every sequence, or None (see :func:`forward_pass`)."""
-    if not fits(bounds, len(trans_prob)):
+    if not fits(bounds, len(trans_prob), waiting):
         return None
     scaled, shift = scaled_emissions(table)
     found = _forward(start_prob, trans_prob, scaled, shift, index, bounds, True)
@@ -236,11 +244,11 @@ def symbol_counts(index, lattice, bounds, weights, n_symbols):
 
 
 @_timed
-def viterbi(log_start, log_trans, table, index, bounds):
+def viterbi(log_start, log_trans, table, index, bounds, waiting=False):
     """Most probable path and its log joint probability of every sequence:
     the max-product recursion of the kernel ``_viterbi_sequence``, whose sums
     and comparisons it repeats (ties to the lowest state index)."""
-    if not fits(bounds, len(log_trans)):
+    if not fits(bounds, len(log_trans), waiting):
         return None
     steps = _Steps(bounds)
     n_sequences, n_states = len(steps.starts), len(log_start)

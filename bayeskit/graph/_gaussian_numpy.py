@@ -26,13 +26,16 @@ import math
 
 import numpy as np
 
+from .. import _jit
 from ._chain_numpy import _Padded, timed_against
 
 # What runs here: at most MAX_STEPS steps per sequence and MAX_WORK padded
 # steps x (observed + state dimensions)**2 in all, so that a pass takes at
 # most some tenths of a second; and only until these passes have taken
 # BUDGET seconds in this process: then compiling the kernels (some fifteen
-# seconds, once per machine) costs less than what the numpy passes lose.
+# seconds, once per machine) costs less than what the numpy passes lose. Past
+# the budget, they keep answering while the kernels are ``waiting`` (see
+# ``_chain_numpy``).
 MAX_STEPS = 4096
 MAX_WORK = 1 << 23
 BUDGET = 20.0
@@ -40,14 +43,16 @@ _spent = [0.0]
 _LOG_2PI = math.log(2.0 * math.pi)
 
 
-def fits(lengths: np.ndarray, n_obs: int, n_state: int) -> bool:
+def fits(lengths: np.ndarray, n_obs: int, n_state: int, waiting: bool = False) -> bool:
     """Whether sequences of these ``lengths`` are for these passes (not
-    empty ones: the kernels take those)."""
+    empty ones: the kernels take those; never in a child compiling the
+    kernels)."""
     if not len(lengths) or lengths.min() < 1:
         return False
     longest = int(lengths.max())
     return (
-        _spent[0] < BUDGET
+        (waiting or _spent[0] < BUDGET)
+        and not _jit._IN_CHILD
         and longest * len(lengths) * (n_obs + n_state) ** 2 <= MAX_WORK
         and longest <= MAX_STEPS
     )
@@ -89,7 +94,7 @@ def _gram(U: np.ndarray) -> np.ndarray:
 
 
 @_timed
-def kalman_filter(Y, lengths, A, b, UQ, C, off, UR, mu0, U0):
+def kalman_filter(Y, lengths, A, b, UQ, C, off, UR, mu0, U0, waiting=False):
     """The square-root filter of every sequence (the kernel ``filter_kernel``):
     the predicted and filtered means and factors of every row, and the
     log-likelihood of every sequence; or None (see the module)."""
@@ -97,7 +102,7 @@ def kalman_filter(Y, lengths, A, b, UQ, C, off, UR, mu0, U0):
     k = A.shape[0]
     missing = np.isnan(Y)
     full = missing.all(axis=1)
-    if not fits(lengths, d, k) or (missing.any(axis=1) & ~full).any():
+    if not fits(lengths, d, k, waiting) or (missing.any(axis=1) & ~full).any():
         return None
     steps = _Padded(np.concatenate([[0], np.cumsum(lengths)]))
     n_seq = len(lengths)

@@ -33,25 +33,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _jit
 from ._chain_numpy import _Padded, timed_against
 
 # What runs here: sequences of at most MAX_STEPS steps and at most MAX_WORK
 # steps x states x durations in all, so that a pass takes at most some tenths
 # of a second; and only until these passes have taken BUDGET seconds in this
 # process (CPU seconds): then compiling the kernels (about ten seconds, once
-# per machine) costs less than what the numpy passes lose.
+# per machine) costs less than what the numpy passes lose. Past the budget,
+# they keep answering while the kernels are ``waiting`` (see ``_chain_numpy``).
 MAX_STEPS = 2048
 MAX_WORK = 1 << 24
 BUDGET = 20.0
 _spent = [0.0]
 
 
-def fits(bounds: np.ndarray, n_states: int, max_duration: int) -> bool:
+def fits(
+    bounds: np.ndarray, n_states: int, max_duration: int, waiting: bool = False
+) -> bool:
     """Whether sequences of these ``bounds`` are for these passes (their
-    padded work, longest sequence x sequences x states x durations, counts)."""
+    padded work, longest sequence x sequences x states x durations, counts;
+    never in a child compiling the kernels)."""
     longest = int(np.diff(bounds).max())
     return (
-        _spent[0] < BUDGET
+        (waiting or _spent[0] < BUDGET)
+        and not _jit._IN_CHILD
         and longest * (len(bounds) - 1) * n_states * max_duration <= MAX_WORK
         and longest <= MAX_STEPS
     )
@@ -110,9 +116,9 @@ def _unsort(values, steps):
 
 
 @_timed
-def forward(start, trans, pmf, surv, bt, shift, bounds):
+def forward(start, trans, pmf, surv, bt, shift, bounds, waiting=False):
     """The log-likelihood of every sequence, or None (see the module)."""
-    if not fits(bounds, *pmf.shape):
+    if not fits(bounds, *pmf.shape, waiting):
         return None
     steps = _Padded(bounds)
     found = _forward(start, trans, pmf, surv, bt, shift, steps)
@@ -120,11 +126,13 @@ def forward(start, trans, pmf, surv, bt, shift, bounds):
 
 
 @_timed
-def forward_backward(start, trans, pmf, surv, bt, shift, bounds, weights):
+def forward_backward(
+    start, trans, pmf, surv, bt, shift, bounds, weights, waiting=False
+):
     """Log-likelihoods, posteriors of every step and the weighted expected
     start, transition and duration counts (the kernel
     ``_forward_backward_pass`` on its scaled path), or None."""
-    if not fits(bounds, *pmf.shape):
+    if not fits(bounds, *pmf.shape, waiting):
         return None
     steps = _Padded(bounds)
     found = _forward(start, trans, pmf, surv, bt, shift, steps)
@@ -191,11 +199,11 @@ def forward_backward(start, trans, pmf, surv, bt, shift, bounds, weights):
 
 
 @_timed
-def viterbi(log_start, log_trans, log_pmf, log_surv, log_em, bounds):
+def viterbi(log_start, log_trans, log_pmf, log_surv, log_em, bounds, waiting=False):
     """The most probable path and its log joint probability of every sequence
     (the kernel ``_viterbi_sequence``: its sums, in its order, and its
     comparisons, ties to the lowest state and shortest duration), or None."""
-    if not fits(bounds, *log_pmf.shape):
+    if not fits(bounds, *log_pmf.shape, waiting):
         return None
     steps = _Padded(bounds)
     k = log_em.shape[1]

@@ -241,8 +241,11 @@ def forward(
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
     trans_prob = np.exp(trans)
     if _numpy_first(_forward_pass, trans_prob):
+        waiting = _in_background(
+            log_startprob, log_transmat, log_emission, lengths, symbols
+        )
         found = _chain_numpy.forward_pass(
-            np.exp(start), trans_prob, table, index, bounds, False
+            np.exp(start), trans_prob, table, index, bounds, False, waiting
         )
         if found is not None:
             log_final_filtered, _ = log_normalize(safe_log(found[3]), axis=1)
@@ -383,8 +386,11 @@ def forward_backward(
     n_threads, n_tasks = _parallel_plan((n_steps, n_states), n_sequences)
     trans_prob = np.exp(trans)
     if _numpy_first(_forward_backward_pass, trans_prob):
+        waiting = _in_background(
+            log_startprob, log_transmat, log_emission, lengths, symbols
+        )
         found = _chain_numpy.forward_backward(
-            np.exp(start), trans_prob, table, index, bounds, weights
+            np.exp(start), trans_prob, table, index, bounds, weights, waiting
         )
         if found is not None:
             log_likelihood, posterior, counts = found
@@ -536,7 +542,10 @@ def viterbi(
     if _numpy_first(_viterbi_pass, trans):
         if np.isnan(table).any() or np.isposinf(table).any():
             raise ValueError("log_emission contains NaN or +inf.")
-        found = _chain_numpy.viterbi(start, trans, table, index, bounds)
+        waiting = _in_background(
+            log_startprob, log_transmat, log_emission, lengths, symbols
+        )
+        found = _chain_numpy.viterbi(start, trans, table, index, bounds, waiting)
         if found is not None:
             return found
     path = np.empty(n_steps, dtype=np.intp)
@@ -610,6 +619,24 @@ def _numpy_first(kernel, trans_prob: np.ndarray) -> bool:
 
 # The kernels found compiled (in this process or in the disk cache).
 _COMPILED: set = set()
+
+
+def _in_background(log_startprob, log_transmat, log_emission, lengths, symbols):
+    """Whether the kernels are being compiled in the background, in a child
+    process replaying :func:`forward`, :func:`forward_backward` and
+    :func:`viterbi` on this call's arguments (started once the numpy
+    recursions have taken ``_jit._BACKGROUND_AFTER`` CPU seconds): the numpy
+    recursions then keep answering past their budget."""
+    if _chain_numpy._spent[0] < _jit._BACKGROUND_AFTER:
+        return False  # well within the budget: no need to ask
+    args = (log_startprob, log_transmat, log_emission, lengths)
+    replay = functools.partial(
+        _jit.replay_all,
+        functools.partial(forward, *args, symbols=symbols),
+        functools.partial(forward_backward, *args, symbols=symbols),
+        functools.partial(viterbi, *args, symbols=symbols),
+    )
+    return _jit.compile_in_background("chain", _forward_pass, replay)
 
 
 def _needs_detection(trans_prob: np.ndarray) -> bool:

@@ -61,6 +61,7 @@ References
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numba
@@ -204,6 +205,20 @@ def _numpy_first(kernels, n_threads: int) -> bool:
 _COMPILED: set = set()
 
 
+def _in_background(Y, lengths, params) -> bool:
+    """Whether the kernels are being compiled in the background, in a child
+    process replaying :func:`kalman_smoother` on this call's data (started
+    once the numpy passes have taken ``_jit._BACKGROUND_AFTER`` CPU seconds):
+    the numpy passes then keep answering past their budget."""
+    if _gaussian_numpy._spent[0] < _jit._BACKGROUND_AFTER:
+        return False  # well within the budget: no need to ask
+    threads = _n_threads(len(Y), len(lengths))
+    key = "gaussian_chain" + ("_parallel" if threads > 1 else "")
+    kernel = _kernels.filter_kernel.variant(threads > 1)
+    replay = functools.partial(kalman_smoother, Y, lengths, params)
+    return _jit.compile_in_background(key, kernel, replay)
+
+
 def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
     """The square-root filter of every sequence: the numpy passes while
     ``kernels`` are not compiled, else the compiled kernel."""
@@ -214,6 +229,7 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
     UQ = covariance_factor(params.transition_covariance)
     f64 = np.float64
     if _numpy_first(kernels, _n_threads(n, len(lengths))):
+        waiting = _in_background(Y, lengths, params)
         found = _gaussian_numpy.kalman_filter(
             np.ascontiguousarray(Y, dtype=f64),
             lengths,
@@ -225,6 +241,7 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
             covariance_factor(params.observation_covariance),
             np.asarray(params.initial_mean, dtype=f64),
             covariance_factor(params.initial_covariance),
+            waiting,
         )
         if found is not None:
             return (*found, UQ, starts, lengths, True)

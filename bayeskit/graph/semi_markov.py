@@ -226,7 +226,10 @@ def semi_markov_forward_backward(
     scaled = _scaled(start, trans, log_pmf, log_surv, em)
     n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
     if not exact and _numpy_first(_forward_backward_pass, n_threads, n_tasks):
-        found = _semi_markov_numpy.forward_backward(*scaled, bounds, w)
+        waiting = _in_background(
+            n_threads, n_tasks, log_startprob, log_transmat, pmf, log_emission, lengths
+        )
+        found = _semi_markov_numpy.forward_backward(*scaled, bounds, w, waiting)
         if found is not None:
             return SemiMarkovPosterior(*found[:2], *(found[2:] if counts else ()))
     # Messages as (k, n_steps): the sums over durations read them along time.
@@ -270,7 +273,10 @@ def semi_markov_forward(
     scaled = _scaled(start, trans, log_pmf, log_surv, em)
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
     if not exact and _numpy_first(_forward_pass, n_threads, n_tasks):
-        found = _semi_markov_numpy.forward(*scaled, bounds)
+        waiting = _in_background(
+            n_threads, n_tasks, log_startprob, log_transmat, pmf, log_emission, lengths
+        )
+        found = _semi_markov_numpy.forward(*scaled, bounds, waiting)
         if found is not None:
             return found
     A, F, R = (np.zeros((k, n_steps)) for _ in range(3))
@@ -308,7 +314,12 @@ def semi_markov_viterbi(
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
     found = None
     if _numpy_first(_viterbi_pass, n_threads, n_tasks):
-        found = _semi_markov_numpy.viterbi(start, trans, log_pmf, log_surv, em, bounds)
+        waiting = _in_background(
+            n_threads, n_tasks, log_startprob, log_transmat, pmf, log_emission, lengths
+        )
+        found = _semi_markov_numpy.viterbi(
+            start, trans, log_pmf, log_surv, em, bounds, waiting
+        )
     if found is not None:
         path, log_prob = found
         _check_possible(log_prob)
@@ -331,6 +342,26 @@ def _check_possible(log_prob: np.ndarray) -> None:
     if not np.all(log_prob > -np.inf):
         bad = int(np.flatnonzero(~(log_prob > -np.inf))[0])
         raise ValueError(f"sequence {bad} has probability zero under the model")
+
+
+def _in_background(n_threads, n_tasks, *args) -> bool:
+    """Whether the kernels are being compiled in the background, in a child
+    process replaying the three passes on this call's arguments ``args``
+    (started once the numpy recursions have taken ``_jit._BACKGROUND_AFTER``
+    CPU seconds): the numpy recursions then keep answering past their
+    budget."""
+    if _semi_markov_numpy._spent[0] < _jit._BACKGROUND_AFTER:
+        return False  # well within the budget: no need to ask
+    parallel = min(n_threads, n_tasks) > 1
+    key = "semi_markov" + ("_parallel" if parallel else "")
+    kernel = _forward_backward_pass.variant(parallel)
+    replay = functools.partial(
+        _jit.replay_all,
+        functools.partial(semi_markov_forward_backward, *args),
+        functools.partial(semi_markov_forward, *args),
+        functools.partial(semi_markov_viterbi, *args),
+    )
+    return _jit.compile_in_background(key, kernel, replay)
 
 
 def _numpy_first(kernel, n_threads: int, n_tasks: int) -> bool:
