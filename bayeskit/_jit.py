@@ -482,12 +482,18 @@ def compile_in_background(key: str, kernel, replay) -> bool:
     others' kernels wait their turn, their stand-ins answering meanwhile). It
     needs a disk cache this user can write (``kernel``'s); where there is
     none, nothing starts and the kernels are compiled in this process when
-    they are needed.
+    they are needed; so are they where the environment variable
+    ``BAYESKIT_COMPILE_IN_BACKGROUND`` is ``0``. The child reads the replay's
+    arguments (the call's arrays, at most some megabytes: the numpy
+    stand-ins take no larger work) from a temporary file only this user can
+    read, removed when the child has read it or is stopped.
     """
     if compiling(key, kernel):
         return True
     if _IN_CHILD or key in _done or not sys.executable or os.name != "posix":
         return False
+    if os.environ.get("BAYESKIT_COMPILE_IN_BACKGROUND", "1").strip() == "0":
+        return False  # the user's choice: compile in this process when needed
     lock = _lock_path(key, kernel)
     if lock is None:
         return False
@@ -565,6 +571,8 @@ def _child_main() -> None:  # pragma: no cover (runs in the child)
     try:
         with open(payload, "rb") as f:
             replay = pickle.load(f)
+        with suppress(OSError):  # the call's arrays stay on disk no longer
+            os.remove(payload)
         import warnings
 
         with warnings.catch_warnings(), np.errstate(all="ignore"):

@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -11,6 +13,12 @@ _FUZZ = dict(
 )
 settings.register_profile("ci", max_examples=200, derandomize=True, **_FUZZ)
 settings.register_profile("thorough", max_examples=3000, **_FUZZ)
+
+# No kernel compiles in a child process during the suite (tests/graph/
+# test_background_compile.py turns it on for the processes it starts): test
+# workers on an empty numba cache would each start one, and the suite's
+# timings and its kernels' compiles would depend on when they finish.
+os.environ.setdefault("BAYESKIT_COMPILE_IN_BACKGROUND", "0")
 
 
 @pytest.fixture

@@ -77,6 +77,7 @@ print(json.dumps({"pid": _jit._children["chain"][0].pid}))
 def _run(source, cache):
     root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env["BAYESKIT_COMPILE_IN_BACKGROUND"] = "1"  # the suite turns it off
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
     out = subprocess.run(
         [sys.executable, "-c", source],
@@ -158,3 +159,20 @@ def test_a_process_runs_one_child_at_a_time(tmp_path):
     assert all(len(keys) <= 1 for keys in got["running"])
     assert got["done"] == ["a", "b"]
     assert not [p for p in tmp_path.rglob("*.compiling")]
+
+
+def test_the_environment_variable_turns_the_child_off(monkeypatch, tmp_path):
+    """``BAYESKIT_COMPILE_IN_BACKGROUND=0``: no child starts (the kernels
+    compile in the calling process when needed), and no lock file is made."""
+    import functools
+
+    from bayeskit import _jit
+    from bayeskit.graph import _chain_kernels
+
+    monkeypatch.setenv("BAYESKIT_COMPILE_IN_BACKGROUND", "0")
+    monkeypatch.setattr(_jit, "_cache_dir", lambda kernel: str(tmp_path))
+    started = _jit.compile_in_background(
+        "env-test", _chain_kernels._forward_pass, functools.partial(print)
+    )
+    assert started is False
+    assert list(tmp_path.iterdir()) == []
