@@ -100,6 +100,12 @@ class Outcome:
         return self.error is None
 
 
+#: Benchmarks that run only when named (``--only regression``):
+#: ``bench_regression.py`` compiles an older bayeskit's kernels beside this
+#: one's (minutes on an empty cache) and compares two bayeskits, not a peer.
+ON_REQUEST = frozenset({"regression"})
+
+
 def discover(directory: Path = _HERE) -> list[Path]:
     """Every ``bench_*.py`` in ``directory``, sorted by name."""
     return sorted(Path(directory).glob("bench_*.py"))
@@ -379,7 +385,8 @@ def _without_json(args: list[str]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="Runs every benchmarks/bench_*.py; see that file's docstring.",
+        epilog="Runs every benchmarks/bench_*.py but those run only when named "
+        "(bench_regression.py: --only regression); see that file's docstring.",
     )
     parser.add_argument(
         "--quick", action="store_true", help="small sizes, seconds each (for CI)"
@@ -404,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     command = shlex.join(["python", "benchmarks/run.py", *_without_json(raw)])
 
     scripts = discover()
+    if not args.only:  # the benchmarks run only when named
+        scripts = [s for s in scripts if bench_name(s) not in ON_REQUEST]
     if args.only:
         names = {bench_name(s) for s in scripts}
         wanted = {bench_name(Path(n).with_suffix(".py")) for n in args.only}
