@@ -14,7 +14,10 @@ iteration): bayeskit's timed ``fit`` is ``init_params=""`` with 10 iterations
 (``tol=0``), hmmlearn's is 10 passes of its fit's loop body (E-step, bound,
 M-step; its ``fit`` would add a k-means start to every call). Each operation is
 warmed up, then ours and theirs are timed interleaved; the table shows medians
-and ours / theirs.
+and ours / theirs. The rows marked ``[peak MB]`` give the peak memory of one
+fit of each side, traced by ``tracemalloc`` (numpy's allocations; work arrays a
+compiled kernel allocates are not traced, on either side), with the goal of no
+more than the peer's.
 
 Run from the repository root::
 
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -40,9 +44,29 @@ from sklearn.mixture import BayesianGaussianMixture as SkBGM
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(_HERE), _HERE]
 
-from _timing import add_json_option, compare, print_table, write_json  # noqa: E402
+from _timing import (  # noqa: E402
+    Result,
+    add_json_option,
+    compare,
+    print_table,
+    write_json,
+)
 
 import bayeskit  # noqa: E402
+
+#: Peak memory of a fit, ours over the peer's: no more than theirs.
+MEMORY_GOAL = 1.0
+
+
+def peak_mb(func) -> float:
+    """Peak traced memory, in MB, of one call of ``func``."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    try:
+        func()
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
 
 
 def main(argv=None):
@@ -90,6 +114,10 @@ def main(argv=None):
             0.5,
         ),
     ]
+    mb = peak_mb(lambda: ours.fit(X)), peak_mb(lambda: theirs.fit(X))
+    results.append(
+        Result("BayesianGaussianMixture", "fit [peak MB]", *mb, MEMORY_GOAL, 1)
+    )
     sizes = [f"{n:,} x {d}, {k} components ('full')"] * len(results)
     print_table(results, peer="sklearn")
     hmm_results, hmm_sizes = _variational_hmm(args.quick, repeats)
@@ -147,7 +175,10 @@ def _variational_hmm(quick, repeats):
         repeats,
         0.5,
     )
-    return [result], [f"{n_seq:,} sequences x {t_len} steps x {d}, {k} states ('full')"]
+    mb = peak_mb(lambda: ours.fit(X, lengths)), peak_mb(their_iterations)
+    memory = Result("VariationalGaussianHMM", "fit [peak MB]", *mb, MEMORY_GOAL, 1)
+    size = f"{n_seq:,} sequences x {t_len} steps x {d}, {k} states ('full')"
+    return [result, memory], [size, size]
 
 
 if __name__ == "__main__":
