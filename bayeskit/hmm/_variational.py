@@ -52,6 +52,10 @@ from ..priors import Dirichlet
 from ._base import _handler
 from ._vonline import VariationalChainStats, VariationalHMMStatistics
 
+#: Steps of the sequences one pass of the variational E-step takes at once
+#: (some 180 bytes a step for a full Gaussian of 3 features and 4 states).
+_BLOCK_STEPS = 1 << 13
+
 __all__ = ["VariationalChainStats", "VariationalHMMMixin", "chain_e_step"]
 
 _log = logging.getLogger("bayeskit.hmm")
@@ -294,7 +298,31 @@ class VariationalHMMMixin(VariationalHMMStatistics):
         """Forward-backward under the expected log parameters: the chain's
         counts, the family's statistics and the log evidence under the
         current posterior (the bound's first term; see the module), every
-        sequence's times its weight."""
+        sequence's times its weight.
+
+        The sequences are taken in blocks of about ``_BLOCK_STEPS`` steps
+        whose statistics are added, so that the expected log densities and
+        posteriors held at once do not grow with the data (a sequence longer
+        than a block is one block)."""
+        lengths = np.asarray(lengths)
+        ends = np.cumsum(lengths)
+        if ends[-1] <= _BLOCK_STEPS or lengths.size == 1:
+            return self._vb_e_step_block(X, lengths, weights)
+        starts = ends - lengths
+        group = starts // _BLOCK_STEPS
+        cuts = np.flatnonzero(np.diff(group)) + 1
+        total = None
+        for a, b in zip(np.r_[0, cuts], np.r_[cuts, lengths.size]):
+            part = self._vb_e_step_block(
+                X[starts[a] : ends[b - 1]],
+                lengths[a:b],
+                None if weights is None else weights[a:b],
+            )
+            total = part if total is None else total + part
+        return total
+
+    def _vb_e_step_block(self, X, lengths, weights=None):
+        """:meth:`_vb_e_step` of sequences taken at once."""
         q_start = Dirichlet(self.startprob_posterior_)
         q_trans = Dirichlet(self.transmat_posterior_)
         resp, chain_stats, log_evidence = chain_e_step(
