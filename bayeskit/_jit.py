@@ -434,11 +434,17 @@ def _holder_alive(lock: str) -> bool:
 _LOCK_STALE = 600.0
 
 
+def _background_allowed() -> bool:
+    """Whether kernels may compile in a child process: unless the environment
+    variable ``BAYESKIT_COMPILE_IN_BACKGROUND`` is ``0``."""
+    return os.environ.get("BAYESKIT_COMPILE_IN_BACKGROUND", "1").strip() != "0"
+
+
 def compiling(key: str, kernel) -> bool:
     """Whether the kernels of ``key`` (``kernel`` is one of them) are being
     compiled in the background: by a child of this process, or of another
     process sharing the disk cache (a joblib worker, a forked process)."""
-    if _IN_CHILD or key in _done:
+    if _IN_CHILD or key in _done or not _background_allowed():
         return False
     found = _children.get(key)
     if found is not None and found[3] == os.getpid():
@@ -488,12 +494,12 @@ def compile_in_background(key: str, kernel, replay) -> bool:
     stand-ins take no larger work) from a temporary file only this user can
     read, removed when the child has read it or is stopped.
     """
+    if not _background_allowed():
+        return False  # the user's choice: compile in this process when needed
     if compiling(key, kernel):
         return True
     if _IN_CHILD or key in _done or not sys.executable or os.name != "posix":
         return False
-    if os.environ.get("BAYESKIT_COMPILE_IN_BACKGROUND", "1").strip() == "0":
-        return False  # the user's choice: compile in this process when needed
     lock = _lock_path(key, kernel)
     if lock is None:
         return False
