@@ -208,7 +208,7 @@ class InputOutputHMM(HiddenMarkovModel):
     ``fit`` runs every partition's E-step where it lives and keeps those
     posteriors there; each Newton round of the M-step sums the partitions'
     terms of the rows' objective, gradient and Hessian
-    (:mod:`bayeskit._dask._iohmm`), and the prediction methods are lazy.
+    (see the Dask page of the user guide), and the prediction methods are lazy.
 
     References
     ----------
