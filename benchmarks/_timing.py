@@ -16,6 +16,7 @@ import argparse
 import json
 import statistics
 import time
+import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,11 +25,24 @@ __all__ = [
     "Result",
     "add_json_option",
     "compare",
+    "peak_mb",
     "print_table",
     "read_json",
     "time_once",
     "write_json",
 ]
+
+
+def peak_mb(func: Callable[[], object]) -> float:
+    """Peak traced memory, in MB, of one call of ``func`` (numpy's allocations,
+    which ``tracemalloc`` sees; not those of compiled kernels)."""
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    try:
+        func()
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
 
 
 def time_once(func: Callable[[], object]) -> float:

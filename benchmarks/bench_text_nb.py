@@ -32,7 +32,6 @@ import argparse
 import os
 import platform
 import sys
-import tracemalloc
 
 import numba
 import numpy as np
@@ -44,7 +43,14 @@ from numpy.testing import assert_allclose
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(_HERE), _HERE]
 
-from _timing import Result, add_json_option, compare, print_table, write_json  # noqa: E402
+from _timing import (  # noqa: E402
+    Result,
+    add_json_option,
+    compare,
+    peak_mb,
+    print_table,
+    write_json,
+)
 
 import bayeskit  # noqa: E402
 
@@ -76,17 +82,6 @@ def zipf_counts(n: int, d: int, rng: np.random.Generator):
     )
     X.sum_duplicates()
     return X, y
-
-
-def peak_mb(func) -> float:
-    """Peak traced memory, in MB, of one call of ``func``."""
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    try:
-        func()
-        return tracemalloc.get_traced_memory()[1] / 1e6
-    finally:
-        tracemalloc.stop()
 
 
 def bench_model(name, X, y, repeats):

@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tracemalloc
 import warnings
 
 import numpy as np
@@ -48,6 +47,7 @@ from _timing import (  # noqa: E402
     Result,
     add_json_option,
     compare,
+    peak_mb,
     print_table,
     write_json,
 )
@@ -56,17 +56,6 @@ import bayeskit  # noqa: E402
 
 #: Peak memory of a fit, ours over the peer's: no more than theirs.
 MEMORY_GOAL = 1.0
-
-
-def peak_mb(func) -> float:
-    """Peak traced memory, in MB, of one call of ``func``."""
-    tracemalloc.start()
-    tracemalloc.reset_peak()
-    try:
-        func()
-        return tracemalloc.get_traced_memory()[1] / 1e6
-    finally:
-        tracemalloc.stop()
 
 
 def main(argv=None):

@@ -327,16 +327,10 @@ def _block(part, est, method, algorithm):
     return np.concatenate(values) if method != "score_sequences" else np.array(values)
 
 
-def predict_hmm(est, method, X, lengths=None, algorithm=None):
-    """``est.<method>(X, lengths)`` on Dask input, lazily (see the module).
-
-    ``method`` is 'score' (a computed float), 'score_sequences' (one value per
-    sequence), 'score_samples' (the lazy total log-likelihood and the
-    posteriors of every step) or 'decode' (the lazy total log probability and
-    the states of every step). A bag gives bags of one item per sequence; an
-    array gives Dask arrays of one row per step (per sequence for
-    'score_sequences').
-    """
+def prediction_method(est, method, algorithm):
+    """The per-sequence method a prediction ``method`` runs in each task, and
+    the decoding algorithm, both checked (with the fitted parameters) before
+    any task runs."""
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(est)
@@ -348,6 +342,20 @@ def predict_hmm(est, method, X, lengths=None, algorithm=None):
         algorithm = algorithm or est.algorithm
         if algorithm not in ("viterbi", "map"):
             raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")
+    return inner, algorithm
+
+
+def predict_hmm(est, method, X, lengths=None, algorithm=None):
+    """``est.<method>(X, lengths)`` on Dask input, lazily (see the module).
+
+    ``method`` is 'score' (a computed float), 'score_sequences' (one value per
+    sequence), 'score_samples' (the lazy total log-likelihood and the
+    posteriors of every step) or 'decode' (the lazy total log probability and
+    the states of every step). A bag gives bags of one item per sequence; an
+    array gives Dask arrays of one row per step (per sequence for
+    'score_sequences').
+    """
+    inner, algorithm = prediction_method(est, method, algorithm)
     if _is_bag(X):
         if lengths is not None:
             raise ValueError(

@@ -59,6 +59,7 @@ from ._hmm import (
     _is_bag,
     _rows_of,
     _with_lengths,
+    prediction_method,
     start_sample,
 )
 
@@ -589,17 +590,8 @@ def predict_iohmm(est, method, X, lengths=None, covariates=None, algorithm=None)
     :func:`bayeskit._dask._hmm.predict_hmm` (the same methods and forms)."""
     import dask.array as da
     from dask import delayed
-    from sklearn.utils.validation import check_is_fitted
 
-    check_is_fitted(est)
-    est._current_params()  # the parameters are valid before any task runs
-    inner = {"score": "score_sequences", "score_samples": "posterior"}.get(
-        method, method
-    )
-    if method == "decode":
-        algorithm = algorithm or est.algorithm
-        if algorithm not in ("viterbi", "map"):
-            raise ValueError(f"algorithm must be 'viterbi' or 'map', got {algorithm!r}")
+    inner, algorithm = prediction_method(est, method, algorithm)
     if covariates is None:
         _width(covariates)  # the error that says covariates are required
     shared = _shared(est)
