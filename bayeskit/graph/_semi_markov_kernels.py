@@ -500,9 +500,11 @@ def _forward_pass(
 # ``A[u, j]`` plus its emissions so far, one addition per step, and each step
 # reads it through the rotated log duration table; the maximum over the slots
 # runs on four independent maxima (one chain of dependent comparisons would
-# take four times as long), and the shortest duration that reaches it is
-# found after, by the same sums. No reassociation: every sum is the numpy
-# recursions' (``_semi_markov_numpy.viterbi``), in their order.
+# take four times as long). The shortest duration that reaches it is needed
+# only for the segments of the best path: the backtrace finds it there, by the
+# same sums in the same order (:func:`_segment_duration`). No reassociation:
+# every sum is the numpy recursions' (``_semi_markov_numpy.viterbi``), in their
+# order.
 
 
 @njit(**_JIT)
@@ -529,6 +531,39 @@ def _ring_max(ring, table, j, off, n_open):  # pragma: no cover - compiled
 
 
 @njit(**_JIT)
+def _ring_add_max(ring, table, j, off, n_open, x):  # pragma: no cover - compiled
+    """Adds ``x`` to ``ring[j, :n_open]`` and returns :func:`_ring_max` of the
+    result, in the same pass over the ring."""
+    b0 = b1 = b2 = b3 = -np.inf
+    four = n_open - n_open % _U(4)
+    for i in range(_U(0), four, _U(4)):
+        v0 = ring[j, i] + x
+        v1 = ring[j, i + _U(1)] + x
+        v2 = ring[j, i + _U(2)] + x
+        v3 = ring[j, i + _U(3)] + x
+        ring[j, i] = v0
+        ring[j, i + _U(1)] = v1
+        ring[j, i + _U(2)] = v2
+        ring[j, i + _U(3)] = v3
+        w0 = v0 + table[j, off + i]
+        w1 = v1 + table[j, off + i + _U(1)]
+        w2 = v2 + table[j, off + i + _U(2)]
+        w3 = v3 + table[j, off + i + _U(3)]
+        b0 = w0 if w0 > b0 else b0
+        b1 = w1 if w1 > b1 else b1
+        b2 = w2 if w2 > b2 else b2
+        b3 = w3 if w3 > b3 else b3
+    for i in range(four, n_open):
+        v0 = ring[j, i] + x
+        ring[j, i] = v0
+        w0 = v0 + table[j, off + i]
+        b0 = w0 if w0 > b0 else b0
+    b0 = b1 if b1 > b0 else b0
+    b2 = b3 if b3 > b2 else b2
+    return b2 if b2 > b0 else b0
+
+
+@njit(**_JIT)
 def _ring_argmax(ring, table, j, off, slot, n_open, best):  # pragma: no cover
     """The shortest duration whose sum (as :func:`_ring_max`'s) is ``best``:
     the slots from the newest segment's back round the ring (``n_open``
@@ -542,9 +577,25 @@ def _ring_argmax(ring, table, j, off, slot, n_open, best):  # pragma: no cover
 
 
 @njit(**_JIT)
+def _segment_duration(A, log_em, log_pmf, best, s, end, j):  # pragma: no cover
+    """The shortest duration of a segment of ``j`` that ends at row ``end``
+    whose sum is ``best``: ``A`` at its first row plus its emissions, added
+    one step at a time as the ring adds them, plus the log duration."""
+    n_open = min(log_pmf.shape[1], end - s + 1)
+    for d in range(1, n_open + 1):
+        first = end - d + 1
+        v = A[first, j]
+        for u in range(first, end + 1):
+            v += log_em[u, j]
+        if v + log_pmf[j, d - 1] == best:
+            return d
+    return 1
+
+
+@njit(**_JIT)
 def _viterbi_sequence(
-    log_start, log_trans, fwd_pmf, fwd_surv, log_em, s, e, A, F, from_state,
-    duration, path, ring,
+    log_start, log_trans, log_pmf, fwd_pmf, fwd_surv, log_em, s, e, A, F,
+    from_state, path, ring,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Max-product over the segmentations of rows ``s:e``: the best path into
     ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
@@ -576,14 +627,12 @@ def _viterbi_sequence(
         n_open = _U(n_signed)
         for j in range(n_states):
             ring[j, slot] = A[r, j]
-            x = log_em[r, j]
-            for i in range(n_open):
-                ring[j, i] += x
             if t == n - 1:
+                x = log_em[r, j]
+                for i in range(n_open):
+                    ring[j, i] += x
                 continue
-            best = _ring_max(ring, fwd_pmf, j, off, n_open)
-            F[r, j] = best
-            duration[r, j] = _ring_argmax(ring, fwd_pmf, j, off, slot, n_signed, best)
+            F[r, j] = _ring_add_max(ring, fwd_pmf, j, off, n_open, log_em[r, j])
     # The censored last segment: the first state (then the shortest duration)
     # of the largest sum.
     best, state = -np.inf, 0
@@ -603,14 +652,14 @@ def _viterbi_sequence(
             break
         state = from_state[first, state]
         end = first - 1
-        dur = duration[end, state]
+        dur = _segment_duration(A, log_em, log_pmf, F[end, state], s, end, state)
     return best
 
 
 @parallel_pair(**_JIT)
 def _viterbi_pass(
     log_start, log_trans, log_pmf, log_surv, log_em, bounds, n_tasks, A, F,
-    from_state, duration, path, log_prob,
+    from_state, path, log_prob,
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     fwd_pmf, fwd_surv, _ = _ring_tables(log_pmf, log_surv)
@@ -620,6 +669,6 @@ def _viterbi_pass(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             log_prob[n] = _viterbi_sequence(
-                log_start, log_trans, fwd_pmf, fwd_surv, log_em, bounds[n],
-                bounds[n + 1], A, F, from_state, duration, path, ring,
+                log_start, log_trans, log_pmf, fwd_pmf, fwd_surv, log_em,
+                bounds[n], bounds[n + 1], A, F, from_state, path, ring,
             )  # fmt: skip

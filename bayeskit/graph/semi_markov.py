@@ -326,13 +326,12 @@ def semi_markov_viterbi(
         return path, log_prob
     A, F = np.full((n_steps, k), -np.inf), np.full((n_steps, k), -np.inf)
     from_state = np.zeros((n_steps, k), dtype=np.int64)
-    duration = np.ones((n_steps, k), dtype=np.int64)
     path = np.zeros(n_steps, dtype=np.int64)
     log_prob = np.empty(n_seq)
     run_parallel(
         _viterbi_pass, min(n_threads, n_tasks), 1,
         start, trans, log_pmf, log_surv, em, bounds, n_tasks, A, F, from_state,
-        duration, path, log_prob,
+        path, log_prob,
     )  # fmt: skip
     _check_possible(log_prob)
     return path, log_prob
