@@ -35,6 +35,7 @@ from .._validation import (
 from .._warnings import warn
 from ..graph import LatentNode
 from ..priors import Fixed, MEstimate
+from .gaussian_input import float_input, keep_input_dtype
 from .observed import check_every_class_observed, check_observed_weight
 from .relayout import union_of_classes
 from .semi_supervised import (
@@ -55,53 +56,6 @@ __all__ = [
     "float_input",
     "keep_input_dtype",
 ]
-
-
-# Beyond this magnitude the squares that Gaussian statistics and densities
-# need overflow float64 (1e150 ** 2 = 1e300, and sums of such squares).
-GAUSSIAN_LIMIT = 1e150
-
-
-def float_input(X: np.ndarray, features=None) -> np.ndarray:
-    """Validated float input in float64, where statistics and scores are
-    computed; the input's own dtype (float32 or float64) is ``X.dtype``.
-
-    A value beyond :data:`GAUSSIAN_LIMIT` in magnitude is a ValueError naming
-    its feature: a Gaussian model cannot square it in float64. ``features``
-    gives the feature number of each column of ``X`` in the caller's ``X``
-    (default: the column's own).
-    """
-    X = X.astype(np.float64, copy=False)
-    if X.size and not (
-        X.max() <= GAUSSIAN_LIMIT and X.min() >= -GAUSSIAN_LIMIT
-    ):  # also true when X holds NaN (missing values): check those rows exactly
-        with np.errstate(invalid="ignore"):
-            big = np.abs(X) > GAUSSIAN_LIMIT
-        if big.any():
-            j = int(np.argmax(big.any(axis=0)))
-            value = X[np.argmax(big[:, j]), j]
-            name = j if features is None else int(features[j])
-            raise ValueError(
-                f"feature {name} of X has the value {value:.3g}: beyond "
-                f"{GAUSSIAN_LIMIT:.0e} in magnitude the squares a Gaussian model "
-                "needs overflow float64; rescale the feature (e.g. divide it by "
-                "a power of ten, or StandardScaler)"
-            )
-    return X
-
-
-def keep_input_dtype(est, dtype, *names) -> None:
-    """Fitted attributes ``names`` of ``est`` in the dtype of the training data:
-    float32 data give float32 attributes, as scikit-learn's estimators keep
-    them (everything is computed in float64; only the attributes are cast)."""
-    if dtype != np.float32:
-        return
-    for name in names:
-        value = getattr(est, name, None)
-        if isinstance(value, list):
-            setattr(est, name, [np.asarray(v, np.float32) for v in value])
-        elif value is not None:
-            setattr(est, name, np.asarray(value, np.float32))
 
 
 class InsufficientData(ValueError):
@@ -174,7 +128,7 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     ``_prepare_X(X, reset)`` (validate and encode), ``_emission_stats(Xt,
     weights, labels)``, ``_set_emission_params(stats)`` and
     ``_log_likelihood(Xt)`` (``log p(x | class)``, shape ``(n, n_classes)``),
-    and may override ``_class_scores(Xt)``.
+    and may override ``_class_scores(Xt)`` and ``_missing_cells(Xt)``.
     """
 
     _parameter_constraints: dict = {
@@ -205,6 +159,12 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
     @abstractmethod
     def _log_likelihood(self, Xt) -> np.ndarray:
         """``log p(x | class)`` for every row and class."""
+
+    def _missing_cells(self, Xt) -> bool | None:
+        """Whether ``Xt`` holds a missing cell, by the family's own test, which
+        its ``_emission_stats`` then takes as ``missing=``; None: untested (the
+        blank-class check scans ``X``)."""
+        return None
 
     def _class_scores(self, Xt) -> np.ndarray:
         """``log p(x | class)`` up to a constant per row: all a posterior needs.
@@ -584,7 +544,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                     "pass every class to the first partial_fit with `classes`"
                 )
         check = refit and self._unobserved_class_is_error
-        if check and not self._observed_weight_in_stats:
+        scan = check and not self._observed_weight_in_stats
+        missing = self._missing_cells(Xt) if scan else None  # False: no NaN
+        if scan and (missing is None or missing):
             check_every_class_observed(X, idx, sw, self.classes_)
         weights = np.zeros((n, len(self.classes_)))
         weights[np.arange(n), idx] = sw
@@ -599,8 +561,9 @@ class BaseGenerativeClassifier(ClassifierMixin, BaseEstimator):
                 f"{'two classes' if self._min_classes > 1 else 'one row'} with "
                 "positive sample_weight"
             )
+        kw = {} if missing is None else {"missing": missing}
         stats = ClassifierStats(
-            class_weight.astype(float), self._emission_stats(Xt, weights, idx)
+            class_weight.astype(float), self._emission_stats(Xt, weights, idx, **kw)
         )
         if (
             check

@@ -267,8 +267,15 @@ class _GaussianClassifier(BaseGenerativeClassifier):
     def _needs_total_covariance(self) -> bool:
         return False
 
-    def _emission_stats(self, X, weights, labels):
+    def _missing_cells(self, X) -> bool:
+        return has_nan(X)
+
+    def _emission_stats(self, X, weights, labels, missing=None):
+        """The statistics of one chunk (``missing``: whether ``X`` holds a NaN,
+        when :meth:`_missing_cells` has told already)."""
         self._check_solver()
+        if missing is None:
+            missing = has_nan(X)
         if labels is None:  # soft weights: unlabelled rows' class posterior
             if self.covariance_estimator is not None or self.shrinkage == "auto":
                 raise ValueError(
@@ -276,7 +283,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
                     "add: use shrinkage=None or a number, and no "
                     "covariance_estimator"
                 )
-            if has_nan(X):
+            if missing:
                 raise ValueError(
                     "unlabelled rows (unlabeled=) and missing values (NaN in X) "
                     "together are not supported by discriminant analysis yet: "
@@ -284,7 +291,7 @@ class _GaussianClassifier(BaseGenerativeClassifier):
                 )
             gstats = self._components().emission.stats(X, weights)
             return _DAStats(gstats, (weights > 0).sum(axis=0).astype(float))
-        if has_nan(X):
+        if missing:
             return self._missing_emission_stats(X, weights, labels)
         self.n_iter_ = 1  # the closed-form estimate: one step, nothing latent
         k = weights.shape[1]

@@ -214,6 +214,7 @@ class JunctionTree:
         self.edges: list[tuple[int, int]] = edges
         self._separators: list[frozenset] | None = None
         self._holders_of: dict | None = None
+        self._rank_of: dict | None = None
         self.variables: tuple = tuple(dict.fromkeys(itertools.chain(*layouts)))
         self.elimination_order: list | None = None
         self.family_homes: list | None = None
@@ -344,6 +345,14 @@ class JunctionTree:
         return self._holders_of
 
     @property
+    def _rank(self) -> dict:
+        """Every variable's place in the order of :attr:`_holders` (a KeyError
+        for a variable of no clique)."""
+        if self._rank_of is None:
+            self._rank_of = {v: i for i, v in enumerate(self._holders)}
+        return self._rank_of
+
+    @property
     def separators(self) -> list[frozenset]:
         """``cliques[i] & cliques[j]`` for every edge ``(i, j)``."""
         if self._separators is None:
@@ -429,10 +438,7 @@ class JunctionTree:
         # In the tree's order of variables, not the order given: a set's order
         # changes with the process's hash seed, and the first variable of a
         # component picks the clique its paths start from.
-        wanted = set(variables)
-        ordered = [v for v in self._holders if v in wanted]
-        if len(ordered) != len(wanted):
-            self._holders[next(v for v in wanted if v not in self._holders)]
+        ordered = sorted(set(variables), key=self._rank.__getitem__)
         for v in ordered:
             holding = self._holders[v]
             r = roots.setdefault(self._component_of[holding[0]], holding[0])

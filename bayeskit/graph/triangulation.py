@@ -104,7 +104,10 @@ def _cards_of(nodes: list, cardinalities: Mapping[Node, int] | None) -> np.ndarr
     for node in nodes:
         if node not in cardinalities:
             raise ValueError(f"cardinalities has no entry for node {node!r}")
-        out.append(cardinality(cardinalities[node], f"cardinalities[{node!r}]"))
+        k = cardinalities[node]
+        if type(k) is not int or k < 1:  # a plain positive int passes as it is
+            k = cardinality(k, f"cardinalities[{node!r}]")
+        out.append(k)
     return np.array(out, dtype=np.int64)
 
 

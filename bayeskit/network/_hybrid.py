@@ -500,6 +500,16 @@ def hybrid_aware(method):
     ``continuous_`` after it) runs this module's version instead."""
     name = method.__name__
     impl = _METHODS[name]
+    if name not in _DECLARED_FIRST and name not in _MAPPED:
+
+        @functools.wraps(method)
+        def fitted_only(self, *args, **kwargs):
+            # Most methods (the queries): only the fitted network decides.
+            if hasattr(self, "continuous_"):
+                return impl(self, *args, **kwargs)
+            return method(self, *args, **kwargs)
+
+        return fitted_only
 
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
@@ -524,6 +534,10 @@ def hybrid_aware(method):
 
 # The methods that map themselves over a Dask DataFrame's partitions.
 _MAPPED = frozenset({"predict", "predict_proba"})
+# The methods for which what ``fit`` was given (or the statistics) decide too.
+_DECLARED_FIRST = frozenset(
+    {"fit", "partial_fit", "summarize", "from_stats", "set_cpd"}
+)
 
 
 def _declared(est) -> bool:

@@ -380,6 +380,8 @@ class BayesianNetwork(
                     f"no CPD for variables {missing!r}: call set_cpd for each of "
                     "them, or fit the network to data"
                 )
+            if self.__sklearn_is_fitted__():
+                return  # as check_is_fitted finds, without reading the tags
         check_is_fitted(self)
 
     # -- fitting: statistics that add --------------------------------------------

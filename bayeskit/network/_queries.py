@@ -132,12 +132,14 @@ def _with_soft(log_joint, targets: tuple, extra: tuple, soft: dict, rows=None):
 
 
 # -- one row of evidence -------------------------------------------------------------
-def _posterior(est, targets: tuple, codes: dict):
-    """The joint posterior of ``targets`` given one row of evidence codes."""
+def _posterior(est, targets: tuple, codes: dict, entered=None):
+    """The joint posterior of ``targets`` given one row of evidence codes
+    (``entered``: the structure's ``evidence(codes)``, if computed already)."""
     both = [v for v in targets if v in codes]
     if both:
         raise ValueError(f"variables {both!r} are both queried and observed")
-    post = est._engine_.posterior(*est._engine_.evidence(codes), targets)
+    net = est._engine_
+    post = net.posterior(*(entered or net.evidence(codes)), targets)
     if np.isneginf(post.log_evidence[0]):
         raise ValueError("the evidence has probability zero under the network")
     return post
@@ -155,12 +157,14 @@ def posterior_series(
         raise ValueError(
             f"variables {both!r} have both evidence and soft_evidence: give one"
         )
+    entered = None
     if len(targets) == 1 and not soft and targets[0] not in codes:
-        probs = _one_marginal(est, targets[0], codes)
+        entered = est._engine_.evidence(codes)
+        probs = _one_marginal(est, targets[0], *entered)
         if probs is not None:
             return _labelled(est, targets, probs)
     extra = tuple(v for v in soft if v not in targets)
-    post = _posterior(est, targets + extra, codes)
+    post = _posterior(est, targets + extra, codes, entered)
     log_post = post.log_marginals[targets + extra]
     if soft:
         log_post, log_z = _with_soft(log_post, targets, extra, soft)
@@ -171,7 +175,7 @@ def posterior_series(
     return _labelled(est, targets, np.exp(log_post[0]).ravel())
 
 
-def _one_marginal(est, target, codes: dict) -> np.ndarray | None:
+def _one_marginal(est, target, observed: tuple, values) -> np.ndarray | None:
     """``P(target | evidence)`` from the compiled calibration of every
     marginal (:func:`~bayeskit.graph._compiled_tree.marginal_table`); None
     when the kernel is not compiled yet or the tree is large
@@ -179,7 +183,6 @@ def _one_marginal(est, target, codes: dict) -> np.ndarray | None:
     has probability zero, for the pruned path to answer from the evidence
     ``target`` is not d-separated from, or to raise."""
     net = est._engine_
-    observed, values = net.evidence(codes)
     if not for_query(net, observed, target):
         return None
     table, log_z = marginal_table(net, observed, values)

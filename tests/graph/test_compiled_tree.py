@@ -213,3 +213,43 @@ def test_a_query_takes_the_cheaper_of_kernel_and_pruned_plan(kernel, monkeypatch
         assert (kernel_cost <= compiled_tree.PLAN_CLIQUE * len(pruned._cards)) is (
             by_kernel
         )
+
+
+def test_entry_maps_are_brute_force_and_built_once_per_clique(rng):
+    """Every clique-to-scope map is the entry of the scope's table at the
+    clique entry's states (``np.ravel_multi_index`` of the states); the maps
+    of small cliques are built once and kept, so compiling a pattern again
+    builds none, and compiles the same arrays (the kernel's input, hence its
+    answers, bit for bit)."""
+    for _ in range(200):
+        n = int(rng.integers(1, 5))
+        layout = tuple(rng.permutation(["a", "b", "c", "d", "e"])[:n].tolist())
+        cards = {v: int(rng.integers(1, 5)) for v in layout}
+        scope = tuple(v for v in rng.permutation(layout).tolist() if rng.random() < 0.6)
+        shape = [cards[v] for v in layout]
+        states = np.indices(shape).reshape(len(layout), -1)
+        expected = (
+            np.ravel_multi_index(
+                [states[layout.index(v)] for v in scope], [cards[v] for v in scope]
+            )
+            if scope
+            else np.zeros(states.shape[1], dtype=int)
+        )
+        got = compiled_tree._entry_map(layout, cards, scope)
+        np.testing.assert_array_equal(got, expected)
+        assert got.dtype == np.int32 and not got.flags.writeable
+
+    net = load_network("alarm")._engine_
+    observed = ("HRBP", "EXPCO2")
+    pat = net._pattern(tuple(sorted(observed, key=net.variables.index)), (), "all")
+    args = (pat.plan, pat.tables, pat.clique_of, state_columns(net))
+    first = compiled_tree.CompiledCalibration(*args)
+    built = compiled_tree._kept_map.cache_info().misses
+    again = compiled_tree.CompiledCalibration(*args)
+    assert compiled_tree._kept_map.cache_info().misses == built
+    for name, value in vars(first).items():
+        np.testing.assert_array_equal(value, vars(again)[name], err_msg=name)
+    compiled_tree._kept_map.cache_clear()
+    fresh = compiled_tree.CompiledCalibration(*args)
+    for name, value in vars(first).items():
+        np.testing.assert_array_equal(value, vars(fresh)[name], err_msg=name)

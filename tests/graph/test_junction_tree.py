@@ -700,3 +700,47 @@ def test_span_does_not_depend_on_the_order_of_the_variables():
             # still the subtree that reaches every variable
             for v in picked:
                 assert any(v in cliques[c] for c in span)
+
+
+def test_span_orders_the_variables_as_the_tree_lists_them():
+    """``span`` takes the variables in the order of the tree's variables (a
+    rank kept per tree, not a pass over every variable per call): the same
+    spans as that pass (the rule it replaces), and a KeyError naming a
+    variable of no clique."""
+
+    def by_pass(tree, variables, root):  # the rule as written before
+        wanted = set(variables)
+        ordered = [v for v in tree._holders if v in wanted]
+        roots, chosen = {}, set()
+        if root is not None:
+            roots[tree._component_of[root]] = root
+            chosen.add(root)
+        for v in ordered:
+            holding = tree._holders[v]
+            r = roots.setdefault(tree._component_of[holding[0]], holding[0])
+            chosen.add(r)
+            parent, depth = tree._rooted_at(r)
+            c = min(holding, key=depth.__getitem__)
+            while c not in chosen:
+                chosen.add(c)
+                c = parent[c]
+        return sorted(chosen)
+
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        n = int(rng.integers(2, 8))
+        cliques, edges = [("v0", "v1")], []
+        for i in range(1, n):
+            parent = int(rng.integers(0, i))
+            if rng.random() < 0.75:
+                cliques.append((cliques[parent][int(rng.integers(0, 2))], f"v{i + 1}"))
+                edges.append((parent, i))
+            else:  # another component
+                cliques.append((f"w{i}", f"v{i + 1}"))
+        tree = JunctionTree(cliques, edges)
+        names = sorted({v for c in cliques for v in c})
+        picked = list(rng.choice(names, size=int(rng.integers(1, 4)), replace=False))
+        for root in (None, int(rng.integers(0, n))):
+            assert tree.span(picked, root) == by_pass(tree, picked, root)
+        with pytest.raises(KeyError, match="nowhere"):
+            tree.span([*picked, "nowhere"])

@@ -237,3 +237,35 @@ def test_many_rows_are_read_by_their_distinct_values_as_the_encoder_reads_them(r
     assert factorized_codes(bn, cols) is None
     with pytest.raises(ValueError, match="12345"):
         bn.predict_proba(df.assign(**{v: cols[0]}))
+
+
+def test_a_query_enters_its_evidence_once_and_skips_the_tags(monkeypatch):
+    """The per-call bookkeeping of one query (benchmarks/bench_regression.py,
+    ALARM): the evidence is entered into the structure once, whichever path
+    answers (the kernel's marginals or the pruned plan), and a fitted
+    network is not checked through scikit-learn's tags; the answers are the
+    same, and an unfitted network still raises scikit-learn's error."""
+    import sklearn.exceptions
+
+    from bayeskit.datasets import load_network
+
+    bn = load_network("alarm")
+    evidence = {"HRBP": "HIGH", "EXPCO2": "LOW"}
+    cases = [("LVFAILURE", evidence), ("HISTORY", evidence), ("CVP", {"HR": "LOW"})]
+    first = [bn.query(t, evidence=e).to_numpy() for t, e in cases * 3]
+    entered = []
+    enter = BayesNet.evidence
+    monkeypatch.setattr(
+        BayesNet, "evidence", lambda s, c: entered.append(c) or enter(s, c)
+    )
+    import bayeskit.network._network as network
+
+    tags = []
+    monkeypatch.setattr(network, "check_is_fitted", lambda est: tags.append(est))
+    again = [bn.query(t, evidence=e).to_numpy() for t, e in cases * 3]
+    assert len(entered) == len(cases) * 3 and tags == []
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    monkeypatch.undo()
+    with pytest.raises(sklearn.exceptions.NotFittedError):
+        BayesianNetwork([("a", "b")]).query("a")

@@ -331,3 +331,76 @@ def test_accelerated_em_reaches_plain_em_fixed_point():
                 break
         np.testing.assert_allclose(est.means_[c], mu, atol=1e-7)
         np.testing.assert_allclose(est.covariance_[c], cov, atol=1e-7)
+
+
+@pytest.mark.parametrize("make", MODELS)
+def test_a_complete_fit_tests_for_nan_once_and_never_scans(make, monkeypatch):
+    """On data without NaN the blank-class check (every class has an observed
+    cell) cannot fail, and the fit's own NaN test has found none: no
+    ``pd.isna`` scan of X (a twelfth of an LDA fit on 1,000,000 x 50,
+    benchmarks/bench_regression.py) and one NaN test, not two. The fitted
+    model is exactly the one fitted with the scan (the family's test
+    switched off)."""
+    import bayeskit._base.classifier as base
+    import bayeskit.discriminant_analysis._gaussian_classifier as gc
+
+    X, _, y = _simulate(300, 0)
+    scanned = make().fit(X, y)
+    scans, tests = [], []
+    monkeypatch.setattr(base, "check_every_class_observed", lambda *a: scans.append(a))
+    monkeypatch.setattr(
+        gc, "has_nan", lambda X: tests.append(X) or bool(np.isnan(X).any())
+    )
+    fast = make().fit(X, y)
+    assert scans == [] and len(tests) == 1
+    monkeypatch.setattr(gc._GaussianClassifier, "_missing_cells", lambda s, X: None)
+    tests.clear()
+    reference = make().fit(X, y)
+    assert len(scans) == 1 and len(tests) == 1  # the scan, then the family's test
+    for name in ("means_", "covariance_", "covariance", "coef_", "intercept_"):
+        if hasattr(reference, name):
+            np.testing.assert_array_equal(getattr(fast, name), getattr(reference, name))
+            np.testing.assert_array_equal(getattr(fast, name), getattr(scanned, name))
+    np.testing.assert_array_equal(fast.predict_proba(X), reference.predict_proba(X))
+
+
+@pytest.mark.parametrize(
+    "cls", [LinearDiscriminantAnalysis, QuadraticDiscriminantAnalysis]
+)
+def test_with_nan_the_blank_class_errors_are_the_scans(cls):
+    """Where X holds a NaN the scan still runs: over random patterns of NaN
+    and weights (classes blank, nearly blank, blank but for rows of weight
+    0) the fit raises the blank-class error exactly when
+    ``check_every_class_observed`` does, with its message."""
+    from bayeskit._base.observed import check_every_class_observed
+
+    raised = 0
+    for seed in range(40):
+        r = np.random.default_rng(seed)
+        n, d = int(r.integers(12, 40)), int(r.integers(1, 4))
+        X = r.normal(size=(n, d))
+        y = r.choice(np.array(["a", "b", "c"]), n)
+        y[:6] = ["a", "b", "c"] * 2
+        X[r.random(X.shape) < r.uniform(0.05, 0.6)] = np.nan
+        for label in ("a", "b", "c"):
+            if r.random() < 0.2:
+                X[y == label] = np.nan
+        sw = r.choice([0.0, 0.5, 1.0, 2.0], size=n)
+        sw[:6] = 1.0
+        classes, idx = np.unique(y, return_inverse=True)
+        try:
+            check_every_class_observed(X, idx, sw, classes)
+            expected = None
+        except ValueError as exc:
+            expected = str(exc)
+        got = None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                cls().fit(X, y, sample_weight=sw)
+            except (ValueError, np.linalg.LinAlgError) as exc:
+                if "has no observed value" in str(exc):
+                    got = str(exc)
+        assert got == expected, seed
+        raised += expected is not None
+    assert 5 < raised < 35  # both outcomes are drawn often

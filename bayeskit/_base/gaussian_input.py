@@ -1,0 +1,56 @@
+"""Float input of the Gaussian models: validated input in float64, and
+fitted attributes kept in the dtype of the training data (float32 or
+float64), as scikit-learn's estimators keep them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["GAUSSIAN_LIMIT", "float_input", "keep_input_dtype"]
+
+
+# Beyond this magnitude the squares that Gaussian statistics and densities
+# need overflow float64 (1e150 ** 2 = 1e300, and sums of such squares).
+GAUSSIAN_LIMIT = 1e150
+
+
+def float_input(X: np.ndarray, features=None) -> np.ndarray:
+    """Validated float input in float64, where statistics and scores are
+    computed; the input's own dtype (float32 or float64) is ``X.dtype``.
+
+    A value beyond :data:`GAUSSIAN_LIMIT` in magnitude is a ValueError naming
+    its feature: a Gaussian model cannot square it in float64. ``features``
+    gives the feature number of each column of ``X`` in the caller's ``X``
+    (default: the column's own).
+    """
+    X = X.astype(np.float64, copy=False)
+    if X.size and not (
+        X.max() <= GAUSSIAN_LIMIT and X.min() >= -GAUSSIAN_LIMIT
+    ):  # also true when X holds NaN (missing values): check those rows exactly
+        with np.errstate(invalid="ignore"):
+            big = np.abs(X) > GAUSSIAN_LIMIT
+        if big.any():
+            j = int(np.argmax(big.any(axis=0)))
+            value = X[np.argmax(big[:, j]), j]
+            name = j if features is None else int(features[j])
+            raise ValueError(
+                f"feature {name} of X has the value {value:.3g}: beyond "
+                f"{GAUSSIAN_LIMIT:.0e} in magnitude the squares a Gaussian model "
+                "needs overflow float64; rescale the feature (e.g. divide it by "
+                "a power of ten, or StandardScaler)"
+            )
+    return X
+
+
+def keep_input_dtype(est, dtype, *names) -> None:
+    """Fitted attributes ``names`` of ``est`` in the dtype of the training data:
+    float32 data give float32 attributes, as scikit-learn's estimators keep
+    them (everything is computed in float64; only the attributes are cast)."""
+    if dtype != np.float32:
+        return
+    for name in names:
+        value = getattr(est, name, None)
+        if isinstance(value, list):
+            setattr(est, name, [np.asarray(v, np.float32) for v in value])
+        elif value is not None:
+            setattr(est, name, np.asarray(value, np.float32))
