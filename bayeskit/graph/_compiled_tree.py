@@ -450,32 +450,51 @@ QUERY_ENTRIES = 8192
 #: whose evidence leaves one clique of ALARM: 25-34 us pruned, 43-57 us whole;
 #: any pattern of ASIA: 13-15 us whole, 23-70 us pruned).
 KERNEL_CALL, KERNEL_ENTRY, PLAN_CLIQUE = 12.0, 0.045, 22.0
+#: What compiling a pattern's whole tree costs, in microseconds per clique of
+#: the tree (its plan, then the kernel's index arrays): about 0.2 ms on ASIA,
+#: 0.9 ms on ALARM.
+COMPILE_CLIQUE = 30.0
 
 
 def for_query(net, observed: tuple, target) -> bool:
     """Whether :func:`marginal_table` answers one query of ``target`` in
-    ``net`` given ``observed``: the kernel is compiled, the pattern was met
-    before (compiling the whole tree for a pattern met once costs more than
-    the pruned query: a thousand queries of distinct patterns on ALARM, each
-    on a freshly read network, took 2.5 times as long compiled at first
-    sight), the pattern's tree is small, and calibrating it whole costs less
-    than the pruned plan of ``target`` (which the first sighting built)."""
+    ``net`` given ``observed``: the kernel is compiled, the pattern's tree is
+    small, calibrating it whole costs less than the pruned plan of ``target``
+    (which the first sighting built), and the pattern has been met often
+    enough that what the kernel saved would have paid for compiling its
+    tree: the rule of renting skis until their price is spent, which costs
+    at most twice the better choice made knowing the future (compiled at a
+    pattern's second sighting, a thousand queries of patterns met about
+    three times each on a freshly read ALARM took 1.2-1.4 times as long as
+    answering every one pruned)."""
     key = (observed, target, "kernel")
     found = net._patterns.get(key)
+    if found is True or found is False:
+        return found
+    if numpy_first(_calibrate_rows):
+        return False
+    seen = (observed, "seen")
+    met = net._patterns.get(seen, 0) + 1
+    net._patterns[seen] = met
+    if met == 1:
+        return False
     if found is None:
-        if numpy_first(_calibrate_rows):
-            return False
-        seen = (observed, "seen")
-        if seen not in net._patterns:
-            net._patterns[seen] = True
-            return False
-        entries = _whole_entries(net, observed)
         pruned = net._patterns.get((observed, (target,), "marginal"))
-        cliques = len(pruned.plan._cards) if pruned is not None else math.inf
-        found = net._patterns[key] = entries <= QUERY_ENTRIES and (
-            KERNEL_CALL + KERNEL_ENTRY * entries <= PLAN_CLIQUE * cliques
-        )
-    return found
+        if pruned is None:  # met before with another target: decided when
+            return False  # this one's pruned plan, which it now builds, is known
+        entries = _whole_entries(net, observed)
+        cliques = len(pruned.plan._cards)
+        saved = PLAN_CLIQUE * cliques - (KERNEL_CALL + KERNEL_ENTRY * entries)
+        if entries > QUERY_ENTRIES or saved <= 0:
+            net._patterns[key] = False
+            return False
+        tree, _ = net._network(())
+        found = net._patterns[key] = (saved, COMPILE_CLIQUE * len(tree.layouts))
+    saved, price = found
+    if (observed, "compiled") in net._patterns or (met - 1) * saved >= price:
+        net._patterns[key] = True
+        return True
+    return False
 
 
 def _whole_entries(net, observed: tuple) -> int:

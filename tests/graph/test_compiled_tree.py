@@ -138,7 +138,7 @@ def test_query_by_kernel_equals_pruned_query(kernel, name, rng, monkeypatch):
         np.testing.assert_allclose(g, w, rtol=0, atol=1e-12)
 
 
-def test_query_ignores_impossible_evidence_it_is_separated_from(kernel):
+def test_query_ignores_impossible_evidence_it_is_separated_from(kernel, monkeypatch):
     """Evidence of probability zero that the target is d-separated from: the
     whole tree's calibration has no mass, and the pruned path answers, as
     before (asia: ``either`` is ``tub`` or ``lung``, so ``either=no`` with
@@ -146,6 +146,7 @@ def test_query_ignores_impossible_evidence_it_is_separated_from(kernel):
     d-separated from ``lung`` given ``either``)."""
     bn = NETWORKS["asia"]
     evidence = {"either": "no", "lung": "yes"}
+    monkeypatch.setattr(compiled_tree, "COMPILE_CLIQUE", 0.0)  # compiled at once
     for _ in range(2):  # the second time by the kernel's calibration
         with pytest.raises(ValueError, match="probability zero"):
             bn.query("tub", evidence=evidence)
@@ -183,9 +184,11 @@ def test_a_query_takes_the_cheaper_of_kernel_and_pruned_plan(kernel, monkeypatch
     the kernel where calibrating the whole tree costs less than the pruned
     plan of the query (every clique of ASIA's small tree), and pruned where
     the evidence leaves the target one clique of ALARM's larger tree (the
-    kernel had been chosen there, 1.3-1.6 times as slow)."""
+    kernel had been chosen there, 1.3-1.6 times as slow); compiling the
+    tree taken as free here (the rule of when to compile: next test)."""
     import bayeskit.network._queries as queries
 
+    monkeypatch.setattr(compiled_tree, "COMPILE_CLIQUE", 0.0)
     used = []
     one_marginal = queries._one_marginal
 
@@ -253,3 +256,56 @@ def test_entry_maps_are_brute_force_and_built_once_per_clique(rng):
     fresh = compiled_tree.CompiledCalibration(*args)
     for name, value in vars(first).items():
         np.testing.assert_array_equal(value, vars(fresh)[name], err_msg=name)
+
+
+@pytest.mark.parametrize("name", ["asia", "child"])
+def test_a_pattern_is_compiled_once_its_savings_would_have_paid_for_it(
+    kernel, name, rng, monkeypatch
+):
+    """A pattern's whole tree is compiled at the first sighting ``m`` with
+    ``(m - 1) * saved >= price`` (``saved``: the pruned plan's cost less the
+    kernel's per query; ``price``: compiling the tree), never before; then
+    every query of the pattern the kernel answers cheaper is by the kernel,
+    equal to the pruned answer to 1e-12."""
+    import bayeskit.network._queries as queries
+
+    used = []
+    one_marginal = queries._one_marginal
+
+    def counted(*args):
+        out = one_marginal(*args)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(queries, "_one_marginal", counted)
+    bn = NETWORKS[name]
+    engine = bn._engine_
+    variables = list(bn.variables_)
+    row = bn.sample(1, random_state=int(rng.integers(1 << 30))).iloc[0]
+    tested = 0
+    for _ in range(30):
+        chosen = rng.choice(len(variables), size=2 + rng.integers(0, 3), replace=False)
+        target, *observed = (variables[i] for i in chosen)
+        evidence = {v: row[v] for v in observed}
+        fresh = type(engine)(engine.dag, engine.cards, engine.log_cpds)
+        monkeypatch.setattr(bn, "_engine_", fresh)
+        first = bn.query(target, evidence=evidence).to_numpy()  # its pruned plan
+        obs, _ = fresh.evidence(queries.evidence_codes(bn, evidence))
+        entries = compiled_tree._whole_entries(fresh, obs)
+        cliques = len(fresh._pattern(obs, (target,), "marginal").plan._cards)
+        saved = compiled_tree.PLAN_CLIQUE * cliques - (
+            compiled_tree.KERNEL_CALL + compiled_tree.KERNEL_ENTRY * entries
+        )
+        if saved <= 0 or entries > compiled_tree.QUERY_ENTRIES:
+            continue
+        tree, _ = fresh._network(())
+        price = compiled_tree.COMPILE_CLIQUE * len(tree.layouts)
+        due = next(m for m in range(2, 10**6) if (m - 1) * saved >= price)
+        used.clear()
+        for _ in range(2, due + 2):
+            got = bn.query(target, evidence=evidence).to_numpy()
+            np.testing.assert_allclose(got, first, atol=1e-12)
+        assert used == [False] * (due - 2) + [True, True]
+        assert (obs, "compiled") in fresh._patterns
+        tested += 1
+    assert tested >= 5
