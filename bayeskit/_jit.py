@@ -37,7 +37,13 @@ tenths of a second) instead of compiling them (up to some fifteen seconds on
 the call that happens to spend the stand-in's budget). The child replays the
 call that asked, with the stand-ins off, so it compiles exactly the
 specialisations this process would; it holds neither this process's GIL nor
-numba's compiler lock, and none is left behind at exit.
+numba's compiler lock. It runs in a session of its own and outlives its parent:
+a process that exits before the compile ends (a short script, a notebook
+restarted) leaves it to finish filling the cache, bounded by
+``_CHILD_CPU_SECONDS`` of CPU and ``_CHILD_SECONDS`` of wall-clock time, and
+the next process loads the kernels instead of starting the compile again.
+A lock file naming the child's process id tells other processes that it is
+running; one left by a child that died (a crash, a kill) is taken over.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from __future__ import annotations
 import atexit
 import os
 import pickle
+import signal
 import stat
 import subprocess
 import sys
@@ -52,6 +59,7 @@ import tempfile
 import threading
 import time
 import types
+import warnings
 from contextlib import suppress
 from functools import cache
 
@@ -422,15 +430,30 @@ def _holder_alive(lock: str) -> bool:
         return False
     if pid <= 0:
         return age < 30.0  # being written: its parent is starting the child
+    return _running(pid)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and has not exited (a zombie, dead but
+    not yet reaped by its parent, has)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:  # exists, owned by someone else
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):  # no /proc here
+        return True
 
 
+# The child's bounds: CPU seconds (compiling the largest family takes some
+# fifteen), wall-clock seconds (at a lower priority on a loaded machine), and
+# the age past which a lock file is stale whatever process holds its id.
+_CHILD_CPU_SECONDS = 120
+_CHILD_SECONDS = 480
 _LOCK_STALE = 600.0
 
 
@@ -457,22 +480,18 @@ def compiling(key: str, kernel) -> bool:
 
 
 def _finish(key: str) -> None:
+    """Forget the child of ``key``, which has ended; its files with it."""
     with _children_lock:
         found = _children.pop(key, None)
         _done.add(key)
     if found is None or found[3] != os.getpid():  # a forked copy's: not ours
         return
     child, lock, payload, _ = found
-    if child.poll() is None:  # at exit: stop it, its cache files stay whole
-        child.terminate()
-        try:
-            child.wait(5)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-    for path in (lock, payload):
+    if child.poll() is None:  # at exit: it finishes alone, its files its own
+        return
+    for path in (lock, payload):  # the child removes them; unless it died
         with suppress(OSError):
-            os.remove(path)
+            _remove_own(path, child.pid)
 
 
 def compile_in_background(key: str, kernel, replay) -> bool:
@@ -492,7 +511,7 @@ def compile_in_background(key: str, kernel, replay) -> bool:
     ``BAYESKIT_COMPILE_IN_BACKGROUND`` is ``0``. The child reads the replay's
     arguments (the call's arrays, at most some megabytes: the numpy
     stand-ins take no larger work) from a temporary file only this user can
-    read, removed when the child has read it or is stopped.
+    read, removed when the child has read it or has ended.
     """
     if not _background_allowed():
         return False  # the user's choice: compile in this process when needed
@@ -529,6 +548,9 @@ def compile_in_background(key: str, kernel, replay) -> bool:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 close_fds=True,
+                # Its own session: the terminal's Ctrl-C, a notebook's restart
+                # (which signals the kernel's process group) leave it be.
+                start_new_session=True,
             )
             os.write(fd, str(child.pid).encode())
         except Exception:  # cannot pickle, cannot start: compile here
@@ -541,6 +563,16 @@ def compile_in_background(key: str, kernel, replay) -> bool:
         os.close(fd)
         _children[key] = (child, lock, payload, os.getpid())
     return True
+
+
+def _remove_own(path: str, pid: int) -> None:
+    """Remove ``path`` unless it is a lock file naming another process than
+    ``pid`` (one that took over after ``pid`` died)."""
+    if path.endswith(".compiling"):
+        with suppress(OSError, ValueError), open(path) as f:
+            if int(f.read().strip() or 0) not in (0, pid):
+                return
+    os.remove(path)
 
 
 def _create(lock: str) -> int:
@@ -566,28 +598,54 @@ def _child_env() -> dict:
     return env
 
 
+class _OutOfTime(BaseException):
+    """The child has run past its bounds."""
+
+
+def _out_of_time(signum, frame):  # pragma: no cover (runs in the child)
+    raise _OutOfTime(signum)
+
+
+def _bound_child() -> None:  # pragma: no cover (runs in the child)
+    """Stop the child, its files removed, past ``_CHILD_CPU_SECONDS`` of CPU
+    or ``_CHILD_SECONDS`` of wall-clock time (a stuck compile does not run on
+    unseen; the kernel's hard CPU limit, a little later, kills it, and its
+    lock file is then a dead process's)."""
+    with suppress(Exception):
+        import resource
+
+        cpu = _CHILD_CPU_SECONDS
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 10))
+        signal.signal(signal.SIGXCPU, _out_of_time)
+    with suppress(Exception):
+        signal.signal(signal.SIGALRM, _out_of_time)
+        signal.alarm(_CHILD_SECONDS)
+
+
 def _child_main() -> None:  # pragma: no cover (runs in the child)
     """The child: run the pickled replay with the stand-ins off (at a lower
-    priority than its parent), then remove its lock and payload files."""
+    priority than its parent, within its bounds), then remove its lock and
+    payload files."""
     global _IN_CHILD
     _IN_CHILD = True
     payload, lock = sys.argv[1], sys.argv[2]
     with suppress(OSError):  # the user's own calls come first
         os.nice(5)
+    _bound_child()
     try:
         with open(payload, "rb") as f:
             replay = pickle.load(f)
         with suppress(OSError):  # the call's arrays stay on disk no longer
             os.remove(payload)
-        import warnings
-
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
             replay()
+    except _OutOfTime:
+        pass
     finally:
         for path in (lock, payload):
             with suppress(OSError):
-                os.remove(path)
+                _remove_own(path, os.getpid())
 
 
 def _forget_children() -> None:
@@ -603,10 +661,13 @@ if hasattr(os, "register_at_fork"):
 
 
 @atexit.register
-def _stop_children() -> None:
-    """No child left behind: stop those still compiling."""
-    for key in list(_children):
-        _finish(key)
+def _leave_children() -> None:
+    """At exit: the children still compiling are left to finish (they are not
+    waited for; their lock files tell the next process that they run)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)  # "still running"
+        for key in list(_children):
+            _finish(key)
 
 
 def replay_all(*calls) -> None:

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["GAUSSIAN_LIMIT", "float_input", "keep_input_dtype"]
+from .._logmath import has_nan
+
+__all__ = [
+    "GAUSSIAN_LIMIT",
+    "float_input",
+    "float_input_complete",
+    "keep_input_dtype",
+]
 
 
 # Beyond this magnitude the squares that Gaussian statistics and densities
@@ -23,23 +30,30 @@ def float_input(X: np.ndarray, features=None) -> np.ndarray:
     gives the feature number of each column of ``X`` in the caller's ``X``
     (default: the column's own).
     """
+    return float_input_complete(X, features)[0]
+
+
+def float_input_complete(X: np.ndarray, features=None) -> tuple[np.ndarray, bool]:
+    """:func:`float_input`, and whether no cell of ``X`` is missing (NaN): the
+    magnitude test holds for no array with a NaN, so where it holds, no second
+    pass over ``X`` looks for one."""
     X = X.astype(np.float64, copy=False)
-    if X.size and not (
-        X.max() <= GAUSSIAN_LIMIT and X.min() >= -GAUSSIAN_LIMIT
-    ):  # also true when X holds NaN (missing values): check those rows exactly
-        with np.errstate(invalid="ignore"):
-            big = np.abs(X) > GAUSSIAN_LIMIT
-        if big.any():
-            j = int(np.argmax(big.any(axis=0)))
-            value = X[np.argmax(big[:, j]), j]
-            name = j if features is None else int(features[j])
-            raise ValueError(
-                f"feature {name} of X has the value {value:.3g}: beyond "
-                f"{GAUSSIAN_LIMIT:.0e} in magnitude the squares a Gaussian model "
-                "needs overflow float64; rescale the feature (e.g. divide it by "
-                "a power of ten, or StandardScaler)"
-            )
-    return X
+    if not X.size or (X.max() <= GAUSSIAN_LIMIT and X.min() >= -GAUSSIAN_LIMIT):
+        return X, True
+    # The test fails on NaN (missing values) too: check the values exactly.
+    with np.errstate(invalid="ignore"):
+        big = np.abs(X) > GAUSSIAN_LIMIT
+    if big.any():
+        j = int(np.argmax(big.any(axis=0)))
+        value = X[np.argmax(big[:, j]), j]
+        name = j if features is None else int(features[j])
+        raise ValueError(
+            f"feature {name} of X has the value {value:.3g}: beyond "
+            f"{GAUSSIAN_LIMIT:.0e} in magnitude the squares a Gaussian model "
+            "needs overflow float64; rescale the feature (e.g. divide it by "
+            "a power of ten, or StandardScaler)"
+        )
+    return X, not has_nan(X)
 
 
 def keep_input_dtype(est, dtype, *names) -> None:

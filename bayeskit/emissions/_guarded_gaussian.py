@@ -118,11 +118,14 @@ class GuardedGaussian(Gaussian):
         """Statistics of ``X`` under ``weights``, in shifted coordinates."""
         return shifted_stats(self, X, weights)
 
-    def complete_stats(self, X, weights) -> GaussianStats:
+    def complete_stats(self, X, weights, shifted=None) -> GaussianStats:
         """:meth:`stats` of rows known to hold no missing value (NaN): the
-        structure's statistics in shifted coordinates, no test for NaN."""
-        shift = X[0].copy()
-        w, m, s = self.covariance.complete_stats(X - shift, weights)
+        structure's statistics in shifted coordinates, no test for NaN.
+        ``shifted``: ``(X - X[0], X[0])``, if the caller has made them."""
+        moved, shift = shifted or (None, X[0].copy())
+        if moved is None:
+            moved = X - shift
+        w, m, s = self.covariance.complete_stats(moved, weights)
         return GaussianStats(w, unshifted_mean(w, m, shift), s, self.covariance)
 
     def expected_stats(self, X, weights, params: GaussianParams) -> GaussianStats:

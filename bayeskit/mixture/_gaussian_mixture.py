@@ -38,11 +38,11 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils import check_random_state
 
-from .._base.classifier import Triple, float_input, keep_input_dtype
+from .._base.classifier import Triple
 from .._base.em import SKLEARN, BaseLatentModel, LatentParams, described
+from .._base.gaussian_input import float_input_complete, keep_input_dtype
 from .._base.monitor import MixtureMonitor
 from .._collections import handler_for
-from .._logmath import has_nan
 from .._validation import (
     Interval,
     StrOptions,
@@ -370,6 +370,10 @@ default='kmeans'
         X, sw, complete = self._rows(X, sample_weight, reset=not warm)
         self._start(X, sw)
         previous = self.stats_
+        data = (X, sw)
+        if complete:  # the rows the statistics are gathered in, once
+            shift = X[0].copy()
+            data = (X, sw, X - shift, shift, bool((sw == 1.0).all()))
         if warm:
             current = self._current_params()
 
@@ -379,12 +383,8 @@ default='kmeans'
         else:
 
             def start(random_state):
-                return self._start_params(X, sw, random_state, complete)
+                return self._start_params(X, sw, random_state, complete, data[2:])
 
-        data = (X, sw)
-        if complete:  # the rows the statistics are gathered in, once
-            shift = X[0].copy()
-            data = (X, sw, X - shift, shift, bool((sw == 1.0).all()))
         with random_state_of(self.random_state) as rng:
             self._fit_components(data, start, rng, n_init=1 if warm else None)
         if self.n_iter_ == 0:
@@ -418,8 +418,7 @@ default='kmeans'
         X = validate_data(self, X, ensure_min_samples=need, reset=reset, **kw)
         if reset:
             self._dtype = X.dtype
-        X = float_input(X)
-        complete = not has_nan(X)
+        X, complete = float_input_complete(X)
         if not start:
             sw = check_sample_weight(sample_weight, X, allow_all_zero=True)
             return X, sw, complete
@@ -429,7 +428,7 @@ default='kmeans'
                 f"{self.n_components}, n_samples = {X.shape[0]}"
             )
         sw = check_sample_weight(sample_weight, X)
-        if not sw.any():
+        if sample_weight is not None and not sw.any():  # (None: ones)
             raise ValueError("sample_weight must not be all zero")
         if not complete:
             check_observed(X, sw)
@@ -465,10 +464,13 @@ default='kmeans'
             self.precisions_init,
         )
 
-    def _start_params(self, X, sample_weight, rng, complete=False) -> LatentParams:
+    def _start_params(
+        self, X, sample_weight, rng, complete=False, shifted=()
+    ) -> LatentParams:
         """First parameters (:func:`~bayeskit.mixture._start.first_params`);
-        ``complete``: no cell of ``X`` is missing."""
-        return first_params(self, X, sample_weight, rng, complete)
+        ``complete``: no cell of ``X`` is missing; ``shifted``: EM's
+        ``(X - shift, shift, unit)`` of those rows, if made."""
+        return first_params(self, X, sample_weight, rng, complete, shifted)
 
     # -- one EM iteration: statistics, parameters ---------------------------------
     def _expected_stats(self, data, params, components) -> MixtureStats:

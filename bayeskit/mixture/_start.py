@@ -104,14 +104,18 @@ def check_initial_parameters(
     return weights, means, precisions
 
 
-def initial_responsibilities(init_params, X, sample_weight, n_components, random_state):
-    """First responsibilities; rows of zero weight never seed a component."""
+def initial_responsibilities(
+    init_params, X, sample_weight, n_components, random_state, unit=None
+):
+    """First responsibilities; rows of zero weight never seed a component.
+    ``unit``: whether every weight is 1, if the caller knows."""
     n, k = X.shape[0], n_components
     resp = np.zeros((n, k))
     if init_params == "kmeans":
         km = KMeans(n_clusters=k, n_init=1, random_state=random_state)
         # Unit weights are KMeans' default: not given, they skip its checks.
-        unit = bool((sample_weight == 1.0).all())
+        if unit is None:
+            unit = bool((sample_weight == 1.0).all())
         km.fit(X, sample_weight=None if unit else sample_weight)
         resp[np.arange(n), km.labels_] = 1.0
     elif init_params == "random":
@@ -161,11 +165,15 @@ def tied_start(est, X, resp, sample_weight, means, structure):
     return covariance, prec_chol
 
 
-def first_params(est, X, sample_weight, random_state, complete=False) -> LatentParams:
+def first_params(
+    est, X, sample_weight, random_state, complete=False, shifted=()
+) -> LatentParams:
     """First parameters: the given ones, and for the others the M-step of
     the first responsibilities of ``init_params`` (as scikit-learn); with
     missing cells, on the mean-imputed rows (``complete``: the caller knows
-    that no cell is missing)."""
+    that no cell is missing). ``shifted``: ``(X - X[0], X[0], unit)`` of
+    complete rows, if the caller has made them (``unit``: every weight is 1),
+    read instead of made again."""
     if not complete:
         X = mean_imputed(X, sample_weight)  # no missing cell from here on
     weights, means, precisions = est._init_given
@@ -175,13 +183,15 @@ def first_params(est, X, sample_weight, random_state, complete=False) -> LatentP
     covs = P = log_det = None
     if weights is None or means is None or precisions is None:
         # As scikit-learn: with all three given, nothing is drawn or estimated.
+        unit = shifted[2] if shifted else None  # every weight 1, if known
         resp = initial_responsibilities(
-            est.init_params, X, sample_weight, est.n_components, random_state
+            est.init_params, X, sample_weight, est.n_components, random_state, unit
         )
         # scikit-learn's first weights are n_k / n_samples: with one seed
         # row per component (k-means++, random_from_data) they sum to
         # n_components / n_samples, which only the first E-step sees.
-        raw = family.complete_stats(X, resp * sample_weight[:, None])
+        weighted = resp if unit else resp * sample_weight[:, None]
+        raw = family.complete_stats(X, weighted, shifted=shifted[:2] or None)
         first = est._map(raw, prior, family, sample_weight.sum())
         given_weights = weights
         weights, gp = first.structure.weights, first.emission

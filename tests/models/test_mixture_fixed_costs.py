@@ -1,7 +1,8 @@
 """What a small mixture fit no longer pays for, and why the answers stay the
 same: a seeded generator served again instead of built (the same draws as
-``numpy.random.RandomState(seed)``), and a monitor copied without the generic
-deep copy."""
+``numpy.random.RandomState(seed)``), a monitor copied without the generic
+deep copy, the first M-step reading EM's shifted rows instead of making them
+again, and no second pass over the data to look for a NaN."""
 
 import copy
 import threading
@@ -14,8 +15,11 @@ from sklearn.mixture import GaussianMixture as SkGM
 from sklearn.utils import check_random_state
 
 from bayeskit import GaussianMixture
+from bayeskit._base.gaussian_input import GAUSSIAN_LIMIT, float_input_complete
 from bayeskit._base.monitor import MixtureMonitor
+from bayeskit._logmath import has_nan
 from bayeskit._validation import random_state_of
+from bayeskit.mixture._start import first_params
 
 SEEDS = [0, 1, 7, 42, 12345, 2**31 - 1, 2**32 - 1, np.int64(3), np.uint32(99)]
 
@@ -132,3 +136,54 @@ def test_a_mixture_monitor_copy_has_its_own_history():
     assert list(twin.history) == [1.0, 2.0] and twin.iter == 2
     fields = ("tol", "n_iter", "verbose", "interval", "before")
     assert [getattr(twin, f) for f in fields] == [1e-3, 10, 0, 2, -3.5]
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+@pytest.mark.parametrize(
+    "init_params", ["kmeans", "k-means++", "random", "random_from_data"]
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_first_params_from_shifted_rows_are_those_from_the_rows(
+    covariance_type, init_params, weighted
+):
+    """The first M-step given EM's ``(X - X[0], X[0], unit)`` is, bit for bit,
+    the one that makes them (the reference: the path every caller without
+    them takes), for every start and seed, unit weights or not."""
+    X = load_iris().data
+    sw = np.arange(150) % 3 + 1.0 if weighted else np.ones(150)
+    model = GaussianMixture(
+        3, covariance_type=covariance_type, init_params=init_params
+    ).fit(X)
+    model._start(X, sw)
+    shift = X[0].copy()
+    shifted = (X - shift, shift, bool((sw == 1.0).all()))
+    for seed in range(8):
+        ours = first_params(model, X, sw, np.random.RandomState(seed), True, shifted)
+        ref = first_params(model, X, sw, np.random.RandomState(seed), True)
+        assert_array_equal(ours.structure.weights, ref.structure.weights)
+        for name in ("means", "covariances", "precisions_cholesky", "log_det"):
+            assert_array_equal(
+                getattr(ours.emission, name), getattr(ref.emission, name)
+            )
+
+
+@pytest.mark.parametrize(
+    "cell", [None, np.nan, np.inf, -np.inf, 2 * GAUSSIAN_LIMIT, GAUSSIAN_LIMIT]
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_input_complete_says_whether_a_cell_is_nan(cell, dtype):
+    """One pass where the magnitude test holds: the answer is
+    :func:`has_nan`'s (the reference), or the magnitude error."""
+    X = np.arange(12.0).reshape(4, 3).astype(dtype)
+    if cell is not None:
+        # (float32 data hold inf where float64 would hold 1e150)
+        big = abs(cell) > float(np.finfo(dtype).max)
+        X[2, 1] = np.copysign(np.inf, cell) if big else cell
+    if not np.isnan(X).any() and np.abs(X.astype(float)).max() > GAUSSIAN_LIMIT:
+        with pytest.raises(ValueError, match="feature 1 of X"):
+            float_input_complete(X)
+        return
+    out, complete = float_input_complete(X)
+    assert out.dtype == np.float64
+    assert complete is (not has_nan(X))
+    assert float_input_complete(X[:0])[1] is True
