@@ -374,16 +374,12 @@ default='kmeans'
         if complete:  # the rows the statistics are gathered in, once
             shift = X[0].copy()
             data = (X, sw, X - shift, shift, bool((sw == 1.0).all()))
-        if warm:
-            current = self._current_params()
+        current = self._current_params() if warm else None
 
-            def start(_):
+        def start(random_state):
+            if warm:
                 return current
-
-        else:
-
-            def start(random_state):
-                return self._start_params(X, sw, random_state, complete, data[2:])
+            return self._start_params(X, sw, random_state, complete, data[2:])
 
         with random_state_of(self.random_state) as rng:
             self._fit_components(data, start, rng, n_init=1 if warm else None)
