@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .._logmath import has_nan
 from .._validation import _num_samples
 
 
@@ -187,7 +188,7 @@ def _observed_steps(X: np.ndarray):
     table of codes (the categorical family) mark missing values in their
     codes themselves.
     """
-    if X.dtype.kind != "f" or not np.isnan(X).any():
+    if X.dtype.kind != "f" or not has_nan(X):
         return None
     return ~np.isnan(X).all(axis=tuple(range(1, X.ndim)))
 
@@ -195,7 +196,7 @@ def _observed_steps(X: np.ndarray):
 def _complete_steps(X: np.ndarray):
     """The steps with no missing value (None: all of them), from which a
     family's parameters start."""
-    if X.dtype.kind != "f" or not np.isnan(X).any():
+    if X.dtype.kind != "f" or not has_nan(X):
         return None
     return ~np.isnan(X).any(axis=tuple(range(1, X.ndim)))
 

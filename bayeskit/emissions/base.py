@@ -56,6 +56,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._logmath import has_nan
+
 __all__ = ["SUPPORTS", "Emission", "ProductStats", "family_from_spec", "family_names"]
 
 #: What a family's rows may hold, and how the estimators say it.
@@ -119,7 +121,7 @@ class Emission(ABC):
     def check_data(self, X: np.ndarray) -> None:
         """ValueError naming X unless its cells (NaN aside) are in the
         family's ``support``."""
-        values = X[~np.isnan(X)] if np.isnan(X).any() else X
+        values = X[~np.isnan(X)] if has_nan(X) else X
         ok = {
             "real": lambda v: True,
             "nonnegative": lambda v: np.all(v >= 0),

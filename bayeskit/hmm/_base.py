@@ -58,6 +58,7 @@ from .._base.sequences import (
     _split,
 )
 from .._collections import handler_for
+from .._logmath import has_nan
 from .._validation import (
     ElementwiseInterval,
     Interval,
@@ -253,7 +254,7 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         """Raise ValueError if ``X`` holds values the family cannot emit
         (NaN, a missing value, is left to :meth:`_check_missing`)."""
         if self._counts:
-            values = X[~np.isnan(X)] if np.isnan(X).any() else X
+            values = X[~np.isnan(X)] if has_nan(X) else X
             if not np.all((values >= 0) & (values == np.floor(values))):
                 raise ValueError("X must hold counts: non-negative integers")
             if values.size and values.max() > 2**53:  # as the count families
@@ -273,7 +274,7 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
     def _check_missing(self, X) -> None:
         """ValueError naming X for a step with some but not all coordinates
         missing, unless the family marginalises missing coordinates."""
-        if X.ndim != 2 or X.shape[1] < 2 or not np.isnan(X).any():
+        if X.ndim != 2 or X.shape[1] < 2 or not has_nan(X):
             return
         missing = np.isnan(X)
         partial = missing.any(axis=1) & ~missing.all(axis=1)

@@ -9,6 +9,7 @@ import numpy as np
 from .._base.classifier import Triple
 from .._base.composed import FamilyAttributes, check_family_data, degenerate
 from .._base.em import LatentPrior
+from .._logmath import has_nan
 from .._validation import (
     ElementwiseInterval,
     StrOptions,
@@ -211,7 +212,7 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         return self._triple
 
     def _check_values(self, X) -> None:
-        values = X[~np.isnan(X).all(axis=1)] if np.isnan(X).any() else X
+        values = X[~np.isnan(X).all(axis=1)] if has_nan(X) else X
         check_family_data(self._emission_family(), values)
 
     def _emission_params(self):
@@ -453,8 +454,10 @@ class HiddenMarkovModel(FamilyAttributes, BaseHMM):
         return self
 
     def _check_gaps(self, Xt):
+        if not has_nan(Xt):
+            return
         missing = np.isnan(Xt)
-        if missing.any() and (missing.any(axis=1) & ~missing.all(axis=1)).any():
+        if (missing.any(axis=1) & ~missing.all(axis=1)).any():
             raise ValueError(
                 "X has steps with some but not all values missing (NaN): "
                 "inference='variational' takes only whole missing steps "

@@ -52,11 +52,21 @@ from ..priors import Dirichlet
 from ._base import _handler
 from ._vonline import VariationalChainStats, VariationalHMMStatistics
 
-#: Steps of the sequences one pass of the variational E-step takes at once
-#: (some 180 bytes a step for a full Gaussian of 3 features and 4 states).
+#: Steps of the sequences one pass of the variational E-step takes at most
+#: at once, and the bytes of the arrays that pass may hold (the steps of a
+#: block are those bytes over the bytes a step takes, ``block_steps``).
 _BLOCK_STEPS = 1 << 13
+_BLOCK_BYTES = 1 << 18
+_MIN_BLOCK_STEPS = 256
 
-__all__ = ["VariationalChainStats", "VariationalHMMMixin", "chain_e_step"]
+__all__ = [
+    "ExpectedChain",
+    "VariationalChainStats",
+    "VariationalHMMMixin",
+    "block_steps",
+    "chain_e_step",
+    "sum_over_blocks",
+]
 
 _log = logging.getLogger("bayeskit.hmm")
 
@@ -86,25 +96,77 @@ def chain_e_step(log_lik, q_start, q_trans, lengths, weights=None):
         The (weighted) sum over sequences of ``log sum_z exp(E[log p(x, z |
         theta)])``: the bound's first term.
     """
-    k = log_lik.shape[1]
-    e_start, e_trans = q_start.expected_log(), q_trans.expected_log()
-    c_start = logsumexp(e_start)
-    c_rows = logsumexp(e_trans, axis=1)
     messages = np.array(log_lik, dtype=float)
-    has_next = np.ones(len(messages), dtype=bool)
-    has_next[np.cumsum(lengths) - 1] = False
-    messages[has_next] += c_rows
-    chain = LatentChain(k)
-    params = ChainParams(np.exp(e_start - c_start), np.exp(e_trans - c_rows[:, None]))
-    post = chain.posterior(messages, params, lengths, weights)
-    evidence = post.log_evidence + c_start
-    resp = post.posterior
-    if weights is None:
-        total = float(evidence.sum())
-    else:
-        total = float(weights @ evidence)
-        resp = resp * np.repeat(weights, lengths)[:, None]
-    return resp, chain.stats(post, lengths, weights), total
+    return ExpectedChain(q_start, q_trans).e_step(messages, lengths, weights)
+
+
+class ExpectedChain:
+    """The chain under the expected log parameters of ``q_start`` and
+    ``q_trans``, normalised once for all the blocks of an E-step (see the
+    module): :meth:`e_step` is :func:`chain_e_step` of one block."""
+
+    def __init__(self, q_start, q_trans):
+        e_start, e_trans = q_start.expected_log(), q_trans.expected_log()
+        self.c_start = logsumexp(e_start)
+        self.c_rows = logsumexp(e_trans, axis=1)
+        self.chain = LatentChain(len(e_start))
+        self.params = ChainParams(
+            np.exp(e_start - self.c_start), np.exp(e_trans - self.c_rows[:, None])
+        )
+
+    def e_step(self, messages, lengths, weights=None):
+        """:func:`chain_e_step` of the expected log densities ``messages``,
+        which it overwrites."""
+        has_next = np.ones(len(messages), dtype=bool)
+        has_next[np.cumsum(lengths) - 1] = False
+        np.add(messages, self.c_rows, out=messages, where=has_next[:, None])
+        del has_next
+        chain = self.chain
+        post = chain.posterior(messages, self.params, lengths, weights)
+        del messages
+        evidence = post.log_evidence + self.c_start
+        stats = chain.stats(post, lengths, weights)
+        resp = post.posterior
+        if weights is None:
+            total = float(evidence.sum())
+        else:
+            total = float(weights @ evidence)
+            resp *= np.repeat(weights, lengths)[:, None]
+        return resp, stats, total
+
+
+def block_steps(n_states: int, n_features: int) -> int:
+    """Steps of the sequences an E-step takes at once: ``_BLOCK_BYTES`` over
+    the bytes its arrays take per step (some ``8 (6 K + 4 d)``: the expected
+    log densities, the chain's lattices and posteriors, the deviations and
+    their whitened squares, for ``K`` states and ``d`` features), and at most
+    ``_BLOCK_STEPS`` (at least ``_MIN_BLOCK_STEPS`` below that)."""
+    per_step = 8 * (6 * n_states + 4 * n_features)
+    return int(min(_BLOCK_STEPS, max(_MIN_BLOCK_STEPS, _BLOCK_BYTES // per_step)))
+
+
+def sum_over_blocks(e_step, X, lengths, weights=None, steps=None):
+    """``e_step(X, lengths, weights)`` of the sequences taken in blocks of
+    about ``steps`` steps (default ``_BLOCK_STEPS``; a sequence longer than a
+    block is one block), their statistics added, so that what an E-step
+    holds at once does not grow with the data."""
+    steps = _BLOCK_STEPS if steps is None else steps
+    lengths = np.asarray(lengths)
+    ends = np.cumsum(lengths)
+    if ends[-1] <= steps or lengths.size == 1:
+        return e_step(X, lengths, weights)
+    starts = ends - lengths
+    cuts = np.flatnonzero(np.diff(starts // steps)) + 1
+    del ends
+    total = None
+    for a, b in zip(np.r_[0, cuts], np.r_[cuts, lengths.size]):
+        part = e_step(
+            X[starts[a] : starts[b - 1] + lengths[b - 1]],
+            lengths[a:b],
+            None if weights is None else weights[a:b],
+        )
+        total = part if total is None else total + part
+    return total
 
 
 class _Run:
@@ -300,39 +362,27 @@ class VariationalHMMMixin(VariationalHMMStatistics):
         current posterior (the bound's first term; see the module), every
         sequence's times its weight.
 
-        The sequences are taken in blocks of about ``_BLOCK_STEPS`` steps
-        whose statistics are added, so that the expected log densities and
-        posteriors held at once do not grow with the data (a sequence longer
-        than a block is one block)."""
-        lengths = np.asarray(lengths)
-        ends = np.cumsum(lengths)
-        if ends[-1] <= _BLOCK_STEPS or lengths.size == 1:
-            return self._vb_e_step_block(X, lengths, weights)
-        starts = ends - lengths
-        group = starts // _BLOCK_STEPS
-        cuts = np.flatnonzero(np.diff(group)) + 1
-        total = None
-        for a, b in zip(np.r_[0, cuts], np.r_[cuts, lengths.size]):
-            part = self._vb_e_step_block(
-                X[starts[a] : ends[b - 1]],
-                lengths[a:b],
-                None if weights is None else weights[a:b],
-            )
-            total = part if total is None else total + part
-        return total
-
-    def _vb_e_step_block(self, X, lengths, weights=None):
-        """:meth:`_vb_e_step` of sequences taken at once."""
-        q_start = Dirichlet(self.startprob_posterior_)
-        q_trans = Dirichlet(self.transmat_posterior_)
-        resp, chain_stats, log_evidence = chain_e_step(
-            self._vb_log_likelihood(X), q_start, q_trans, lengths, weights
+        The sequences are taken in blocks (:func:`sum_over_blocks`, of
+        :func:`block_steps` steps) whose statistics are added, so that the
+        expected log densities and posteriors held at once do not grow with
+        the data; the expected log parameters are computed once."""
+        chain = ExpectedChain(
+            Dirichlet(self.startprob_posterior_), Dirichlet(self.transmat_posterior_)
         )
-        observed = self._vb_observed(X)
-        if observed is not None:  # gaps add nothing to the family's statistics
-            X, resp = X[observed], resp[observed]
-        emission = self._vb_emission_stats(X, resp)
-        return VariationalChainStats(chain_stats, emission, log_evidence)
+        expected = self._vb_expected()
+
+        def block(X, lengths, weights):
+            resp, chain_stats, log_evidence = chain.e_step(
+                self._vb_messages(X, expected), lengths, weights
+            )
+            observed = self._vb_observed(X)
+            if observed is not None:  # gaps add nothing to the family's statistics
+                X, resp = X[observed], resp[observed]
+            emission = self._vb_emission_stats(X, resp)
+            return VariationalChainStats(chain_stats, emission, log_evidence)
+
+        steps = block_steps(self.n_components, X.shape[1])
+        return sum_over_blocks(block, X, lengths, weights, steps)
 
     def _vb_kl(self) -> float:
         """The KL divergences of the current posteriors from their priors."""
@@ -346,6 +396,10 @@ class VariationalHMMMixin(VariationalHMMStatistics):
     def _vb_observed(self, X):
         """The steps that are not gaps (None: every one)."""
         return _observed_steps(X)
+
+    def _vb_log_likelihood(self, X):
+        """The expected log densities of every step (0 for a gap)."""
+        return self._vb_messages(X, self._vb_expected())
 
     def _vb_messages(self, X, expected):
         """Messages of every step from ``expected`` (the observed steps'

@@ -241,9 +241,9 @@ default=None
         observed = X[:, 0] >= 0
         return None if observed.all() else observed
 
-    def _vb_log_likelihood(self, X):
+    def _vb_expected(self):
         expected = Dirichlet(self.emissionprob_posterior_).expected_log()
-        return self._vb_messages(X, lambda rows: expected[:, rows[:, 0]].T)
+        return lambda rows: expected[:, rows[:, 0]].T
 
     def _vb_emission_stats(self, X, resp):
         codes = X[:, 0]

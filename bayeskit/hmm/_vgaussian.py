@@ -469,9 +469,11 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
 
     # the precision's posterior: E[log|Lambda_k|], the whitened deviations
     def _precision(self):
-        """``(E[log|Lambda_k|] (K,), whiten)``: ``whiten(D)`` maps deviations
-        ``D`` of shape ``(K, n, d)`` to ``(D_k^T B_k^{-1} D_k)`` of shape
-        ``(n, K)``."""
+        """``(E[log|Lambda_k|] (K,), whiten)``: ``whiten(Y, m)`` maps rows ``Y``
+        of shape ``(n, d)`` (or ``(K, n, d)``, rows of each state) and centres
+        ``m`` of shape ``(K, d)`` to ``((y - m_k)^T B_k^{-1} (y - m_k))`` of
+        shape ``(n, K)``, one state's deviations at a time for 'full' and
+        'tied'."""
         ctype, d = self.covariance_type, self.n_features_in_
         nu, scale = self.dof_posterior_, self.scale_posterior_
         if ctype in ("full", "tied"):
@@ -485,33 +487,42 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
             # Cholesky of scikit-learn's mixtures), in one batched solve.
             factors = np.linalg.solve(chol, np.eye(d)).transpose(0, 2, 1)
 
-            def whiten(dev):
-                out = np.empty((dev.shape[1], dev.shape[0]))
-                for k in range(dev.shape[0]):
-                    z = dev[k] @ factors[k]
+            def whiten(rows, m):
+                out = np.empty((rows.shape[-2], len(m)))
+                for k in range(len(m)):
+                    z = ((rows[k] if rows.ndim == 3 else rows) - m[k]) @ factors[k]
                     out[:, k] = np.einsum("ij,ij->i", z, z)
                 return out
 
             return e_log_det, whiten
+
+        def deviations(rows, m):
+            return (rows if rows.ndim == 3 else rows[None, :, :]) - m[:, None, :]
+
         q = _gamma(nu[:, None] if ctype == "diag" else nu, scale)
         e_log = q.expected_log()  # psi(nu / 2) - log(s / 2)
         if ctype == "diag":
-            return e_log.sum(axis=1), lambda dev: np.einsum(
-                "knd,kd->nk", dev**2, 1.0 / scale
+            return e_log.sum(axis=1), lambda rows, m: np.einsum(
+                "knd,kd->nk", deviations(rows, m) ** 2, 1.0 / scale
             )
-        return d * e_log, lambda dev: (dev**2).sum(axis=2).T / scale
+        return (
+            d * e_log,
+            lambda rows, m: (deviations(rows, m) ** 2).sum(axis=2).T / scale,
+        )
 
-    def _vb_log_likelihood(self, X):
+    def _vb_expected(self):
+        """The expected log densities of observed rows under every state (Bishop
+        2006, eq. 10.64), as a function of the rows."""
         d = self.n_features_in_
         e_log_det, whiten = self._precision()
         nu = np.broadcast_to(self.dof_posterior_, (self.n_components,))
         m, beta = self.means_posterior_, self.beta_posterior_
 
         def expected(rows):
-            maha = whiten(rows[None, :, :] - m[:, None, :])
+            maha = whiten(rows, m)
             return 0.5 * (e_log_det - d * np.log(2.0 * np.pi) - d / beta - nu * maha)
 
-        return self._vb_messages(X, expected)
+        return expected
 
     def _vb_emission_stats(self, X, resp):
         """``(n_k, mean_k, centred scatter_k)``; the scatter is
@@ -591,8 +602,8 @@ class VariationalGaussianHMM(VariationalHMMMixin, GaussianHMM):
         beta, beta0 = self.beta_posterior_, self.beta_prior_
         nu = np.broadcast_to(self.dof_posterior_, (self.n_components,))
         _, whiten = self._precision()
-        dev = self.means_posterior_ - self.means_prior_
-        maha = whiten(dev[:, None, :])[0]  # (m_k - m0_k) B_k^{-1} (m_k - m0_k)
+        # (m_k - m0_k) B_k^{-1} (m_k - m0_k)
+        maha = whiten(self.means_posterior_[:, None, :], self.means_prior_)[0]
         normal = 0.5 * (
             d * np.log(beta / beta0) + d * beta0 / beta - d + beta0 * nu * maha
         )

@@ -2,7 +2,7 @@
 
 The hooks that the variational loop of ``bayeskit._base.variational`` runs for
 ``HiddenMarkovModel(inference="variational")``: the chain's half is the one
-of the variational HMMs (:func:`~bayeskit.hmm._variational.chain_e_step`:
+of the variational HMMs (:func:`~bayeskit.hmm._variational.chain_e_step`, in blocks:
 Dirichlet posteriors on the start distribution and the rows of the transition
 matrix), the family's half the one of the variational mixtures
 (:func:`~bayeskit._base.variational.variational_family`: the family's
@@ -22,7 +22,12 @@ from .._base.svi import blend_posterior
 from .._base.variational import fit_variational, variational_family
 from ..graph import ChainParams
 from ..priors import Dirichlet
-from ._variational import VariationalChainStats, chain_e_step
+from ._variational import (
+    ExpectedChain,
+    VariationalChainStats,
+    block_steps,
+    sum_over_blocks,
+)
 from ._vonline import start_schedule, svi_step
 
 __all__ = ["ChainVariationalRun", "VariationalChainStats", "stochastic_step"]
@@ -89,12 +94,27 @@ class ChainVariationalRun:
 
     def _data(self, X, lengths, weights):
         self.X, self.lengths, self.weights = X, lengths, weights
-        self.observed = _observed_steps(X)
-        self.rows = X if self.observed is None else X[self.observed]
-        row_weight = np.ones(len(X)) if weights is None else np.repeat(weights, lengths)
-        self.row_weight = (
-            row_weight if self.observed is None else row_weight[self.observed]
+
+    @property
+    def observed(self):
+        """The observed steps of the run's data (None: every one)."""
+        return _observed_steps(self.X)
+
+    @property
+    def rows(self):
+        """The run's observed steps (the start's and the default prior's data)."""
+        observed = self.observed
+        return self.X if observed is None else self.X[observed]
+
+    @property
+    def row_weight(self):
+        """The weight of every observed step: its sequence's (made when the
+        start asks for it, not kept through the E-steps)."""
+        X, weights, observed = self.X, self.weights, self.observed
+        row_weight = (
+            np.ones(len(X)) if weights is None else np.repeat(weights, self.lengths)
         )
+        return row_weight if observed is None else row_weight[observed]
 
     # -- the hooks of fit_variational ---------------------------------------------
     def _needs_init(self, letter):
@@ -126,17 +146,18 @@ class ChainVariationalRun:
         else:
             self.q_trans = _given(model, "transmat_posterior_", (k, k))
         if self._needs_init("e"):
-            resp = self._first_responsibilities(rng)
-            stats = self.family.stats(self.rows, resp * self.row_weight[:, None])
+            rows, row_weight = self.rows, self.row_weight
+            resp = self._first_responsibilities(rng, rows, row_weight)
+            stats = self.family.stats(rows, resp * row_weight[:, None])
             self.q_emission = self.vb.posterior(self.family, stats, self.emission_prior)
         else:
             self.q_emission = model.emission_posterior_
 
-    def _first_responsibilities(self, rng):
+    def _first_responsibilities(self, rng, rows, row_weight):
         from ..emissions import Categorical, Multinomial
         from ..mixture._start import initial_responsibilities
 
-        k, rows = self.model.n_components, self.rows
+        k = self.model.n_components
         if len(rows) < k:
             raise ValueError(
                 f"X has too few steps to start {k} states from: n_samples = "
@@ -144,7 +165,7 @@ class ChainVariationalRun:
             )
         if isinstance(self.family, (Categorical, Multinomial)):
             return rng.dirichlet(np.ones(k), size=len(rows))
-        return initial_responsibilities("kmeans", rows, self.row_weight, k, rng)
+        return initial_responsibilities("kmeans", rows, row_weight, k, rng)
 
     def _e_step(self, X):
         """The statistics, with the bound of the posterior they ran under."""
@@ -158,23 +179,32 @@ class ChainVariationalRun:
     def evidence_stats(self, X):
         """The variational E-step on the run's data: the chain's counts, the
         family's statistics and the log of the sub-normalised evidence (the
-        bound's data term)."""
+        bound's data term), the sequences taken in blocks whose statistics
+        are added (:func:`~bayeskit.hmm._variational.sum_over_blocks`), as
+        the variational HMMs take them."""
         k = self.model.n_components
-        expected = self.vb.expected_log_likelihood(
-            self.family, self.rows, self.q_emission
-        )
-        if self.observed is None:
-            log_lik = expected
-        else:
-            log_lik = np.zeros((len(X), k))
-            log_lik[self.observed] = expected
-        resp, chain, evidence = chain_e_step(
-            log_lik, self.q_start, self.q_trans, self.lengths, self.weights
-        )
-        if self.observed is not None:
-            resp = resp[self.observed]
-        emission = self.family.stats(self.rows, resp)
-        return VariationalChainStats(chain, emission, evidence)
+        chain = ExpectedChain(self.q_start, self.q_trans)
+
+        def block(X, lengths, weights):
+            observed = _observed_steps(X)
+            rows = X if observed is None else X[observed]
+            expected = self.vb.expected_log_likelihood(
+                self.family, rows, self.q_emission
+            )
+            if observed is None:
+                log_lik = np.array(expected, dtype=float)
+            else:
+                log_lik = np.zeros((len(X), k))
+                log_lik[observed] = expected
+            del expected
+            resp, chain_stats, evidence = chain.e_step(log_lik, lengths, weights)
+            if observed is not None:
+                resp = resp[observed]
+            emission = self.family.stats(rows, resp)
+            return VariationalChainStats(chain_stats, emission, evidence)
+
+        steps = block_steps(k, X.shape[1])
+        return sum_over_blocks(block, X, self.lengths, self.weights, steps)
 
     def _kl(self) -> float:
         return (

@@ -49,6 +49,20 @@ from ._start import initial_responsibilities
 
 __all__ = ["BayesianGaussianMixture", "VariationalMixtureStats"]
 
+#: Rows taken at once by the row-wise reductions over the components (the
+#: normaliser of the responsibilities, their entropy), whose temporaries then
+#: do not grow with the data.
+_BLOCK_ROWS = 1 << 14
+
+
+def _logsumexp_rows(a):
+    """``logsumexp(a, axis=1)``, a block of rows at a time (each row's value is
+    the one of the whole array at once)."""
+    out = np.empty(len(a))
+    for i in range(0, len(a), _BLOCK_ROWS):
+        out[i : i + _BLOCK_ROWS] = logsumexp(a[i : i + _BLOCK_ROWS], axis=1)
+    return out
+
 
 class BayesianGaussianMixture(BayesianMixtureStatistics, DensityMixin, BaseEstimator):
     """Variational Bayesian estimation of a Gaussian mixture.
@@ -493,30 +507,47 @@ default='kmeans'
             self._center,
         )
         nu = self.degrees_of_freedom_
-        log_gauss = self._family.log_likelihood(X, params) - 0.5 * d * np.log(nu)
+        # In place: no second (n_samples, n_components) array.
+        log_gauss = np.asarray(self._family.log_likelihood(X, params), dtype=float)
+        log_gauss -= 0.5 * d * np.log(nu)
         log_lambda = d * np.log(2.0) + np.sum(
             digamma(0.5 * (nu - np.arange(d)[:, None])), axis=0
         )
-        return log_gauss + 0.5 * (log_lambda - d / self.mean_precision_)
+        log_gauss += 0.5 * (log_lambda - d / self.mean_precision_)
+        return log_gauss
 
     def _weighted_log_prob(self, X):
-        return self._expected_log_prob(X) + self._expected_log_weights()
+        weighted = self._expected_log_prob(X)
+        weighted += self._expected_log_weights()
+        return weighted
 
     def _e_step(self, X):
         """The log-responsibilities under the current posterior."""
         weighted = self._weighted_log_prob(X)
-        return weighted - logsumexp(weighted, axis=1, keepdims=True)
+        weighted -= _logsumexp_rows(weighted)[:, None]
+        return weighted
 
     # -- statistics and M-step -----------------------------------------------------
     def _stats(self, X, log_resp, sample_weight):
         resp = np.exp(log_resp)
+        # sum_k r_ik log r_ik of every row, a block of rows at a time (no
+        # temporaries the size of resp).
+        row_plogp = np.empty(len(resp))
         with np.errstate(invalid="ignore"):
-            plogp = np.where(resp > 0, resp * log_resp, 0.0)
-        entropy = -float(sample_weight @ plogp.sum(axis=1))
-        return self._stats_of_resp(X, resp, sample_weight, entropy)
+            for a in range(0, len(resp), _BLOCK_ROWS):
+                r, log_r = resp[a : a + _BLOCK_ROWS], log_resp[a : a + _BLOCK_ROWS]
+                row_plogp[a : a + len(r)] = np.where(r > 0, r * log_r, 0.0).sum(axis=1)
+        entropy = -float(sample_weight @ row_plogp)
+        return self._stats_of_resp(X, resp, sample_weight, entropy, own=True)
 
-    def _stats_of_resp(self, X, resp, sample_weight, entropy):
-        gaussian = shifted_stats(self._family, X, resp * sample_weight[:, None])
+    def _stats_of_resp(self, X, resp, sample_weight, entropy, own=False):
+        """The statistics of responsibilities ``resp`` (multiplied by the
+        weights in place when ``own``: the caller's no more)."""
+        if own:
+            resp *= sample_weight[:, None]
+        else:
+            resp = resp * sample_weight[:, None]
+        gaussian = shifted_stats(self._family, X, resp)
         return VariationalMixtureStats(
             gaussian, float(sample_weight.sum()), float(entropy)
         )
@@ -670,7 +701,7 @@ default='kmeans'
         if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
             return handler.predict(self, "score_samples", X)
         X = self._validate(X)
-        return logsumexp(self._weighted_log_prob(X), axis=1)
+        return _logsumexp_rows(self._weighted_log_prob(X))
 
     def score(self, X, y=None, sample_weight=None):
         """The mean of :meth:`score_samples` (weighted by ``sample_weight``)."""

@@ -462,3 +462,33 @@ def test_partial_fit_step_is_the_natural_gradient_step(rng):
         + model.stats_.gaussian.weight
         + 10 * np.finfo(float).eps,
     )
+
+
+@pytest.mark.parametrize("rows", [7, 1000])
+def test_blocks_of_rows_give_the_results_of_all_rows_at_once(rows, monkeypatch):
+    """The E-step's normaliser, the entropy and score_samples taken a block of
+    rows at a time (bounded temporaries) give bit for bit the results of all
+    the rows at once."""
+    import bayeskit.mixture._bayesian_mixture as bayesian_mixture
+
+    rng = np.random.default_rng(rows)
+    X = rng.normal(size=(3000, 3)) + 3.0 * rng.integers(0, 3, 3000)[:, None]
+    sw = rng.random(3000)
+
+    def fitted():
+        model = BayesianGaussianMixture(
+            n_components=4, random_state=0, max_iter=15, tol=0.0
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, sample_weight=sw)
+        return model, model.score_samples(X), model.predict_proba(X)
+
+    whole, whole_scores, whole_proba = fitted()
+    monkeypatch.setattr(bayesian_mixture, "_BLOCK_ROWS", rows)
+    blocks, scores, proba = fitted()
+    assert blocks.lower_bound_ == whole.lower_bound_
+    np.testing.assert_array_equal(blocks.means_, whole.means_)
+    np.testing.assert_array_equal(blocks.covariances_, whole.covariances_)
+    np.testing.assert_array_equal(scores, whole_scores)
+    np.testing.assert_array_equal(proba, whole_proba)
