@@ -32,6 +32,8 @@ __all__ = [
     "log_normalize",
     "logdet_chol",
     "logsumexp",
+    "logsumexp_rows",
+    "row_plogp",
     "safe_log",
 ]
 
@@ -248,3 +250,31 @@ def has_nan(X: np.ndarray) -> bool:
         if np.isfinite(X.sum()):
             return False
     return bool(np.isnan(X).any())
+
+
+#: Rows taken at once by :func:`logsumexp_rows` and :func:`row_plogp`, whose
+#: temporaries then do not grow with the data.
+BLOCK_ROWS = 1 << 14
+
+
+def logsumexp_rows(a: np.ndarray) -> np.ndarray:
+    """scipy's ``logsumexp(a, axis=1)`` of a 2-D array, a block of rows at a
+    time (each row's value is the one of the whole array at once; scipy's
+    holds some temporaries the size of its input)."""
+    from scipy.special import logsumexp as scipy_logsumexp
+
+    out = np.empty(len(a))
+    for i in range(0, len(a), BLOCK_ROWS):
+        out[i : i + BLOCK_ROWS] = scipy_logsumexp(a[i : i + BLOCK_ROWS], axis=1)
+    return out
+
+
+def row_plogp(p: np.ndarray, log_p: np.ndarray) -> np.ndarray:
+    """``sum_k p_k log p_k`` of every row (``0 log 0 = 0``), a block of rows
+    at a time (no temporaries the size of ``p``)."""
+    out = np.empty(len(p))
+    with np.errstate(invalid="ignore"):
+        for a in range(0, len(p), BLOCK_ROWS):
+            r, log_r = p[a : a + BLOCK_ROWS], log_p[a : a + BLOCK_ROWS]
+            out[a : a + len(r)] = np.where(r > 0, r * log_r, 0.0).sum(axis=1)
+    return out

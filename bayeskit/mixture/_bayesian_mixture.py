@@ -25,13 +25,14 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import digamma, gammaln, logsumexp
+from scipy.special import digamma, gammaln
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils import check_random_state
 
 from .._base.classifier import float_input
 from .._base.variational import fit_variational
 from .._collections import handler_for
+from .._logmath import logsumexp_rows, row_plogp
 from .._validation import (
     Interval,
     StrOptions,
@@ -48,20 +49,6 @@ from ._bayesian_stats import BayesianMixtureStatistics, VariationalMixtureStats
 from ._start import initial_responsibilities
 
 __all__ = ["BayesianGaussianMixture", "VariationalMixtureStats"]
-
-#: Rows taken at once by the row-wise reductions over the components (the
-#: normaliser of the responsibilities, their entropy), whose temporaries then
-#: do not grow with the data.
-_BLOCK_ROWS = 1 << 14
-
-
-def _logsumexp_rows(a):
-    """``logsumexp(a, axis=1)``, a block of rows at a time (each row's value is
-    the one of the whole array at once)."""
-    out = np.empty(len(a))
-    for i in range(0, len(a), _BLOCK_ROWS):
-        out[i : i + _BLOCK_ROWS] = logsumexp(a[i : i + _BLOCK_ROWS], axis=1)
-    return out
 
 
 class BayesianGaussianMixture(BayesianMixtureStatistics, DensityMixin, BaseEstimator):
@@ -524,20 +511,13 @@ default='kmeans'
     def _e_step(self, X):
         """The log-responsibilities under the current posterior."""
         weighted = self._weighted_log_prob(X)
-        weighted -= _logsumexp_rows(weighted)[:, None]
+        weighted -= logsumexp_rows(weighted)[:, None]
         return weighted
 
     # -- statistics and M-step -----------------------------------------------------
     def _stats(self, X, log_resp, sample_weight):
         resp = np.exp(log_resp)
-        # sum_k r_ik log r_ik of every row, a block of rows at a time (no
-        # temporaries the size of resp).
-        row_plogp = np.empty(len(resp))
-        with np.errstate(invalid="ignore"):
-            for a in range(0, len(resp), _BLOCK_ROWS):
-                r, log_r = resp[a : a + _BLOCK_ROWS], log_resp[a : a + _BLOCK_ROWS]
-                row_plogp[a : a + len(r)] = np.where(r > 0, r * log_r, 0.0).sum(axis=1)
-        entropy = -float(sample_weight @ row_plogp)
+        entropy = -float(sample_weight @ row_plogp(resp, log_resp))
         return self._stats_of_resp(X, resp, sample_weight, entropy, own=True)
 
     def _stats_of_resp(self, X, resp, sample_weight, entropy, own=False):
@@ -701,7 +681,7 @@ default='kmeans'
         if (handler := handler_for(X)) is not None:  # lazy over Dask blocks
             return handler.predict(self, "score_samples", X)
         X = self._validate(X)
-        return _logsumexp_rows(self._weighted_log_prob(X))
+        return logsumexp_rows(self._weighted_log_prob(X))
 
     def score(self, X, y=None, sample_weight=None):
         """The mean of :meth:`score_samples` (weighted by ``sample_weight``)."""

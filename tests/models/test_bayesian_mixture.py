@@ -469,7 +469,7 @@ def test_blocks_of_rows_give_the_results_of_all_rows_at_once(rows, monkeypatch):
     """The E-step's normaliser, the entropy and score_samples taken a block of
     rows at a time (bounded temporaries) give bit for bit the results of all
     the rows at once."""
-    import bayeskit.mixture._bayesian_mixture as bayesian_mixture
+    from bayeskit import _logmath
 
     rng = np.random.default_rng(rows)
     X = rng.normal(size=(3000, 3)) + 3.0 * rng.integers(0, 3, 3000)[:, None]
@@ -485,7 +485,7 @@ def test_blocks_of_rows_give_the_results_of_all_rows_at_once(rows, monkeypatch):
         return model, model.score_samples(X), model.predict_proba(X)
 
     whole, whole_scores, whole_proba = fitted()
-    monkeypatch.setattr(bayesian_mixture, "_BLOCK_ROWS", rows)
+    monkeypatch.setattr(_logmath, "BLOCK_ROWS", rows)
     blocks, scores, proba = fitted()
     assert blocks.lower_bound_ == whole.lower_bound_
     np.testing.assert_array_equal(blocks.means_, whole.means_)
