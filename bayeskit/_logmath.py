@@ -215,6 +215,11 @@ def _subtract_rows(a, shifted, log_total, lse):  # pragma: no cover - compiled
                 shifted[i, k] = a[i, k]
 
 
+#: Below it, a shifted product of :func:`log_matmul` may have lost terms that
+#: underflowed (each below ``exp(-745)`` of its shift): recomputed exactly.
+_LOST_BELOW = 1e-280
+
+
 def log_matmul(log_a: np.ndarray, log_b: np.ndarray) -> np.ndarray:
     """``log(exp(log_a) @ exp(log_b))`` for log-space matrices.
 
@@ -222,12 +227,26 @@ def log_matmul(log_a: np.ndarray, log_b: np.ndarray) -> np.ndarray:
     maxima before exponentiating, so entries far below zero (long products of
     small probabilities) keep their precision. Batched over leading axes as
     :func:`numpy.matmul` is.
+
+    Where the shifted product is tiny, the row's or column's largest terms met
+    zeros of the other factor and the rest may have underflowed (a row of
+    ``[1257, -1321]`` against a column ``[-inf, 0]`` is ``-1321``, not
+    ``-inf``): those entries are summed again term by term in log space.
     """
     sa = _finite_max(log_a, axis=-1)
     sb = _finite_max(log_b, axis=-2)
     with np.errstate(divide="ignore"):
         prod = np.exp(log_a - sa) @ np.exp(log_b - sb)
-        return np.log(prod) + sa + sb
+        out = np.log(prod) + sa + sb
+    lost = prod < _LOST_BELOW
+    if lost.any():
+        lead = prod.shape[:-2]
+        a = np.broadcast_to(log_a, lead + np.shape(log_a)[-2:])
+        b_t = np.swapaxes(np.broadcast_to(log_b, lead + np.shape(log_b)[-2:]), -1, -2)
+        *at, i, j = np.nonzero(lost)
+        terms = a[(*at, i)] + b_t[(*at, j)]  # one row of k terms per entry
+        out[lost] = logsumexp(terms, axis=-1)
+    return out
 
 
 def logdet_chol(chol: np.ndarray) -> np.ndarray:

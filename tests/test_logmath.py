@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp as scipy_logsumexp
 
-from bayeskit._logmath import has_nan, log_normalize, logsumexp
+from bayeskit._logmath import has_nan, log_matmul, log_normalize, logsumexp
 
 INF = np.inf
 
@@ -151,3 +151,50 @@ def test_has_nan_equals_the_elementwise_test(values, dtype):
 
 def test_has_nan_of_integers_is_false():
     assert not has_nan(np.arange(6).reshape(2, 3))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_log_matmul_is_the_sum_of_every_term(seed):
+    """``log_matmul`` against the log-sum-exp of every product term (scipy),
+    batched, with ``-inf`` entries and magnitudes up to thousands: where a
+    row's or column's largest terms meet zeros of the other factor, the
+    terms left are far below the shift and underflowed (found by the fuzzer
+    through TreeBP: a row ``[1257, -1321]`` against ``[-inf, 0]`` gave
+    ``-inf``, a marginal of zero mass)."""
+    rng = np.random.default_rng(seed)
+    lost = 0
+    for _ in range(500):
+        n, k, m = rng.integers(1, 5, size=3)
+        lead = tuple(rng.integers(1, 3, size=rng.integers(0, 3)))
+        a = rng.normal(scale=rng.choice([1, 100, 2000]), size=(*lead, n, k))
+        b = rng.normal(scale=rng.choice([1, 100, 2000]), size=(k, m))
+        a[rng.random(a.shape) < 0.3] = -np.inf
+        b[rng.random(b.shape) < 0.3] = -np.inf
+        got = log_matmul(a, b)
+        with np.errstate(invalid="ignore"):
+            want = scipy_logsumexp(a[..., :, :, None] + b, axis=-2)
+        finite = np.isfinite(want)
+        np.testing.assert_array_equal(np.isfinite(got), finite)
+        np.testing.assert_allclose(got[finite], want[finite], rtol=1e-12, atol=1e-9)
+        with np.errstate(all="ignore"):
+            shifted = np.exp(a - a.max(axis=-1, keepdims=True)) @ np.exp(
+                b - b.max(axis=0, keepdims=True)
+            )
+        lost += int(np.sum(finite & (shifted == 0)))
+    assert lost > 0  # the draws reach the entries a shifted product loses
+
+
+def test_tree_bp_keeps_the_mass_a_shifted_product_loses():
+    from bayeskit.graph import TreeBP
+
+    cards = {"a": 2, "b": 1, "c": 2}
+    edges = [("a", "b"), ("a", "c")]
+    pots = [np.array([[0.0], [0.3]]), np.array([[0.0, 0.4], [0.2, 0.7]])]
+    log_unary = {"a": np.array([[1257.3, -1321.0]])}
+    post = TreeBP(cards, edges, pots).sum_product({}, log_unary)
+    # Only a = 1 has mass: log Z = -1321 + log(0.3) + log(0.2 + 0.7).
+    np.testing.assert_allclose(post.log_evidence, -1321.0 + np.log(0.3 * 0.9))
+    np.testing.assert_allclose(np.exp(post.log_marginals["b"]), [[1.0]])
+    np.testing.assert_allclose(np.exp(post.log_marginals["a"]), [[0.0, 1.0]])
+    c = np.exp(post.log_marginals["c"])
+    np.testing.assert_allclose(c, [[0.2 / 0.9, 0.7 / 0.9]])
