@@ -14,7 +14,6 @@ import warnings
 
 import numpy as np
 
-from .._logmath import has_nan
 from .._validation import _num_samples
 
 
@@ -175,6 +174,14 @@ def _as_rows(X, lengths, is_rows):
     return X, lengths, as_list
 
 
+def _may_hold_nan(X: np.ndarray) -> bool:
+    """False where the float array ``X`` holds no NaN, by one sum and no mask
+    (a NaN makes the sum NaN; so can infinities of both signs, then the mask
+    decides)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isnan(X.sum()))
+
+
 def _observed_steps(X: np.ndarray):
     """The steps an emission family sees, as a boolean mask, or None when it
     sees them all (no NaN: the path of data without gaps, unchanged).
@@ -188,7 +195,7 @@ def _observed_steps(X: np.ndarray):
     table of codes (the categorical family) mark missing values in their
     codes themselves.
     """
-    if X.dtype.kind != "f" or not has_nan(X):
+    if X.dtype.kind != "f" or not _may_hold_nan(X):
         return None
     return ~np.isnan(X).all(axis=tuple(range(1, X.ndim)))
 
@@ -196,7 +203,7 @@ def _observed_steps(X: np.ndarray):
 def _complete_steps(X: np.ndarray):
     """The steps with no missing value (None: all of them), from which a
     family's parameters start."""
-    if X.dtype.kind != "f" or not has_nan(X):
+    if X.dtype.kind != "f" or not _may_hold_nan(X):
         return None
     return ~np.isnan(X).any(axis=tuple(range(1, X.ndim)))
 

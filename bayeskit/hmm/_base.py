@@ -274,8 +274,11 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
     def _check_missing(self, X) -> None:
         """ValueError naming X for a step with some but not all coordinates
         missing, unless the family marginalises missing coordinates."""
-        if X.ndim != 2 or X.shape[1] < 2 or not has_nan(X):
+        if X.ndim != 2 or X.shape[1] < 2:
             return
+        with np.errstate(over="ignore", invalid="ignore"):
+            if not np.isnan(X.sum()):  # no NaN: a NaN makes the sum NaN
+                return
         missing = np.isnan(X)
         partial = missing.any(axis=1) & ~missing.all(axis=1)
         if partial.any() and not self._takes_missing_coordinates():
