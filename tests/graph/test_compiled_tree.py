@@ -101,6 +101,23 @@ def test_kernel_equals_enumeration_on_asia(kernel, rng):
             np.testing.assert_allclose(got, want, atol=1e-12)
 
 
+def _kernel_answers(monkeypatch) -> list:
+    """A list that records, for every one-variable query from now on, whether
+    the compiled calibration answered it (True) or the pruned plan (False)."""
+    import bayeskit.network._queries as queries
+
+    used = []
+    one_marginal = queries._one_marginal
+
+    def counted(*args):
+        out = one_marginal(*args)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(queries, "_one_marginal", counted)
+    return used
+
+
 @pytest.mark.parametrize("name", sorted(NETWORKS))
 def test_query_by_kernel_equals_pruned_query(kernel, name, rng, monkeypatch):
     """``query`` of one variable given dict evidence, read from the kernel's
@@ -120,15 +137,7 @@ def test_query_by_kernel_equals_pruned_query(kernel, name, rng, monkeypatch):
         cases.append((target, {v: row[v] for v in observed}))
     for t, e in cases:  # a pattern met once is answered pruned: meet each
         bn.query(t, evidence=e)
-    used = []
-    one_marginal = queries._one_marginal
-
-    def counted(*args):
-        out = one_marginal(*args)
-        used.append(out is not None)
-        return out
-
-    monkeypatch.setattr(queries, "_one_marginal", counted)
+    used = _kernel_answers(monkeypatch)
     got = [bn.query(t, evidence=e).to_numpy() for t, e in cases]
     # INSURANCE's trees of few observed variables are above QUERY_ENTRIES.
     assert all(used) if name != "insurance" else len(used) == len(cases)
@@ -189,15 +198,7 @@ def test_a_query_takes_the_cheaper_of_kernel_and_pruned_plan(kernel, monkeypatch
     import bayeskit.network._queries as queries
 
     monkeypatch.setattr(compiled_tree, "COMPILE_CLIQUE", 0.0)
-    used = []
-    one_marginal = queries._one_marginal
-
-    def counted(*args):
-        out = one_marginal(*args)
-        used.append(out is not None)
-        return out
-
-    monkeypatch.setattr(queries, "_one_marginal", counted)
+    used = _kernel_answers(monkeypatch)
     for name, target, evidence, by_kernel in [
         ("asia", "dysp", {"smoke": "yes", "xray": "yes"}, True),
         ("alarm", "LVFAILURE", {"HRBP": "HIGH", "EXPCO2": "LOW"}, False),
@@ -269,15 +270,7 @@ def test_a_pattern_is_compiled_once_its_savings_would_have_paid_for_it(
     equal to the pruned answer to 1e-12."""
     import bayeskit.network._queries as queries
 
-    used = []
-    one_marginal = queries._one_marginal
-
-    def counted(*args):
-        out = one_marginal(*args)
-        used.append(out is not None)
-        return out
-
-    monkeypatch.setattr(queries, "_one_marginal", counted)
+    used = _kernel_answers(monkeypatch)
     bn = NETWORKS[name]
     engine = bn._engine_
     variables = list(bn.variables_)
