@@ -66,8 +66,19 @@ _TOKEN = re.compile(
 )
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _tokens(text: str) -> tuple:
-    """The tokens ``(text, line, kind)`` and where each starts in ``text``."""
+    """The tokens ``(text, line, kind)`` and where each starts in ``text``;
+    a lone surrogate (a ``str`` that is no Unicode text, which no writer can
+    write back) is a FileError naming its line, as in the XML readers."""
+    if (bad := _SURROGATE.search(text)) is not None:
+        raise FileError(
+            text.count("\n", 0, bad.start()) + 1,
+            f"the text holds {shown(bad.group())}, which is no Unicode character "
+            "(a lone surrogate): give the file's bytes, or text decoded from them",
+        )
     out, starts, line = [], [], 1
     for m in _TOKEN.finditer(text):
         kind, value = m.lastgroup, m.group()

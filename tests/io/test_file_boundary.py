@@ -326,6 +326,24 @@ def test_xml_text_with_a_lone_surrogate_is_refused_naming_the_line(where):
         read_xmlbif("\n".join(lines))
 
 
+@pytest.mark.parametrize(
+    ("block", "line"),
+    [
+        ("network \ud800 {\n}\n", 1),
+        ("variable \ud800 {\n  type discrete [ 1 ] { a };\n}\n", 1),
+        ("variable v {\n  type discrete [ 1 ] { a\udc80 };\n}\n", 2),
+    ],
+)
+def test_bif_text_with_a_lone_surrogate_is_refused_naming_the_line(block, line):
+    # The thorough fuzzing profile's case: a network name of one lone
+    # surrogate was read, and write_bif then refused the network it had read.
+    rest = "variable w {\n  type discrete [ 1 ] { b };\n}\n"
+    rest += "probability ( w ) {\n  table 1;\n}\n"
+    text = "// a comment\n" + block + rest
+    with pytest.raises(ValueError, match=rf"^line {line + 1}: the text holds '\\ud"):
+        read_bif(text)
+
+
 def test_an_undeclared_entity_under_an_external_dtd_is_refused():
     head, body = XML.split("\n", 1)
     text = head + '\n<!DOCTYPE BIF SYSTEM "bif.dtd">\n' + body.replace(">lo<", ">&s;<")
