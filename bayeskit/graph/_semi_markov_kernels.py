@@ -562,67 +562,48 @@ def _forward_pass(
 # has no sum to underflow): the slot of a segment that started at ``u`` holds
 # ``A[u, j]`` plus its emissions so far, one addition per step, and each step
 # reads it through the rotated log duration table; the maximum over the slots
-# runs on eight independent maxima, a vector (one chain of dependent
-# comparisons would take eight times as long), over the ring's rows padded to
-# whole vectors with ``-inf``. The shortest duration that reaches it is needed
-# only for the segments of the best path: the backtrace finds it there, by the
-# same sums in the same order (:func:`_segment_duration`). No reassociation:
-# every sum is the numpy recursions' (``_semi_markov_numpy.viterbi``), in their
-# order, and a maximum is the same whatever the order of its comparisons.
+# runs on four independent maxima (one chain of dependent comparisons would
+# take four times as long; eight, or the loop vectorised on keys, took longer
+# here), over the ring's rows padded with ``-inf``. The shortest duration that
+# reaches it is needed only for the segments of the best path: the backtrace
+# finds it there, by the same sums in the same order (:func:`_segment_duration`).
+# No reassociation: every sum is the numpy recursions'
+# (``_semi_markov_numpy.viterbi``), in their order, and a maximum is the same
+# whatever the order of its comparisons.
 
 
 @njit(**_INLINE)
-def _ring_add_max(ring, table, j, off, n, x):  # pragma: no cover - compiled
-    """Adds ``x`` to ``ring[j, :n]`` and returns the largest ``ring[j, i] +
-    table[j, off + i]`` (``-inf`` if none), in eight interleaved chains;
-    ``n`` is a multiple of ``_LANES``."""
-    b0 = b1 = b2 = b3 = b4 = b5 = b6 = b7 = -np.inf
-    for i in range(_U(0), n, _U(_LANES)):
+def _ring_add_max(ring, table, j, off, n_open, x):  # pragma: no cover - compiled
+    """Adds ``x`` to ``ring[j, :n_open]`` and returns the largest ``ring[j,
+    i] + table[j, off + i]`` of the result (``-inf`` if none), in four
+    interleaved chains, in the same pass over the ring."""
+    b0 = b1 = b2 = b3 = -np.inf
+    four = n_open - n_open % _U(4)
+    for i in range(_U(0), four, _U(4)):
         v0 = ring[j, i] + x
         v1 = ring[j, i + _U(1)] + x
         v2 = ring[j, i + _U(2)] + x
         v3 = ring[j, i + _U(3)] + x
-        v4 = ring[j, i + _U(4)] + x
-        v5 = ring[j, i + _U(5)] + x
-        v6 = ring[j, i + _U(6)] + x
-        v7 = ring[j, i + _U(7)] + x
         ring[j, i] = v0
         ring[j, i + _U(1)] = v1
         ring[j, i + _U(2)] = v2
         ring[j, i + _U(3)] = v3
-        ring[j, i + _U(4)] = v4
-        ring[j, i + _U(5)] = v5
-        ring[j, i + _U(6)] = v6
-        ring[j, i + _U(7)] = v7
         w0 = v0 + table[j, off + i]
         w1 = v1 + table[j, off + i + _U(1)]
         w2 = v2 + table[j, off + i + _U(2)]
         w3 = v3 + table[j, off + i + _U(3)]
-        w4 = v4 + table[j, off + i + _U(4)]
-        w5 = v5 + table[j, off + i + _U(5)]
-        w6 = v6 + table[j, off + i + _U(6)]
-        w7 = v7 + table[j, off + i + _U(7)]
         b0 = w0 if w0 > b0 else b0
         b1 = w1 if w1 > b1 else b1
         b2 = w2 if w2 > b2 else b2
         b3 = w3 if w3 > b3 else b3
-        b4 = w4 if w4 > b4 else b4
-        b5 = w5 if w5 > b5 else b5
-        b6 = w6 if w6 > b6 else b6
-        b7 = w7 if w7 > b7 else b7
-    return _max8(b0, b1, b2, b3, b4, b5, b6, b7)
-
-
-@njit(**_INLINE)
-def _max8(b0, b1, b2, b3, b4, b5, b6, b7):  # pragma: no cover - compiled
-    """The largest of eight maxima (the first of equal ones)."""
+    for i in range(four, n_open):
+        v0 = ring[j, i] + x
+        ring[j, i] = v0
+        w0 = v0 + table[j, off + i]
+        b0 = w0 if w0 > b0 else b0
     b0 = b1 if b1 > b0 else b0
     b2 = b3 if b3 > b2 else b2
-    b4 = b5 if b5 > b4 else b4
-    b6 = b7 if b7 > b6 else b6
-    b0 = b2 if b2 > b0 else b0
-    b4 = b6 if b6 > b4 else b4
-    return b4 if b4 > b0 else b0
+    return b2 if b2 > b0 else b0
 
 
 @njit(**_JIT)
