@@ -208,8 +208,9 @@ def _instrument(phases, hsmm, hmm):
             phases.wrap(family, "expected_stats", "emission stats")
     for module in (semi_markov, chain):
         phases.wrap(module, "run_parallel", "kernel")
-    for name in ("_arrays", "_scaled", "_bounds"):
+    for name in ("_arrays", "_scaled", "_bounds", "_tables", "_emission_array"):
         phases.wrap(semi_markov, name, "kernel arrays")
+    phases.wrap(semi_markov, "_scaled_emissions", "kernel arrays")
     for name in ("check_chain", "_scaled_emissions", "_parallel_plan"):
         phases.wrap(chain, name, "kernel arrays")
 

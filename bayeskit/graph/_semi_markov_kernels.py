@@ -204,10 +204,34 @@ def _stats_sequence(
 # rotated to the ring, so the sums over durations are contiguous products and
 # dot products, which compile to vector instructions (reassociated: the same
 # sums to rounding), where a running product over the durations of every
-# segment would be one long chain of dependent multiplications.
+# segment would be one long chain of dependent multiplications. The ring's
+# rows are padded with zeros to whole blocks of ``_LANES`` slots, and the
+# loops over them run over whole blocks: with no scalar remainder (at ``D =
+# 50``, a third of the slots went through one) and, at 16, fewer partial
+# vectors (at ``D = 50`` and ``T = 5,000``, 8, 16 and 32 slots a block took
+# 463, 441 and 423 us in the forward pass; 16 costs short sequences less).
 _RING = {**_JIT, "fastmath": {"reassoc", "contract"}}
+# The loops over a ring are inlined in the recursions (numba's own inlining):
+# called, the rows of a step ran one after the other; inlined, the next row's
+# loads overlap the last one's sums (a quarter of the forward pass's time).
+_INLINE = {**_JIT, "inline": "always"}
+_INLINE_RING = {**_RING, "inline": "always"}
 _TINY = 1e-200
 _U = np.uint64
+_LANES = 16
+
+
+@njit(**_JIT)
+def _ring_width(max_dur):  # pragma: no cover - compiled
+    """The slots of a ring row: ``max_dur`` rounded up to whole vectors."""
+    return (max_dur + _LANES - 1) // _LANES * _LANES
+
+
+@njit(**_JIT)
+def _open_slots(t, width):  # pragma: no cover - compiled
+    """The slots a forward ring reads at a sequence's step ``t``: those of
+    the ``t + 1`` segments open, rounded up to whole vectors."""
+    return _U(min(width, (t + _LANES) // _LANES * _LANES))
 
 
 @njit(**_RING)
@@ -216,18 +240,65 @@ def _ring_tables(pmf, surv):  # pragma: no cover - compiled
     ring's slot ``i`` at step ``t`` holds the segment of duration
     ``(t - i) % D + 1``, ``fwd_pmf[j, D - 1 - t % D + i]``'s (and
     ``fwd_surv``'s); the backward ring's slot ``i`` at step ``t`` the segment
-    of duration ``(i - t) % D + 1``, ``bwd_pmf[j, D - t % D + i]``'s."""
+    of duration ``(i - t) % D + 1``, ``bwd_pmf[j, D - t % D + i]``'s. Of
+    ``D`` plus :func:`_ring_width` columns, so that the padded rows read
+    them whole (a pad slot's entry is any one of the table's)."""
     n_states, max_dur = pmf.shape
-    fwd_pmf = np.empty((n_states, 2 * max_dur))
-    fwd_surv = np.empty((n_states, 2 * max_dur))
-    bwd_pmf = np.empty((n_states, 2 * max_dur))
+    size = max_dur + _ring_width(max_dur)
+    fwd_pmf = np.empty((n_states, size))
+    fwd_surv = np.empty((n_states, size))
+    bwd_pmf = np.empty((n_states, size))
     for j in range(n_states):
-        for m in range(2 * max_dur):
+        for m in range(size):
             back = (max_dur - 1 - m) % max_dur
             fwd_pmf[j, m] = pmf[j, back]
             fwd_surv[j, m] = surv[j, back]
             bwd_pmf[j, m] = pmf[j, m % max_dur]
     return fwd_pmf, fwd_surv, bwd_pmf
+
+
+@njit(**_INLINE_RING)
+def _scale_dot(ring, j, b, table, off, n, slot, new):  # pragma: no cover
+    """Puts ``new`` in ``ring[j, slot]``, multiplies ``ring[j, :n]`` by ``b``
+    (a product below ``_TINY`` flushed to 0: subnormal numbers are slow, and
+    no sum here needs them) and returns its dot product with ``table[j,
+    off:off + n]``. ``new`` is blended in the vector that holds its slot, not
+    stored first: a vector load of a slot just stored alone waits until the
+    store has left the core (its value cannot be forwarded), and with it the
+    whole step (half the pass's time)."""
+    f = 0.0
+    for i in range(n):
+        v = (new if i == slot else ring[j, i]) * b
+        v = v if v > _TINY else 0.0
+        ring[j, i] = v
+        f += v * table[j, off + i]
+    return f
+
+
+@njit(**_INLINE_RING)
+def _scale_dot_count(
+    ring, j, b, table, off, n, slot, new, counts, a
+):  # pragma: no cover
+    """:func:`_scale_dot`, adding ``a`` times every term of the dot product
+    to ``counts[j, off:off + n]``."""
+    f = 0.0
+    for i in range(n):
+        v = (new if i == slot else ring[j, i]) * b
+        v = v if v > _TINY else 0.0
+        ring[j, i] = v
+        term = v * table[j, off + i]
+        f += term
+        counts[j, off + i] += a * term
+    return f
+
+
+@njit(**_INLINE_RING)
+def _dot(ring, j, table, off, n):  # pragma: no cover - compiled
+    """``ring[j, :n]``'s dot product with ``table[j, off:off + n]``."""
+    f = 0.0
+    for i in range(n):
+        f += ring[j, i] * table[j, off + i]
+    return f
 
 
 @njit(**_RING)
@@ -241,7 +312,7 @@ def _scaled_forward_sequence(
     over the scales since ``u`` but the last (each step divides the ring by
     the scale of the step before, with its emissions, in one product).
     ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`'; ``ring``, of shape
-    ``(K, D)``, is work space (every slot read is written first).
+    ``(K, _ring_width(D))``, is work space.
 
     The scale of a step is the mass of the step before, ``c_t = m_{t-1}``
     (``c_0 = 1``), and of the last step its own mass, so that the product of
@@ -260,13 +331,15 @@ def _scaled_forward_sequence(
     (the difference of two sums) is harmless in a scale; the last step's
     mass, whose log ends the likelihood, is the sum itself.
     """
-    n_states, max_dur = ring.shape
+    n_states, width = ring.shape
+    max_dur = fwd_pmf.shape[1] - width
     n = e - s
     total = 0.0
     scale = 1.0  # c_{t-1}: the ring is not yet divided by it
     c = 1.0  # c_t
     slot = -1
     going = np.zeros(n_states)  # the mass of the segments that go on
+    ring[:, :] = 0.0  # slots not yet opened (and the pads) hold nothing
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -279,7 +352,7 @@ def _scaled_forward_sequence(
                 A[j, r] = a
         slot = slot + 1 if slot + 1 < max_dur else 0
         off = _U(max_dur - 1 - slot)
-        n_open = _U(min(max_dur, t + 1))  # slots 0 .. t before the ring is full
+        n_open = _open_slots(t, width)
         last = t == n - 1
         inv = 1.0 / scale
         inv_c = 1.0 if last else 1.0 / c
@@ -288,13 +361,7 @@ def _scaled_forward_sequence(
             b = bt[r, j] * inv
             # The new segment times the scale it is divided by with the rest.
             new = A[j, r] * scale
-            ring[j, slot] = new
-            f = 0.0
-            for i in range(n_open):
-                v = ring[j, i] * b
-                v = v if v > _TINY else 0.0
-                ring[j, i] = v
-                f += v * fwd_pmf[j, off + i]
+            f = _scale_dot(ring, j, b, fwd_pmf, off, n_open, _U(slot), new)
             # The mass by the recursion (see above), a scale.
             g = b * (going[j] + new * fwd_surv[j, max_dur - 1])
             going[j] = max(g - f, 0.0)
@@ -303,8 +370,7 @@ def _scaled_forward_sequence(
         if last:  # the exact mass: the sum over the durations
             mass = 0.0
             for j in range(n_states):
-                for i in range(n_open):
-                    mass += ring[j, i] * fwd_surv[j, off + i]
+                mass += _dot(ring, j, fwd_surv, off, n_open)
         if not (mass > 0.0 and mass < np.inf):
             return np.nan
         if last:  # the last scale: this step's mass
@@ -333,10 +399,11 @@ def _scaled_backward_sequence(
     its steps; the censored segment that ends the sequence is the product
     ``last``. Without ``counts`` (the posteriors alone) the same sums run
     without the duration counts. ``bwd_pmf`` is :func:`_ring_tables`';
-    ``ring``, of shape ``(K, D)``, is work space; ``durations`` has shape
-    ``(K, 2 D)``, the counts of duration ``d`` added at ``d - 1`` and
-    ``D + d - 1`` (the caller sums the halves)."""
+    ``ring``, of shape ``(K, _ring_width(D))``, is work space; ``durations``
+    has ``bwd_pmf``'s shape, the counts of duration ``d`` added at ``d - 1``
+    and ``D + d - 1`` (the caller sums the two)."""
     n_states, max_dur = pmf.shape
+    width = _U(ring.shape[1])
     n = e - s
     last = np.ones(n_states)
     ring[:, :] = 0.0  # the slots of segments past the end hold 0
@@ -357,25 +424,16 @@ def _scaled_backward_sequence(
         for j in range(n_states):
             rj = R[j, r]
             # The last step ends no complete segment.
-            ring[j, slot] = Be[j, r] if t < n - 1 else 0.0
+            end = Be[j, r] if t < n - 1 else 0.0
             a = weight * A[j, r] if counts else 0.0
             a = a if a > _TINY else 0.0
-            acc = 0.0
             # A segment whose start has no mass adds 0 to the counts: skipped.
             if a > 0.0:
-                for i in range(_U(max_dur)):
-                    v = ring[j, i] * rj
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    term = v * bwd_pmf[j, off + i]
-                    acc += term
-                    durations[j, off + i] += a * term
+                acc = _scale_dot_count(
+                    ring, j, rj, bwd_pmf, off, width, _U(slot), end, durations, a
+                )
             else:
-                for i in range(_U(max_dur)):
-                    v = ring[j, i] * rj
-                    v = v if v > _TINY else 0.0
-                    ring[j, i] = v
-                    acc += v * bwd_pmf[j, off + i]
+                acc = _scale_dot(ring, j, rj, bwd_pmf, off, width, _U(slot), end)
             if censored <= max_dur:
                 last[j] *= rj
                 p = last[j]
@@ -427,8 +485,8 @@ def _forward_backward_pass(
     fwd_pmf, fwd_surv, bwd_pmf = _ring_tables(pmf, surv)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
-        found = np.zeros((n_states, 2 * max_dur))
-        ring = np.empty((n_states, max_dur))
+        found = np.zeros(bwd_pmf.shape)
+        ring = np.empty((n_states, _ring_width(max_dur)))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
@@ -439,13 +497,19 @@ def _forward_backward_pass(
                     ring,
                 )  # fmt: skip
                 if ll == ll:
-                    found[:] = 0.0
+                    if counts:
+                        found[:] = 0.0
                     if _scaled_backward_sequence(
                         trans, pmf, surv, bwd_pmf, s, e, A, R, Bs, Be,
                         weights[n], found, counts, ring,
                     ):  # fmt: skip
                         log_likelihood[n] = ll
-                        durations[task] += found[:, :max_dur] + found[:, max_dur:]
+                        if counts:
+                            for j in range(n_states):
+                                for d in range(max_dur):
+                                    durations[task, j, d] += (
+                                        found[j, d] + found[j, max_dur + d]
+                                    )
                         _scaled_stats_sequence(
                             trans, pmf, s, e, A, F, Bs, Be, weights[n], gamma,
                             starts[task], transitions[task], counts,
@@ -476,7 +540,7 @@ def _forward_pass(
     fwd_pmf, fwd_surv, _ = _ring_tables(pmf, surv)
     for task in numba.prange(n_tasks):
         buf = np.empty(size)
-        ring = np.empty((n_states, max_dur))
+        ring = np.empty((n_states, _ring_width(max_dur)))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
@@ -500,40 +564,20 @@ def _forward_pass(
 # ``A[u, j]`` plus its emissions so far, one addition per step, and each step
 # reads it through the rotated log duration table; the maximum over the slots
 # runs on four independent maxima (one chain of dependent comparisons would
-# take four times as long). The shortest duration that reaches it is needed
-# only for the segments of the best path: the backtrace finds it there, by the
-# same sums in the same order (:func:`_segment_duration`). No reassociation:
-# every sum is the numpy recursions' (``_semi_markov_numpy.viterbi``), in their
-# order.
+# take four times as long; eight, or the loop vectorised on keys, took longer
+# here), unpadded. The shortest duration that
+# reaches it is needed only for the segments of the best path: the backtrace
+# finds it there, by the same sums in the same order (:func:`_segment_duration`).
+# No reassociation: every sum is the numpy recursions'
+# (``_semi_markov_numpy.viterbi``), in their order, and a maximum is the same
+# whatever the order of its comparisons.
 
 
-@njit(**_JIT)
-def _ring_max(ring, table, j, off, n_open):  # pragma: no cover - compiled
-    """``max(ring[j, i] + table[j, off + i])`` over ``i < n_open`` (``-inf``
-    if none), in four interleaved chains."""
-    b0 = b1 = b2 = b3 = -np.inf
-    four = n_open - n_open % _U(4)
-    for i in range(_U(0), four, _U(4)):
-        w0 = ring[j, i] + table[j, off + i]
-        w1 = ring[j, i + _U(1)] + table[j, off + i + _U(1)]
-        w2 = ring[j, i + _U(2)] + table[j, off + i + _U(2)]
-        w3 = ring[j, i + _U(3)] + table[j, off + i + _U(3)]
-        b0 = w0 if w0 > b0 else b0
-        b1 = w1 if w1 > b1 else b1
-        b2 = w2 if w2 > b2 else b2
-        b3 = w3 if w3 > b3 else b3
-    for i in range(four, n_open):
-        w0 = ring[j, i] + table[j, off + i]
-        b0 = w0 if w0 > b0 else b0
-    b0 = b1 if b1 > b0 else b0
-    b2 = b3 if b3 > b2 else b2
-    return b2 if b2 > b0 else b0
-
-
-@njit(**_JIT)
+@njit(**_INLINE)
 def _ring_add_max(ring, table, j, off, n_open, x):  # pragma: no cover - compiled
-    """Adds ``x`` to ``ring[j, :n_open]`` and returns :func:`_ring_max` of the
-    result, in the same pass over the ring."""
+    """Adds ``x`` to ``ring[j, :n_open]`` and returns the largest ``ring[j,
+    i] + table[j, off + i]`` of the result (``-inf`` if none), in four
+    interleaved chains, in the same pass over the ring."""
     b0 = b1 = b2 = b3 = -np.inf
     four = n_open - n_open % _U(4)
     for i in range(_U(0), four, _U(4)):
@@ -565,9 +609,9 @@ def _ring_add_max(ring, table, j, off, n_open, x):  # pragma: no cover - compile
 
 @njit(**_JIT)
 def _ring_argmax(ring, table, j, off, slot, n_open, best):  # pragma: no cover
-    """The shortest duration whose sum (as :func:`_ring_max`'s) is ``best``:
-    the slots from the newest segment's back round the ring (``n_open``
-    signed, as the durations are)."""
+    """The shortest duration whose sum (as :func:`_ring_add_max` reads it,
+    once the step is added) is ``best``: the slots from the newest segment's
+    back round the ring (``n_open`` signed, as the durations are)."""
     i = slot
     for d in range(1, n_open + 1):
         if ring[j, i] + table[j, off + _U(i)] == best:
@@ -601,13 +645,15 @@ def _viterbi_sequence(
     ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
     path unset). Ties go to the lowest state and the shortest duration.
     ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`' of the log
-    tables; ``ring`` is work space, as in the forward pass."""
+    tables; ``ring``, of shape ``(K, D)``, is work space (every slot read
+    is written first)."""
     n_states, max_dur = ring.shape
     n = e - s
     off = _U(0)
     slot = 0
     n_signed = 0
     n_open = _U(0)
+    top, state = -np.inf, 0  # the censored last segment's best sum
     for t in range(n):
         r = s + t
         for j in range(n_states):
@@ -627,22 +673,17 @@ def _viterbi_sequence(
         n_open = _U(n_signed)
         for j in range(n_states):
             ring[j, slot] = A[r, j]
-            if t == n - 1:
-                x = log_em[r, j]
-                for i in range(n_open):
-                    ring[j, i] += x
+            if t < n - 1:
+                F[r, j] = _ring_add_max(ring, fwd_pmf, j, off, n_open, log_em[r, j])
                 continue
-            F[r, j] = _ring_add_max(ring, fwd_pmf, j, off, n_open, log_em[r, j])
-    # The censored last segment: the first state (then the shortest duration)
-    # of the largest sum.
-    best, state = -np.inf, 0
-    for j in range(n_states):
-        v = _ring_max(ring, fwd_surv, j, off, n_open)
-        if v > best:
-            best, state = v, j
-    if best == -np.inf:
-        return best
-    dur = _ring_argmax(ring, fwd_surv, state, off, slot, n_signed, best)
+            # The censored last segment: the first state (then the shortest
+            # duration) of the largest sum.
+            v = _ring_add_max(ring, fwd_surv, j, off, n_open, log_em[r, j])
+            if v > top:
+                top, state = v, j
+    if top == -np.inf:
+        return top
+    dur = _ring_argmax(ring, fwd_surv, state, off, slot, n_signed, top)
     end = e - 1
     while True:
         for u in range(end - dur + 1, end + 1):
@@ -653,7 +694,7 @@ def _viterbi_sequence(
         state = from_state[first, state]
         end = first - 1
         dur = _segment_duration(A, log_em, log_pmf, F[end, state], s, end, state)
-    return best
+    return top
 
 
 @parallel_pair(**_JIT)

@@ -99,24 +99,38 @@ def _bounds(lengths, n_steps: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 
-def _arrays(log_startprob, log_transmat, pmf, log_emission):
+def _param_arrays(log_startprob, log_transmat, pmf):
+    """The parameters as the log-space recursions read them: start and
+    transition log-tables, log durations and log survivals (contiguous
+    float64), their shapes checked against each other."""
     start = np.ascontiguousarray(log_startprob, dtype=np.float64)
     trans = np.ascontiguousarray(log_transmat, dtype=np.float64)
     pmf = np.asarray(pmf, dtype=np.float64)
-    em = np.ascontiguousarray(log_emission, dtype=np.float64)
     k = len(start)
     if trans.shape != (k, k) or pmf.ndim != 2 or pmf.shape[0] != k:
         raise ValueError(
             f"log_transmat must be ({k}, {k}) and pmf ({k}, max_duration), got "
             f"{trans.shape} and {pmf.shape}"
         )
-    if em.ndim != 2 or em.shape[1] != k:
-        raise ValueError(f"log_emission must have {k} columns, got {em.shape}")
-    if np.isnan(em).any() or (em == np.inf).any():
-        raise ValueError("log_emission contains NaN or +inf.")
     log_pmf = np.ascontiguousarray(safe_log(pmf))
     log_surv = np.ascontiguousarray(log_survival(pmf))
-    return start, trans, log_pmf, log_surv, em
+    return start, trans, log_pmf, log_surv
+
+
+def _emission_array(log_emission, k: int) -> np.ndarray:
+    """``log_emission`` as contiguous float64 of ``k`` columns, with no NaN
+    and no ``+inf`` (one pass: the largest value is NaN if any is)."""
+    em = np.ascontiguousarray(log_emission, dtype=np.float64)
+    if em.ndim != 2 or em.shape[1] != k:
+        raise ValueError(f"log_emission must have {k} columns, got {em.shape}")
+    if em.size and not em.max() < np.inf:
+        raise ValueError("log_emission contains NaN or +inf.")
+    return em
+
+
+def _arrays(log_startprob, log_transmat, pmf, log_emission):
+    start, trans, log_pmf, log_surv = _param_arrays(log_startprob, log_transmat, pmf)
+    return start, trans, log_pmf, log_surv, _emission_array(log_emission, len(start))
 
 
 def _row_max(em: np.ndarray) -> np.ndarray:
@@ -128,16 +142,52 @@ def _row_max(em: np.ndarray) -> np.ndarray:
     return out
 
 
+def _scaled_emissions(em: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every step's emissions over their maximum, and the maxima (a step of
+    all ``-inf`` gets shift 0: its mass is 0)."""
+    shift = _row_max(em)
+    shift[shift == -np.inf] = 0.0
+    bt = em - shift[:, None]
+    return np.exp(bt, out=bt), shift
+
+
 def _scaled(start, trans, log_pmf, log_surv, em):
     """The probabilities of the scaled recursions: start, transitions,
     durations and survivals, and every step's emissions over their maximum
-    with the maxima (a step of all ``-inf`` gets shift 0: its mass is 0)."""
-    shift = _row_max(em)
-    shift[shift == -np.inf] = 0.0
-    bt = np.exp(em - shift[:, None])
+    with the maxima (see :func:`_scaled_emissions`)."""
     return (
-        np.exp(start), np.exp(trans), np.exp(log_pmf), np.exp(log_surv), bt, shift
+        np.exp(start), np.exp(trans), np.exp(log_pmf), np.exp(log_surv),
+        *_scaled_emissions(em),
     )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """The parameters as the kernels read them: the log-tables of
+    :func:`_param_arrays` and their probabilities (the scaled recursions'),
+    computed once per :class:`SemiMarkovParams` (its ``tables``)."""
+
+    log_start: np.ndarray
+    log_trans: np.ndarray
+    log_pmf: np.ndarray
+    log_surv: np.ndarray
+    start: np.ndarray
+    trans: np.ndarray
+    pmf: np.ndarray
+    surv: np.ndarray
+
+    @property
+    def logs(self) -> tuple:
+        return self.log_start, self.log_trans, self.log_pmf, self.log_surv
+
+    @property
+    def probabilities(self) -> tuple:
+        return self.start, self.trans, self.pmf, self.surv
+
+
+def _tables(log_startprob, log_transmat, pmf) -> _Tables:
+    logs = _param_arrays(log_startprob, log_transmat, pmf)
+    return _Tables(*logs, *(np.exp(table) for table in logs))
 
 
 @dataclass(frozen=True)
@@ -215,33 +265,40 @@ def semi_markov_forward_backward(
     ValueError
         If a sequence has probability zero under the model.
     """
-    start, trans, log_pmf, log_surv, em = _arrays(
-        log_startprob, log_transmat, pmf, log_emission
-    )
+    return _forward_backward(
+        _tables(log_startprob, log_transmat, pmf), log_emission, lengths, weights,
+        exact, counts,
+    )  # fmt: skip
+
+
+def _forward_backward(
+    tables: _Tables, log_emission, lengths, weights, exact: bool, counts: bool
+) -> SemiMarkovPosterior:
+    """:func:`semi_markov_forward_backward` on the parameters' ``tables``."""
+    em = _emission_array(log_emission, len(tables.start))
     n_steps, k = em.shape
-    D = log_pmf.shape[1]
+    D = tables.pmf.shape[1]
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
     w = np.ones(n_seq) if weights is None else np.asarray(weights, dtype=float)
-    scaled = _scaled(start, trans, log_pmf, log_surv, em)
+    scaled = (*tables.probabilities, *_scaled_emissions(em))
     n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
     if not exact and _numpy_first(_forward_backward_pass, n_threads, n_tasks):
-        waiting = _in_background(
-            n_threads, n_tasks, log_startprob, log_transmat, pmf, log_emission, lengths
-        )
+        waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
         found = _semi_markov_numpy.forward_backward(*scaled, bounds, w, waiting)
         if found is not None:
             return SemiMarkovPosterior(*found[:2], *(found[2:] if counts else ()))
     # Messages as (k, n_steps): the sums over durations read them along time.
-    A, F, Bs, Be, R = (np.zeros((k, n_steps)) for _ in range(5))
+    # Every entry the kernels read they write first.
+    A, F, Bs, Be, R = (np.empty((k, n_steps)) for _ in range(5))
     log_lik = np.empty(n_seq)
-    gamma = np.zeros((n_steps, k))
+    gamma = np.empty((n_steps, k))
     starts = np.zeros((n_tasks, k))
     transitions = np.zeros((n_tasks, k, k))
     durations = np.zeros((n_tasks, k, D))
     run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_pmf, log_surv, em, *scaled, bounds, w, n_tasks, exact,
+        *tables.logs, em, *scaled, bounds, w, n_tasks, exact,
         counts, A, F, Bs, Be, R,
         log_lik, gamma, starts, transitions, durations,
     )  # fmt: skip
@@ -264,27 +321,29 @@ def semi_markov_forward(
     """Log-likelihood of every sequence (``-inf`` for an impossible one),
     the forward pass of :func:`semi_markov_forward_backward` (``exact`` as
     there)."""
-    start, trans, log_pmf, log_surv, em = _arrays(
-        log_startprob, log_transmat, pmf, log_emission
+    return _forward(
+        _tables(log_startprob, log_transmat, pmf), log_emission, lengths, exact
     )
+
+
+def _forward(tables: _Tables, log_emission, lengths, exact: bool) -> np.ndarray:
+    """:func:`semi_markov_forward` on the parameters' ``tables``."""
+    em = _emission_array(log_emission, len(tables.start))
     n_steps, k = em.shape
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
-    scaled = _scaled(start, trans, log_pmf, log_surv, em)
-    n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
+    scaled = (*tables.probabilities, *_scaled_emissions(em))
+    n_threads, n_tasks = _plan(n_steps, k, tables.pmf.shape[1], n_seq)
     if not exact and _numpy_first(_forward_pass, n_threads, n_tasks):
-        waiting = _in_background(
-            n_threads, n_tasks, log_startprob, log_transmat, pmf, log_emission, lengths
-        )
+        waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
         found = _semi_markov_numpy.forward(*scaled, bounds, waiting)
         if found is not None:
             return found
-    A, F, R = (np.zeros((k, n_steps)) for _ in range(3))
+    A, F, R = (np.empty((k, n_steps)) for _ in range(3))
     log_lik = np.empty(n_seq)
     run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_pmf, log_surv, em, *scaled, bounds, n_tasks, exact,
-        A, F, R, log_lik,
+        *tables.logs, em, *scaled, bounds, n_tasks, exact, A, F, R, log_lik,
     )  # fmt: skip
     return log_lik
 
@@ -305,33 +364,36 @@ def semi_markov_viterbi(
     ValueError
         If a sequence has probability zero under the model.
     """
-    start, trans, log_pmf, log_surv, em = _arrays(
-        log_startprob, log_transmat, pmf, log_emission
-    )
+    return _viterbi(_tables(log_startprob, log_transmat, pmf), log_emission, lengths)
+
+
+def _viterbi(tables: _Tables, log_emission, lengths) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`semi_markov_viterbi` on the parameters' ``tables``."""
+    em = _emission_array(log_emission, len(tables.start))
     n_steps, k = em.shape
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
+    log_start, log_trans, log_pmf, log_surv = tables.logs
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
     found = None
     if _numpy_first(_viterbi_pass, n_threads, n_tasks):
-        waiting = _in_background(
-            n_threads, n_tasks, log_startprob, log_transmat, pmf, log_emission, lengths
-        )
+        waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
         found = _semi_markov_numpy.viterbi(
-            start, trans, log_pmf, log_surv, em, bounds, waiting
+            log_start, log_trans, log_pmf, log_surv, em, bounds, waiting
         )
     if found is not None:
         path, log_prob = found
         _check_possible(log_prob)
         return path, log_prob
-    A, F = np.full((n_steps, k), -np.inf), np.full((n_steps, k), -np.inf)
-    from_state = np.zeros((n_steps, k), dtype=np.int64)
-    path = np.zeros(n_steps, dtype=np.int64)
+    # Every entry the kernel reads it writes first; a path is written whole
+    # unless the sequence is impossible (an error).
+    A, F = np.empty((n_steps, k)), np.empty((n_steps, k))
+    from_state = np.empty((n_steps, k), dtype=np.int64)
+    path = np.empty(n_steps, dtype=np.int64)
     log_prob = np.empty(n_seq)
     run_parallel(
         _viterbi_pass, min(n_threads, n_tasks), 1,
-        start, trans, log_pmf, log_surv, em, bounds, n_tasks, A, F, from_state,
-        path, log_prob,
+        *tables.logs, em, bounds, n_tasks, A, F, from_state, path, log_prob,
     )  # fmt: skip
     _check_possible(log_prob)
     return path, log_prob
@@ -343,14 +405,14 @@ def _check_possible(log_prob: np.ndarray) -> None:
         raise ValueError(f"sequence {bad} has probability zero under the model")
 
 
-def _in_background(n_threads, n_tasks, *args) -> bool:
+def _in_background(n_threads, n_tasks, tables: _Tables, em, lengths) -> bool:
     """Whether the kernels are being compiled in the background, in a child
-    process replaying the three passes on this call's arguments ``args``
-    (started once the numpy recursions have taken ``_jit._BACKGROUND_AFTER``
-    CPU seconds): the numpy recursions then keep answering past their
-    budget."""
+    process replaying the three passes on this call's arguments (started
+    once the numpy recursions have taken ``_jit._BACKGROUND_AFTER`` CPU
+    seconds): the numpy recursions then keep answering past their budget."""
     if _semi_markov_numpy._spent[0] < _jit._BACKGROUND_AFTER:
         return False  # well within the budget: no need to ask
+    args = (tables.log_start, tables.log_trans, tables.pmf, em, lengths)
     parallel = min(n_threads, n_tasks) > 1
     key = "semi_markov" + ("_parallel" if parallel else "")
     kernel = _forward_backward_pass.variant(parallel)
@@ -405,6 +467,13 @@ class SemiMarkovParams:
     @functools.cached_property
     def log_transmat(self) -> np.ndarray:
         return safe_log(self.transmat)
+
+    @functools.cached_property
+    def tables(self) -> _Tables:
+        """The tables the recursions read (the log tables and the
+        probabilities of the scaled recursions), computed once for these
+        parameters rather than at every call."""
+        return _tables(self.log_startprob, self.log_transmat, self.pmf)
 
 
 @dataclass(frozen=True)
@@ -490,35 +559,27 @@ class SemiMarkovChain:
     ) -> SemiMarkovPosterior:
         """Sum-product over the segmentations (see
         :func:`semi_markov_forward_backward`)."""
-        return semi_markov_forward_backward(
-            params.log_startprob, params.log_transmat, params.pmf,
-            self._dense(messages), lengths, weights,
-        )  # fmt: skip
+        return _forward_backward(
+            params.tables, self._dense(messages), lengths, weights, False, True
+        )
 
     def marginals(
         self, messages, params: SemiMarkovParams, lengths=None
     ) -> SemiMarkovPosterior:
         """:meth:`posterior` without the expected counts (None): every step's
         posterior and the log evidence, what ``predict_proba`` needs."""
-        return semi_markov_forward_backward(
-            params.log_startprob, params.log_transmat, params.pmf,
-            self._dense(messages), lengths, counts=False,
-        )  # fmt: skip
+        return _forward_backward(
+            params.tables, self._dense(messages), lengths, None, False, False
+        )
 
     def filter(self, messages, params: SemiMarkovParams, lengths=None):
         """The log-likelihood of every sequence (``log_evidence``)."""
-        log_lik = semi_markov_forward(
-            params.log_startprob, params.log_transmat, params.pmf,
-            self._dense(messages), lengths,
-        )  # fmt: skip
+        log_lik = _forward(params.tables, self._dense(messages), lengths, False)
         return _Filter(log_lik)
 
     def decode(self, messages, params: SemiMarkovParams, lengths=None):
         """Max-product: the most probable path and its log joint probability."""
-        return semi_markov_viterbi(
-            params.log_startprob, params.log_transmat, params.pmf,
-            self._dense(messages), lengths,
-        )  # fmt: skip
+        return _viterbi(params.tables, self._dense(messages), lengths)
 
     # -- learning ----------------------------------------------------------------
     def zeros(self) -> SemiMarkovStats:

@@ -8,7 +8,11 @@ from scipy.special import logsumexp
 
 from bayeskit._logmath import safe_log
 from bayeskit.graph import forward_backward
-from bayeskit.graph._semi_markov_kernels import _ring_tables, _scaled_forward_sequence
+from bayeskit.graph._semi_markov_kernels import (
+    _ring_tables,
+    _ring_width,
+    _scaled_forward_sequence,
+)
 from bayeskit.graph.semi_markov import (
     _arrays,
     _scaled,
@@ -245,7 +249,7 @@ def test_a_step_the_scaled_recursion_loses_goes_to_log_space():
     start_, trans_, pmf_, surv_, bt, shift = _scaled(*_arrays(*args))
     fwd_pmf, fwd_surv, _ = _ring_tables(pmf_, surv_)
     A, F, R = (np.zeros((2, 12)) for _ in range(3))
-    ring = np.empty((2, 5))
+    ring = np.empty((2, _ring_width(5)))
     tables = (fwd_pmf, fwd_surv, bt, shift)
     log_lik = _scaled_forward_sequence(start_, trans_, *tables, 0, 12, A, F, R, ring)
     assert np.isnan(log_lik)

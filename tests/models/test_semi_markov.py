@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize, minimize_scalar
 from scipy.special import logsumexp
+from sklearn.base import clone
 
 from bayeskit import HiddenMarkovModel, HiddenSemiMarkovModel
 from bayeskit.hmm._durations import (
@@ -311,6 +312,74 @@ def test_bad_input_names_the_parameter():
     fitted.duration_rates_ = np.array([1.0, -1.0])
     with pytest.raises(ValueError, match="duration_rates_"):
         fitted.predict(X, lengths)
+
+
+def _built_afresh(model, X, lengths):
+    """A model of ``model``'s hyperparameters given its parameters by hand
+    (copies), nothing kept from calls before."""
+    fresh = clone(model)
+    fresh._init(X, lengths)
+    fresh.startprob_ = model.startprob_.copy()
+    fresh.transmat_ = model.transmat_.copy()
+    for name in model._duration_family().fields:
+        setattr(fresh, name, np.array(getattr(model, name), dtype=float))
+    fresh._emission_value = model.emission_params_
+    return fresh
+
+
+@pytest.mark.parametrize("duration", ["table", "poisson", "negative_binomial"])
+def test_parameters_set_by_hand_after_a_prediction_are_read_anew(duration):
+    """The tables the recursions read are computed once per parameters and
+    kept with them: parameters assigned or changed in place after a
+    prediction give the answers of a model built afresh with them (and not
+    those before the change)."""
+    X, lengths = _data(6, k=3)
+    model = HiddenSemiMarkovModel(
+        3, duration=duration, max_duration=8, n_iter=2, random_state=0
+    ).fit(X, lengths)
+    rng = np.random.default_rng(0)
+    field = model._duration_family().fields[0]
+
+    def assign_durations():
+        value = getattr(model, field)
+        if duration == "table":
+            setattr(model, field, rng.dirichlet(np.ones(8), size=3))
+        else:
+            setattr(model, field, value * rng.uniform(1.5, 3.0, size=3))
+
+    def durations_in_place():
+        if duration == "table":
+            model.durations_[1] = rng.dirichlet(np.ones(8))
+        else:
+            getattr(model, field)[0] *= 2.0
+
+    def transitions_in_place():
+        model.transmat_[0] = [0.0, 0.1, 0.9]
+
+    def start_in_place():
+        model.startprob_[:] = [0.05, 0.05, 0.9]
+
+    def answers(m):
+        return (
+            m.score(X, lengths),
+            m.predict_proba(X, lengths),
+            m.decode(X, lengths)[0],
+            m.score_sequences(X, lengths),
+        )
+
+    for change in (
+        assign_durations,
+        durations_in_place,
+        transitions_in_place,
+        start_in_place,
+    ):
+        before = answers(model)
+        change()
+        after = answers(model)
+        expected = answers(_built_afresh(model, X, lengths))
+        for got, want in zip(after, expected):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        assert not np.isclose(after[0], before[0]), change.__name__
 
 
 def test_the_caller_data_is_not_changed_and_n_init_keeps_the_best():
