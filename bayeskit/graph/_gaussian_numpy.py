@@ -64,29 +64,33 @@ _timed = timed_against(lambda: _spent)
 def householder_r(M: np.ndarray) -> None:
     """The kernel ``householder_r`` on every matrix of the stack ``M`` (shape
     ``(m, r, c)``, ``r >= c``), in place: the same reflections, the same sums
-    in the same order."""
+    in the same order. The work is done on a copy with the stack last (every
+    entry a contiguous row of ``m`` values) and the columns right of ``j``
+    together (each column's dot product and update are the kernel's
+    operations on it)."""
     r, c = M.shape[1:]
+    T = np.ascontiguousarray(M.transpose(1, 2, 0))
     with np.errstate(divide="ignore", invalid="ignore"):
         for j in range(c):
-            s = M[:, j, j] * M[:, j, j]
+            s = T[j, j] * T[j, j]
             for i in range(j + 1, r):
-                s = s + M[:, i, j] * M[:, i, j]
+                s += T[i, j] * T[i, j]
             norm = np.sqrt(s)
-            x0 = M[:, j, j]
+            x0 = T[j, j]
             alpha = np.where(x0 > 0, -norm, norm)
-            v0 = x0 - alpha
-            vtv = s - x0 * x0 + v0 * v0
-            reflect = vtv > 0.0
-            below = M[:, j + 1 :, j]
-            for col in range(j + 1, c):
-                dot = v0 * M[:, j, col]
+            if j + 1 < c:
+                v0 = x0 - alpha
+                vtv = s - x0 * x0 + v0 * v0
+                right = T[j, j + 1 :]
+                dot = v0 * right
                 for i in range(j + 1, r):
-                    dot = dot + M[:, i, j] * M[:, i, col]
-                f = np.where(reflect, 2.0 * dot / vtv, 0.0)
-                M[:, j, col] -= f * v0
-                M[:, j + 1 :, col] -= f[:, None] * below
-            M[:, j, j] = np.where(s == 0.0, M[:, j, j], alpha)
-            M[:, j + 1 :, j] = 0.0
+                    dot += T[i, j] * T[i, j + 1 :]
+                f = np.where(vtv > 0.0, 2.0 * dot / vtv, 0.0)
+                right -= f * v0
+                T[j + 1 :, j + 1 :] -= f * T[j + 1 :, j, None]
+            T[j, j] = np.where(s == 0.0, x0, alpha)
+            T[j + 1 :, j] = 0.0
+    M[...] = T.transpose(2, 0, 1)
 
 
 def _gram(U: np.ndarray) -> np.ndarray:
