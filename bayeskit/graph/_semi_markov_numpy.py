@@ -66,45 +66,50 @@ def fits(
 _timed = timed_against(lambda: _spent)
 
 
-def _accumulate(ufunc, x):
-    """``ufunc.accumulate(x, axis=0)`` step by step (numpy's accumulate runs
-    along the axis for every element, slowly on short axes); the same
-    operations in the same order."""
-    out = np.empty_like(x)
-    out[0] = x[0]
-    for d in range(1, len(x)):
-        ufunc(out[d - 1], x[d], out=out[d])
-    return out
-
-
 def _forward(start, trans, pmf, surv, bt, shift, steps):
     """The scaled forward pass (the kernel ``_scaled_forward_sequence``).
 
     Returns the log-likelihoods (sorted as ``steps``) and the messages ``A``,
     ``F``, ``R``, padded at the start; or None if a step's mass is not a
     positive finite number.
+
+    The open segments are held as the kernel holds them, in a ring: the slot
+    of the segment of state ``j`` that began ``d - 1`` steps ago holds its
+    start message times its emissions, so that a step multiplies every open
+    segment by one factor (the step's emissions over the scale of the step
+    before) instead of forming the products over the durations anew; and the
+    sums over the durations, of the ending segments (times ``p_j(d)``) and of
+    the mass (times ``P(d_j >= d)``), are one stacked matrix product.
     """
     k = bt.shape[1]
     D = pmf.shape[1]
-    pmf_t, surv_t = pmf.T[:, None], surv.T[:, None]  # duration d in row d - 1
+    n_seq = len(steps.starts)
+    weights = np.stack([pmf, surv], axis=2)  # (k, D, 2): both sums at once
     bt, shift = steps.pad(bt, "forward"), steps.pad(shift, "forward")
-    A, F, R = (np.zeros((steps.n_steps, len(steps.starts), k)) for _ in range(3))
-    log_likelihood = np.zeros(len(steps.starts))
+    A, F, R = (np.zeros((steps.n_steps, n_seq, k)) for _ in range(3))
+    log_likelihood = np.zeros(n_seq)
+    # ring[j, s, d - 1]: state j's segment of sequence s begun d - 1 steps
+    # ago; written into the spare ring, shifted by one duration, every step.
+    ring, spare = np.zeros((k, n_seq, D)), np.zeros((k, n_seq, D))
+    inv = np.ones(n_seq)
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         for t in range(steps.n_steps):
             m = steps.active[t]
             A[t, :m] = start if t == 0 else F[t - 1, :m] @ trans
-            # The segments ending here began d - 1 steps ago, d = 1 .. nd.
             nd = min(D, t + 1)
-            factors = R[t - nd + 1 : t + 1, :m][::-1]
-            factors[0] = bt[t, :m]  # R[t] is not set yet: bt[t] in its place
-            a = A[t - nd + 1 : t + 1, :m][::-1] * _accumulate(np.multiply, factors)
-            mass = (a * surv_t[:nd]).sum(axis=0).sum(axis=1)
+            b = bt[t, :m]
+            if nd > 1:
+                factor = (b * inv[:m, None]).T[:, :, None]
+                np.multiply(ring[:, :m, : nd - 1], factor, out=spare[:, :m, 1:nd])
+            spare[:, :m, 0] = (A[t, :m] * b).T
+            ring, spare = spare, ring
+            sums = np.matmul(ring[:, :m, :nd], weights[:, :nd])  # (k, m, 2)
+            mass = sums[:, :, 1].sum(axis=0)
             if not ((mass > 0.0) & (mass < np.inf)).all():
                 return None
             inv = 1.0 / mass
-            F[t, :m] = (a * pmf_t[:nd]).sum(axis=0) * inv[:, None]
-            R[t, :m] = bt[t, :m] * inv[:, None]
+            F[t, :m] = sums[:, :, 0].T * inv[:, None]
+            R[t, :m] = b * inv[:, None]
             log_likelihood[:m] += np.log(mass) + shift[t, :m]
     return log_likelihood, A, F, R
 
@@ -141,35 +146,56 @@ def forward_backward(
     log_likelihood, A, F, R = found
     k = bt.shape[1]
     D = pmf.shape[1]
-    pmf_t, surv_t = pmf.T[:, None], surv.T[:, None]
+    n_steps, n_seq = steps.n_steps, len(steps.starts)
     w = weights[steps.order]
     # The backward pass aligns the sequences at their last step.
     A_end = steps.pad(steps.unpad(A, "forward"), "backward")
     R_end = steps.pad(steps.unpad(R, "forward"), "backward")
-    Bs, Be = np.zeros_like(A), np.zeros_like(A)
+    Bs = np.zeros_like(A)
+    # Be state-major and reversed in time (``Be_rev[j, s, n_steps - 1 - tau]``
+    # is ``Be[tau, s, j]``), so that the messages ending the segments that
+    # start tau steps before the end, ``Be[tau - d + 1]``, are a slice.
+    Be_rev = np.zeros((k, n_seq, n_steps))
     durations = np.zeros((D, k))
+    ones = np.ones(D)
+    # ring[j, s, d - 1]: the scaled emissions of state j's segment of d steps
+    # starting here, a product grown by one factor per step (as the forward
+    # pass's).
+    ring, spare = np.zeros((k, n_seq, D)), np.zeros((k, n_seq, D))
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         # tau steps before each sequence's end: the segments that start here
         # last d = 1 .. nd steps, the last censored if it reaches the end
         # (d = tau + 1 <= D).
-        for tau in range(steps.n_steps):
+        for tau in range(n_steps):
             m = steps.active[tau]
+            here = n_steps - 1 - tau
             if tau:
-                Be[tau, :m] = Bs[tau - 1, :m] @ trans.T
+                Be_rev[:, :m, here] = (Bs[tau - 1, :m] @ trans.T).T
             nd = min(D, tau + 1)
-            prod = _accumulate(np.multiply, R_end[tau - nd + 1 : tau + 1, :m][::-1])
-            a = w[:m, None] * A_end[tau, :m]
+            r = R_end[tau, :m].T
+            if nd > 1:
+                np.multiply(
+                    ring[:, :m, : nd - 1], r[:, :, None], out=spare[:, :m, 1:nd]
+                )
+            spare[:, :m, 0] = r
+            ring, spare = spare, ring
+            a = (w[:m, None] * A_end[tau, :m]).T
             full = min(tau, D)
-            term = pmf_t[:full] * prod[:full] * Be[tau - full + 1 : tau + 1, :m][::-1]
-            acc = term.sum(axis=0)
-            durations[:full] += (a * term).sum(axis=1)
+            acc = np.zeros((k, m))
+            if full:
+                term = ring[:, :m, :full] * Be_rev[:, :m, here : here + full]
+                term *= pmf[:, None, :full]
+                acc = np.matmul(term, ones[:full])
+                durations[:full] += np.matmul(a[:, None, :], term)[:, 0].T
             if full < nd:  # the censored last segment
-                acc = acc + surv_t[full, 0] * prod[full]
-                spread = np.where(a > 0.0, a * prod[full], 0.0).sum(axis=0)
-                durations[full:] += spread * pmf_t[full:, 0]
+                last = ring[:, :m, full]
+                acc = acc + surv[:, full, None] * last
+                spread = np.where(a > 0.0, a * last, 0.0).sum(axis=1)
+                durations[full:] += spread * pmf.T[full:]
             if not (acc < np.inf).all():
                 return None
-            Bs[tau, :m] = acc
+            Bs[tau, :m] = acc.T
+        Be = np.ascontiguousarray(Be_rev[:, :, ::-1].transpose(2, 1, 0))
         # Posteriors and start and transition counts (``_scaled_stats_sequence``),
         # aligned at the first step again.
         Bs = steps.pad(steps.unpad(Bs, "backward"), "forward")

@@ -209,14 +209,41 @@ def _in_background(Y, lengths, params) -> bool:
     """Whether the kernels are being compiled in the background, in a child
     process replaying :func:`kalman_smoother` on this call's data (started
     once the numpy passes have taken ``_jit._BACKGROUND_AFTER`` CPU seconds):
-    the numpy passes then keep answering past their budget."""
+    the numpy passes then keep answering past their budget. For work planned
+    for threads, the child compiles the serial variants first (on the first
+    sequence), which then answer in their place (:func:`_serial_meanwhile`)
+    while it compiles the parallel ones."""
     if _gaussian_numpy._spent[0] < _jit._BACKGROUND_AFTER:
         return False  # well within the budget: no need to ask
     threads = _n_threads(len(Y), len(lengths))
     key = "gaussian_chain" + ("_parallel" if threads > 1 else "")
     kernel = _kernels.filter_kernel.variant(threads > 1)
-    replay = functools.partial(kalman_smoother, Y, lengths, params)
+    calls = []
+    if threads > 1:  # the serial variants first, on the first sequence
+        first = int(lengths[0])
+        calls.append(functools.partial(kalman_smoother, Y[:first], lengths[:1], params))
+    calls.append(functools.partial(kalman_smoother, Y, lengths, params))
+    replay = functools.partial(_jit.replay_all, *calls)
     return _jit.compile_in_background(key, kernel, replay)
+
+
+def _serial_meanwhile(kernels, n_threads: int) -> bool:
+    """Whether to run the serial variants of ``kernels`` on work planned for
+    threads, in place of the numpy passes: while the parallel variants are
+    being compiled in the background and the serial ones are compiled (the
+    child compiles them first). One thread takes about the CPU time that the
+    threads take together, a fraction of the numpy passes'."""
+    if n_threads <= 1:
+        return False
+    serial = [kernel.variant(False) for kernel in kernels]
+    for variant in serial:
+        if variant not in _COMPILED and _jit._compiled(variant):
+            _COMPILED.add(variant)  # compiled stays compiled: not asked again
+    if not _COMPILED.issuperset(serial):
+        return False
+    return _jit.compiling(
+        "gaussian_chain_parallel", _kernels.filter_kernel.variant(True)
+    )
 
 
 def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
@@ -228,23 +255,27 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
     UQ = covariance_factor(params.transition_covariance)
     f64 = np.float64
-    if _numpy_first(kernels, _n_threads(n, len(lengths))):
-        waiting = _in_background(Y, lengths, params)
-        found = _gaussian_numpy.kalman_filter(
-            np.ascontiguousarray(Y, dtype=f64),
-            lengths,
-            np.asarray(params.transition_matrix, dtype=f64),
-            np.asarray(params.transition_offset, dtype=f64),
-            UQ,
-            np.asarray(params.observation_matrix, dtype=f64),
-            np.asarray(params.observation_offset, dtype=f64),
-            covariance_factor(params.observation_covariance),
-            np.asarray(params.initial_mean, dtype=f64),
-            covariance_factor(params.initial_covariance),
-            waiting,
-        )
-        if found is not None:
-            return (*found, UQ, starts, lengths, True)
+    threads = _n_threads(n, len(lengths))
+    if _numpy_first(kernels, threads):
+        if _serial_meanwhile(kernels, threads):
+            threads = 1
+        else:
+            waiting = _in_background(Y, lengths, params)
+            found = _gaussian_numpy.kalman_filter(
+                np.ascontiguousarray(Y, dtype=f64),
+                lengths,
+                np.asarray(params.transition_matrix, dtype=f64),
+                np.asarray(params.transition_offset, dtype=f64),
+                UQ,
+                np.asarray(params.observation_matrix, dtype=f64),
+                np.asarray(params.observation_offset, dtype=f64),
+                covariance_factor(params.observation_covariance),
+                np.asarray(params.initial_mean, dtype=f64),
+                covariance_factor(params.initial_covariance),
+                waiting,
+            )
+            if found is not None:
+                return (*found, UQ, starts, lengths, True, threads)
     pred_m = np.empty((n, k))
     pred_U = np.empty((n, k, k))
     filt_m = np.empty((n, k))
@@ -252,7 +283,7 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
     loglik = np.empty(len(lengths))
     run_parallel(
         _kernels.filter_kernel,
-        _n_threads(n, len(lengths)),
+        threads,
         1,
         np.ascontiguousarray(Y, dtype=f64),
         starts,
@@ -272,7 +303,7 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
         filt_U,
         loglik,
     )
-    return pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths, False
+    return pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths, False, threads
 
 
 def kalman_filter(
@@ -316,8 +347,8 @@ def kalman_smoother(
         log-likelihood of every sequence.
     """
     kernels = (_kernels.filter_kernel, _kernels.smoother_kernel)
-    pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths, numpy = _filter(
-        Y, lengths, params, kernels
+    pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths, numpy, threads = (
+        _filter(Y, lengths, params, kernels)
     )
     if numpy:  # the numpy filter ran: the numpy smoother too
         sm, sU, cross = _gaussian_numpy.kalman_smoother(
@@ -331,7 +362,7 @@ def kalman_smoother(
     cross = np.zeros((n, k, k))
     run_parallel(
         _kernels.smoother_kernel,
-        _n_threads(n, len(lengths)),
+        threads,
         1,
         starts,
         lengths,

@@ -284,10 +284,13 @@ def _forward_backward(
     scaled = (*tables.probabilities, *_scaled_emissions(em))
     n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
     if not exact and _numpy_first(_forward_backward_pass, n_threads, n_tasks):
-        waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
-        found = _semi_markov_numpy.forward_backward(*scaled, bounds, w, waiting)
-        if found is not None:
-            return SemiMarkovPosterior(*found[:2], *(found[2:] if counts else ()))
+        if _serial_meanwhile(_forward_backward_pass, n_threads, n_tasks):
+            n_threads = 1
+        else:
+            waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
+            found = _semi_markov_numpy.forward_backward(*scaled, bounds, w, waiting)
+            if found is not None:
+                return SemiMarkovPosterior(*found[:2], *(found[2:] if counts else ()))
     # Messages as (k, n_steps): the sums over durations read them along time.
     # Every entry the kernels read they write first.
     A, F, Bs, Be, R = (np.empty((k, n_steps)) for _ in range(5))
@@ -335,10 +338,13 @@ def _forward(tables: _Tables, log_emission, lengths, exact: bool) -> np.ndarray:
     scaled = (*tables.probabilities, *_scaled_emissions(em))
     n_threads, n_tasks = _plan(n_steps, k, tables.pmf.shape[1], n_seq)
     if not exact and _numpy_first(_forward_pass, n_threads, n_tasks):
-        waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
-        found = _semi_markov_numpy.forward(*scaled, bounds, waiting)
-        if found is not None:
-            return found
+        if _serial_meanwhile(_forward_pass, n_threads, n_tasks):
+            n_threads = 1
+        else:
+            waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
+            found = _semi_markov_numpy.forward(*scaled, bounds, waiting)
+            if found is not None:
+                return found
     A, F, R = (np.empty((k, n_steps)) for _ in range(3))
     log_lik = np.empty(n_seq)
     run_parallel(
@@ -377,10 +383,13 @@ def _viterbi(tables: _Tables, log_emission, lengths) -> tuple[np.ndarray, np.nda
     n_threads, n_tasks = _plan(n_steps, k, log_pmf.shape[1], n_seq)
     found = None
     if _numpy_first(_viterbi_pass, n_threads, n_tasks):
-        waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
-        found = _semi_markov_numpy.viterbi(
-            log_start, log_trans, log_pmf, log_surv, em, bounds, waiting
-        )
+        if _serial_meanwhile(_viterbi_pass, n_threads, n_tasks):
+            n_threads = 1
+        else:
+            waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
+            found = _semi_markov_numpy.viterbi(
+                log_start, log_trans, log_pmf, log_surv, em, bounds, waiting
+            )
     if found is not None:
         path, log_prob = found
         _check_possible(log_prob)
@@ -409,20 +418,43 @@ def _in_background(n_threads, n_tasks, tables: _Tables, em, lengths) -> bool:
     """Whether the kernels are being compiled in the background, in a child
     process replaying the three passes on this call's arguments (started
     once the numpy recursions have taken ``_jit._BACKGROUND_AFTER`` CPU
-    seconds): the numpy recursions then keep answering past their budget."""
+    seconds): the numpy recursions then keep answering past their budget.
+    For work planned for threads, the child compiles the serial variants
+    first (on the first sequence), which then answer in their place
+    (:func:`_serial_meanwhile`) while it compiles the parallel ones."""
     if _semi_markov_numpy._spent[0] < _jit._BACKGROUND_AFTER:
         return False  # well within the budget: no need to ask
     args = (tables.log_start, tables.log_trans, tables.pmf, em, lengths)
     parallel = min(n_threads, n_tasks) > 1
     key = "semi_markov" + ("_parallel" if parallel else "")
     kernel = _forward_backward_pass.variant(parallel)
-    replay = functools.partial(
-        _jit.replay_all,
-        functools.partial(semi_markov_forward_backward, *args),
-        functools.partial(semi_markov_forward, *args),
-        functools.partial(semi_markov_viterbi, *args),
+    passes = (semi_markov_forward_backward, semi_markov_forward, semi_markov_viterbi)
+    calls = []
+    if parallel:  # the serial variants first, on the first sequence (one thread)
+        *model, log_emission, lengths = args
+        first = int(np.asarray(lengths)[0])
+        one = (*model, np.asarray(log_emission)[:first], [first])
+        calls += [functools.partial(run, *one) for run in passes]
+    calls += [functools.partial(run, *args) for run in passes]
+    return _jit.compile_in_background(
+        key, kernel, functools.partial(_jit.replay_all, *calls)
     )
-    return _jit.compile_in_background(key, kernel, replay)
+
+
+def _serial_meanwhile(kernel, n_threads: int, n_tasks: int) -> bool:
+    """Whether to run the serial variant of ``kernel`` on work planned for
+    threads, in place of the numpy recursions: while the parallel variants are
+    being compiled in the background and the serial one is compiled (the child
+    compiles the serial variants first). One thread takes about the CPU time
+    that the threads take together, a fraction of the numpy recursions'."""
+    if min(n_threads, n_tasks) <= 1:
+        return False
+    serial = kernel.variant(False)
+    if serial not in _COMPILED:
+        if not _jit._compiled(serial):
+            return False
+        _COMPILED.add(serial)  # compiled stays compiled: not asked again
+    return _jit.compiling("semi_markov_parallel", _forward_backward_pass.variant(True))
 
 
 def _numpy_first(kernel, n_threads: int, n_tasks: int) -> bool:

@@ -333,3 +333,29 @@ def test_the_environment_variable_turns_the_child_off(monkeypatch, tmp_path):
     )
     assert started is False
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "SCHED_IDLE"), reason="Linux's idle scheduling class"
+)
+def test_the_child_runs_only_where_a_core_is_idle():
+    """The child compiles in Linux's SCHED_IDLE class, not at a mere lower
+    priority: the parent's threads (its BLAS calls, its parallel kernels),
+    which wait for each other, never wait for the compile."""
+    source = (
+        "import os; from bayeskit import _jit; _jit._idle_priority(); "
+        "print(os.sched_getscheduler(0) == os.SCHED_IDLE)"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    before = os.sched_getscheduler(0)
+    out = subprocess.run(
+        [sys.executable, "-c", source],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip() == "True"
+    assert os.sched_getscheduler(0) == before  # the caller's own class is kept
