@@ -151,6 +151,18 @@ def _outer_sum(a, b, w):
     return (a * w[:, None]).T @ b
 
 
+def _conditional_gain(R_oo: np.ndarray, R_om: np.ndarray) -> np.ndarray:
+    """``R_oo^{-1} R_om`` by a solve; where ``R_oo`` is singular (a fit that
+    drove an observed coordinate's noise to zero, as on a single row), the
+    minimum-norm solution ``R_oo^+ R_om``: the conditional of a degenerate
+    Gaussian, and the limit of ``(R_oo + eps I)^{-1} R_om`` as ``eps -> 0``
+    (Rao 1973, section 8a.2)."""
+    try:
+        return np.linalg.solve(R_oo, R_om)
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(R_oo, R_om, rcond=None)[0]
+
+
 def expected_stats(
     Y: np.ndarray,
     lengths: np.ndarray,
@@ -214,7 +226,7 @@ def expected_stats(
         o = observed[i]
         mi = ~o
         # y_m | x, y_o = G x + h + noise(R_mm - B R_om), B = R_mo R_oo^{-1}.
-        Bt = np.linalg.solve(R[np.ix_(o, o)], R[np.ix_(o, mi)])
+        Bt = _conditional_gain(R[np.ix_(o, o)], R[np.ix_(o, mi)])
         B = Bt.T
         G = C[mi] - B @ C[o]
         h = off[mi] + B @ (Y[i, o] - off[o])

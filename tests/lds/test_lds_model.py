@@ -491,3 +491,32 @@ def test_bad_data_are_errors_and_nan_cells_are_data():
         model.from_stats({"n_obs": 1})
     with pytest.raises(ValueError, match="singular observation_covariance"):
         LinearGaussianSSM(3, n_iter=3).fit(X[:1])
+
+
+def test_a_singular_noise_of_observed_cells_conditions_as_its_limit():
+    """A fit on one row with a missing cell drove the observed coordinates'
+    noise to zero, and the E-step's solve for the missing cell raised numpy's
+    LinAlgError from inside (found by the thorough fuzzing profile). Now the
+    gain of a singular ``R_oo`` is the minimum-norm one, the limit of the
+    gains of ``R_oo + eps I``, and the fit stops at the boundary's error."""
+    from bayeskit import KalmanFilter
+    from bayeskit.lds._stats import _conditional_gain
+
+    R = np.array(  # the first coordinate observed without noise
+        [[0, 0, 0, 0], [0, 2, 0.5, 0.3], [0, 0.5, 1, 0.2], [0, 0.3, 0.2, 1.0]]
+    )
+    o = np.array([True, True, True, False])
+    R_oo, R_om = R[np.ix_(o, o)], R[np.ix_(o, ~o)]
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.solve(R_oo, R_om)
+    limit = np.linalg.solve(R_oo + 1e-9 * np.eye(3), R_om)
+    np.testing.assert_allclose(_conditional_gain(R_oo, R_om), limit, atol=1e-6)
+    # A nonsingular block: the solve itself.
+    R_full = R + np.eye(4)
+    np.testing.assert_array_equal(
+        _conditional_gain(R_full[np.ix_(o, o)], R_full[np.ix_(o, ~o)]),
+        np.linalg.solve(R_full[np.ix_(o, o)], R_full[np.ix_(o, ~o)]),
+    )
+    X = np.array([[-0.652, -0.1747, 1.664, np.nan]], dtype=np.float16)
+    with pytest.raises(ValueError, match="observation_covariance"):
+        KalmanFilter(n_iter=3, random_state=0).fit(X)
