@@ -587,7 +587,29 @@ def _create(lock: str) -> int:
         return os.open(lock, flags, 0o600)
 
 
-_CHILD_SOURCE = "from bayeskit._jit import _child_main; _child_main()"
+# The child takes the lowest priority first, before its imports (a second or
+# two of CPU): the user's own calls come first. It runs in a session of its
+# own, which on Linux is a scheduling group of its own (an "autogroup") that
+# competes with the parent's as an equal whatever the child's niceness or
+# scheduling class; so the group takes niceness 19 too. At an equal share, on
+# a machine with as many cores as the parent has threads, a parent's thread
+# shared its core with the child half and half, and the threads waiting for it
+# (OpenMP's barriers, BLAS) spun: scikit-learn's k-means, which every Gaussian
+# HMM's start calls, took 10 to 100 times longer while the child lived.
+_CHILD_SOURCE = """\
+import os
+try:
+    os.nice(19 - os.nice(0))
+except OSError:
+    pass
+try:
+    with open("/proc/self/autogroup", "w") as f:
+        f.write("19")
+except OSError:
+    pass
+from bayeskit._jit import _child_main
+_child_main()
+"""
 
 
 def _child_env() -> dict:
@@ -622,28 +644,13 @@ def _bound_child() -> None:  # pragma: no cover (runs in the child)
         signal.alarm(_CHILD_SECONDS)
 
 
-def _idle_priority() -> None:
-    """Run only on a core nothing else wants: Linux's ``SCHED_IDLE`` class,
-    elsewhere the lowest nice value. The parent's own threads (its BLAS
-    calls, its parallel kernels) wait for each other, spinning: a compile
-    holding a core at a mere lower priority (nice 5) made them wait for it,
-    and a semi-Markov fit on 1,000 sequences took three to four times its
-    wall-clock time, and more CPU time."""
-    with suppress(AttributeError, OSError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        return
-    with suppress(OSError):
-        os.nice(19)
-
-
 def _child_main() -> None:  # pragma: no cover (runs in the child)
-    """The child: run the pickled replay with the stand-ins off (at a lower
-    priority than its parent, within its bounds), then remove its lock and
-    payload files."""
+    """The child: run the pickled replay with the stand-ins off (at the
+    lowest priority, see ``_CHILD_SOURCE``, within its bounds), then remove
+    its lock and payload files."""
     global _IN_CHILD
     _IN_CHILD = True
     payload, lock = sys.argv[1], sys.argv[2]
-    _idle_priority()
     _bound_child()
     try:
         with open(payload, "rb") as f:
