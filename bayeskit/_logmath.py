@@ -275,25 +275,177 @@ def has_nan(X: np.ndarray) -> bool:
 #: temporaries then do not grow with the data.
 BLOCK_ROWS = 1 << 14
 
+#: Widest rows whose sums the compiled passes add in numpy's order (the
+#: pairwise summation's block: wider rows numpy splits in halves).
+_PAIRWISE_BLOCK = 128
+
 
 def logsumexp_rows(a: np.ndarray) -> np.ndarray:
-    """scipy's ``logsumexp(a, axis=1)`` of a 2-D array, a block of rows at a
-    time (each row's value is the one of the whole array at once; scipy's
-    holds some temporaries the size of its input)."""
-    from scipy.special import logsumexp as scipy_logsumexp
+    """scipy's ``logsumexp(a, axis=1)`` of a 2-D array, bit for bit, a block
+    of rows at a time (each row's value is the one of the whole array at once).
 
-    out = np.empty(len(a))
-    for i in range(0, len(a), BLOCK_ROWS):
-        out[i : i + BLOCK_ROWS] = scipy_logsumexp(a[i : i + BLOCK_ROWS], axis=1)
+    scipy's arithmetic: the row's maximum ``M`` and its ``m`` occurrences set
+    apart, ``s`` the sum of ``exp(a - M)`` over the other entries (in numpy's
+    order), and ``log1p(s / m) + log(m) + M``; a row whose result is not
+    finite (only ``-inf``, holding ``+inf`` or NaN) is ``log(sum(exp(a)))``
+    (``-inf``, ``+inf``, NaN). Without scipy's array-API layers, and on large
+    arrays with two compiled passes (maxima and shifts; sums) around numpy's
+    ``exp`` on one block-sized buffer.
+    """
+    a = np.ascontiguousarray(a, dtype=float)
+    n, width = a.shape
+    if width == 0:
+        return np.full(n, -np.inf)
+    fast = a.size >= _NUMPY_SIZE and width <= _PAIRWISE_BLOCK
+    if not fast or numpy_first(_lse_shift_rows, _pairwise_row_sums):
+        lse = _lse_rows_numpy if not fast else _lse_rows_numpy_counted
+        return np.concatenate(
+            [lse(a[i : i + BLOCK_ROWS]) for i in range(0, n, BLOCK_ROWS)] or [[]]
+        )
+    out = np.empty(n)
+    shifted = np.empty((min(n, BLOCK_ROWS), width))
+    count, total = np.empty(len(shifted)), np.empty(len(shifted))
+    for i in range(0, n, BLOCK_ROWS):
+        block = a[i : i + BLOCK_ROWS]
+        m = len(block)
+        _lse_shift_rows(block, shifted[:m], out[i : i + m], count[:m])
+        np.exp(shifted[:m], out=shifted[:m])
+        _pairwise_row_sums(shifted[:m], total[:m])
+        out[i : i + m] = _lse_finish(block, total[:m], count[:m], out[i : i + m])
     return out
 
 
+def _lse_finish(a, s, count, top):
+    """scipy's last steps: ``log1p(s / m) + log(m) + M``, where finite."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        np.divide(s, count, out=s, where=s != 0)
+        out = np.log1p(s)
+        out += np.log(count)
+        out += top
+        bad = ~np.isfinite(out)
+        if bad.any():
+            out[bad] = np.log(np.exp(a[bad]).sum(axis=1))
+    return out
+
+
+def _lse_rows_numpy(a: np.ndarray) -> np.ndarray:
+    """:func:`logsumexp_rows` of one block by numpy alone (scipy's steps)."""
+    top = a.max(axis=1, keepdims=True)  # NaN where the row holds NaN
+    mask = a == top
+    count = mask.sum(axis=1, dtype=float)
+    with np.errstate(invalid="ignore"):
+        s = np.exp(np.where(mask, -np.inf, a) - top).sum(axis=1)
+    return _lse_finish(a, s, count, top[:, 0])
+
+
+def _lse_rows_numpy_counted(a: np.ndarray) -> np.ndarray:
+    """:func:`_lse_rows_numpy` standing in for the compiled passes, its time
+    counted against their budget."""
+    return run_numpy(_lse_shift_rows, _lse_rows_numpy, a)
+
+
+@njit(**_JIT)
+def _lse_shift_rows(a, shifted, top, count):  # pragma: no cover - compiled
+    """Row ``i``'s maximum ``top[i]`` (NaN if it holds NaN, as numpy's), the
+    count of its occurrences, and ``shifted = a - top`` with ``-inf`` at
+    them. A row whose maximum is not finite gets NaN shifts and count 0: its
+    result is then not finite and taken from ``log(sum(exp(a)))``."""
+    n, m = a.shape
+    for i in range(n):
+        t = a[i, 0]
+        for k in range(m):
+            x = a[i, k]
+            if x != x:
+                t = x
+                break
+            if x > t:
+                t = x
+        top[i] = t
+        if not abs(t) < np.inf:  # +-inf or NaN
+            count[i] = 0.0
+            for k in range(m):
+                shifted[i, k] = np.nan
+            continue
+        c = 0.0
+        for k in range(m):
+            if a[i, k] == t:
+                c += 1.0
+                shifted[i, k] = -np.inf
+            else:
+                shifted[i, k] = a[i, k] - t
+        count[i] = c
+
+
+@njit(**_JIT)
+def _pairwise_row(x, i, m):  # pragma: no cover - compiled
+    """``x[i, :m].sum()`` added in numpy's order for ``m <= 128`` (its
+    pairwise summation: eight running sums, then the rest; numpy's reduction
+    starts from 0)."""
+    if m < 8:
+        s = 0.0
+        for k in range(m):
+            s += x[i, k]
+        return 0.0 + s
+    r0, r1, r2, r3 = x[i, 0], x[i, 1], x[i, 2], x[i, 3]
+    r4, r5, r6, r7 = x[i, 4], x[i, 5], x[i, 6], x[i, 7]
+    k = 8
+    stop = m - m % 8
+    while k < stop:
+        r0 += x[i, k]
+        r1 += x[i, k + 1]
+        r2 += x[i, k + 2]
+        r3 += x[i, k + 3]
+        r4 += x[i, k + 4]
+        r5 += x[i, k + 5]
+        r6 += x[i, k + 6]
+        r7 += x[i, k + 7]
+        k += 8
+    s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while k < m:
+        s += x[i, k]
+        k += 1
+    return 0.0 + s
+
+
+@njit(**_JIT)
+def _pairwise_row_sums(e, total):  # pragma: no cover - compiled
+    """``total[i] = e[i].sum()``, in numpy's order."""
+    n, m = e.shape
+    for i in range(n):
+        total[i] = _pairwise_row(e, i, m)
+
+
 def row_plogp(p: np.ndarray, log_p: np.ndarray) -> np.ndarray:
-    """``sum_k p_k log p_k`` of every row (``0 log 0 = 0``), a block of rows
-    at a time (no temporaries the size of ``p``)."""
+    """``sum_k p_k log p_k`` of every row (``0 log 0 = 0``), as numpy's
+    ``np.where(p > 0, p * log_p, 0).sum(axis=1)`` bit for bit: one compiled
+    pass (no temporaries), or numpy a block of rows at a time."""
+    p = np.ascontiguousarray(p, dtype=float)
+    log_p = np.ascontiguousarray(log_p, dtype=float)
     out = np.empty(len(p))
+    fast = p.size >= _NUMPY_SIZE and p.shape[1] <= _PAIRWISE_BLOCK
+    if not fast:
+        _row_plogp_numpy(p, log_p, out)
+    elif numpy_first(_row_plogp):  # a fresh environment
+        run_numpy(_row_plogp, _row_plogp_numpy, p, log_p, out)
+    else:
+        _row_plogp(p, log_p, out, np.empty((1, p.shape[1])))
+    return out
+
+
+def _row_plogp_numpy(p, log_p, out):
+    """:func:`_row_plogp` by numpy, a block of rows at a time."""
     with np.errstate(invalid="ignore"):
         for a in range(0, len(p), BLOCK_ROWS):
             r, log_r = p[a : a + BLOCK_ROWS], log_p[a : a + BLOCK_ROWS]
             out[a : a + len(r)] = np.where(r > 0, r * log_r, 0.0).sum(axis=1)
-    return out
+
+
+@njit(**_JIT)
+def _row_plogp(p, log_p, out, terms):  # pragma: no cover - compiled
+    """``out[i]`` the sum, in numpy's order, of ``p[i, k] log_p[i, k]`` over
+    the entries with ``p > 0`` (0 for the others); ``terms`` a (1, m) buffer."""
+    n, m = p.shape
+    for i in range(n):
+        for k in range(m):
+            terms[0, k] = p[i, k] * log_p[i, k] if p[i, k] > 0.0 else 0.0
+        out[i] = _pairwise_row(terms, 0, m)

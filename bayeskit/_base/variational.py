@@ -149,7 +149,15 @@ class _VariationalFamily:
         raise NotImplementedError
 
     def expected_log_likelihood(self, family, X, q):
+        """``E_q[log p(x_i | theta_k)]``, ``(n, K)``: a new array, which the
+        caller may overwrite."""
         raise NotImplementedError
+
+    def expected_log_likelihood_function(self, family, q, n_features):
+        """:meth:`expected_log_likelihood` under ``q`` as a function of the
+        rows (an E-step over blocks of rows calls it per block; a family may
+        compute its posterior's own terms once, here)."""
+        return lambda X: self.expected_log_likelihood(family, X, q)
 
     def kl(self, q, prior) -> float:
         return float(np.sum(q.kl(prior)))
@@ -308,6 +316,9 @@ class _GaussianVB(_VariationalFamily):
 
     def expected_log_likelihood(self, family, X, q):
         return q.expected_log_likelihood(X)
+
+    def expected_log_likelihood_function(self, family, q, n_features):
+        return q.expected_log_likelihood_function(n_features)
 
     def point(self, family, q):
         from ..emissions import GaussianParams

@@ -69,6 +69,10 @@ def _class_residuals(X, weights, means, labels):
 # arithmetic, are what costs.
 _DIRECT_CELLS = 1 << 15
 
+# Entries (features x rows) of each buffer of a larger scatter's blocks: the
+# block's transposed rows, deviations and weighted deviations stay in cache.
+_SCATTER_CELLS = 1 << 16
+
 
 def _matrix_scatter(X, weights, means, labels):
     """Every state's full scatter matrix, ``(K, d, d)``."""
@@ -82,12 +86,22 @@ def _matrix_scatter(X, weights, means, labels):
         # r[j] = X - means[j]; scatter[j] = (r[j] * w[:, j])^T r[j].
         r = (X[:, None, :] - means).transpose(1, 0, 2)
         return np.matmul(r.transpose(0, 2, 1) * weights.T[:, None, :], r)
+    # A block of rows transposed, features x rows: every state's deviations
+    # and their weighting are then operations along the rows of the block
+    # (long vectors, not one short row of d features at a time) into buffers
+    # made once, and its scatter one product of two (d, rows) matrices.
     out = np.zeros((k, d, d))
-    for rows in row_blocks(X.shape[0], k * d):
-        xb, wb = X[rows], weights[rows]
+    step = max(1, _SCATTER_CELLS // d)
+    part = np.empty((d, d))
+    for start in range(0, X.shape[0], step):
+        xt = np.ascontiguousarray(X[start : start + step].T, dtype=float)
+        wt = np.ascontiguousarray(weights[start : start + step].T, dtype=float)
+        if start == 0 or len(wt[0]) < step:  # the first and the last block
+            r, rw = np.empty_like(xt), np.empty_like(xt)
         for j in range(k):
-            r = xb - means[j]
-            out[j] += (r * wb[:, j, None]).T @ r
+            np.subtract(xt, means[j][:, None], out=r)
+            np.multiply(r, wt[j], out=rw)
+            out[j] += np.matmul(rw, r.T, out=part)
     return out
 
 

@@ -135,13 +135,14 @@ class ExpectedChain:
         return resp, stats, total
 
 
-def block_steps(n_states: int, n_features: int) -> int:
+def block_steps(n_states: int, n_features: int, family_bytes: int = 0) -> int:
     """Steps of the sequences an E-step takes at once: ``_BLOCK_BYTES`` over
     the bytes its arrays take per step (some ``8 (6 K + 4 d)``: the expected
     log densities, the chain's lattices and posteriors, the deviations and
-    their whitened squares, for ``K`` states and ``d`` features), and at most
-    ``_BLOCK_STEPS`` (at least ``_MIN_BLOCK_STEPS`` below that)."""
-    per_step = 8 * (6 * n_states + 4 * n_features)
+    their whitened squares, for ``K`` states and ``d`` features; plus
+    ``family_bytes``, what an emission family's own statistics take), and at
+    most ``_BLOCK_STEPS`` (at least ``_MIN_BLOCK_STEPS`` below that)."""
+    per_step = 8 * (6 * n_states + 4 * n_features) + family_bytes
     return int(min(_BLOCK_STEPS, max(_MIN_BLOCK_STEPS, _BLOCK_BYTES // per_step)))
 
 

@@ -185,25 +185,37 @@ class ChainVariationalRun:
         k = self.model.n_components
         chain = ExpectedChain(self.q_start, self.q_trans)
 
+        expected_of = self.vb.expected_log_likelihood_function(
+            self.family, self.q_emission, X.shape[1]
+        )
+
+        def messages(X, rows, observed):
+            """The expected log densities of the block's steps (0 for a
+            gap): an array of the chain's to overwrite, held by no one else."""
+            expected = expected_of(rows)
+            if observed is None:
+                return _owned(expected)
+            log_lik = np.zeros((len(X), k))
+            log_lik[observed] = expected
+            return log_lik
+
         def block(X, lengths, weights):
             observed = _observed_steps(X)
             rows = X if observed is None else X[observed]
-            expected = self.vb.expected_log_likelihood(
-                self.family, rows, self.q_emission
+            resp, chain_stats, evidence = chain.e_step(
+                messages(X, rows, observed), lengths, weights
             )
-            if observed is None:
-                log_lik = np.array(expected, dtype=float)
-            else:
-                log_lik = np.zeros((len(X), k))
-                log_lik[observed] = expected
-            del expected
-            resp, chain_stats, evidence = chain.e_step(log_lik, lengths, weights)
             if observed is not None:
                 resp = resp[observed]
             emission = self.family.stats(rows, resp)
             return VariationalChainStats(chain_stats, emission, evidence)
 
-        steps = block_steps(k, X.shape[1])
+        d = X.shape[1]
+        # The family's expected log densities and statistics may each hold
+        # every state's deviations and a second array of that size (the
+        # Gaussian's whitened deviations; its weighted deviations on small
+        # blocks): some 4 K d more per step.
+        steps = block_steps(k, d, family_bytes=32 * k * d)
         return sum_over_blocks(block, X, self.lengths, self.weights, steps)
 
     def _kl(self) -> float:
@@ -288,6 +300,21 @@ def stochastic_step(model, X, lengths, weights, first: bool) -> None:
         run.publish()
 
     svi_step(model, run.evidence_stats(X), lengths, weights, take)
+
+
+def _owned(values) -> np.ndarray:
+    """``values`` when it is a C-ordered float64 array owning its data (a new
+    array, as a family's expected log-likelihood is), else a float copy."""
+    flags = getattr(values, "flags", None)
+    if (
+        flags is not None
+        and values.dtype == np.float64
+        and flags.c_contiguous
+        and flags.owndata
+        and flags.writeable
+    ):
+        return values
+    return np.array(values, dtype=float)
 
 
 def _dirichlet(value, shape, name) -> Dirichlet:

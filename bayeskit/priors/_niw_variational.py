@@ -100,15 +100,30 @@ class NormalWishartPosterior:
         (Bishop 2006, eqs. 10.64-10.67; see the module): the message a
         variational E-step sends into the latent node."""
         X = np.asarray(X, dtype=float)
+        return self.expected_log_likelihood_function(X.shape[1])(X)
+
+    def expected_log_likelihood_function(self, n_features: int):
+        """:meth:`expected_log_likelihood` as a function of the rows, with the
+        posterior's own terms (the factors of ``Psi``, the expected
+        log-determinants) computed once: what an E-step that takes its rows
+        in blocks calls for each block."""
         k = np.shape(self.mean)[0] if np.ndim(self.mean) == 2 else 1
-        d = X.shape[1]
+        d = int(n_features)
         m, kappa, nu, psi = self.normal_wishart(k, d)
         chol = np.linalg.cholesky(psi)
-        # Whitened deviations L^{-1} (x - m), all states in one batched solve.
-        z = np.linalg.solve(chol, (X[None, :, :] - m[:, None, :]).transpose(0, 2, 1))
-        maha = np.einsum("kdn,kdn->nk", z, z)
         e_log_det = self.expected_log_det_precision(k, d)
-        return 0.5 * (e_log_det - d * np.log(2.0 * np.pi) - d / kappa - nu * maha)
+        per_state = e_log_det - d * np.log(2.0 * np.pi) - d / kappa
+
+        def expected(X):
+            X = np.asarray(X, dtype=float)
+            # Whitened deviations L^{-1} (x - m), all states in one batched solve.
+            z = np.linalg.solve(
+                chol, (X[None, :, :] - m[:, None, :]).transpose(0, 2, 1)
+            )
+            maha = np.einsum("kdn,kdn->nk", z, z)
+            return 0.5 * (per_state - nu * maha)
+
+        return expected
 
     def kl(self, prior) -> np.ndarray:
         """``KL(self || prior)`` of every state, ``(K,)``.

@@ -140,3 +140,21 @@ def test_diag_marginalises_missing_values(rng):
     ]
     np.testing.assert_allclose(g.log_likelihood(row, p)[0], expected, rtol=1e-12)
     assert np.all(np.isfinite(ll))
+
+
+@pytest.mark.parametrize("n", [3_300, 20_000])
+def test_large_full_scatter_is_the_sum_of_weighted_outer_products(n):
+    """The full scatter of many rows (transposed blocks of rows, the last one
+    shorter) equals the brute-force sum of w (x - mu)(x - mu)^T per state."""
+    from bayeskit.emissions._covariance_factors import _matrix_scatter
+
+    rng = np.random.default_rng(n)
+    k, d = 4, 11
+    X = rng.normal(size=(n, d)) * rng.uniform(0.1, 10.0, d) + 1e4
+    weights = rng.dirichlet(np.ones(k), size=n)
+    means = (weights.T @ X) / weights.sum(axis=0)[:, None]
+    got = _matrix_scatter(X, weights, means, None)
+    for j in range(k):
+        r = X - means[j]
+        want = np.einsum("i,ia,ib->ab", weights[:, j], r, r)
+        np.testing.assert_allclose(got[j], want, rtol=1e-11, atol=1e-9)

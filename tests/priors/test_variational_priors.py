@@ -157,6 +157,33 @@ def test_niw_expectations_and_kl_against_monte_carlo(seed):
     assert q.kl(q)[0] == pytest.approx(0.0, abs=1e-10)
 
 
+def test_niw_expected_log_likelihood_of_blocks_of_rows(rng):
+    """The function of the rows (the posterior's own terms computed once, for
+    an E-step in blocks) gives expected_log_likelihood of every block bit for
+    bit, and that is the closed form of Bishop (2006), eq. 10.64, state by
+    state."""
+    k, d = 3, 2
+    A = rng.normal(size=(k, d, d))
+    psi = A @ A.transpose(0, 2, 1) + np.eye(d)
+    m, kappa, nu = (
+        rng.normal(size=(k, d)),
+        rng.uniform(1, 5, k),
+        d + rng.uniform(1, 5, k),
+    )
+    q = NormalInverseWishart.from_normal_wishart(m, kappa, nu, psi)
+    X = rng.normal(size=(50, d)) * 3
+    whole = q.expected_log_likelihood(X)
+    expected = q.expected_log_likelihood_function(d)
+    for rows in (slice(0, 7), slice(7, 8), slice(8, 50)):
+        np.testing.assert_array_equal(expected(X[rows]), whole[rows])
+    for j in range(k):
+        r = X - m[j]
+        maha = np.einsum("ni,ij,nj->n", r, np.linalg.inv(psi[j]), r)
+        e_log_det = q.expected_log_det_precision(k, d)[j]
+        want = 0.5 * (e_log_det - d * np.log(2 * np.pi) - d / kappa[j] - nu[j] * maha)
+        np.testing.assert_allclose(whole[:, j], want, rtol=1e-12, atol=1e-12)
+
+
 def test_niw_posterior_is_murphys_update(rng):
     d, k = 2, 3
     prior = NormalInverseWishart.from_normal_wishart(
