@@ -603,8 +603,9 @@ try:
 except OSError:
     pass
 try:
-    with open("/proc/self/autogroup", "w") as f:
-        f.write("19")
+    if os.getsid(0) == os.getpid():  # its own session's group, not a caller's
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("19")
 except OSError:
     pass
 from bayeskit._jit import _child_main

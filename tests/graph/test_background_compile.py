@@ -374,6 +374,9 @@ def test_the_child_takes_the_lowest_priority_before_its_imports(tmp_path):
         [sys.executable, "-c", _jit._CHILD_SOURCE, "payload", "lock"],
         env=dict(os.environ, PYTHONPATH=str(tmp_path)),
         cwd=tmp_path,  # not this checkout's bayeskit, first on the path
+        # Its own session, as the child's: the autogroup's niceness is the
+        # session's, and this one's is the test run's.
+        start_new_session=True,
         capture_output=True,
         text=True,
         check=True,
