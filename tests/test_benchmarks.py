@@ -6,6 +6,7 @@ No real benchmark runs here; the scripts in temporary directories are stand-ins.
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -265,3 +266,29 @@ def test_recorded_command_leaves_out_where_json_went():
     keep = ["--quick", "--rst", "docs/t.rst", "--only", "hmm"]
     for extra in (["--json", "out.json"], ["--json=out.json"], []):
         assert run._without_json(keep[:2] + extra + keep[2:]) == keep
+
+
+def test_first_use_waits_for_the_compiles_whose_child_runs(tmp_path):
+    # The background compile's child outlives the workflow's process: the
+    # warm process, the next workflow and the cache's removal wait for it;
+    # a lock file whose process has ended holds nothing up.
+    first_use = _load("bench_first_use")
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "bayeskit-chain.compiling").write_text(str(os.getpid()))
+    (tmp_path / "bayeskit-other.txt").write_text(str(os.getpid()))
+    assert first_use._compiling(str(tmp_path)) == [
+        str(folder / "bayeskit-chain.compiling")
+    ]
+    ended = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    (folder / "bayeskit-chain.compiling").write_text(ended.stdout.strip())
+    assert first_use._compiling(str(tmp_path)) == []
+    first_use.wait_for_background_compiles(str(tmp_path), timeout=1.0)
+    (folder / "bayeskit-chain.compiling").write_text(str(os.getpid()))
+    with pytest.raises(SystemExit, match="still running"):
+        first_use.wait_for_background_compiles(str(tmp_path), timeout=0.3)

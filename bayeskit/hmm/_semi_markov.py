@@ -224,9 +224,13 @@ class HiddenSemiMarkovModel(HiddenMarkovModel):
 
     @property
     def duration_pmf_(self) -> np.ndarray:
-        """``p_j(d)`` of every state and duration, ``(n_components, max_duration)``."""
+        """``p_j(d)`` of every state and duration, ``(n_components, max_duration)``.
+
+        A new array at every read: it is derived from the duration family's
+        attributes, which are the ones to set.
+        """
         check_is_fitted(self)
-        return self._current_params().structure.pmf
+        return self._current_params().structure.pmf.copy()
 
     def _initialize(self, X, row_weight, random_state, components):
         """hmmlearn's start (see :class:`HiddenMarkovModel`), with transitions

@@ -292,6 +292,19 @@ def test_max_duration_and_duration_prior_have_an_effect():
     assert not np.allclose(strong.duration_rates_, b.duration_rates_, rtol=0.1)
 
 
+def test_writing_into_duration_pmf_leaves_the_model_as_it_was():
+    # duration_pmf_ is derived from duration_rates_; a write into the array
+    # read must not reach the model's cached tables (the scores would then
+    # mix the new durations with the old ones).
+    X, lengths = _data(0)
+    model = HiddenSemiMarkovModel(2, max_duration=5, random_state=0).fit(X, lengths)
+    before = model.score(X, lengths)
+    pmf = model.duration_pmf_
+    pmf[:] = np.eye(2, 5)[[1, 0]]
+    assert model.score(X, lengths) == before
+    assert not np.array_equal(model.duration_pmf_, pmf)
+
+
 def test_bad_input_names_the_parameter():
     X, lengths = _data(0)
     model = HiddenSemiMarkovModel(2, max_duration=5, random_state=0).fit(X, lengths)
