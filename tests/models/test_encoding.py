@@ -331,3 +331,25 @@ def test_pd_na_in_fit_is_nan(trial, rng):
 
 def clone_fit(model, X, y):
     return clone(model).fit(X, y)
+
+
+@pytest.mark.parametrize("kind", ["U", "S", "i"])
+def test_binary_search_codes_are_pandas_hash_table_codes(kind, rng):
+    # Sorted categories of strings (or integers) are looked up by binary
+    # search; pandas' hash table is the reference: the same code for every
+    # value, -2 for an unknown one, -1 where the mask says missing.
+    alphabet = np.array(["", "a", "ab", "b", "ba", "z", "\u00e9", "\u4e2d"])
+    if kind == "i":
+        alphabet = np.array([-7, 0, 3, 4, 10, 11, 1 << 40, 1 << 50])
+    elif kind == "S":
+        alphabet = np.array([b"", b"a", b"ab", b"b", b"ba", b"z", b"\xff", b"\x01"])
+    for _ in range(20):
+        categories = np.sort(rng.choice(alphabet, rng.integers(1, 6), replace=False))
+        col = rng.choice(alphabet, 200)
+        missing = rng.random(200) < 0.1
+        expected = pd.Index(categories).get_indexer(col)
+        expected[expected < 0] = -2
+        expected[missing] = -1
+        found = encode_column(col, categories, missing)
+        assert found.dtype == np.intp
+        np.testing.assert_array_equal(found, expected)

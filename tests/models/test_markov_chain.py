@@ -227,3 +227,44 @@ def test_classifier_is_the_class_posterior_of_per_class_chains():
     np.testing.assert_array_equal(
         clf.predict(test), np.array(["p", "q"])[expected.argmax(1)]
     )
+
+
+@pytest.mark.parametrize(
+    "seqs",
+    [
+        [np.array([1, 2, 3]), np.array([4, 1], dtype=np.int8)],
+        [np.array([1.5, 2.0]), np.array([np.float32(0.25)])],
+        [np.array(["a", "bb"]), np.array(["ccc"])],
+        [np.array([True, False]), np.array([True])],
+        [np.array([1, 2]), np.array([2.5])],  # two kinds: through objects
+        [np.array([1, 2]), np.array(["a"])],
+        [np.array([1, 2], dtype=np.uint64), np.array([-1])],
+    ],
+)
+def test_typed_symbols_are_concatenated_as_the_object_round_trip_types_them(seqs):
+    from bayeskit.hmm._markov_chain import _concatenated, _tidy
+
+    found = _concatenated(seqs)
+    expected = _tidy(np.concatenate([np.asarray(s, dtype=object) for s in seqs]))
+    assert found.dtype.kind == expected.dtype.kind
+    assert found.tolist() == expected.tolist()
+
+
+def test_numeric_sequences_score_as_the_same_symbols_as_objects():
+    # The typed path (arrays of numbers) and the object path (the same
+    # symbols in object arrays) give the same alphabet and the same scores.
+    rng = np.random.default_rng(0)
+    seqs = [rng.integers(0, 4, 30).astype(float) for _ in range(40)]
+    objects = [s.astype(object) for s in seqs]
+    y = ["a", "b"] * 20
+    typed = MarkovChainClassifier().fit(seqs, y)
+    boxed = MarkovChainClassifier().fit(objects, y)
+    np.testing.assert_array_equal(typed.models_[0].symbols_, boxed.models_[0].symbols_)
+    np.testing.assert_array_equal(
+        typed.predict_proba(seqs), boxed.predict_proba(objects)
+    )
+    chain = MarkovChain().fit(np.concatenate(seqs), [30] * 40)
+    np.testing.assert_array_equal(
+        chain.score_sequences(np.concatenate(seqs), [30] * 40),
+        chain.score_sequences(np.concatenate(objects), [30] * 40),
+    )
