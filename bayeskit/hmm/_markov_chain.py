@@ -26,6 +26,8 @@ __all__ = ["MarkovChain", "MarkovChainClassifier", "MarkovChainStats"]
 
 # The most cells a table of windows may have (alphabet ** (order + 1)).
 _MAX_CELLS = 1 << 27
+# Steps scored at once (see score_sequences).
+_BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -196,21 +198,34 @@ class MarkovChain(DensityMixin, BaseEstimator):
         self.symbols = symbols
 
     # -- input -------------------------------------------------------------------
-    def _sequences(self, X, lengths) -> list:
-        """X as a list of 1-d arrays of symbols (see the Notes)."""
+    def _flat(self, X, lengths) -> tuple[np.ndarray, np.ndarray]:
+        """``(symbols, lengths)``: the symbols of all sequences in one array
+        (typed as :func:`_tidy` types them) and every sequence's length."""
+        if lengths is None or isinstance(X, str):
+            seqs = self._sequences(X)
+            if not seqs or any(len(s) == 0 for s in seqs):
+                raise ValueError(
+                    "X must hold at least one sequence, none of them empty"
+                )
+            return _concatenated(seqs), np.array([len(s) for s in seqs], np.intp)
+        rows = np.asarray(X)
+        if rows.ndim == 2 and rows.shape[1] == 1:
+            rows = rows[:, 0]
+        if rows.ndim != 1:
+            raise ValueError(
+                "with lengths, X must be the symbols of all sequences as "
+                f"one column (n_steps, 1) or 1-d, got shape {rows.shape}"
+            )
+        lengths = _check_lengths(lengths, len(rows))
+        # Read, never written: the caller's typed array is used as it is.
+        flat = rows if rows.dtype.kind in "iufUSb" else _concatenated([rows])
+        return flat, np.asarray(lengths, dtype=np.intp)
+
+    def _sequences(self, X) -> list:
+        """X, without ``lengths``, as a list of 1-d arrays of symbols (see the
+        Notes)."""
         if isinstance(X, str):
             return [np.array(list(X))]
-        if lengths is not None:
-            rows = np.asarray(X)
-            if rows.ndim == 2 and rows.shape[1] == 1:
-                rows = rows[:, 0]
-            if rows.ndim != 1:
-                raise ValueError(
-                    "with lengths, X must be the symbols of all sequences as "
-                    f"one column (n_steps, 1) or 1-d, got shape {rows.shape}"
-                )
-            lengths = _check_lengths(lengths, len(rows))
-            return np.split(rows, np.cumsum(lengths)[:-1])
         if _has_sequences(X):
             seqs = [np.asarray(s).reshape(-1) for s in X]
             if all(len(s) == 1 for s in seqs):  # a column: one sequence
@@ -226,10 +241,7 @@ class MarkovChain(DensityMixin, BaseEstimator):
     def _codes(self, X, lengths, reset):
         """``(codes, lengths)``: the symbols of all sequences as codes of the
         alphabet, concatenated."""
-        seqs = self._sequences(X, lengths)
-        if not seqs or any(len(s) == 0 for s in seqs):
-            raise ValueError("X must hold at least one sequence, none of them empty")
-        flat = _concatenated(seqs)
+        flat, lengths = self._flat(X, lengths)
         missing = is_missing(flat)
         if missing.any():
             raise ValueError(
@@ -259,7 +271,7 @@ class MarkovChain(DensityMixin, BaseEstimator):
                 f"{self.symbols_.tolist()[:10]}); declare every symbol with "
                 "symbols="
             )
-        return codes, np.array([len(s) for s in seqs], dtype=np.intp)
+        return codes, lengths
 
     # -- statistics ----------------------------------------------------------------
     def _smoothing(self):
@@ -417,8 +429,18 @@ class MarkovChain(DensityMixin, BaseEstimator):
             return handler.predict_markov_chain(self, "score_sequences", X, lengths)
         check_is_fitted(self)
         codes, lengths = self._codes(X, lengths, False)
-        steps = self._step_log_prob(codes, lengths)
-        return np.add.reduceat(steps, np.cumsum(lengths) - lengths)
+        # In blocks of whole sequences: the windows of a block take several
+        # arrays of its size (on long data, more memory than the fit's).
+        out = np.empty(len(lengths))
+        ends = np.cumsum(lengths)
+        first = begin = 0
+        while first < len(lengths):
+            last = max(int(np.searchsorted(ends, begin + _BLOCK)), first + 1)
+            block = lengths[first:last]
+            steps = self._step_log_prob(codes[begin : ends[last - 1]], block)
+            out[first:last] = np.add.reduceat(steps, np.cumsum(block) - block)
+            first, begin = last, ends[last - 1]
+        return out
 
     def score(self, X, lengths=None, *, y=None):
         """Log probability of all the sequences (the sum over sequences)."""

@@ -268,3 +268,20 @@ def test_numeric_sequences_score_as_the_same_symbols_as_objects():
         chain.score_sequences(np.concatenate(seqs), [30] * 40),
         chain.score_sequences(np.concatenate(objects), [30] * 40),
     )
+
+
+@pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
+def test_scores_in_blocks_of_sequences_are_the_scores_at_once(block, monkeypatch):
+    # score_sequences scores long data in blocks of whole sequences; every
+    # blocking gives the same numbers, bit for bit, as one block.
+    from bayeskit.hmm import _markov_chain
+
+    rng = np.random.default_rng(block)
+    lengths = rng.integers(1, 12, 60)
+    X = rng.choice(list("abc"), lengths.sum())
+    chain = MarkovChain(order=2).fit(X, lengths)
+    expected = chain.score_sequences(X, lengths)
+    monkeypatch.setattr(_markov_chain, "_BLOCK", block)
+    np.testing.assert_array_equal(chain.score_sequences(X, lengths), expected)
+    by_hand = [chain.score(X[e - n : e]) for n, e in zip(lengths, np.cumsum(lengths))]
+    np.testing.assert_allclose(expected, by_hand, rtol=1e-12)
