@@ -254,7 +254,17 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
     lengths = np.ascontiguousarray(lengths, dtype=np.intp)
     starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp)
     UQ = covariance_factor(params.transition_covariance)
-    f64 = np.float64
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    A, b, C, off, R, mu0 = (
+        np.ascontiguousarray(value, dtype=np.float64)
+        for value in (
+            params.transition_matrix, params.transition_offset,
+            params.observation_matrix, params.observation_offset,
+            params.observation_covariance, params.initial_mean,
+        )
+    )  # fmt: skip
+    UR = covariance_factor(params.observation_covariance)
+    U0 = covariance_factor(params.initial_covariance)
     threads = _n_threads(n, len(lengths))
     if _numpy_first(kernels, threads):
         if _serial_meanwhile(kernels, threads):
@@ -262,17 +272,7 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
         else:
             waiting = _in_background(Y, lengths, params)
             found = _gaussian_numpy.kalman_filter(
-                np.ascontiguousarray(Y, dtype=f64),
-                lengths,
-                np.asarray(params.transition_matrix, dtype=f64),
-                np.asarray(params.transition_offset, dtype=f64),
-                UQ,
-                np.asarray(params.observation_matrix, dtype=f64),
-                np.asarray(params.observation_offset, dtype=f64),
-                covariance_factor(params.observation_covariance),
-                np.asarray(params.initial_mean, dtype=f64),
-                covariance_factor(params.initial_covariance),
-                waiting,
+                Y, lengths, A, b, UQ, C, off, UR, mu0, U0, waiting
             )
             if found is not None:
                 return (*found, UQ, starts, lengths, True, threads)
@@ -282,27 +282,10 @@ def _filter(Y, lengths, params, kernels=(_kernels.filter_kernel,)):
     filt_U = np.empty((n, k, k))
     loglik = np.empty(len(lengths))
     run_parallel(
-        _kernels.filter_kernel,
-        threads,
-        1,
-        np.ascontiguousarray(Y, dtype=f64),
-        starts,
-        lengths,
-        np.ascontiguousarray(params.transition_matrix, dtype=f64),
-        np.ascontiguousarray(params.transition_offset, dtype=f64),
-        UQ,
-        np.ascontiguousarray(params.observation_matrix, dtype=f64),
-        np.ascontiguousarray(params.observation_offset, dtype=f64),
-        np.ascontiguousarray(params.observation_covariance, dtype=f64),
-        covariance_factor(params.observation_covariance),
-        np.ascontiguousarray(params.initial_mean, dtype=f64),
-        covariance_factor(params.initial_covariance),
-        pred_m,
-        pred_U,
-        filt_m,
-        filt_U,
-        loglik,
-    )
+        _kernels.filter_kernel, threads, 1,
+        Y, starts, lengths, A, b, UQ, C, off, R, UR, mu0, U0,
+        pred_m, pred_U, filt_m, filt_U, loglik,
+    )  # fmt: skip
     return pred_m, pred_U, filt_m, filt_U, loglik, UQ, starts, lengths, False, threads
 
 
