@@ -45,6 +45,7 @@ from .. import _jit
 from .._jit import run_parallel
 from .._logmath import safe_log
 from . import _semi_markov_numpy
+from . import chain as _chain
 from ._checks import cardinality
 from ._semi_markov_kernels import _forward_backward_pass, _forward_pass, _viterbi_pass
 from .structure import _as_message, _table_map
@@ -117,13 +118,14 @@ def _param_arrays(log_startprob, log_transmat, pmf):
     return start, trans, log_pmf, log_surv
 
 
-def _emission_array(log_emission, k: int) -> np.ndarray:
+def _emission_array(log_emission, k: int, check: bool = True) -> np.ndarray:
     """``log_emission`` as contiguous float64 of ``k`` columns, with no NaN
-    and no ``+inf`` (one pass: the largest value is NaN if any is)."""
+    and no ``+inf`` (one pass: the largest value is NaN if any is; without
+    ``check``, the caller checks)."""
     em = np.ascontiguousarray(log_emission, dtype=np.float64)
     if em.ndim != 2 or em.shape[1] != k:
         raise ValueError(f"log_emission must have {k} columns, got {em.shape}")
-    if em.size and not em.max() < np.inf:
+    if check and em.size and not em.max() < np.inf:
         raise ValueError("log_emission contains NaN or +inf.")
     return em
 
@@ -188,6 +190,15 @@ class _Tables:
 def _tables(log_startprob, log_transmat, pmf) -> _Tables:
     logs = _param_arrays(log_startprob, log_transmat, pmf)
     return _Tables(*logs, *(np.exp(table) for table in logs))
+
+
+def _kernel_emissions(tables: _Tables, em, n_threads: int) -> tuple:
+    """The probabilities of the scaled kernels and every step's emissions
+    over their maximum with the maxima, by the chain's compiled pass, which
+    checks the values in the same pass (a step of all ``-inf`` gets shift
+    ``-inf``: its mass is 0, and the kernels leave the scaled recursions
+    before they read it)."""
+    return (*tables.probabilities, *_chain._scaled_emissions(em, n_threads))
 
 
 @dataclass(frozen=True)
@@ -275,25 +286,26 @@ def _forward_backward(
     tables: _Tables, log_emission, lengths, weights, exact: bool, counts: bool
 ) -> SemiMarkovPosterior:
     """:func:`semi_markov_forward_backward` on the parameters' ``tables``."""
-    em = _emission_array(log_emission, len(tables.start))
+    em = _emission_array(log_emission, len(tables.start), check=False)
     n_steps, k = em.shape
     D = tables.pmf.shape[1]
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
     w = np.ones(n_seq) if weights is None else np.asarray(weights, dtype=float)
-    scaled = (*tables.probabilities, *_scaled_emissions(em))
     n_threads, n_tasks = _plan(n_steps, k, D, n_seq)
     if not exact and _numpy_first(_forward_backward_pass, n_threads, n_tasks):
         if _serial_meanwhile(_forward_backward_pass, n_threads, n_tasks):
             n_threads = 1
         else:
+            checked = _emission_array(em, k)  # the numpy passes do not check
+            scaled = (*tables.probabilities, *_scaled_emissions(checked))
             waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
             found = _semi_markov_numpy.forward_backward(*scaled, bounds, w, waiting)
             if found is not None:
                 return SemiMarkovPosterior(*found[:2], *(found[2:] if counts else ()))
-    # Messages as (k, n_steps): the sums over durations read them along time.
-    # Every entry the kernels read they write first.
-    A, F, Bs, Be, R = (np.empty((k, n_steps)) for _ in range(5))
+    scaled = _kernel_emissions(tables, em, min(n_threads, n_tasks))
+    # The messages are the kernel's work space, a sequence at a time; every
+    # posterior it writes.
     log_lik = np.empty(n_seq)
     gamma = np.empty((n_steps, k))
     starts = np.zeros((n_tasks, k))
@@ -301,8 +313,7 @@ def _forward_backward(
     durations = np.zeros((n_tasks, k, D))
     run_parallel(
         _forward_backward_pass, min(n_threads, n_tasks), 1,
-        *tables.logs, em, *scaled, bounds, w, n_tasks, exact,
-        counts, A, F, Bs, Be, R,
+        *tables.logs, em, *scaled, bounds, w, n_tasks, exact, counts,
         log_lik, gamma, starts, transitions, durations,
     )  # fmt: skip
     if not np.all(log_lik > -np.inf):
@@ -331,25 +342,26 @@ def semi_markov_forward(
 
 def _forward(tables: _Tables, log_emission, lengths, exact: bool) -> np.ndarray:
     """:func:`semi_markov_forward` on the parameters' ``tables``."""
-    em = _emission_array(log_emission, len(tables.start))
+    em = _emission_array(log_emission, len(tables.start), check=False)
     n_steps, k = em.shape
     bounds = _bounds(lengths, n_steps)
     n_seq = len(bounds) - 1
-    scaled = (*tables.probabilities, *_scaled_emissions(em))
     n_threads, n_tasks = _plan(n_steps, k, tables.pmf.shape[1], n_seq)
     if not exact and _numpy_first(_forward_pass, n_threads, n_tasks):
         if _serial_meanwhile(_forward_pass, n_threads, n_tasks):
             n_threads = 1
         else:
+            checked = _emission_array(em, k)  # the numpy passes do not check
+            scaled = (*tables.probabilities, *_scaled_emissions(checked))
             waiting = _in_background(n_threads, n_tasks, tables, em, lengths)
             found = _semi_markov_numpy.forward(*scaled, bounds, waiting)
             if found is not None:
                 return found
-    A, F, R = (np.empty((k, n_steps)) for _ in range(3))
+    scaled = _kernel_emissions(tables, em, min(n_threads, n_tasks))
     log_lik = np.empty(n_seq)
     run_parallel(
         _forward_pass, min(n_threads, n_tasks), 1,
-        *tables.logs, em, *scaled, bounds, n_tasks, exact, A, F, R, log_lik,
+        *tables.logs, em, *scaled, bounds, n_tasks, exact, log_lik,
     )  # fmt: skip
     return log_lik
 

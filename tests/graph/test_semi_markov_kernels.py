@@ -9,9 +9,9 @@ from scipy.special import logsumexp
 from bayeskit._logmath import safe_log
 from bayeskit.graph import forward_backward
 from bayeskit.graph._semi_markov_kernels import (
-    _ring_tables,
-    _ring_width,
+    _duration_rings,
     _scaled_forward_sequence,
+    _scaled_width,
 )
 from bayeskit.graph.semi_markov import (
     _arrays,
@@ -247,11 +247,14 @@ def test_a_step_the_scaled_recursion_loses_goes_to_log_space():
     log_em[2] = [-800.0, 0.0]
     args = (safe_log(start), safe_log(trans), pmf, log_em)
     start_, trans_, pmf_, surv_, bt, shift = _scaled(*_arrays(*args))
-    fwd_pmf, fwd_surv, _ = _ring_tables(pmf_, surv_)
-    A, F, R = (np.zeros((2, 12)) for _ in range(3))
-    ring = np.empty((2, _ring_width(5)))
+    width = _scaled_width(5)
+    fwd_pmf, fwd_surv, _ = _duration_rings(pmf_, surv_, width)
+    A, F, gamma = np.zeros((2, 12)), np.zeros((2, 12)), np.zeros((12, 2))
+    ring = np.empty((2, width))
     tables = (fwd_pmf, fwd_surv, bt, shift)
-    log_lik = _scaled_forward_sequence(start_, trans_, *tables, 0, 12, A, F, R, ring)
+    log_lik = _scaled_forward_sequence(
+        start_, trans_, *tables, 0, 12, A, F, np.zeros(12), gamma, ring, True
+    )
     assert np.isnan(log_lik)
     path = np.array([0] * 5 + [1] + [0] * 5 + [1])
     for exact in (False, True):
