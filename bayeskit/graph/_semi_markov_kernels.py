@@ -269,6 +269,25 @@ def _scaled_backward_sequence(
     trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
     durations, pairs, begin, counts, ring,
 ):  # fmt: skip  # pragma: no cover - compiled
+    """:func:`_backward_steps`, compiled once with the counts and once
+    without (their tests and sums out of the posteriors' loops: a fifth of
+    the pass's time)."""
+    if counts:
+        return _backward_steps(
+            trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
+            durations, pairs, begin, True, ring,
+        )  # fmt: skip
+    return _backward_steps(
+        trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
+        durations, pairs, begin, False, ring,
+    )  # fmt: skip
+
+
+@njit(**_INLINE_RING)
+def _backward_steps(
+    trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
+    durations, pairs, begin, counts, ring,
+):  # fmt: skip  # pragma: no cover - compiled
     """Scaled backward pass over rows ``s:e``, after the forward pass with
     ``keep`` (its ``A``, ``F``, ``inv_c`` and ``gamma[e - 1]``), with the
     posteriors on the way: False if a message is not finite (the sequence
