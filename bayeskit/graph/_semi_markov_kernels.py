@@ -34,122 +34,24 @@ import numba
 import numpy as np
 
 from .._jit import njit, parallel_pair
+from ._semi_markov_four import backward_four, forward_four, padded
 from ._semi_markov_log import _backward_sequence, _forward_sequence, _stats_sequence
+from ._semi_markov_rings import (
+    _INLINE_RING,
+    _LANES,
+    _RING,
+    _TINY,
+    _U,
+    _dot,
+    _duration_rings,
+    _open_slots,
+    _scale_dot,
+    _scale_dot_count,
+    _scaled_width,
+)
 
 _JIT = {"error_model": "numpy"}
-
-# ---------------------------------------------------------------------------
-# The scaled recursions: the same sums on probabilities, each step's emissions
-# divided by their maximum (``bt = exp(log_em - shift)``) and each step's
-# messages by a scale ``c_t``, the filtered mass of the step before (of the
-# last step, its own), so that the scales' product is the likelihood and the
-# log-likelihood is ``sum_t log c_t + shift_t`` (Yu 2010, section 3.1,
-# "scaling"; see the forward pass). No exponential in the inner loops. A step
-# whose mass is not a positive finite number (an underflow, or a product of
-# ``bt / c`` ratios that overflowed) returns NaN: the sequence is then
-# recomputed by the log-space recursions.
-# ---------------------------------------------------------------------------
-
-
-# The durations open at a step are held in a ring of ``W`` slots per state,
-# ``W`` at least ``D + 2`` and a whole number of blocks of ``_LANES`` slots:
-# the segment that starts (forward) or ends (backward) at step ``t`` is in
-# slot ``t % W``. Every step multiplies the ring by one factor and reads it
-# through the duration table rotated to the ring, whose entries past ``D``
-# are 0, so that the sums over durations are contiguous products and dot
-# products over whole blocks, which compile to vector instructions
-# (reassociated: the same sums to rounding), where a running product over
-# the durations of every segment would be one long chain of dependent
-# multiplications. The new segment of a step is added to the sum on its own
-# and stored in its slot after it (a vector load of a slot just stored alone
-# waits until the store has left the core); the slot the next step stores
-# into holds a segment ``W - 1 > D`` steps long, which the table reads as 0,
-# and is cleared. At ``D = 50`` (``W = 64``), two blocks of 32 slots, with no
-# remainder loop.
-_RING = {**_JIT, "fastmath": {"reassoc", "contract"}}
-# The loops over a ring are inlined in the recursions (numba's own inlining):
-# called, the rows of a step ran one after the other; inlined, the next row's
-# loads overlap the last one's sums.
 _INLINE = {**_JIT, "inline": "always"}
-_INLINE_RING = {**_RING, "inline": "always"}
-_TINY = 1e-200
-_U = np.uint64
-_LANES = 16
-
-
-@njit(**_JIT)
-def _scaled_width(max_dur):  # pragma: no cover - compiled
-    """The slots of a scaled ring row: ``max_dur + 2`` rounded up to whole
-    blocks of ``_LANES``."""
-    return (max_dur + 1 + _LANES) // _LANES * _LANES
-
-
-@njit(**_JIT)
-def _open_slots(t, width):  # pragma: no cover - compiled
-    """The slots a forward ring reads at a sequence's step ``t``: those of
-    the ``t + 1`` segments open, rounded up to whole blocks."""
-    return _U(min(width, (t + _LANES) // _LANES * _LANES))
-
-
-@njit(**_JIT)
-def _duration_rings(pmf, surv, width):  # pragma: no cover - compiled
-    """The duration tables rotated and doubled for the scaled rings, of
-    shape ``(K, 2 W)``: at step ``t`` the forward ring's slot ``i`` holds
-    the segment of duration ``(t - i) % W + 1``, ``fwd_pmf[j, W - 1 - t % W
-    + i]``'s (and ``fwd_surv``'s); the backward ring's slot ``i`` the segment
-    of duration ``(i - t) % W + 1``, ``bwd_pmf[j, W - t % W + i]``'s. The
-    entries of durations past ``D`` are 0."""
-    n_states, max_dur = pmf.shape
-    fwd_pmf = np.zeros((n_states, 2 * width))
-    fwd_surv = np.zeros((n_states, 2 * width))
-    bwd_pmf = np.zeros((n_states, 2 * width))
-    for j in range(n_states):
-        for m in range(2 * width):
-            back = (width - 1 - m) % width
-            if back < max_dur:
-                fwd_pmf[j, m] = pmf[j, back]
-                fwd_surv[j, m] = surv[j, back]
-            if m % width < max_dur:
-                bwd_pmf[j, m] = pmf[j, m % width]
-    return fwd_pmf, fwd_surv, bwd_pmf
-
-
-@njit(**_INLINE_RING)
-def _scale_dot(ring, j, b, table, off, n):  # pragma: no cover - compiled
-    """Multiplies ``ring[j, :n]`` by ``b`` (a product below ``_TINY``
-    flushed to 0: subnormal numbers are slow, and no sum here needs them) and
-    returns its dot product with ``table[j, off:off + n]``."""
-    f = 0.0
-    for i in range(n):
-        v = ring[j, i] * b
-        v = v if v > _TINY else 0.0
-        ring[j, i] = v
-        f += v * table[j, off + i]
-    return f
-
-
-@njit(**_INLINE_RING)
-def _scale_dot_count(ring, j, b, table, off, n, counts, a):  # pragma: no cover
-    """:func:`_scale_dot`, adding ``a`` times every term of the dot product
-    to ``counts[j, off:off + n]``."""
-    f = 0.0
-    for i in range(n):
-        v = ring[j, i] * b
-        v = v if v > _TINY else 0.0
-        ring[j, i] = v
-        term = v * table[j, off + i]
-        f += term
-        counts[j, off + i] += a * term
-    return f
-
-
-@njit(**_INLINE_RING)
-def _dot(ring, j, table, off, n):  # pragma: no cover - compiled
-    """``ring[j, :n]``'s dot product with ``table[j, off:off + n]``."""
-    f = 0.0
-    for i in range(n):
-        f += ring[j, i] * table[j, off + i]
-    return f
 
 
 @njit(**_RING)
@@ -334,8 +236,9 @@ def _backward_steps(
             first = first if first > _TINY else 0.0
             a = weight * A[j, q] if counts else 0.0
             a = a if a > _TINY else 0.0
-            # A segment whose start has no mass adds 0 to the counts: skipped.
-            if a > 0.0:
+            # Every segment, one whose start has no mass adding 0 (a test of
+            # it here cost a fifth of the pass's time).
+            if counts:
                 acc = _scale_dot_count(ring, j, rj, bwd_pmf, off, width, durations, a)
                 durations[j, width] += a * first * pmf[j, 0]
             else:
@@ -398,6 +301,16 @@ def _longest(bounds, first, stop):  # pragma: no cover - compiled
     return longest
 
 
+@njit(**_JIT)
+def _rows_and_tables(start, trans, pmf, surv, width):  # pragma: no cover
+    """The rows of the scaled passes' work space (four for at most four
+    states: :mod:`._semi_markov_four`'s padding) and the tables they read:
+    start, transitions, durations, survivals and :func:`_duration_rings`."""
+    if len(start) <= 4:
+        start, trans, pmf, surv = padded(start, trans, pmf, surv)
+    return (len(start), start, trans, pmf, surv, *_duration_rings(pmf, surv, width))
+
+
 @parallel_pair(**_JIT)
 def _forward_backward_pass(
     log_start, log_trans, log_pmf, log_surv, log_em, start, trans, pmf, surv,
@@ -406,41 +319,57 @@ def _forward_backward_pass(
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
+    four = n_states <= 4
     width = _scaled_width(max_dur)
-    fwd_pmf, fwd_surv, bwd_pmf = _duration_rings(pmf, surv, width)
+    rows, start, trans, pmf, surv, fwd_pmf, fwd_surv, bwd_pmf = _rows_and_tables(
+        start, trans, pmf, surv, width
+    )
     for task in numba.prange(n_tasks):
         first = task * n_sequences // n_tasks
         stop = (task + 1) * n_sequences // n_tasks
         longest = _longest(bounds, first, stop)
-        A = np.empty((n_states, longest))
-        F = np.empty((n_states, longest))
+        A = np.empty((rows, longest))
+        F = np.empty((rows, longest))
         inv_c = np.empty(longest)
         buf = np.empty(max(n_states, max_dur))
         found = np.zeros(bwd_pmf.shape)
-        pairs = np.zeros((n_states, n_states))
-        begin = np.empty(n_states)
-        ring = np.empty((n_states, width))
+        pairs = np.zeros((rows, rows))
+        begin = np.empty(rows)
+        ring = np.empty((rows, width))
         for n in range(first, stop):
             s, e = bounds[n], bounds[n + 1]
             w = weights[n]
             if not exact:
-                ll = _scaled_forward_sequence(
-                    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F,
-                    inv_c, gamma, ring, True,
-                )  # fmt: skip
+                if four:
+                    ll = forward_four(
+                        start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F,
+                        inv_c, gamma, ring, True, n_states,
+                    )  # fmt: skip
+                else:
+                    ll = _scaled_forward_sequence(
+                        start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, A, F,
+                        inv_c, gamma, ring, True,
+                    )  # fmt: skip
                 if ll == ll:
                     if counts:
                         found[:] = 0.0
                         pairs[:] = 0.0
-                    if _scaled_backward_sequence(
-                        trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, w,
-                        gamma, found, pairs, begin, counts, ring,
-                    ):  # fmt: skip
+                    if four:
+                        done = backward_four(
+                            trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, w,
+                            gamma, found, pairs, begin, counts, ring, n_states,
+                        )  # fmt: skip
+                    else:
+                        done = _scaled_backward_sequence(
+                            trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, w,
+                            gamma, found, pairs, begin, counts, ring,
+                        )  # fmt: skip
+                    if done:
                         log_likelihood[n] = ll
                         for j in range(n_states):
                             starts[task, j] += w * begin[j]
                         if counts:
-                            transitions[task] += pairs
+                            transitions[task] += pairs[:n_states, :n_states]
                             for j in range(n_states):
                                 for d in range(max_dur):
                                     durations[task, j, d] += (
@@ -461,18 +390,26 @@ def _forward_pass(
 ):  # fmt: skip  # pragma: no cover - compiled
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
+    four = n_states <= 4
     width = _scaled_width(max_dur)
-    fwd_pmf, fwd_surv, _ = _duration_rings(pmf, surv, width)
-    unused = np.empty((n_states, 1))  # nothing is kept (``keep`` False)
+    rows, start, trans, _, _, fwd_pmf, fwd_surv, _ = _rows_and_tables(
+        start, trans, pmf, surv, width
+    )
+    unused = np.empty((rows, 1))  # nothing is kept (``keep`` False)
     for task in numba.prange(n_tasks):
         buf = np.empty(max(n_states, max_dur))
-        ring = np.empty((n_states, width))
+        ring = np.empty((rows, width))
         for n in range(
             task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
         ):
             s, e = bounds[n], bounds[n + 1]
             ll = np.nan
-            if not exact:
+            if not exact and four:
+                ll = forward_four(
+                    start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, unused,
+                    unused, unused[0], unused, ring, False, n_states,
+                )  # fmt: skip
+            elif not exact:
                 ll = _scaled_forward_sequence(
                     start, trans, fwd_pmf, fwd_surv, bt, shift, s, e, unused,
                     unused, unused[0], unused, ring, False,

@@ -160,6 +160,34 @@ def test_posteriors_without_counts_are_the_posteriors_with_them(seed, exact):
     assert alone.duration_counts is None and alone.transition_counts is None
 
 
+@pytest.mark.parametrize("k", range(1, 8))
+def test_the_unrolled_and_the_general_scaled_passes_equal_the_log_space_ones(k):
+    """At most four states take the unrolled scaled passes (padded to four
+    states that never start), more take the general ones: both give the
+    log-space recursions' evidence, posteriors and expected counts, on
+    sequences of one step, of fewer steps than the longest duration and of
+    many more."""
+    rng = np.random.default_rng(500 + k)
+    D = 9
+    lengths = np.array([1, 2, 7, 500, 40])
+    with np.errstate(invalid="ignore"):  # one state: no other to move to
+        start, trans, pmf, log_em = _random_model(rng, k, D, lengths.sum())
+    if k == 1:
+        trans = np.ones((1, 1))  # a segment of the one state follows another
+    args = (safe_log(start), safe_log(trans), pmf, log_em, lengths)
+    scaled = semi_markov_forward_backward(*args)
+    exact = semi_markov_forward_backward(*args, exact=True)
+    np.testing.assert_allclose(scaled.log_evidence, exact.log_evidence, rtol=1e-12)
+    np.testing.assert_allclose(scaled.posterior, exact.posterior, atol=1e-10)
+    for name in ("start_counts", "transition_counts", "duration_counts"):
+        np.testing.assert_allclose(
+            getattr(scaled, name), getattr(exact, name), rtol=1e-9, atol=1e-10
+        )
+    np.testing.assert_allclose(
+        semi_markov_forward(*args), exact.log_evidence, rtol=1e-12
+    )
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_geometric_durations_equal_the_hmm(seed):
     """Durations geometric with stay probability a_ii (truncated where the
