@@ -29,6 +29,7 @@ import numpy as np
 from .._jit import njit
 from ._semi_markov_rings import (
     _INLINE_RING,
+    _JIT,
     _RING,
     _TINY,
     _U,
@@ -66,6 +67,17 @@ def _put(out, r, n_states, x0, x1, x2, x3):  # pragma: no cover - compiled
         out[r, _U(2)] = x2
     if n_states > 3:
         out[r, _U(3)] = x3
+
+
+@njit(**_RING)
+def _last_masses(ring, fwd_surv, off):  # pragma: no cover - compiled
+    """The four states' masses at a sequence's last step: their rings' sums
+    over the durations (once a sequence: called, not inlined)."""
+    w = _U(ring.shape[1])
+    return (
+        _dot(ring, _U(0), fwd_surv, off, w), _dot(ring, _U(1), fwd_surv, off, w),
+        _dot(ring, _U(2), fwd_surv, off, w), _dot(ring, _U(3), fwd_surv, off, w),
+    )  # fmt: skip
 
 
 @njit(**_RING)
@@ -135,11 +147,7 @@ def forward_four(
             A[u2, q] = a2
             A[u3, q] = a3
         if last:  # the exact mass: the sum over the durations
-            w = _U(width)
-            f0 = _dot(ring, u0, fwd_surv, off, w)
-            f1 = _dot(ring, u1, fwd_surv, off, w)
-            f2 = _dot(ring, u2, fwd_surv, off, w)
-            f3 = _dot(ring, u3, fwd_surv, off, w)
+            f0, f1, f2, f3 = _last_masses(ring, fwd_surv, off)
             mass = (f0 + f1) + (f2 + f3)
         if not (mass > 0.0 and mass < np.inf):
             return np.nan
@@ -194,11 +202,12 @@ def _backward_lane(
     return acc + first * pmf1
 
 
-@njit(**_INLINE_RING)
+@njit(**_RING)
 def _censored(j, d, rj, last, a, pmf, surv, durations, counts):  # pragma: no cover
     """State ``j``'s censored last segment, ``d`` steps from here to the
     end: its product of factors times ``rj``, and its term (with ``counts``,
-    its durations ``d' >= d`` added)."""
+    its durations ``d' >= d`` added). Called, not inlined: only the last
+    ``D`` steps of a sequence have one."""
     last *= rj
     if counts and a > 0.0:
         for dd in range(d, pmf.shape[1] + 1):
@@ -326,7 +335,7 @@ def backward_four(
     )  # fmt: skip
 
 
-@njit(**_RING)
+@njit(**_JIT)
 def padded(start, trans, pmf, surv):  # pragma: no cover - compiled
     """The start, transition, duration and survival tables of at most four
     states padded to four with states that never start."""
@@ -335,8 +344,11 @@ def padded(start, trans, pmf, surv):  # pragma: no cover - compiled
     trans4 = np.zeros((4, 4))
     pmf4 = np.zeros((4, max_dur))
     surv4 = np.zeros((4, max_dur))
-    start4[:n_states] = start
-    trans4[:n_states, :n_states] = trans
-    pmf4[:n_states] = pmf
-    surv4[:n_states] = surv
+    for j in range(n_states):  # loops: slices compile to far more code
+        start4[j] = start[j]
+        for i in range(n_states):
+            trans4[j, i] = trans[j, i]
+        for d in range(max_dur):
+            pmf4[j, d] = pmf[j, d]
+            surv4[j, d] = surv[j, d]
     return start4, trans4, pmf4, surv4

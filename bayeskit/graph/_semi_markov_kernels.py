@@ -37,7 +37,6 @@ from .._jit import njit, parallel_pair
 from ._semi_markov_four import backward_four, forward_four, padded
 from ._semi_markov_log import _backward_sequence, _forward_sequence, _stats_sequence
 from ._semi_markov_rings import (
-    _INLINE_RING,
     _LANES,
     _RING,
     _TINY,
@@ -168,25 +167,6 @@ def _scaled_forward_sequence(
 
 @njit(**_RING)
 def _scaled_backward_sequence(
-    trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
-    durations, pairs, begin, counts, ring,
-):  # fmt: skip  # pragma: no cover - compiled
-    """:func:`_backward_steps`, compiled once with the counts and once
-    without (their tests and sums out of the posteriors' loops: a fifth of
-    the pass's time)."""
-    if counts:
-        return _backward_steps(
-            trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
-            durations, pairs, begin, True, ring,
-        )  # fmt: skip
-    return _backward_steps(
-        trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
-        durations, pairs, begin, False, ring,
-    )  # fmt: skip
-
-
-@njit(**_INLINE_RING)
-def _backward_steps(
     trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
     durations, pairs, begin, counts, ring,
 ):  # fmt: skip  # pragma: no cover - compiled
@@ -369,8 +349,9 @@ def _forward_backward_pass(
                         for j in range(n_states):
                             starts[task, j] += w * begin[j]
                         if counts:
-                            transitions[task] += pairs[:n_states, :n_states]
                             for j in range(n_states):
+                                for i in range(n_states):
+                                    transitions[task, j, i] += pairs[j, i]
                                 for d in range(max_dur):
                                     durations[task, j, d] += (
                                         found[j, d] + found[j, width + d]
