@@ -10,7 +10,8 @@ as a table ``pmf`` of shape ``(k, D)``, ``pmf[j, d - 1] = p_j(d)``; the
 parametric families that fill it live with the estimator.
 
 Inference runs over segments in log space, in O(T K D) per sequence
-(Yu 2010, section 3.1; the compiled kernels of ``_semi_markov_kernels``,
+(Yu 2010, section 3.1; the compiled kernels of ``_semi_markov_kernels`` and
+``_semi_markov_viterbi``,
 batched over sequences; while those are not compiled, in a fresh environment,
 the same recursions in numpy, one step of every sequence at a time, in
 ``_semi_markov_numpy``). **The last segment of every sequence is
@@ -46,7 +47,8 @@ from .._jit import run_parallel
 from .._logmath import safe_log
 from . import _semi_markov_numpy
 from ._checks import cardinality
-from ._semi_markov_kernels import _forward_backward_pass, _forward_pass, _viterbi_pass
+from ._semi_markov_kernels import _forward_backward_pass, _forward_pass
+from ._semi_markov_viterbi import _viterbi_pass
 from .structure import _as_message, _table_map
 
 __all__ = [
