@@ -246,18 +246,23 @@ def _viterbi_sequence(
         n_signed = min(max_dur, t + 1)
         # The slots of the segments open, in whole vectors.
         n_open = _U(min(width, (t + _LANES) // _LANES * _LANES))
-        table = fwd_pmf if t < n - 1 else fwd_surv
-        done = slot + 1 if slot + 1 < max_dur else 0
+        if t < n - 1:
+            done = slot + 1 if slot + 1 < max_dur else 0  # lasted D steps
+            for j in range(n_states):
+                x = log_em[r, j]
+                f = _ring_add_max(ring, fwd_pmf, j, off, n_open, x)
+                v = A[r, j] + x
+                ring[j, slot] = v
+                F[r, j] = _max(v + fwd_pmf[j, off + _U(slot)], f)
+                ring[j, done] = -np.inf
+            continue
         for j in range(n_states):
             x = log_em[r, j]
-            f = _ring_add_max(ring, table, j, off, n_open, x)
+            f = _ring_add_max(ring, fwd_surv, j, off, n_open, x)
             v = A[r, j] + x
             ring[j, slot] = v
-            f = _max(v + table[j, off + _U(slot)], f)
-            if t < n - 1:
-                F[r, j] = f
-                ring[j, done] = -np.inf
-            elif f > top:
+            f = _max(v + fwd_surv[j, off + _U(slot)], f)
+            if f > top:
                 # The censored last segment: the first state (then the
                 # shortest duration) of the largest sum.
                 top, state = f, j
