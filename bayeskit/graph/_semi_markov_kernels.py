@@ -12,7 +12,7 @@ messages of the forward-backward passes are work space of the sequence
 alone, of shape ``(K, >= T)`` (a state's messages contiguous in time), one
 set per task of a pass, indexed by the sequence's own step: a task of short
 sequences keeps them in the cache, and only the posteriors are written for
-every step. Viterbi's are of every step, of shape ``(n_steps, K)``.
+every step. Viterbi's kernel is :mod:`._semi_markov_viterbi`'s.
 
 Notation, for the sequence's steps ``0 .. T-1`` (probabilities here, the
 logs of :mod:`._semi_markov_log`):
@@ -37,7 +37,6 @@ from .._jit import njit, parallel_pair
 from ._semi_markov_four import backward_four, forward_four, padded
 from ._semi_markov_log import _backward_sequence, _forward_sequence, _stats_sequence
 from ._semi_markov_rings import (
-    _LANES,
     _RING,
     _TINY,
     _U,
@@ -50,7 +49,6 @@ from ._semi_markov_rings import (
 )
 
 _JIT = {"error_model": "numpy"}
-_INLINE = {**_JIT, "inline": "always"}
 
 
 @njit(**_RING)
@@ -403,191 +401,3 @@ def _forward_pass(
                     buf,
                 )  # fmt: skip
             log_likelihood[n] = ll
-
-
-# Viterbi's ring reads the tables of :func:`_ring_tables`, rotated modulo ``D``.
-
-
-@njit(**_JIT)
-def _ring_width(max_dur):  # pragma: no cover - compiled
-    """The slots of a ring row: ``max_dur`` rounded up to whole vectors."""
-    return (max_dur + _LANES - 1) // _LANES * _LANES
-
-
-@njit(**_RING)
-def _ring_tables(pmf, surv):  # pragma: no cover - compiled
-    """The duration tables rotated and doubled for the rings: the forward
-    ring's slot ``i`` at step ``t`` holds the segment of duration
-    ``(t - i) % D + 1``, ``fwd_pmf[j, D - 1 - t % D + i]``'s (and
-    ``fwd_surv``'s); the backward ring's slot ``i`` at step ``t`` the segment
-    of duration ``(i - t) % D + 1``, ``bwd_pmf[j, D - t % D + i]``'s. Of
-    ``D`` plus :func:`_ring_width` columns, so that the padded rows read
-    them whole (a pad slot's entry is any one of the table's)."""
-    n_states, max_dur = pmf.shape
-    size = max_dur + _ring_width(max_dur)
-    fwd_pmf = np.empty((n_states, size))
-    fwd_surv = np.empty((n_states, size))
-    bwd_pmf = np.empty((n_states, size))
-    for j in range(n_states):
-        for m in range(size):
-            back = (max_dur - 1 - m) % max_dur
-            fwd_pmf[j, m] = pmf[j, back]
-            fwd_surv[j, m] = surv[j, back]
-            bwd_pmf[j, m] = pmf[j, m % max_dur]
-    return fwd_pmf, fwd_surv, bwd_pmf
-
-
-# Viterbi holds the open segments in a ring too, in log space (a max-product
-# has no sum to underflow): the slot of a segment that started at ``u`` holds
-# ``A[u, j]`` plus its emissions so far, one addition per step, and each step
-# reads it through the rotated log duration table; the maximum over the slots
-# runs on four independent maxima (one chain of dependent comparisons would
-# take four times as long; eight, or the loop vectorised on keys, took longer
-# here), unpadded. The shortest duration that
-# reaches it is needed only for the segments of the best path: the backtrace
-# finds it there, by the same sums in the same order (:func:`_segment_duration`).
-# No reassociation: every sum is the numpy recursions'
-# (``_semi_markov_numpy.viterbi``), in their order, and a maximum is the same
-# whatever the order of its comparisons.
-
-
-@njit(**_INLINE)
-def _ring_add_max(ring, table, j, off, n_open, x):  # pragma: no cover - compiled
-    """Adds ``x`` to ``ring[j, :n_open]`` and returns the largest ``ring[j,
-    i] + table[j, off + i]`` of the result (``-inf`` if none), in four
-    interleaved chains, in the same pass over the ring."""
-    b0 = b1 = b2 = b3 = -np.inf
-    four = n_open - n_open % _U(4)
-    for i in range(_U(0), four, _U(4)):
-        v0 = ring[j, i] + x
-        v1 = ring[j, i + _U(1)] + x
-        v2 = ring[j, i + _U(2)] + x
-        v3 = ring[j, i + _U(3)] + x
-        ring[j, i] = v0
-        ring[j, i + _U(1)] = v1
-        ring[j, i + _U(2)] = v2
-        ring[j, i + _U(3)] = v3
-        w0 = v0 + table[j, off + i]
-        w1 = v1 + table[j, off + i + _U(1)]
-        w2 = v2 + table[j, off + i + _U(2)]
-        w3 = v3 + table[j, off + i + _U(3)]
-        b0 = w0 if w0 > b0 else b0
-        b1 = w1 if w1 > b1 else b1
-        b2 = w2 if w2 > b2 else b2
-        b3 = w3 if w3 > b3 else b3
-    for i in range(four, n_open):
-        v0 = ring[j, i] + x
-        ring[j, i] = v0
-        w0 = v0 + table[j, off + i]
-        b0 = w0 if w0 > b0 else b0
-    b0 = b1 if b1 > b0 else b0
-    b2 = b3 if b3 > b2 else b2
-    return b2 if b2 > b0 else b0
-
-
-@njit(**_JIT)
-def _ring_argmax(ring, table, j, off, slot, n_open, best):  # pragma: no cover
-    """The shortest duration whose sum (as :func:`_ring_add_max` reads it,
-    once the step is added) is ``best``: the slots from the newest segment's
-    back round the ring (``n_open`` signed, as the durations are)."""
-    i = slot
-    for d in range(1, n_open + 1):
-        if ring[j, i] + table[j, off + _U(i)] == best:
-            return d
-        i = i - 1 if i > 0 else ring.shape[1] - 1
-    return 1
-
-
-@njit(**_JIT)
-def _segment_duration(A, log_em, log_pmf, best, s, end, j):  # pragma: no cover
-    """The shortest duration of a segment of ``j`` that ends at row ``end``
-    whose sum is ``best``: ``A`` at its first row plus its emissions, added
-    one step at a time as the ring adds them, plus the log duration."""
-    n_open = min(log_pmf.shape[1], end - s + 1)
-    for d in range(1, n_open + 1):
-        first = end - d + 1
-        v = A[first, j]
-        for u in range(first, end + 1):
-            v += log_em[u, j]
-        if v + log_pmf[j, d - 1] == best:
-            return d
-    return 1
-
-
-@njit(**_JIT)
-def _viterbi_sequence(
-    log_start, log_trans, log_pmf, fwd_pmf, fwd_surv, log_em, s, e, A, F,
-    from_state, path, ring,
-):  # fmt: skip  # pragma: no cover - compiled
-    """Max-product over the segmentations of rows ``s:e``: the best path into
-    ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
-    path unset). Ties go to the lowest state and the shortest duration.
-    ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`' of the log
-    tables; ``ring``, of shape ``(K, D)``, is work space (every slot read
-    is written first)."""
-    n_states, max_dur = ring.shape
-    n = e - s
-    off = _U(0)
-    slot = 0
-    n_signed = 0
-    n_open = _U(0)
-    top, state = -np.inf, 0  # the censored last segment's best sum
-    for t in range(n):
-        r = s + t
-        for j in range(n_states):
-            if t == 0:
-                A[r, j] = log_start[j]
-                continue
-            best, arg = -np.inf, 0
-            for i in range(n_states):
-                v = F[r - 1, i] + log_trans[i, j]
-                if v > best:
-                    best, arg = v, i
-            A[r, j] = best
-            from_state[r, j] = arg
-        slot = t % max_dur
-        off = _U(max_dur - 1 - slot)
-        n_signed = min(max_dur, t + 1)
-        n_open = _U(n_signed)
-        for j in range(n_states):
-            ring[j, slot] = A[r, j]
-            if t < n - 1:
-                F[r, j] = _ring_add_max(ring, fwd_pmf, j, off, n_open, log_em[r, j])
-                continue
-            # The censored last segment: the first state (then the shortest
-            # duration) of the largest sum.
-            v = _ring_add_max(ring, fwd_surv, j, off, n_open, log_em[r, j])
-            if v > top:
-                top, state = v, j
-    if top == -np.inf:
-        return top
-    dur = _ring_argmax(ring, fwd_surv, state, off, slot, n_signed, top)
-    end = e - 1
-    while True:
-        for u in range(end - dur + 1, end + 1):
-            path[u] = state
-        first = end - dur + 1
-        if first == s:
-            break
-        state = from_state[first, state]
-        end = first - 1
-        dur = _segment_duration(A, log_em, log_pmf, F[end, state], s, end, state)
-    return top
-
-
-@parallel_pair(**_JIT)
-def _viterbi_pass(
-    log_start, log_trans, log_pmf, log_surv, log_em, bounds, n_tasks, A, F,
-    from_state, path, log_prob,
-):  # fmt: skip  # pragma: no cover - compiled
-    n_sequences = len(bounds) - 1
-    fwd_pmf, fwd_surv, _ = _ring_tables(log_pmf, log_surv)
-    for task in numba.prange(n_tasks):
-        ring = np.empty(log_pmf.shape)
-        for n in range(
-            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
-        ):
-            log_prob[n] = _viterbi_sequence(
-                log_start, log_trans, log_pmf, fwd_pmf, fwd_surv, log_em,
-                bounds[n], bounds[n + 1], A, F, from_state, path, ring,
-            )  # fmt: skip

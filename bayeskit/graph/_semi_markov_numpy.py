@@ -1,7 +1,7 @@
 """The semi-Markov recursions in numpy, one step of every sequence at a time.
 
 Private to :mod:`bayeskit.graph.semi_markov`, which runs them in place of the
-compiled kernels of :mod:`bayeskit.graph._semi_markov_kernels` while those
+compiled kernels (``_semi_markov_kernels``, ``_semi_markov_viterbi``) while those
 are not compiled yet (neither in this process nor in numba's disk cache): a
 first fit of a semi-Markov model in a fresh environment then compiles nothing
 (the kernels take some ten seconds to compile). Each step is a few numpy

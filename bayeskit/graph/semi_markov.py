@@ -10,7 +10,8 @@ as a table ``pmf`` of shape ``(k, D)``, ``pmf[j, d - 1] = p_j(d)``; the
 parametric families that fill it live with the estimator.
 
 Inference runs over segments in log space, in O(T K D) per sequence
-(Yu 2010, section 3.1; the compiled kernels of ``_semi_markov_kernels``,
+(Yu 2010, section 3.1; the compiled kernels of ``_semi_markov_kernels`` and
+``_semi_markov_viterbi``,
 batched over sequences; while those are not compiled, in a fresh environment,
 the same recursions in numpy, one step of every sequence at a time, in
 ``_semi_markov_numpy``). **The last segment of every sequence is
@@ -47,7 +48,8 @@ from .._logmath import safe_log
 from . import _semi_markov_numpy
 from . import chain as _chain
 from ._checks import cardinality
-from ._semi_markov_kernels import _forward_backward_pass, _forward_pass, _viterbi_pass
+from ._semi_markov_kernels import _forward_backward_pass, _forward_pass
+from ._semi_markov_viterbi import _viterbi_pass
 from .structure import _as_message, _table_map
 
 __all__ = [
@@ -113,6 +115,13 @@ def _param_arrays(log_startprob, log_transmat, pmf):
             f"log_transmat must be ({k}, {k}) and pmf ({k}, max_duration), got "
             f"{trans.shape} and {pmf.shape}"
         )
+    # No NaN and no +inf: the kernels' maxima assume none (and a NaN would
+    # give a NaN posterior rather than an error).
+    for name, table in (("log_startprob", start), ("log_transmat", trans)):
+        if table.size and not table.max() < np.inf:
+            raise ValueError(f"{name} contains NaN or +inf.")
+    if pmf.size and not (pmf.min() >= 0.0 and pmf.max() < np.inf):
+        raise ValueError("pmf must hold finite probabilities, not NaN or negative.")
     log_pmf = np.ascontiguousarray(safe_log(pmf))
     log_surv = np.ascontiguousarray(log_survival(pmf))
     return start, trans, log_pmf, log_surv

@@ -326,3 +326,23 @@ def test_long_sequences_with_far_apart_states_equal_the_log_space_recursions(see
     np.testing.assert_allclose(
         semi_markov_forward(*args), exact.log_evidence, rtol=1e-12
     )
+
+
+@pytest.mark.parametrize("bad", ["start", "transitions", "durations"])
+def test_nan_or_infinite_parameters_are_refused_by_name(bad):
+    """The kernels' maxima assume no NaN: a NaN start or transition log
+    probability, or a NaN duration probability, is an error naming it, in
+    every pass."""
+    rng = np.random.default_rng(0)
+    start, trans, pmf, log_em = _random_model(rng, 3, 4, 20)
+    args = [safe_log(start), safe_log(trans), pmf, log_em]
+    index, value, name = {
+        "start": (0, np.nan, "log_startprob"),
+        "transitions": (1, np.inf, "log_transmat"),
+        "durations": (2, np.nan, "pmf"),
+    }[bad]
+    args[index] = args[index].copy()
+    args[index].flat[1] = value
+    for run in (semi_markov_forward, semi_markov_forward_backward, semi_markov_viterbi):
+        with pytest.raises(ValueError, match=name):
+            run(*args)

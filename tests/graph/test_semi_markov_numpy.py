@@ -183,7 +183,7 @@ _FIRST_FIT = """
 import json
 import numpy as np
 import bayeskit
-from bayeskit.graph import _semi_markov_kernels as k
+from bayeskit.graph import _semi_markov_kernels as k, _semi_markov_viterbi as v
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(10_000, 2)) + 3 * (np.arange(10_000) // 10 % 3)[:, None]
@@ -194,7 +194,7 @@ for lengths in ([100], [100] * 100):
     model.predict(data, lengths)
     model.predict_proba(data, lengths)
     model.score(data, lengths)
-kernels = [k._forward_pass, k._forward_backward_pass, k._viterbi_pass]
+kernels = [k._forward_pass, k._forward_backward_pass, v._viterbi_pass]
 print(json.dumps({kernel.func.__name__: [
     len(kernel.variant(p).signatures) for p in (False, True)] for kernel in kernels}))
 """

@@ -1,0 +1,308 @@
+"""The compiled Viterbi kernel of the semi-Markov chain: max-product over segments.
+
+Private to :mod:`bayeskit.graph.semi_markov`, whose functions validate the
+arguments (the emissions have no NaN and no ``+inf``), plan the threads and
+call this kernel, which assumes valid input. It runs in O(T K D) per sequence
+of ``T`` steps, ``K`` states and longest duration ``D`` (Yu 2010, section
+3.2), the last segment of a sequence right-censored (section 3.4), as the
+other semi-Markov kernels (``_semi_markov_kernels``). The emissions' rows are
+the steps of all sequences concatenated; sequence ``n`` is rows
+``bounds[n]:bounds[n + 1]``; the messages are arrays of shape ``(n_steps,
+K)``: ``A[t, j]`` the best log joint probability of the steps before ``t``
+and a segment of ``j`` starting at ``t``, ``F[t, j]`` of the steps up to
+``t`` and a segment of ``j`` ending there.
+
+Every sum is the numpy recursions' (``_semi_markov_numpy.viterbi``), in their
+order, and none is reassociated: the two give the same paths and the same
+log-probabilities, bit for bit (ties go to the lowest state and the shortest
+duration).
+
+The open segments are held in a ring of ``D`` slots per state (the segment
+that starts at step ``t`` in slot ``t % D``, overwriting the one that started
+``D`` steps before and can last no longer): the slot of a segment that
+started at ``u`` holds ``A[u, j]`` plus its emissions so far, one addition
+per step, and a step reads the ring through the log duration table rotated
+to it. The rows are padded to whole vectors of ``_LANES`` slots, and the pads
+and the slots not open hold ``-inf`` (which adding a log-probability keeps,
+and a maximum never takes), so that the loop over a row runs over whole
+vectors. Its maximum, :func:`_max`, tells LLVM that there is no NaN and no
+sign of zero to keep (a sum with a log duration, which is never ``-0.0``, is
+never ``-0.0``), so that it is taken in vector lanes, in any order, to the
+same value (without it, LLVM keeps the order of the comparisons: one scalar
+chain). The shortest duration that reaches a maximum is needed only
+for the segments of the best path: the backtrace finds it there, by the same
+sums in the same order.
+
+References
+----------
+.. [1] S.-Z. Yu, "Hidden semi-Markov models", Artificial Intelligence
+   174(2), 215-243, 2010.
+.. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms",
+   2nd ed., SIAM, 2002.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as llvm
+import numba
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
+
+from .._jit import njit, parallel_pair
+
+_JIT = {"error_model": "numpy"}
+# The loop over a ring is inlined in the recursion (numba's own inlining).
+_INLINE = {**_JIT, "inline": "always"}
+_U = np.uint64
+_LANES = 8
+_EPS = 2.0**-53  # float64's unit roundoff
+# Rows the backtrace asks for ahead of its reads (a few segments' worth).
+_AHEAD = 64
+
+
+def _max(a, b):
+    """``a if a > b else b``; compiled, its comparison and choice flagged
+    ``nnan nsz`` (numba's ``fastmath`` option flags the comparison but not
+    the choice, and the maximum then stays one chain)."""
+    return a if a > b else b
+
+
+def _prefetch(array, row):
+    """Compiled, asks for the cache line of ``array[row, 0]`` ahead of its
+    use (interpreted, nothing)."""
+
+
+@intrinsic
+def _max_nnan_nsz(typingctx, a, b):  # pragma: no cover - compiled
+    def codegen(context, builder, signature, args):
+        greater = builder.fcmp_ordered(">", *args, flags=("nnan", "nsz"))
+        return builder.select(greater, *args, flags=("nnan", "nsz"))
+
+    return (types.float64(a, b), codegen) if a == b == types.float64 else None
+
+
+@intrinsic
+def _prefetch_row(typingctx, array, row):  # pragma: no cover - compiled
+    def codegen(context, builder, signature, args):
+        ty = signature.args[0]
+        index = [context.cast(builder, args[1], signature.args[1], types.intp)]
+        index += [context.get_constant(types.intp, 0)] * (ty.ndim - 1)
+        found = context.make_array(ty)(context, builder, args[0])
+        at = cgutils.get_item_pointer(
+            context, builder, ty, found, index, wraparound=False
+        )
+        i32, ptr = llvm.IntType(32), llvm.IntType(8).as_pointer()
+        fnty = llvm.FunctionType(llvm.VoidType(), [ptr, i32, i32, i32])
+        # The name of LLVM's typed pointers (``i8*``), which LLVM's of opaque
+        # pointers renames to its own when it reads the module.
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        # A read, to be kept in every cache level, of data.
+        builder.call(fn, [builder.bitcast(at, ptr), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    if isinstance(array, types.Array) and isinstance(row, types.Integer):
+        return types.none(array, row), codegen
+    return None
+
+
+@overload(_max)
+def _max_compiled(a, b):  # pragma: no cover - compiled
+    if a == b == types.float64:
+        return lambda a, b: _max_nnan_nsz(a, b)
+    return None
+
+
+@overload(_prefetch)
+def _prefetch_compiled(array, row):  # pragma: no cover - compiled
+    return lambda array, row: _prefetch_row(array, row)
+
+
+@njit(**_JIT)
+def _ring_width(max_dur):  # pragma: no cover - compiled
+    """The slots of a ring row: ``max_dur`` rounded up to whole vectors."""
+    return (max_dur + _LANES - 1) // _LANES * _LANES
+
+
+@njit(**_JIT)
+def _ring_tables(log_pmf, log_surv):  # pragma: no cover - compiled
+    """The log duration tables rotated to the ring: slot ``i`` at step ``t``
+    holds the segment of duration ``(t - i) % D + 1``, whose entries are
+    ``fwd_pmf[j, D - 1 - t % D + i]`` (and ``fwd_surv``'s). Of ``D`` plus
+    :func:`_ring_width` columns, so that a padded row reads them whole (a pad
+    slot's entry is any one of the table's: the slot holds ``-inf``)."""
+    n_states, max_dur = log_pmf.shape
+    size = max_dur + _ring_width(max_dur)
+    fwd_pmf = np.empty((n_states, size))
+    fwd_surv = np.empty((n_states, size))
+    for j in range(n_states):
+        for m in range(size):
+            back = (max_dur - 1 - m) % max_dur
+            fwd_pmf[j, m] = log_pmf[j, back]
+            fwd_surv[j, m] = log_surv[j, back]
+    return fwd_pmf, fwd_surv
+
+
+@njit(**_INLINE)
+def _ring_add_max(ring, table, j, off, n, x):  # pragma: no cover - compiled
+    """Adds ``x`` to ``ring[j, :n]`` and returns the largest ``ring[j, i] +
+    table[j, off + i]`` of the result (``-inf`` if none)."""
+    best = -np.inf
+    for i in range(n):
+        v = ring[j, i] + x
+        ring[j, i] = v
+        best = _max(v + table[j, off + i], best)
+    return best
+
+
+@njit(**_JIT)
+def _ring_argmax(ring, table, j, off, slot, n_open, max_dur, best):  # pragma: no cover
+    """The shortest duration whose sum (as :func:`_viterbi_sequence` reads
+    it, once the step is added) is ``best``: the slots from the newest
+    segment's back round the ring's ``max_dur`` slots (``n_open`` signed, as
+    the durations are)."""
+    i = slot
+    for d in range(1, n_open + 1):
+        if ring[j, i] + table[j, off + _U(i)] == best:
+            return d
+        i = i - 1 if i > 0 else max_dur - 1
+    return 1
+
+
+@njit(**_JIT)
+def _segment_duration(A, log_em, log_pmf, best, s, end, j):  # pragma: no cover
+    """The shortest duration of a segment of ``j`` that ends at row ``end``
+    whose sum is ``best``: ``A`` at its first row plus its emissions, added
+    one step at a time as the ring adds them, plus the log duration.
+
+    That sum is formed only where the same terms summed in another order
+    (from the end back, one addition per duration) come within twice the
+    error bound of a recursive sum of ``d + 2`` terms (Higham 2002, section
+    4.2), with a margin, of ``best``: the others cannot reach it, and a
+    segment costs O(d) additions, not O(d^2). A term of ``-inf`` makes the
+    sum ``-inf``, never ``best``."""
+    n_open = min(log_pmf.shape[1], end - s + 1)
+    tail = 0.0  # the emissions of rows first..end, from the end back
+    size = 0.0  # and their magnitudes
+    minus_inf = False
+    for d in range(1, n_open + 1):
+        first = end - d + 1
+        x = log_em[first, j]
+        tail += x
+        size += abs(x)
+        minus_inf = minus_inf or x == -np.inf
+        a, p = A[first, j], log_pmf[j, d - 1]
+        if minus_inf or a == -np.inf or p == -np.inf:
+            continue
+        if a + tail + p + 8.0 * (d + 2) * _EPS * (abs(a) + size + abs(p)) < best:
+            continue
+        v = a
+        for u in range(first, end + 1):
+            v += log_em[u, j]
+        if v + p == best:
+            return d
+    return 1
+
+
+@njit(**_JIT)
+def _viterbi_sequence(
+    log_start, log_trans, log_pmf, fwd_pmf, fwd_surv, log_em, s, e, A, F,
+    from_state, path, ring,
+):  # fmt: skip  # pragma: no cover - compiled
+    """Max-product over the segmentations of rows ``s:e``: the best path into
+    ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
+    path unset). Ties go to the lowest state and the shortest duration.
+    ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`'; ``ring``, of
+    shape ``(K, _ring_width(D))``, is work space.
+
+    A step's new segment goes into its slot after the loop over the ring, and
+    the slot of the segment that has lasted ``D`` steps is set to ``-inf``
+    once read (blending the new segment in the loop took longer). The
+    backtrace asks for its rows ahead: the forward pass has left them far
+    from the cache (at 200,000 steps, waiting for them took a third of the
+    time)."""
+    n_states, width = ring.shape
+    max_dur = log_pmf.shape[1]
+    n = e - s
+    off = _U(0)
+    slot = 0
+    n_signed = 0
+    top, state = -np.inf, 0  # the censored last segment's best sum
+    ring[:, :] = -np.inf  # no segment open yet (and the pads)
+    for t in range(n):
+        r = s + t
+        for j in range(n_states):
+            if t == 0:
+                A[r, j] = log_start[j]
+                continue
+            best, arg = -np.inf, 0
+            for i in range(n_states):
+                v = F[r - 1, i] + log_trans[i, j]
+                if v > best:
+                    best, arg = v, i
+            A[r, j] = best
+            from_state[r, j] = arg
+        slot = t % max_dur
+        off = _U(max_dur - 1 - slot)
+        n_signed = min(max_dur, t + 1)
+        # The slots of the segments open, in whole vectors.
+        n_open = _U(min(width, (t + _LANES) // _LANES * _LANES))
+        if t < n - 1:
+            done = slot + 1 if slot + 1 < max_dur else 0  # lasted D steps
+            for j in range(n_states):
+                x = log_em[r, j]
+                f = _ring_add_max(ring, fwd_pmf, j, off, n_open, x)
+                v = A[r, j] + x
+                ring[j, slot] = v
+                F[r, j] = _max(v + fwd_pmf[j, off + _U(slot)], f)
+                ring[j, done] = -np.inf
+            continue
+        for j in range(n_states):
+            x = log_em[r, j]
+            f = _ring_add_max(ring, fwd_surv, j, off, n_open, x)
+            v = A[r, j] + x
+            ring[j, slot] = v
+            f = _max(v + fwd_surv[j, off + _U(slot)], f)
+            if f > top:
+                # The censored last segment: the first state (then the
+                # shortest duration) of the largest sum.
+                top, state = f, j
+    if top == -np.inf:
+        return top
+    dur = _ring_argmax(ring, fwd_surv, state, off, slot, n_signed, max_dur, top)
+    end = e - 1
+    while True:
+        for u in range(end - dur + 1, end + 1):
+            path[u] = state
+            ahead = max(u - _AHEAD, s)
+            _prefetch(A, ahead)
+            _prefetch(F, ahead)
+            _prefetch(log_em, ahead)
+            _prefetch(from_state, ahead)
+        first = end - dur + 1
+        if first == s:
+            break
+        state = from_state[first, state]
+        end = first - 1
+        dur = _segment_duration(A, log_em, log_pmf, F[end, state], s, end, state)
+    return top
+
+
+@parallel_pair(**_JIT)
+def _viterbi_pass(
+    log_start, log_trans, log_pmf, log_surv, log_em, bounds, n_tasks, A, F,
+    from_state, path, log_prob,
+):  # fmt: skip  # pragma: no cover - compiled
+    n_sequences = len(bounds) - 1
+    n_states, max_dur = log_pmf.shape
+    fwd_pmf, fwd_surv = _ring_tables(log_pmf, log_surv)
+    for task in numba.prange(n_tasks):
+        ring = np.empty((n_states, _ring_width(max_dur)))
+        for n in range(
+            task * n_sequences // n_tasks, (task + 1) * n_sequences // n_tasks
+        ):
+            log_prob[n] = _viterbi_sequence(
+                log_start, log_trans, log_pmf, fwd_pmf, fwd_surv, log_em,
+                bounds[n], bounds[n + 1], A, F, from_state, path, ring,
+            )  # fmt: skip
