@@ -68,6 +68,8 @@ import numpy as np
 from numba.core import caching
 
 __all__ = [
+    "BLAS_ALONE_SIZE",
+    "blas_alone",
     "compile_in_background",
     "compiling",
     "interpreted",
@@ -689,6 +691,32 @@ def _leave_children() -> None:
         warnings.simplefilter("ignore", ResourceWarning)  # "still running"
         for key in list(_children):
             _finish(key)
+
+
+# BLAS's worker threads, once a call has woken them, spin for a while after it
+# (OpenBLAS: some 0.1 s), on the cores that the threads of a parallel kernel
+# called next would run on: on two cores, a semi-Markov model's posteriors on
+# 2,000 sequences after their emissions' densities took 44 ms, and 28 ms with
+# the densities on one BLAS thread (whose products, of a few columns, gain
+# nothing from more). Work below this many values is left alone (setting the
+# threads costs some 20 us).
+BLAS_ALONE_SIZE = 1 << 16
+
+
+@cache
+def _blas_pools():
+    """The BLAS thread pools loaded in this process (threadpoolctl's, which
+    scikit-learn requires), found once, at the first use."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController().select(user_api="blas")
+
+
+def blas_alone():
+    """A context in which BLAS runs on the calling thread alone (for work of
+    at least ``BLAS_ALONE_SIZE`` values, which a parallel kernel may follow;
+    the caller tests the size, so that small work calls nothing)."""
+    return _blas_pools().limit(limits=1)
 
 
 def replay_all(*calls) -> None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from contextlib import nullcontext
 from dataclasses import replace
 from numbers import Integral, Number, Real
 
@@ -58,6 +59,7 @@ from .._base.sequences import (
     _split,
 )
 from .._collections import handler_for
+from .._jit import BLAS_ALONE_SIZE, blas_alone
 from .._logmath import has_nan
 from .._validation import (
     ElementwiseInterval,
@@ -72,6 +74,7 @@ from ..graph import ChainParams, ChainPrior, LatentChain
 from ..priors import Dirichlet
 from . import _labelled
 from ._checks import check_chain_priors, check_letters
+from ._estep import HMMEStep
 from ._hooks import HMMHooks
 from ._start import HMMStart
 
@@ -127,7 +130,7 @@ def _unchanged(stored, values) -> bool:
     return True
 
 
-class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
+class BaseHMM(HMMEStep, HMMHooks, HMMStart, BaseLatentModel):
     """Base of the hidden Markov models (see the module)."""
 
     _parameter_constraints: dict = {
@@ -295,13 +298,16 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
 
     def _messages(self, emission, X, params):
         """The family's messages for X, with message 1 for every gap (see
-        :func:`~bayeskit._base.sequences._observed_steps`)."""
+        :func:`~bayeskit._base.sequences._observed_steps`); BLAS on one thread
+        for large work (:func:`~bayeskit._jit.blas_alone`: a kernel follows)."""
         observed = _observed_steps(X)
-        if observed is None:
-            return emission.messages(X, params)
-        log_lik = np.zeros((len(X), self.n_components))
-        if observed.any():
-            log_lik[observed] = emission.log_likelihood(X[observed], params)
+        alone = len(X) * self.n_components >= BLAS_ALONE_SIZE  # else: no call
+        with blas_alone() if alone else nullcontext():
+            if observed is None:
+                return emission.messages(X, params)
+            log_lik = np.zeros((len(X), self.n_components))
+            if observed.any():
+                log_lik[observed] = emission.log_likelihood(X[observed], params)
         return log_lik, None
 
     def _sequences(self, X, lengths, reset):
@@ -420,33 +426,6 @@ class BaseHMM(HMMHooks, HMMStart, BaseLatentModel):
         self._n_features = int(value)
 
     # -- learning ----------------------------------------------------------------
-    def _expected_stats(self, data, params, components) -> LatentStats:
-        """The E-step: the chain's posterior under ``params``, fed by the
-        family's messages, and both parts' statistics under it."""
-        X, lengths, weights, *labels = data  # labels: the known states, if any
-        structure, emission, _ = components
-        messages = self._messages(emission, X, params.emission)
-        if labels:
-            post = _labelled.posterior(structure, messages, params, data)
-        else:
-            post = structure.posterior(messages, params.structure, lengths, weights)
-        chain_stats = structure.stats(post, lengths, weights)
-        if not self._updates_emission():
-            emission_stats = emission.zeros(self.n_components)
-        elif post.symbol_counts is not None:  # the table's rows, weighted
-            emission_stats = emission.table_stats(post.symbol_counts)
-        else:
-            resp = post.posterior
-            if weights is not None:
-                resp = resp * np.repeat(weights, lengths)[:, None]
-            observed = _observed_steps(X)
-            if observed is not None:  # gaps add nothing to the family's stats
-                X, resp = X[observed], resp[observed]
-            emission_stats = emission.expected_stats(X, resp, params.emission)
-        evidence = post.log_evidence
-        total = evidence.sum() if weights is None else weights @ evidence
-        return LatentStats(chain_stats, emission_stats, float(total))
-
     def _params_from_stats(self, stats, previous, components) -> LatentParams:
         structure, emission, prior = components
         chain = structure.map_params(
