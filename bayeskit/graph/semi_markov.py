@@ -417,8 +417,9 @@ def _viterbi(tables: _Tables, log_emission, lengths) -> tuple[np.ndarray, np.nda
         return path, log_prob
     # Every entry the kernel reads it writes first; a path is written whole
     # unless the sequence is impossible (an error).
-    A, F = np.empty((n_steps, k)), np.empty((n_steps, k))
-    from_state = np.empty((n_steps, k), dtype=np.int64)
+    cols = max(k, 4)  # at most four states are padded to four (the kernel's)
+    A, F = np.empty((n_steps, cols)), np.empty((n_steps, cols))
+    from_state = np.empty((n_steps, cols), dtype=np.int64)
     path = np.empty(n_steps, dtype=np.int64)
     log_prob = np.empty(n_seq)
     run_parallel(
