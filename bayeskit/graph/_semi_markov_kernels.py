@@ -57,7 +57,8 @@ def _scaled_forward_sequence(
     ring, keep,
 ):  # fmt: skip  # pragma: no cover - compiled
     """Scaled forward pass over rows ``s:e``; returns the log-likelihood, or
-    NaN (see above). With ``keep``, ``A`` and ``F`` (the start and end
+    NaN (a step whose mass is not a positive finite number: see
+    :mod:`._semi_markov_rings`). With ``keep``, ``A`` and ``F`` (the start and end
     messages over the product of the scales so far), ``inv_c`` (``1 / c_t``)
     and the posteriors of the last step, ``gamma[e - 1]``, are written; the
     backward pass reads them. Without, nothing is. The ring's slot of a
