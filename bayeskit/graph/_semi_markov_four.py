@@ -29,11 +29,11 @@ import numpy as np
 from .._jit import njit
 from ._semi_markov_rings import (
     _INLINE_RING,
-    _JIT,
     _RING,
     _TINY,
     _U,
     _dot,
+    _log_scales,
     _open_slots,
     _scale_dot,
     _scale_dot_count,
@@ -167,13 +167,7 @@ def forward_four(
                 F[u3, q] = p3
         if keep:
             inv_c[q] = inv_now
-        total += shift[r]
-        p = prod * c
-        if p > 1e-100 and p < 1e100:
-            prod = p
-        else:
-            total += math.log(prod) + math.log(c)
-            prod = 1.0
+        total, prod = _log_scales(total + shift[r], prod, c)
         scale = c
         c = mass
     return total + math.log(prod)
@@ -333,22 +327,3 @@ def backward_four(
         trans, pmf, surv, bwd_pmf, bt, s, e, A, F, inv_c, weight, gamma,
         durations, pairs, begin, False, ring, n_states,
     )  # fmt: skip
-
-
-@njit(**_JIT)
-def padded(start, trans, pmf, surv):  # pragma: no cover - compiled
-    """The start, transition, duration and survival tables of at most four
-    states padded to four with states that never start."""
-    n_states, max_dur = pmf.shape
-    start4 = np.zeros(4)
-    trans4 = np.zeros((4, 4))
-    pmf4 = np.zeros((4, max_dur))
-    surv4 = np.zeros((4, max_dur))
-    for j in range(n_states):  # loops: slices compile to far more code
-        start4[j] = start[j]
-        for i in range(n_states):
-            trans4[j, i] = trans[j, i]
-        for d in range(max_dur):
-            pmf4[j, d] = pmf[j, d]
-            surv4[j, d] = surv[j, d]
-    return start4, trans4, pmf4, surv4

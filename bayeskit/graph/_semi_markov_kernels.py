@@ -34,7 +34,7 @@ import numba
 import numpy as np
 
 from .._jit import njit, parallel_pair
-from ._semi_markov_four import backward_four, forward_four, padded
+from ._semi_markov_four import backward_four, forward_four
 from ._semi_markov_log import _backward_sequence, _forward_sequence, _stats_sequence
 from ._semi_markov_rings import (
     _RING,
@@ -42,10 +42,12 @@ from ._semi_markov_rings import (
     _U,
     _dot,
     _duration_rings,
+    _log_scales,
     _open_slots,
     _scale_dot,
     _scale_dot_count,
     _scaled_width,
+    padded_four,
 )
 
 _JIT = {"error_model": "numpy"}
@@ -152,13 +154,7 @@ def _scaled_forward_sequence(
                     F[j, _U(t)] = f_prev[j]
         if keep:
             inv_c[t] = inv_now
-        total += shift[r]
-        p = prod * c
-        if p > 1e-100 and p < 1e100:
-            prod = p
-        else:
-            total += math.log(prod) + math.log(c)
-            prod = 1.0
+        total, prod = _log_scales(total + shift[r], prod, c)
         scale = c
         c = mass
     return total + math.log(prod)
@@ -286,7 +282,7 @@ def _rows_and_tables(start, trans, pmf, surv, width):  # pragma: no cover
     states: :mod:`._semi_markov_four`'s padding) and the tables they read:
     start, transitions, durations, survivals and :func:`_duration_rings`."""
     if len(start) <= 4:
-        start, trans, pmf, surv = padded(start, trans, pmf, surv)
+        start, trans, pmf, surv = padded_four(start, trans, pmf, surv, 0.0)
     return (len(start), start, trans, pmf, surv, *_duration_rings(pmf, surv, width))
 
 

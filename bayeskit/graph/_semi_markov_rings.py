@@ -12,6 +12,8 @@ References
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._jit import njit
@@ -129,3 +131,35 @@ def _dot(ring, j, table, off, n):  # pragma: no cover - compiled
     for i in range(n):
         f += ring[j, i] * table[j, off + i]
     return f
+
+
+@njit(**_INLINE_RING)
+def _log_scales(total, prod, c):  # pragma: no cover - compiled
+    """``(total, prod)`` once the scale ``c`` is taken: the scales are
+    multiplied into ``prod``, whose log goes into ``total`` (with ``c``'s)
+    only when the product would leave ``[1e-100, 1e100]``: one log per
+    hundred orders of magnitude, not one per step."""
+    p = prod * c
+    if p > 1e-100 and p < 1e100:
+        return total, p
+    return total + math.log(prod) + math.log(c), 1.0
+
+
+@njit(**_JIT)
+def padded_four(start, trans, pmf, surv, fill):  # pragma: no cover - compiled
+    """The start, transition, duration and survival tables of at most four
+    states padded to four with states that never start (``fill``: 0 for
+    probabilities, ``-inf`` for their logs)."""
+    n_states, max_dur = pmf.shape
+    start4 = np.full(4, fill)
+    trans4 = np.full((4, 4), fill)
+    pmf4 = np.full((4, max_dur), fill)
+    surv4 = np.full((4, max_dur), fill)
+    for j in range(n_states):  # loops: slices compile to far more code
+        start4[j] = start[j]
+        for i in range(n_states):
+            trans4[j, i] = trans[j, i]
+        for d in range(max_dur):
+            pmf4[j, d] = pmf[j, d]
+            surv4[j, d] = surv[j, d]
+    return start4, trans4, pmf4, surv4

@@ -51,6 +51,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .._jit import njit, parallel_pair
+from ._semi_markov_rings import padded_four
 
 _JIT = {"error_model": "numpy"}
 # The loop over a ring is inlined in the recursion (numba's own inlining).
@@ -248,25 +249,6 @@ def _steps_four(ring, fwd_pmf, log_em, A, F, r, off, n_open, slot, done, last):
 
 
 @njit(**_JIT)
-def _padded_four(log_start, log_trans, log_pmf, log_surv):  # pragma: no cover
-    """The log tables of at most four states padded to four with states that
-    never start (``-inf``: they never win a maximum)."""
-    n_states, max_dur = log_pmf.shape
-    start = np.full(4, -np.inf)
-    trans = np.full((4, 4), -np.inf)
-    pmf = np.full((4, max_dur), -np.inf)
-    surv = np.full((4, max_dur), -np.inf)
-    for j in range(n_states):
-        start[j] = log_start[j]
-        for i in range(n_states):
-            trans[j, i] = log_trans[j, i]
-        for d in range(max_dur):
-            pmf[j, d] = log_pmf[j, d]
-            surv[j, d] = log_surv[j, d]
-    return start, trans, pmf, surv
-
-
-@njit(**_JIT)
 def _viterbi_sequence(
     log_start, log_trans, log_pmf, fwd_pmf, fwd_surv, log_em, s, e, A, F,
     from_state, path, ring,
@@ -369,8 +351,8 @@ def _viterbi_pass(
     n_sequences = len(bounds) - 1
     n_states, max_dur = log_pmf.shape
     if n_states < 4:  # the four states' steps (A, F, from_state have 4 columns)
-        log_start, log_trans, log_pmf, log_surv = _padded_four(
-            log_start, log_trans, log_pmf, log_surv
+        log_start, log_trans, log_pmf, log_surv = padded_four(
+            log_start, log_trans, log_pmf, log_surv, -np.inf
         )
         n_states = 4
     fwd_pmf, fwd_surv = _ring_tables(log_pmf, log_surv)
