@@ -419,12 +419,11 @@ def _viterbi(tables: _Tables, log_emission, lengths) -> tuple[np.ndarray, np.nda
     # unless the sequence is impossible (an error).
     cols = max(k, 4)  # at most four states are padded to four (the kernel's)
     A, F = np.empty((n_steps, cols)), np.empty((n_steps, cols))
-    from_state = np.empty((n_steps, cols), dtype=np.int64)
     path = np.empty(n_steps, dtype=np.int64)
     log_prob = np.empty(n_seq)
     run_parallel(
         _viterbi_pass, min(n_threads, n_tasks), 1,
-        *tables.logs, em, bounds, n_tasks, A, F, from_state, path, log_prob,
+        *tables.logs, em, bounds, n_tasks, A, F, path, log_prob,
     )  # fmt: skip
     _check_possible(log_prob)
     return path, log_prob

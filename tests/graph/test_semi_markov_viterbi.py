@@ -1,14 +1,16 @@
 """The semi-Markov Viterbi kernel against the numpy recursions, bit for bit.
 
-The kernel (``_semi_markov_viterbi``: rings padded with ``-inf`` to whole
-vectors, maxima taken in vector lanes, durations found again in the backtrace
-by exact sums) and ``_semi_markov_numpy.viterbi`` (whole-array argmaxes, the
-durations kept) form the same sums in the same order: they must give the same
-paths and the same log-probabilities, to the bit. The models are those where
-the two could part: ties everywhere (equal emissions, equal durations), ties
-up to rounding (emissions on a lattice far from zero), durations of
-probability zero, sequences shorter than the longest duration or of one step,
-and numbers of states and durations on either side of the vector width.
+The kernel (``_semi_markov_viterbi``: rings of whole vectors holding ``-inf``
+where no segment is open, steps two at a time, maxima taken in vector lanes,
+durations found again in the backtrace by exact sums, states by the forward
+pass's comparisons) and ``_semi_markov_numpy.viterbi`` (whole-array argmaxes,
+the durations and states kept) form the same sums in the same order: they
+must give the same paths and the same log-probabilities, to the bit. The
+models are those where the two could part: ties everywhere (equal
+emissions, equal durations), ties up to rounding (emissions on a lattice far
+from zero), durations of probability zero, sequences shorter than the longest
+duration or of one step, and numbers of states and durations on either side
+of the vector width.
 """
 
 import numpy as np
@@ -53,10 +55,9 @@ def _kernel(run, tables, em, bounds, n_tasks=1):
     n_steps, k = em.shape
     cols = max(k, 4)  # at most four states are padded to four
     A, F = np.empty((n_steps, cols)), np.empty((n_steps, cols))
-    from_state = np.empty((n_steps, cols), dtype=np.int64)
     path = np.full(n_steps, -1, dtype=np.int64)
     log_prob = np.empty(len(bounds) - 1)
-    run(*tables, em, bounds, n_tasks, A, F, from_state, path, log_prob)
+    run(*tables, em, bounds, n_tasks, A, F, path, log_prob)
     return path, log_prob
 
 
@@ -90,8 +91,9 @@ def test_viterbi_kernel_equals_the_numpy_recursions_bit_for_bit(
     kind, k, D, numpy_viterbi
 ):
     rng = np.random.default_rng([k, D, KINDS.index(kind)])
-    # One step, shorter than D, D, one more, and longer.
-    lengths = np.unique([1, max(D - 1, 1), D, D + 1, 3 * D + 5])
+    # One, two and three steps (no pair of steps, one), shorter than D, D,
+    # one more, and longer, of either parity.
+    lengths = np.unique([1, 2, 3, max(D - 1, 1), D, D + 1, 3 * D + 5])
     log_start, log_trans, pmf, em = _model(rng, kind, k, D, lengths.sum())
     *tables, em = _arrays(log_start, log_trans, pmf, em)
     bounds = _bounds(lengths, len(em))
