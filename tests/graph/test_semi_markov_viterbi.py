@@ -13,8 +13,12 @@ duration or of one step, and numbers of states and durations on either side
 of the vector width.
 """
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bayeskit import _jit
 from bayeskit._logmath import safe_log
@@ -122,3 +126,28 @@ def test_viterbi_kernel_on_threads_equals_the_numpy_recursions(kind, numpy_viter
 
     found = _kernel(run, tables, em, bounds, n_tasks=16)
     _assert_same(found, numpy_viterbi(*tables, em, bounds), bounds)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    k=st.integers(1, 6),
+    D=st.integers(1, 20),
+    lengths=st.lists(st.integers(1, 70), min_size=1, max_size=5),
+    kind=st.sampled_from(KINDS),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_viterbi_kernel_equals_the_numpy_recursions_on_any_shape(
+    k, D, lengths, kind, seed
+):
+    """Any number of states, longest duration and sequence lengths (pairs of
+    steps, a step left over or not, rings wrapping round or not): the kernel
+    gives the numpy recursions' paths and log-probabilities, bit for bit."""
+    rng = np.random.default_rng(seed)
+    lengths = np.array(lengths)
+    log_start, log_trans, pmf, em = _model(rng, kind, k, D, lengths.sum())
+    *tables, em = _arrays(log_start, log_trans, pmf, em)
+    bounds = _bounds(lengths, len(em))
+    with patch.object(_semi_markov_numpy, "_spent", [0.0]):
+        expected = _semi_markov_numpy.viterbi(*tables, em, bounds, waiting=True)
+    compiled = _kernel(v._viterbi_pass.variant(False), tables, em, bounds)
+    _assert_same(compiled, expected, bounds)
