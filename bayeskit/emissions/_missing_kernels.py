@@ -7,7 +7,10 @@ pattern brings the factors of its observed block for every state (padded to
 mean of the missing coordinates is ``mu_m + G z``) and ``C`` the conditional
 covariance. One pass over the rows computes the marginal log-densities, or
 the moments of the completed rows, in coordinates centred at ``center``
-(see :mod:`bayeskit.emissions._gaussian_missing`).
+(see :mod:`bayeskit.emissions._gaussian_missing`). It takes a pattern's rows
+in blocks, a coordinate at a time over a block's rows, so that its inner
+loops run in vector lanes (a row at a time, they ran over a row's few
+coordinates, in scalars).
 """
 
 from __future__ import annotations
@@ -21,90 +24,140 @@ __all__ = ["missing_log_likelihood", "missing_moments", "pattern_factors"]
 _JIT = {"nogil": True, "error_model": "numpy", "fastmath": {"reassoc", "contract"}}
 
 
+# Rows a pass takes at once: its blocks of a pattern's rows, coordinate by
+# coordinate, are a few tens of kilobytes (in the cache), and its loops over
+# the rows of a block run in vector lanes.
+_BLOCK = 256
+
+
+@njit(**_JIT)
+def _observed_block(X, order, r0, m, obs, no, center, dev):  # pragma: no cover
+    """``dev[t, r] = X[order[r0 + r], obs[t]] - center[obs[t]]``, the block's
+    observed coordinates, centred, one row of ``dev`` per coordinate."""
+    for r in range(m):
+        i = order[r0 + r]
+        for t in range(no):
+            j = obs[t]
+            dev[t, r] = X[i, j] - center[j]
+
+
+@njit(**_JIT)
+def _whitened(dev, m, obs, no, mu, Upk, e, z):  # pragma: no cover - compiled
+    """``z[a, :m] = sum_{b <= a} Upk[a, b] e[b]`` with ``e[b] = dev[b] -
+    mu[obs[b]]``: the block's rows whitened under a state (the sums in the
+    order of the row-by-row loop)."""
+    for b in range(no):
+        mb = mu[obs[b]]
+        for r in range(m):
+            e[b, r] = dev[b, r] - mb
+    for a in range(no):
+        for r in range(m):
+            z[a, r] = 0.0
+        for b in range(a + 1):
+            u = Upk[a, b]
+            for r in range(m):
+                z[a, r] += u * e[b, r]
+
+
 @njit(**_JIT)
 def missing_log_likelihood(
     X, order, starts, n_obs, obs, U, mu_c, center, const, out
 ):  # pragma: no cover - compiled
     """``out[i, k] = const[p, k] - ||U[p, k] (x_o - mu_o)||^2 / 2`` for every
-    row ``i`` of pattern ``p``, its observed coordinates ``obs[p, :n_obs[p]]``."""
+    row ``i`` of pattern ``p``, its observed coordinates ``obs[p, :n_obs[p]]``.
+
+    The rows of a pattern are taken in blocks of ``_BLOCK``, a coordinate at
+    a time over the block's rows."""
     d = X.shape[1]
     n_states = mu_c.shape[0]
-    dev = np.empty(d)
-    e = np.empty(d)
+    dev = np.empty((d, _BLOCK))
+    e = np.empty((d, _BLOCK))
+    z = np.empty((d, _BLOCK))
     for p in range(starts.shape[0] - 1):
         no = n_obs[p]
-        for r in range(starts[p], starts[p + 1]):
-            i = order[r]
-            for t in range(no):
-                j = obs[p, t]
-                dev[t] = X[i, j] - center[j]
+        obs_p = obs[p]
+        for r0 in range(starts[p], starts[p + 1], _BLOCK):
+            m = min(_BLOCK, starts[p + 1] - r0)
+            _observed_block(X, order, r0, m, obs_p, no, center, dev)
             for k in range(n_states):
-                for b in range(no):
-                    e[b] = dev[b] - mu_c[k, obs[p, b]]
-                Upk = U[p, k]
-                maha = 0.0
-                for a in range(no):
-                    s = 0.0
-                    for b in range(a + 1):
-                        s += Upk[a, b] * e[b]
-                    maha += s * s
-                out[i, k] = const[p, k] - 0.5 * maha
+                _whitened(dev, m, obs_p, no, mu_c[k], U[p, k], e, z)
+                ck = const[p, k]
+                for r in range(m):
+                    maha = 0.0
+                    for a in range(no):
+                        maha += z[a, r] * z[a, r]
+                    out[order[r0 + r], k] = ck - 0.5 * maha
 
 
 @njit(**_JIT)
 def missing_moments(
     X, W, order, starts, n_obs, obs, n_mis, mis, U, G, C, mu_c, center, S0, S1, S2
 ):  # pragma: no cover - compiled
-    """Add every row's completed moments under every state of positive weight:
+    """Add every row's completed moments under every state:
     ``S0[k] += w``, ``S1[k] += w y``, ``S2[k] += w (y y^T + C)`` (upper
-    triangle), ``y`` the row completed by its conditional mean, centred."""
+    triangle), ``y`` the row completed by its conditional mean, centred.
+
+    The rows of a pattern are taken in blocks of ``_BLOCK``, a coordinate at
+    a time over the block's rows; the conditional covariance, the same for
+    every row of a pattern, is added once per block, weighted by the block's
+    total weight."""
     d = X.shape[1]
     n_states = mu_c.shape[0]
-    dev = np.empty(d)
-    e = np.empty(d)
-    z = np.empty(d)
-    y = np.empty(d)
+    dev = np.empty((d, _BLOCK))
+    y = np.empty((d, _BLOCK))
+    wy = np.empty((d, _BLOCK))
+    e = np.empty((d, _BLOCK))
+    z = np.empty((d, _BLOCK))
+    w = np.empty(_BLOCK)
     for p in range(starts.shape[0] - 1):
         no = n_obs[p]
         nm = n_mis[p]
-        for r in range(starts[p], starts[p + 1]):
-            i = order[r]
+        obs_p = obs[p]
+        for r0 in range(starts[p], starts[p + 1], _BLOCK):
+            m = min(_BLOCK, starts[p + 1] - r0)
+            # The observed coordinates, in their own rows of y (the
+            # completed rows' missing ones are written under each state).
+            _observed_block(X, order, r0, m, obs_p, no, center, dev)
             for t in range(no):
-                j = obs[p, t]
-                dev[t] = X[i, j] - center[j]
-                y[j] = dev[t]
+                j = obs_p[t]
+                for r in range(m):
+                    y[j, r] = dev[t, r]
             for k in range(n_states):
-                w = W[i, k]
-                if w == 0.0:
+                total = 0.0
+                for r in range(m):
+                    w[r] = W[order[r0 + r], k]
+                    total += w[r]
+                if total == 0.0:
                     continue
-                for b in range(no):
-                    e[b] = dev[b] - mu_c[k, obs[p, b]]
-                Upk = U[p, k]
+                _whitened(dev, m, obs_p, no, mu_c[k], U[p, k], e, z)
                 Gpk = G[p, k]
-                for a in range(no):
-                    s = 0.0
-                    for b in range(a + 1):
-                        s += Upk[a, b] * e[b]
-                    z[a] = s
                 for q in range(nm):
-                    s = mu_c[k, mis[p, q]]
+                    jm = mis[p, q]
+                    for r in range(m):
+                        y[jm, r] = mu_c[k, jm]
                     for a in range(no):
-                        s += Gpk[q, a] * z[a]
-                    y[mis[p, q]] = s
-                S0[k] += w
-                S1k = S1[k]
-                S2k = S2[k]
+                        g = Gpk[q, a]
+                        for r in range(m):
+                            y[jm, r] += g * z[a, r]
+                S0[k] += total
                 for a in range(d):
-                    wy = w * y[a]
-                    S1k[a] += wy
+                    s = 0.0
+                    for r in range(m):
+                        wy[a, r] = w[r] * y[a, r]
+                        s += wy[a, r]
+                    S1[k, a] += s
+                for a in range(d):
                     for b in range(a, d):
-                        S2k[a, b] += wy * y[b]
+                        s = 0.0
+                        for r in range(m):
+                            s += wy[a, r] * y[b, r]
+                        S2[k, a, b] += s
                 for q in range(nm):
                     a = mis[p, q]
                     for t in range(nm):
                         b = mis[p, t]
                         if b >= a:
-                            S2[k, a, b] += w * C[p, k, q, t]
+                            S2[k, a, b] += total * C[p, k, q, t]
 
 
 @njit(nogil=True, error_model="numpy")

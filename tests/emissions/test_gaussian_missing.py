@@ -198,7 +198,10 @@ def test_input_not_mutated():
 
 
 @pytest.mark.parametrize("structure", STRUCTURES, ids=lambda s: s.name)
-def test_compiled_pass_equals_numpy_by_pattern(structure, monkeypatch):
+# A few rows per pattern, and patterns of more rows than a block of the
+# compiled passes (_BLOCK) holds.
+@pytest.mark.parametrize("d, n", [(5, 300), (3, 3000)])
+def test_compiled_pass_equals_numpy_by_pattern(structure, d, n, monkeypatch):
     from bayeskit.emissions import _gaussian_missing as gm
 
     calls = []
@@ -210,7 +213,7 @@ def test_compiled_pass_equals_numpy_by_pattern(structure, monkeypatch):
     )
 
     rng = np.random.default_rng(9)
-    k, d, n = 3, 5, 300
+    k = 3
     _, params, _ = _params(structure, k, d, rng)
     X = _holes(rng, n, d, rate=0.4) + 1e4  # far from the origin
     params = params.__class__(
