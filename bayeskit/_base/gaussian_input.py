@@ -59,12 +59,35 @@ def float_input_complete(X: np.ndarray, features=None) -> tuple[np.ndarray, bool
 def keep_input_dtype(est, dtype, *names) -> None:
     """Fitted attributes ``names`` of ``est`` in the dtype of the training data:
     float32 data give float32 attributes, as scikit-learn's estimators keep
-    them (everything is computed in float64; only the attributes are cast)."""
+    them (everything is computed in float64; only the attributes are cast).
+
+    A finite value beyond float32's range is a ValueError naming ``X`` (it
+    would be cast to infinity), raised before any attribute is cast."""
     if dtype != np.float32:
         return
-    for name in names:
-        value = getattr(est, name, None)
+    fitted = {name: getattr(est, name, None) for name in names}
+    for name, value in fitted.items():
+        for array in value if isinstance(value, list) else [value]:
+            _check_float32_range(array, name)
+    for name, value in fitted.items():
         if isinstance(value, list):
             setattr(est, name, [np.asarray(v, np.float32) for v in value])
         elif value is not None:
             setattr(est, name, np.asarray(value, np.float32))
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_float32_range(array, name: str) -> None:
+    if array is None or np.asarray(array).dtype.kind != "f":
+        return
+    array = np.asarray(array)
+    finite = np.abs(array[np.isfinite(array)])
+    if finite.size and finite.max() > _FLOAT32_MAX:
+        raise ValueError(
+            f"X is float32, and the fitted {name} reaches {finite.max():.3g}, "
+            f"beyond float32's largest value ({_FLOAT32_MAX:.3g}): the fitted "
+            "attributes of float32 data are float32, as in scikit-learn; pass X "
+            "as float64, or rescale it (e.g. StandardScaler)"
+        )

@@ -486,6 +486,24 @@ def test_no_iteration_keeps_the_last_start_as_scikit_learn(init_params):
 
 
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_float32_input_whose_fit_overflows_float32_is_an_error_naming_x(
+    covariance_type,
+):
+    """Fitted attributes beyond float32's range (here a variance of 1.7e40)
+    would be cast to infinity: a ValueError naming X, no numpy warning; the
+    same data in float64 fit."""
+    X = np.array([[1.2573022e20], [-1.3210486e20]], dtype=np.float32)
+    model = GaussianMixture(covariance_type=covariance_type, max_iter=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match=r"X is float32.*covariances_"):
+            model.fit(X)
+        fitted = model.fit(X.astype(np.float64))
+    assert np.isfinite(fitted.covariances_).all()
+    assert fitted.covariances_.max() > np.finfo(np.float32).max
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
 def test_float32_input_gives_float32_attributes_and_results(covariance_type):
     """As scikit-learn's: float32 in, float32 out; computed in float64, so the
     values are the float64 fit's, rounded."""
