@@ -111,7 +111,10 @@ class _Pattern:
         self.means = means
         self.center = center
         self.dense = dense
-        chol = np.linalg.cholesky(dense[:, o][:, :, o])  # (K, p, p)
+        try:
+            chol = np.linalg.cholesky(dense[:, o][:, :, o])  # (K, p, p)
+        except np.linalg.LinAlgError:
+            raise _singular_block(o) from None
         eye = np.broadcast_to(np.eye(o.size), chol.shape)
         self.inv_chol = np.linalg.solve(chol, eye)  # (K, p, p), lower
         self.log_det = np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1)
@@ -140,6 +143,18 @@ class _Pattern:
     def completed(self, Xo, z, A):
         """The missing coordinates' conditional means, ``(n, K, q)``."""
         return self.means[:, self.mis] + np.einsum("nkp,kpq->nkq", z, A)
+
+
+def _singular_block(observed) -> np.linalg.LinAlgError:
+    """The error for a pattern whose observed block is not positive definite
+    under some state (a LinAlgError, as numpy's, which is a ValueError)."""
+    return np.linalg.LinAlgError(
+        f"X has a row with missing values whose observed features "
+        f"{[int(j) for j in observed]} have a covariance that is not positive "
+        "definite under the fitted parameters (collinear or constant features): "
+        "the density of that row's observed values is undefined; fit on more "
+        "rows, regularise the covariance, or drop the constant features"
+    )
 
 
 def dense_covariances(structure, params) -> np.ndarray:
@@ -192,7 +207,7 @@ class _Tables:
             self.C if conditional else self.U[:0],
         )
         if failed >= 0:
-            raise np.linalg.LinAlgError("Matrix is not positive definite")
+            raise _singular_block(ranked[failed, : self.n_obs[failed]])
         self.mu_c = np.ascontiguousarray(means - center)
         self.center = np.ascontiguousarray(center, dtype=float)
 

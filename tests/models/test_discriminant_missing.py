@@ -404,3 +404,26 @@ def test_with_nan_the_blank_class_errors_are_the_scans(cls):
         assert got == expected, seed
         raised += expected is not None
     assert 5 < raised < 35  # both outcomes are drawn often
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_singular_observed_block_is_an_error_naming_x_and_the_features(
+    compiled, monkeypatch
+):
+    """LDA on three rows with a constant feature: the pooled covariance is
+    singular, so a row missing a value has no density of its observed ones.
+    Both passes (numpy's and the compiled one) say so, naming X and the
+    observed features, from bayeskit's code, not from numpy's Cholesky."""
+    from bayeskit.emissions import _gaussian_missing as gm
+
+    if compiled:
+        monkeypatch.setattr(gm, "_COMPILED_WORK", 0)
+        monkeypatch.setattr(gm, "numpy_first", lambda *kernels: False)
+    X = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    model = LinearDiscriminantAnalysis().fit(X, [0, 1, 1])
+    with pytest.raises(
+        np.linalg.LinAlgError, match=r"^X has a row .* observed features \[1, 2\]"
+    ) as caught:
+        model.predict_proba([[np.nan, -0.1321, 0.6406]])
+    assert isinstance(caught.value, ValueError)
+    assert caught.traceback[-1].path.name == "_gaussian_missing.py"
