@@ -80,9 +80,9 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _check_float32_range(array, name: str) -> None:
-    if array is None or np.asarray(array).dtype.kind != "f":
-        return
     array = np.asarray(array)
+    if array.dtype.kind != "f":  # None (not fitted) is an object array
+        return
     finite = np.abs(array[np.isfinite(array)])
     if finite.size and finite.max() > _FLOAT32_MAX:
         raise ValueError(

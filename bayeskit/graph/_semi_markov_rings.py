@@ -73,17 +73,18 @@ def _open_slots(t, width):  # pragma: no cover - compiled
 
 
 @njit(**_JIT)
-def _duration_rings(pmf, surv, width):  # pragma: no cover - compiled
-    """The duration tables rotated and doubled for the scaled rings, of
-    shape ``(K, 2 W)``: at step ``t`` the forward ring's slot ``i`` holds
-    the segment of duration ``(t - i) % W + 1``, ``fwd_pmf[j, W - 1 - t % W
-    + i]``'s (and ``fwd_surv``'s); the backward ring's slot ``i`` the segment
-    of duration ``(i - t) % W + 1``, ``bwd_pmf[j, W - t % W + i]``'s. The
-    entries of durations past ``D`` are 0."""
+def _duration_rings(pmf, surv, width, fill=0.0):  # pragma: no cover - compiled
+    """The duration tables rotated and doubled for rings of ``W = width``
+    slots, of shape ``(K, 2 W)``: at step ``t`` the forward ring's slot ``i``
+    holds the segment of duration ``(t - i) % W + 1``, ``fwd_pmf[j, W - 1 - t
+    % W + i]``'s (and ``fwd_surv``'s); the backward ring's slot ``i`` the
+    segment of duration ``(i - t) % W + 1``, ``bwd_pmf[j, W - t % W + i]``'s.
+    The entries of durations past ``D`` are ``fill``: 0 for probabilities (the
+    scaled rings), ``-inf`` for their logs (Viterbi's)."""
     n_states, max_dur = pmf.shape
-    fwd_pmf = np.zeros((n_states, 2 * width))
-    fwd_surv = np.zeros((n_states, 2 * width))
-    bwd_pmf = np.zeros((n_states, 2 * width))
+    fwd_pmf = np.full((n_states, 2 * width), fill)
+    fwd_surv = np.full((n_states, 2 * width), fill)
+    bwd_pmf = np.full((n_states, 2 * width), fill)
     for j in range(n_states):
         for m in range(2 * width):
             back = (width - 1 - m) % width

@@ -51,7 +51,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 from .._jit import njit, parallel_pair
-from ._semi_markov_rings import padded_four
+from ._semi_markov_rings import _duration_rings, padded_four
 
 _JIT = {"error_model": "numpy"}
 # The loop over a ring is inlined in the recursion (numba's own inlining).
@@ -125,23 +125,6 @@ def _ring_width(max_dur):  # pragma: no cover - compiled
     """The slots of a ring row: ``max_dur + 1`` rounded up to whole vectors
     (at least one more than the longest duration: see :func:`_pair`)."""
     return (max_dur + _LANES) // _LANES * _LANES
-
-
-@njit(**_JIT)
-def _ring_tables(log_pmf, log_surv, width):  # pragma: no cover - compiled
-    """The log duration tables rotated to a ring of ``width`` slots: slot
-    ``i`` at step ``t`` holds the segment of duration ``(t - i) % width + 1``,
-    whose entries are ``fwd_pmf[j, width - 1 - t % width + i]`` (and
-    ``fwd_surv``'s), ``-inf`` for the durations longer than the tables'."""
-    n_states, max_dur = log_pmf.shape
-    fwd_pmf = np.empty((n_states, 2 * width))
-    fwd_surv = np.empty((n_states, 2 * width))
-    for j in range(n_states):
-        for m in range(2 * width):
-            back = (width - 1 - m) % width
-            fwd_pmf[j, m] = log_pmf[j, back] if back < max_dur else -np.inf
-            fwd_surv[j, m] = log_surv[j, back] if back < max_dur else -np.inf
-    return fwd_pmf, fwd_surv
 
 
 @njit(**_INLINE)
@@ -346,9 +329,10 @@ def _viterbi_sequence(
     """Max-product over the segmentations of rows ``s:e``: the best path into
     ``path[s:e]``; returns its log joint probability (``-inf``: impossible,
     path unset). Ties go to the lowest state and the shortest duration.
-    ``fwd_pmf`` and ``fwd_surv`` are :func:`_ring_tables`'; ``ring``, of
-    shape ``(K, _ring_width(D))``, and ``work``, of ``(2, K)``, are work
-    space.
+    ``fwd_pmf`` and ``fwd_surv`` are the log duration tables rotated to the
+    ring (``_semi_markov_rings._duration_rings``, ``-inf`` past ``D``);
+    ``ring``, of shape ``(K, _ring_width(D))``, and ``work``, of ``(2, K)``,
+    are work space.
 
     The steps go by pairs (:func:`_pair`: one pass over the rings for two
     steps, a tenth less time than a pass a step at ``D = 50``), and the
@@ -435,7 +419,7 @@ def _viterbi_pass(
         )
         n_states = 4
     width = _ring_width(max_dur)
-    fwd_pmf, fwd_surv = _ring_tables(log_pmf, log_surv, width)
+    fwd_pmf, fwd_surv, _ = _duration_rings(log_pmf, log_surv, width, -np.inf)
     for task in numba.prange(n_tasks):
         ring = np.empty((n_states, width))
         work = np.empty((2, n_states))
